@@ -1,0 +1,49 @@
+import { parseArgs } from "node:util";
+import { TOKEN_KINDS, type TokenKind } from "../../schema";
+import { inTransaction, inTenant } from "../../transaction";
+import { isPermission, type Permission } from "../../../worker/auth/permissions";
+import { findOrganizationId } from "../../../worker/organizations/find";
+import { issueToken } from "../../../worker/tokens/issue";
+import { appendAudit } from "../../../worker/audit/append";
+import { nodePool } from "../node-pool";
+import { requireVariable, UsageError, type Command } from "../command";
+
+/** Prints the new token alone on standard output, so it can be captured: `T=$(svc tokens create ...)`. */
+export const tokens: Command = async (args, env) => {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      org: { type: "string" },
+      kind: { type: "string" },
+      scope: { type: "string", multiple: true },
+      name: { type: "string" },
+    },
+  });
+  if (positionals[0] !== "create") throw new UsageError("tokens: expected `tokens create --org <slug> --kind engine|cli`.");
+  if (!values.org) throw new UsageError("tokens: --org <slug> is required.");
+  if (!TOKEN_KINDS.includes(values.kind as TokenKind)) throw new UsageError("tokens: --kind is engine or cli.");
+  const scopes = values.scope ?? [];
+  const unknown = scopes.filter((scope) => !isPermission(scope));
+  if (unknown.length) throw new UsageError(`tokens: unknown scope ${unknown.join(", ")}; scopes are permission names.`);
+  if (values.kind === "engine" && scopes.length) throw new UsageError("tokens: scopes apply to CLI tokens only.");
+  const kind = values.kind as TokenKind;
+
+  const pool = nodePool(requireVariable(env, "SVC_DATABASE_URL"));
+  try {
+    const orgId = await inTransaction(pool.connect, { lookups: { org_slug: values.org } }, (tx) => findOrganizationId(tx, values.org!));
+    if (!orgId) {
+      console.error(`No organization has the slug "${values.org}".`);
+      return 1;
+    }
+    const issued = await inTenant(pool.connect, orgId, async (tx) => {
+      const token = await issueToken(tx, { orgId, kind, name: values.name ?? `${kind} token`, scopes: scopes as Permission[] });
+      await appendAudit(tx, { orgId, action: "token.created", actorLabel: "operator command line", target: token.id, data: { kind, scopes } });
+      return token;
+    });
+    console.log(issued.token);
+    return 0;
+  } finally {
+    await pool.end();
+  }
+};

@@ -1,0 +1,42 @@
+// The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
+import { withLocalDefaults } from "../../local/env-file";
+import { configCheck } from "./commands/config-check";
+import { migrate } from "./commands/migrate";
+import { orgs } from "./commands/orgs";
+import { tokens } from "./commands/tokens";
+import { UsageError, type Command } from "./command";
+
+const COMMANDS: Record<string, Command> = {
+  migrate,
+  config: configCheck,
+  orgs,
+  tokens,
+};
+
+const USAGE = `usage: svc <command>
+  migrate                                   apply pending migrations (SVC_MIGRATION_DATABASE_URL)
+  config check                              validate the environment exactly like the Worker does
+  orgs create <slug> [--name N] [--plan P]  create an organization
+  tokens create --org <slug> --kind engine|cli [--scope <permission> ...] [--name N]
+                                            print a new token alone on standard output`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    console.error(USAGE);
+    return name === "help" || name === "--help" ? 0 : 64;
+  }
+  try {
+    return await command(args, withLocalDefaults(process.env));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+      return 64;
+    }
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,10 @@
+// The migrations as the Worker carries them (SVC_MIGRATE=1). A test checks this list against the
+// .sql files on disk, so a new migration cannot be forgotten here.
+import type { Migration } from "../migrate";
+import roles from "./0001_roles.sql";
+import core from "./0002_core.sql";
+
+export const BUNDLED_MIGRATIONS: readonly Migration[] = [
+  { name: "0001_roles", sql: roles },
+  { name: "0002_core", sql: core },
+];

@@ -1,0 +1,18 @@
+import { bigint, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    orgId: uuid("org_id").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    action: text("action").notNull(),
+    actorPersonId: uuid("actor_person_id"),
+    actorLabel: text("actor_label").notNull(),
+    target: text("target"),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),
+    prevHash: text("prev_hash"),
+    hash: text("hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.seq] })],
+);

@@ -1,0 +1,24 @@
+import { bigint, doublePrecision, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+export const ENVIRONMENT_STATES = ["queued", "creating", "ready", "sleeping", "failed", "torn_down"] as const;
+export type EnvironmentState = (typeof ENVIRONMENT_STATES)[number];
+
+export const environments = pgTable(
+  "environments",
+  {
+    orgId: uuid("org_id").notNull(),
+    envId: text("env_id").notNull(),
+    repository: text("repository").notNull(),
+    branch: text("branch"),
+    pullRequest: integer("pull_request"),
+    state: text("state", { enum: ENVIRONMENT_STATES }).notNull(),
+    lastSequence: bigint("last_sequence", { mode: "number" }),
+    lastEventAt: timestamp("last_event_at", { withTimezone: true }).notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    ttlSeconds: doublePrecision("ttl_seconds"),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.envId] })],
+);

@@ -1,0 +1,53 @@
+// Tenant isolation at the database: every piece of tenant work runs in one transaction that first
+// chooses its organization with a transaction-local setting, so a pooled connection never carries it
+// into someone else's request, and row-level security (db/migrations) filters every read and write.
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type * as schema from "./schema";
+import type { SqlClient } from "./sql-client";
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** One connection taken from a pool, seen both as raw SQL and as drizzle. */
+export interface Connection {
+  sql: SqlClient;
+  db: Db;
+  release: (error?: Error) => void;
+}
+
+export type Tx = Pick<Connection, "sql" | "db">;
+
+/** What a transaction acts as. `orgId` chooses the tenant; lookups name one row by a key it holds. */
+export interface Scope {
+  orgId?: string;
+  lookups?: Partial<Record<"token_hash" | "session_hash" | "org_slug" | "person_id", string>>;
+}
+
+export async function inTransaction<T>(
+  connect: () => Promise<Connection>,
+  scope: Scope,
+  work: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  const connection = await connect();
+  const { sql } = connection;
+  try {
+    await sql.query("BEGIN");
+    const names = ["app.org_id", ...Object.keys(scope.lookups ?? {}).map((key) => `app.lookup_${key}`)];
+    const values = [scope.orgId ?? "", ...Object.values(scope.lookups ?? {})];
+    await sql.query(`SELECT ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`,
+      names.flatMap((name, i) => [name, values[i]]));
+    const result = await work(connection);
+    await sql.query("COMMIT");
+    connection.release();
+    return result;
+  } catch (error) {
+    // A failed ROLLBACK means the connection is broken: hand it back as such so the pool drops it.
+    await sql.query("ROLLBACK").then(
+      () => connection.release(),
+      (rollbackError: Error) => connection.release(rollbackError),
+    );
+    throw error;
+  }
+}
+
+export const inTenant = <T>(connect: () => Promise<Connection>, orgId: string, work: (tx: Tx) => Promise<T>) =>
+  inTransaction(connect, { orgId }, work);

@@ -1,0 +1,17 @@
+// The demo organization `npm start` makes sure of.
+import { inTransaction } from "../db/transaction";
+import { nodePool } from "../db/cli/node-pool";
+import { createOrganization } from "../worker/organizations/create";
+import { findOrganizationId } from "../worker/organizations/find";
+
+export const DEMO_SLUG = "demo";
+
+export async function ensureDemoOrganization(appUrl: string): Promise<void> {
+  const pool = nodePool(appUrl);
+  try {
+    const existing = await inTransaction(pool.connect, { lookups: { org_slug: DEMO_SLUG } }, (tx) => findOrganizationId(tx, DEMO_SLUG));
+    if (!existing) await createOrganization(pool.connect, { slug: DEMO_SLUG, name: "Demo organization", actorLabel: "npm start" });
+  } finally {
+    await pool.end();
+  }
+}

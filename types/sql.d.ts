@@ -1,0 +1,5 @@
+// SQL files are bundled as text (wrangler.toml [[rules]] type = "Text").
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
