@@ -1,0 +1,19 @@
+// The control plane's HTTP surface: plumbing first, then one register call per capability.
+import { Hono } from "hono";
+import type { AppEnv } from "./http/context";
+import { notFound, onError } from "./http/failure";
+import { migrateOnStart } from "./http/migrate-on-start";
+import { services } from "./http/services";
+import { registerHealth } from "./health/routes";
+import { registerOpenApi } from "./openapi/routes";
+
+export function createApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(services);
+  app.use(migrateOnStart);
+  app.onError(onError);
+  app.notFound(notFound);
+  registerHealth(app);
+  registerOpenApi(app);
+  return app;
+}

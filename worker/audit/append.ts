@@ -1,0 +1,52 @@
+// The one way an audit entry is written. Entries form a hash chain per organization; appends are
+// serialized per organization (a transaction-scoped advisory lock) so concurrent writers never fork it.
+import { desc, eq, sql } from "drizzle-orm";
+import { auditLog } from "../../db/schema";
+import type { Tx } from "../../db/transaction";
+
+export interface AuditEntry {
+  orgId: string;
+  action: string;
+  actorPersonId?: string | null;
+  /** Who acted, as the log should show it even after the person's account is closed. */
+  actorLabel: string;
+  target?: string | null;
+  data?: Record<string, unknown>;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The hashed form: exactly the stored fields, timestamps at the database's microsecond precision. */
+export const chainText = (prevHash: string | null, seq: number, entry: Required<AuditEntry>, createdAt: string) =>
+  JSON.stringify([prevHash, seq, entry.orgId, entry.action, entry.actorPersonId, entry.actorLabel, entry.target, entry.data, createdAt]);
+
+export async function appendAudit(tx: Tx, entry: AuditEntry): Promise<{ seq: number; hash: string }> {
+  await tx.db.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${"audit:" + entry.orgId}, 0))`);
+  const [last] = await tx.db
+    .select({ seq: auditLog.seq, hash: auditLog.hash })
+    .from(auditLog)
+    .where(eq(auditLog.orgId, entry.orgId))
+    .orderBy(desc(auditLog.seq))
+    .limit(1);
+  const seq = (last?.seq ?? 0) + 1;
+  const prevHash = last?.hash ?? null;
+  const full: Required<AuditEntry> = {
+    orgId: entry.orgId,
+    action: entry.action,
+    actorPersonId: entry.actorPersonId ?? null,
+    actorLabel: entry.actorLabel,
+    target: entry.target ?? null,
+    data: entry.data ?? {},
+  };
+  // The database clock, truncated to what timestamptz stores, so the hash can be recomputed from the row.
+  const { rows } = await tx.sql.query<{ now: string }>(
+    `SELECT to_char(date_trunc('microseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS now`,
+  );
+  const createdAt = rows[0]!.now;
+  const hash = await sha256Hex(chainText(prevHash, seq, full, createdAt));
+  await tx.db.insert(auditLog).values({ ...full, seq, prevHash, hash, createdAt: new Date(createdAt) });
+  return { seq, hash };
+}

@@ -1,0 +1,63 @@
+// Liveness and readiness, without authentication.
+import type { Hono } from "hono";
+import type { AppEnv } from "../http/context";
+import { describeRoute, honoPath, serverFailure } from "../openapi/route";
+import { HealthShape, ReadinessShape } from "./schemas";
+
+const health = describeRoute({
+  method: "get",
+  path: "/health",
+  operationId: "health",
+  summary: "Liveness: answers without touching the database",
+  tag: "health",
+  responses: { 200: { description: "Alive", schema: HealthShape }, 500: serverFailure },
+});
+
+const readyz = describeRoute({
+  method: "get",
+  path: "/readyz",
+  operationId: "readyz",
+  summary: "Readiness: one trivial database query",
+  tag: "health",
+  responses: {
+    200: { description: "Ready", schema: ReadinessShape },
+    503: { description: "The database did not answer", schema: ReadinessShape },
+    500: serverFailure,
+  },
+});
+
+const READY_TIMEOUT_MS = 3_000;
+
+export function registerHealth(app: Hono<AppEnv>): void {
+  app.get(honoPath(health), (c) => c.json({ ok: true as const }));
+
+  app.get(honoPath(readyz), async (c) => {
+    const { version, commit } = c.var.config.build;
+    const reason = await probeDatabase(c.var.database().connect);
+    return reason === null
+      ? c.json({ ready: true, version, commit }, 200)
+      : c.json({ ready: false, version, commit, reason }, 503);
+  });
+}
+
+/** Null when the database answered; otherwise a sentence saying why not. */
+async function probeDatabase(connect: ReturnType<AppEnv["Variables"]["database"]>["connect"]): Promise<string | null> {
+  let timer: number | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`The database did not answer within ${READY_TIMEOUT_MS / 1000} seconds.`), READY_TIMEOUT_MS);
+  });
+  const probe = (async () => {
+    const connection = await connect();
+    try {
+      await connection.sql.query("SELECT 1");
+      return null;
+    } finally {
+      connection.release();
+    }
+  })().catch(() => "The database refused or dropped the connection.");
+  try {
+    return await Promise.race([probe, timeout]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

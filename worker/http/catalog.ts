@@ -1,0 +1,113 @@
+// The one error catalog: every refusal and failure the service answers is one of these codes. It
+// serves the responses (status, message) and is published as errors.v1.json.
+export interface CatalogEntry {
+  status: number;
+  /** The default sentence shown to a person; a route may give a more precise one. */
+  message: string;
+  resolution: string;
+  /** Whether sending the same request again can succeed without changing anything. */
+  retrySafe: boolean;
+  /** Exit status of the operator command line when it stops for this reason. */
+  exitStatus?: number;
+}
+
+export const ERROR_CATALOG = {
+  invalid_json: {
+    status: 400,
+    message: "The request body is not valid JSON.",
+    resolution: "Send a JSON document with the content type application/json.",
+    retrySafe: false,
+  },
+  invalid_request: {
+    status: 400,
+    message: "The request is missing a field or has a field of the wrong shape.",
+    resolution: "Correct the request as the message describes; the OpenAPI description at /openapi.json gives every shape.",
+    retrySafe: false,
+  },
+  unauthenticated: {
+    status: 401,
+    message: "The credential is missing, unknown, expired or revoked.",
+    resolution: "Send a valid token as an HTTP bearer, or sign in again.",
+    retrySafe: false,
+  },
+  forbidden: {
+    status: 403,
+    message: "The credential does not carry the permission this needs.",
+    resolution: "Ask an owner or admin for the permission, or use a token with the needed scope.",
+    retrySafe: false,
+  },
+  organization_suspended: {
+    status: 403,
+    message: "The organization is suspended, so this is refused for now.",
+    resolution: "Keep the request and send it again after retryAfterSeconds; an owner can see why in the console.",
+    retrySafe: true,
+  },
+  not_found: {
+    status: 404,
+    message: "Nothing is here.",
+    resolution: "Check the address and the identifier; another organization's resources answer like missing ones.",
+    retrySafe: false,
+  },
+  method_not_allowed: {
+    status: 405,
+    message: "This address does not accept that method.",
+    resolution: "Use one of the methods named in the Allow header.",
+    retrySafe: false,
+  },
+  payload_too_large: {
+    status: 413,
+    message: "The request carries more items than the limit allows.",
+    resolution: "Split it into smaller requests within the documented limit.",
+    retrySafe: false,
+  },
+  rate_limited: {
+    status: 429,
+    message: "Too many requests; slow down.",
+    resolution: "Wait the number of seconds in the Retry-After header, then send the request again.",
+    retrySafe: true,
+  },
+  internal_error: {
+    status: 500,
+    message: "Something went wrong on our side.",
+    resolution: "Try again; if it keeps happening, report the requestId to support.",
+    retrySafe: true,
+  },
+  database_unavailable: {
+    status: 500,
+    message: "The service could not reach its database.",
+    resolution: "Try again in a moment; /readyz shows when the database answers again.",
+    retrySafe: true,
+  },
+  config_invalid: {
+    status: 500,
+    message: "The service's configuration is invalid, so it refuses to start.",
+    resolution: "Run `npm run --silent svc -- config check` and correct every variable it names.",
+    retrySafe: false,
+    exitStatus: 1,
+  },
+  licence_invalid: {
+    status: 500,
+    message: "The licence key cannot be read or is signed by an untrusted key.",
+    resolution: "Set SVC_LICENSE_KEY to the key you were issued and SVC_LICENSE_PUBLIC_KEYS to the published keys.",
+    retrySafe: false,
+    exitStatus: 2,
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** The published form (errors.v1.json). */
+export function catalogDocument(docsBase = "/docs/errors") {
+  return {
+    version: 1,
+    errors: Object.entries(ERROR_CATALOG).map(([code, entry]: [string, CatalogEntry]) => ({
+      code,
+      status: entry.status,
+      message: entry.message,
+      recovery: entry.resolution,
+      retrySafe: entry.retrySafe,
+      documentation: `${docsBase}#${code}`,
+      exitStatus: entry.exitStatus ?? null,
+    })),
+  };
+}

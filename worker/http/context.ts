@@ -1,0 +1,17 @@
+// The typed context every route sees: configuration and per-request services, built by middleware.
+import type { Context } from "hono";
+import type { Config } from "../config/types";
+import type { Env } from "../env";
+import type { RequestPool } from "../../db/neon";
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    config: Config;
+    /** The application role's pool for this request, opened on first use and ended after it. */
+    database: () => RequestPool;
+  };
+}
+
+export type AppContext = Context<AppEnv>;

@@ -1,0 +1,14 @@
+// The Worker's entry point: configuration is validated at isolate start (so `wrangler dev` and a
+// deploy fail naming the variable), then requests go to the app and cron events to the scheduler.
+import { env } from "cloudflare:workers";
+import { createApp } from "./app";
+import { startWith } from "./config/for-env";
+import type { Env } from "./env";
+
+startWith(env);
+
+const app = createApp();
+
+export default {
+  fetch: (request, environment, ctx) => app.fetch(request, environment, ctx),
+} satisfies ExportedHandler<Env>;

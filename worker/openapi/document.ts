@@ -1,0 +1,66 @@
+// /openapi.json: generated at request time from the routes this deployment serves.
+import { z } from "zod";
+import { describedRoutes, type ResponseDoc, type RouteDoc } from "./route";
+
+const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;
+
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id) return { $ref: COMPONENT_REF(id) };
+  // Request and response bodies are named (meta id) and live in components; what is inlined here is
+  // small (path parameters).
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
+  return json;
+}
+
+function response(doc: ResponseDoc) {
+  return {
+    description: doc.description,
+    ...(doc.headers
+      ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }])) }
+      : {}),
+    ...(doc.schema ? { content: { "application/json": { schema: schemaOf(doc.schema) } } } : {}),
+  };
+}
+
+function operation(route: RouteDoc) {
+  const params = route.pathParams
+    ? Object.entries(route.pathParams.shape).map(([name, schema]) => ({ name, in: "path", required: true, schema: schemaOf(schema as z.ZodType) }))
+    : [];
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.tag],
+    security: route.security ? route.security.map((scheme) => ({ [scheme]: [] })) : [],
+    ...(params.length ? { parameters: params } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(route.body) } } } } : {}),
+    responses: Object.fromEntries(Object.entries(route.responses).map(([status, doc]) => [status, response(doc)])),
+  };
+}
+
+export function openApiDocument(serverUrl: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of describedRoutes()) (paths[route.path] ??= {})[route.method] = operation(route);
+  const components = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", unrepresentable: "any", uri: COMPONENT_REF });
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Control plane",
+      version: "1.0.0",
+      license: { name: "MIT", identifier: "MIT" },
+      description:
+        "The control plane's API for its engine, CLI and console. Required token scopes are stated in each operation's text.",
+    },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: components.schemas,
+      securitySchemes: {
+        engineToken: { type: "http", scheme: "bearer", description: "An engine token (static, or from the identity exchange)." },
+        cliToken: { type: "http", scheme: "bearer", description: "A CLI token; operations state the scopes they need." },
+        session: { type: "apiKey", in: "cookie", name: "svc_session", description: "Browser session; mutations also need x-svc-csrf." },
+      },
+    },
+  };
+}
