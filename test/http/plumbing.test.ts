@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { call } from "../support/http";
+
+describe("HTTP plumbing", () => {
+  it("answers an unknown route with a 404 Refusal", async () => {
+    const response = await call("/no/such/route");
+    expect(response.status).toBe(404);
+    const body = await response.json();
+    expect(body).toEqual({ error: expect.any(String) });
+    expect(response.headers.get("x-request-id")).toBeTruthy();
+  });
+});
+
+describe("GET /openapi.json", () => {
+  it("is OpenAPI 3.1.0, version 1.0.0, MIT, generated from the served routes", async () => {
+    const response = await call("/openapi.json");
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as {
+      openapi: string;
+      info: { version: string; license: { name: string } };
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("1.0.0");
+    expect(doc.info.license.name).toBe("MIT");
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/health", "/readyz"]));
+    expect(doc.paths["/readyz"]!.get!.responses).toHaveProperty("503");
+    expect(doc.components.schemas).toHaveProperty("Readiness");
+    expect(doc.components.schemas).toHaveProperty("Refusal");
+    expect(doc.components.schemas).toHaveProperty("ServerFailure");
+    expect(doc.paths).not.toHaveProperty("/openapi.json");
+  });
+});

@@ -1,0 +1,29 @@
+// The configuration the Worker runs with under test: the real local database and fixed test values.
+export interface TestDatabase {
+  app: string;
+  operator: string;
+  migration: string;
+  maintenance: string;
+  superuser: string;
+  bridge: string;
+  /** The migration role's URL for a database no migration has touched. */
+  emptyMigration: string;
+}
+
+export function testBindings(database: TestDatabase): Record<string, string> {
+  return {
+    SVC_DATABASE_URL: database.app,
+    SVC_ADMIN_DATABASE_URL: database.operator,
+    SVC_MIGRATION_DATABASE_URL: database.migration,
+    SVC_MAINTENANCE_DATABASE_URL: database.maintenance,
+    SVC_DATABASE_WS_PROXY: database.bridge,
+    SVC_CODEHOST_CLIENT_ID: "test-client-id",
+    SVC_CODEHOST_CLIENT_SECRET: "test-client-secret",
+    SVC_CODEHOST_REDIRECT_URI: "http://127.0.0.1:8080/auth/callback",
+    SVC_APP_BASE_URL: "http://127.0.0.1:8080",
+    SVC_EE_SSO_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+    SVC_VERSION: "test-version",
+    SVC_COMMIT: "test-commit",
+    SVC_INSECURE_COOKIES: "1",
+  };
+}

@@ -1,0 +1,36 @@
+// Runs in Node before the suite: a fresh PostgreSQL with every migration and role, the bridge, and
+// the Worker's bindings handed to the pool through `provide`.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { startLocalStack } from "../../local/stack";
+import { migrationsOnDisk } from "../../db/cli/migrations-on-disk";
+import { withNodeClient } from "../../db/cli/node-pool";
+import type { LocalStack } from "../../local/stack";
+import { freePort } from "./free-port";
+import { testBindings, type TestDatabase } from "./bindings";
+
+export default async function setup(project: TestProject) {
+  // Under /tmp (world-traversable): as root the server runs as a `postgres` user.
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-test-pg-"));
+  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
+  const database: TestDatabase = {
+    ...stack.urls,
+    superuser: stack.superuserUrl,
+    bridge: stack.bridge,
+    emptyMigration: await emptyDatabase(stack, "svc_empty"),
+  };
+  project.provide("migrationNames", migrationsOnDisk().map((migration) => migration.name));
+  project.provide("database", database);
+  project.provide("workerBindings", testBindings(database));
+  return async () => {
+    await stack.stop();
+  };
+}
+
+/** A database with no schema yet, owned by the migration role: for testing SVC_MIGRATE=1. */
+async function emptyDatabase(stack: LocalStack, name: string): Promise<string> {
+  await withNodeClient(stack.superuserUrl, (client) => client.query(`CREATE DATABASE ${name} OWNER svc_migrator`));
+  return stack.urls.migration.replace(/\/svc$/, `/${name}`);
+}

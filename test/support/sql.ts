@@ -1,0 +1,33 @@
+// Raw SQL as a chosen database role, from inside workerd, through the same bridge the Worker uses.
+import { Client } from "@neondatabase/serverless";
+import { inject } from "vitest";
+import { useBridge } from "../../db/neon";
+import type { TestDatabase } from "../setup/bindings";
+
+export type RoleName = Exclude<keyof TestDatabase, "bridge" | "emptyMigration">;
+
+export async function asRole<T>(role: RoleName, work: (client: Client) => Promise<T>): Promise<T> {
+  const database = inject("database");
+  useBridge(database.bridge);
+  const client = new Client(database[role]);
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Runs `work` in a transaction as the application role acting for `orgId` (or for nobody), then rolls back. */
+export function asTenant<T>(orgId: string | null, work: (client: Client) => Promise<T>): Promise<T> {
+  return asRole("app", async (client) => {
+    await client.query("BEGIN");
+    try {
+      if (orgId) await client.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
+      return await work(client);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+    }
+  });
+}

@@ -1,0 +1,131 @@
+// Tenant isolation proved with raw SQL as the application role, not only through the API.
+import { beforeAll, describe, expect, it } from "vitest";
+import { asRole, asTenant } from "../support/sql";
+import { seedOrganization, seedToken } from "../support/seed";
+
+// One row per tenant table for an organization `$1`. Every tenant table must appear here: the
+// catalog check below fails when a new one is added without it.
+const SEED_ROWS: Record<string, string> = {
+  installations: `INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id)
+                  VALUES ($1, (random() * 1e12)::bigint, 'acme', 1)`,
+  // The person is the one the transaction names as its lookup (see withPerson).
+  memberships: `WITH p AS (INSERT INTO people (id, login) VALUES (app_lookup('person_id')::uuid, 'someone') RETURNING id)
+                INSERT INTO memberships (org_id, person_id, role, role_source) SELECT $1, id, 'member', 'sync' FROM p`,
+  tokens: `INSERT INTO tokens (org_id, kind, name, token_hash, display_prefix)
+           VALUES ($1, 'engine', 'x', md5(random()::text), 'svc_eng_x')`,
+  environments: `INSERT INTO environments (org_id, env_id, repository, state, last_event_at)
+                 VALUES ($1, 'env-' || md5(random()::text), 'acme/app', 'queued', now())`,
+  events: `INSERT INTO events (org_id, id, occurred_at, type) VALUES ($1, md5(random()::text), now(), 'run.started')`,
+  audit_log: `INSERT INTO audit_log (org_id, seq, action, actor_label, hash) VALUES ($1, 1000000 + (random() * 1e6)::int, 'x', 'test', 'h')`,
+};
+
+// A new person per statement, named as the transaction's person lookup so that inserting it is allowed.
+const withPerson = (client: { query: (sql: string) => Promise<unknown> }) =>
+  client.query("SELECT set_config('app.lookup_person_id', gen_random_uuid()::text, true)");
+
+async function tenantTables(): Promise<string[]> {
+  return asRole("superuser", async (client) => {
+    const { rows } = await client.query<{ table: string }>(`
+      SELECT c.relname AS table FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped
+      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1`);
+    return rows.map((row) => row.table);
+  });
+}
+
+let a: string;
+let b: string;
+
+beforeAll(async () => {
+  a = (await seedOrganization("tenant-a")).id;
+  b = (await seedOrganization("tenant-b")).id;
+  for (const org of [a, b]) {
+    await seedToken(org, "engine");
+    await asTenant(org, async (client) => {
+      await withPerson(client);
+      for (const sql of Object.values(SEED_ROWS)) await client.query(sql, [org]);
+      await client.query("COMMIT");
+    });
+  }
+});
+
+describe("row-level security as the application role", () => {
+  it("covers every tenant table", async () => {
+    expect(Object.keys(SEED_ROWS).sort()).toEqual((await tenantTables()).filter((t) => t !== "organizations").sort());
+  });
+
+  it("with organization A chosen, shows nothing of B in any tenant table", async () => {
+    await asTenant(a, async (client) => {
+      for (const table of await tenantTables()) {
+        const column = table === "organizations" ? "id" : "org_id";
+        const mine = await client.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [a]);
+        const theirs = await client.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [b]);
+        const all = await client.query(`SELECT count(DISTINCT ${column})::int AS n FROM ${table}`);
+        expect({ table, mine: mine.rows[0].n > 0, theirs: theirs.rows[0].n, orgs: all.rows[0].n }).toEqual({ table, mine: true, theirs: 0, orgs: 1 });
+      }
+    });
+  });
+
+  it("with organization A chosen, refuses to write rows for B", async () => {
+    for (const [table, sql] of Object.entries(SEED_ROWS)) {
+      await asTenant(a, async (client) => {
+        await withPerson(client);
+        await expect(client.query(sql, [b]), table).rejects.toMatchObject({ code: "42501" });
+      });
+    }
+  });
+
+  it("with organization A chosen, cannot change or delete B's rows", async () => {
+    await asTenant(a, async (client) => {
+      for (const table of ["installations", "memberships", "tokens", "environments"]) {
+        const updated = await client.query(`UPDATE ${table} SET org_id = org_id WHERE org_id = $1`, [b]);
+        const deleted = await client.query(`DELETE FROM ${table} WHERE org_id = $1`, [b]);
+        expect({ table, updated: updated.rowCount, deleted: deleted.rowCount }).toEqual({ table, updated: 0, deleted: 0 });
+      }
+    });
+  });
+
+  it("with no organization chosen, shows nothing at all", async () => {
+    await asTenant(null, async (client) => {
+      for (const table of await tenantTables()) {
+        const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${table}`);
+        expect({ table, n: rows[0].n }).toEqual({ table, n: 0 });
+      }
+    });
+  });
+
+  it("never lets the audit log be changed", async () => {
+    for (const sql of ["UPDATE audit_log SET action = 'forged' WHERE org_id = $1", "DELETE FROM audit_log WHERE org_id = $1"]) {
+      await asTenant(a, async (client) => {
+        await expect(client.query(sql, [a])).rejects.toMatchObject({ code: "42501" });
+      });
+    }
+  });
+});
+
+describe("the application role cannot change the schema", () => {
+  it("is refused CREATE TABLE and temporary tables", async () => {
+    await asRole("app", async (client) => {
+      await expect(client.query("CREATE TABLE intruder (id int)")).rejects.toMatchObject({ code: "42501" });
+      await expect(client.query("CREATE TEMP TABLE intruder (id int)")).rejects.toMatchObject({ code: "42501" });
+      await expect(client.query("ALTER TABLE tokens ADD COLUMN x int")).rejects.toMatchObject({ code: "42501" });
+    });
+  });
+
+  it("cannot read event partitions directly, only through the protected parent", async () => {
+    await asRole("app", async (client) => {
+      await expect(client.query("SELECT count(*) FROM events_default")).rejects.toMatchObject({ code: "42501" });
+    });
+  });
+});
+
+describe("the operator role", () => {
+  it("reads across tenants and writes nothing", async () => {
+    await asRole("operator", async (client) => {
+      const { rows } = await client.query("SELECT count(DISTINCT org_id)::int AS n FROM tokens WHERE org_id = ANY($1)", [[a, b]]);
+      expect(rows[0].n).toBe(2);
+      await expect(client.query("UPDATE organizations SET name = 'x' WHERE id = $1", [a])).rejects.toMatchObject({ code: "42501" });
+    });
+  });
+});
