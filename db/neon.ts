@@ -9,7 +9,7 @@ import type { Connection } from "./transaction";
  * Points the driver at a local WebSocket-to-TCP bridge (`host:port`) instead of Neon's own proxy.
  * Only the local stack sets it; production leaves the driver's defaults.
  */
-export function useBridge(bridge: string | undefined): void {
+export function useBridge(bridge: string | null | undefined): void {
   if (!bridge) return;
   neonConfig.wsProxy = (host, port) => `${bridge}/v1?address=${host}:${port}`;
   neonConfig.useSecureWebSocket = false;

@@ -4,8 +4,10 @@ import type { AppEnv } from "./http/context";
 import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
+import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerOpenApi } from "./openapi/routes";
+import { registerTokens } from "./tokens/routes";
 
 export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -14,6 +16,8 @@ export function createApp(): Hono<AppEnv> {
   app.onError(onError);
   app.notFound(notFound);
   registerHealth(app);
+  registerEvents(app);
+  registerTokens(app);
   registerOpenApi(app);
   return app;
 }

@@ -1,7 +1,12 @@
 // What the Worker is given: the SVC_* configuration variables and its platform bindings.
+import type { EnvironmentObject } from "../durable-objects/environment";
+import type { RateLimiter } from "../durable-objects/rate-limiter";
+
 export interface Bindings {
-  /** Local stack only: `host:port` of the WebSocket-to-TCP bridge in front of PostgreSQL. */
-  SVC_DATABASE_WS_PROXY?: string;
+  ENVIRONMENTS: DurableObjectNamespace<EnvironmentObject>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** Where condemned event months are archived (under SVC_EVENT_ARCHIVE_DIR as the key prefix). */
+  EVENT_ARCHIVE?: R2Bucket;
 }
 
 export type Env = Bindings & { readonly [variable: `SVC_${string}`]: string | undefined };

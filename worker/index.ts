@@ -4,6 +4,10 @@ import { env } from "cloudflare:workers";
 import { createApp } from "./app";
 import { startWith } from "./config/for-env";
 import type { Env } from "./env";
+import { scheduled } from "./scheduled";
+
+export { EnvironmentObject } from "../durable-objects/environment";
+export { RateLimiter } from "../durable-objects/rate-limiter";
 
 startWith(env);
 
@@ -11,4 +15,5 @@ const app = createApp();
 
 export default {
   fetch: (request, environment, ctx) => app.fetch(request, environment, ctx),
+  scheduled: (controller, environment, _ctx) => scheduled(controller, environment),
 } satisfies ExportedHandler<Env>;

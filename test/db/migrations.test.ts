@@ -1,11 +1,8 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { Client } from "@neondatabase/serverless";
 import { describe, expect, inject, it } from "vitest";
 import { BUNDLED_MIGRATIONS } from "../../db/migrations/bundled";
 import { useBridge } from "../../db/neon";
-import worker from "../../worker/index";
-import { BASE } from "../support/http";
+import { callWith } from "../support/http";
 
 describe("migrations", () => {
   it("the Worker carries every migration on disk", () => {
@@ -14,10 +11,8 @@ describe("migrations", () => {
 
   it("SVC_MIGRATE=1 applies pending migrations once, even when requests race", async () => {
     const { emptyMigration, app } = inject("database");
-    const migrating = { ...env, SVC_MIGRATE: "1", SVC_MIGRATION_DATABASE_URL: emptyMigration, SVC_DATABASE_URL: app };
-    const ctx = createExecutionContext();
-    const responses = await Promise.all([1, 2, 3].map(() => worker.fetch(new Request(`${BASE}/readyz`), migrating, ctx)));
-    await waitOnExecutionContext(ctx);
+    const migrating = { SVC_MIGRATE: "1", SVC_MIGRATION_DATABASE_URL: emptyMigration, SVC_DATABASE_URL: app };
+    const responses = await Promise.all([1, 2, 3].map(() => callWith(migrating, "/readyz")));
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
 
     useBridge(inject("database").bridge);

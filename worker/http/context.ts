@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
+import type { Principal } from "../auth/bearer";
 
 export interface AppEnv {
   Bindings: Env;
@@ -11,6 +12,8 @@ export interface AppEnv {
     config: Config;
     /** The application role's pool for this request, opened on first use and ended after it. */
     database: () => RequestPool;
+    /** Who is calling, set by the authentication middleware of routes that need a token. */
+    principal: Principal;
   };
 }
 

@@ -13,7 +13,7 @@ export const services: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.header(REQUEST_ID_HEADER, requestId);
   const config = configFor(c.env);
   c.set("config", config);
-  useBridge(c.env.SVC_DATABASE_WS_PROXY);
+  useBridge(config.database.wsProxy);
   let pool: RequestPool | undefined;
   c.set("database", () => (pool ??= openPool(config.database.url, config.database.poolMax)));
   try {

@@ -13,7 +13,7 @@ export interface IssueToken {
   createdBy?: string | null;
 }
 
-export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: string; token: string }> {
+export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: string; token: string; createdAt: Date }> {
   const token = newTokenValue(request.kind);
   const [row] = await tx.db
     .insert(tokens)
@@ -27,6 +27,6 @@ export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: str
       expiresAt: request.expiresAt ?? null,
       createdBy: request.createdBy ?? null,
     })
-    .returning({ id: tokens.id });
-  return { id: row!.id, token };
+    .returning({ id: tokens.id, createdAt: tokens.createdAt });
+  return { id: row!.id, token, createdAt: row!.createdAt };
 }

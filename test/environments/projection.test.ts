@@ -1,0 +1,88 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { makeEvent, postEvents, type IngestBody } from "../support/events";
+import { seedOrganization, seedToken } from "../support/seed";
+import { asRole } from "../support/sql";
+
+let orgId: string;
+let token: string;
+
+beforeEach(async () => {
+  orgId = (await seedOrganization("proj")).id;
+  token = (await seedToken(orgId, "engine")).token;
+});
+
+async function environment(envId: string) {
+  return asRole("superuser", async (client) => {
+    const { rows } = await client.query(
+      `SELECT repository, branch, pull_request, state, last_sequence::int AS last_sequence, started_at, ttl_seconds, expires_at
+         FROM environments WHERE org_id = $1 AND env_id = $2`,
+      [orgId, envId],
+    );
+    return rows[0] ?? null;
+  });
+}
+
+const envEvent = (envId: string, type: string, sequence: number, payload: Record<string, unknown> = {}) =>
+  makeEvent({ type: `environment.${type}`, envId, sequence, payload: { repository: "acme/shop", branch: "main", ...payload } });
+
+describe("environment projection", () => {
+  it("creates the row from the first event that names its repository and keeps the payload properties", async () => {
+    const response = await postEvents(token, [
+      envEvent("pr-7", "queued", 1, { pull_request: 7, started_at: "2026-11-01T10:00:00Z", ttl_seconds: 3600 }),
+    ]);
+    expect(((await response.json()) as IngestBody).unprojected).toBe(0);
+    const row = await environment("pr-7");
+    expect(row).toMatchObject({ repository: "acme/shop", branch: "main", pull_request: 7, state: "queued", last_sequence: 1, ttl_seconds: 3600 });
+    expect(new Date(row.started_at).toISOString()).toBe("2026-11-01T10:00:00.000Z");
+    expect(new Date(row.expires_at).toISOString()).toBe("2026-11-01T11:00:00.000Z");
+  });
+
+  it("creates no row from an event that names no repository, and says so", async () => {
+    const body = (await (await postEvents(token, [makeEvent({ type: "environment.ready", envId: "anon", sequence: 1, payload: {} })])).json()) as IngestBody;
+    expect(body).toMatchObject({ accepted: 1, unprojected: 1 });
+    expect(body.outcomes[0]!.note).toMatch(/repository/);
+    expect(await environment("anon")).toBeNull();
+  });
+
+  it("orders a batch by sequence, whatever order it arrives in", async () => {
+    await postEvents(token, [envEvent("e1", "ready", 3), envEvent("e1", "queued", 1), envEvent("e1", "creating", 2)]);
+    expect(await environment("e1")).toMatchObject({ state: "ready", last_sequence: 3 });
+  });
+
+  it("never moves an environment backwards on a late arrival, and notes why", async () => {
+    await postEvents(token, [envEvent("e2", "ready", 5)]);
+    const body = (await (await postEvents(token, [envEvent("e2", "creating", 4)])).json()) as IngestBody;
+    expect(body).toMatchObject({ accepted: 1, unprojected: 1 });
+    expect(body.outcomes[0]!.note).toMatch(/sequence 5/);
+    expect(await environment("e2")).toMatchObject({ state: "ready", last_sequence: 5 });
+  });
+
+  it("serializes concurrent batches for one environment: the highest sequence wins", async () => {
+    await Promise.all([1, 2, 3, 4, 5, 6].map((sequence) => postEvents(token, [envEvent("e3", sequence % 2 ? "creating" : "ready", sequence)])));
+    expect(await environment("e3")).toMatchObject({ state: "ready", last_sequence: 6 });
+  });
+
+  it("notes events that do not project: other types, no envId, unknown environment states", async () => {
+    const body = (await (
+      await postEvents(token, [
+        makeEvent({ type: "run.finished" }),
+        makeEvent({ type: "environment.ready", payload: { repository: "acme/shop" } }),
+        makeEvent({ type: "environment.exploded", envId: "e4", payload: { repository: "acme/shop" } }),
+      ])
+    ).json()) as IngestBody;
+    expect(body).toMatchObject({ accepted: 3, unprojected: 3 });
+    expect(body.outcomes.map((outcome) => outcome.note)).toEqual([
+      expect.stringMatching(/does not project/),
+      expect.stringMatching(/envId/),
+      expect.stringMatching(/not a known environment state/),
+    ]);
+  });
+
+  it("keeps environments of different organizations apart even under the same envId", async () => {
+    const other = (await seedOrganization("proj-other")).id;
+    const otherToken = (await seedToken(other, "engine")).token;
+    await postEvents(token, [envEvent("shared", "ready", 1)]);
+    await postEvents(otherToken, [envEvent("shared", "failed", 1, { repository: "other/repo" })]);
+    expect(await environment("shared")).toMatchObject({ state: "ready", repository: "acme/shop" });
+  });
+});

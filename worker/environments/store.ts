@@ -1,0 +1,58 @@
+// Reading and writing one environment row inside a tenant transaction.
+import type { Tx } from "../../db/transaction";
+import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
+
+interface StoredRow {
+  repository: string;
+  branch: string | null;
+  pull_request: number | null;
+  state: EnvironmentRow["state"];
+  last_sequence: string | null;
+  last_event_at: Date;
+  started_at: Date | null;
+  ttl_seconds: number | null;
+  expires_at: Date | null;
+}
+
+const fromStored = (row: StoredRow): EnvironmentRow => ({
+  repository: row.repository,
+  branch: row.branch,
+  pullRequest: row.pull_request,
+  state: row.state,
+  lastSequence: row.last_sequence === null ? null : Number(row.last_sequence),
+  lastEventAt: row.last_event_at.getTime(),
+  startedAt: row.started_at?.toISOString() ?? null,
+  ttlSeconds: row.ttl_seconds,
+  expiresAt: row.expires_at?.toISOString() ?? null,
+});
+
+/** Applies events to the environment's row; returns the notes of events that changed nothing. */
+export async function projectOntoEnvironment(
+  tx: Tx,
+  orgId: string,
+  envId: string,
+  events: readonly ProjectionEvent[],
+): Promise<Map<number, string>> {
+  const { rows } = await tx.sql.query<StoredRow>(
+    `SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at
+       FROM environments WHERE org_id = $1 AND env_id = $2 FOR UPDATE`,
+    [orgId, envId],
+  );
+  const before = rows[0] ? fromStored(rows[0]) : null;
+  const { row, notes } = project(before, events);
+  if (row && notes.size < events.length) {
+    await tx.sql.query(
+      `INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
+                                 started_at, ttl_seconds, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (org_id, env_id) DO UPDATE SET
+         repository = EXCLUDED.repository, branch = EXCLUDED.branch, pull_request = EXCLUDED.pull_request,
+         state = EXCLUDED.state, last_sequence = EXCLUDED.last_sequence, last_event_at = EXCLUDED.last_event_at,
+         started_at = EXCLUDED.started_at, ttl_seconds = EXCLUDED.ttl_seconds, expires_at = EXCLUDED.expires_at,
+         updated_at = now()`,
+      [orgId, envId, row.repository, row.branch, row.pullRequest, row.state, row.lastSequence,
+        new Date(row.lastEventAt).toISOString(), row.startedAt, row.ttlSeconds, row.expiresAt],
+    );
+  }
+  return notes;
+}

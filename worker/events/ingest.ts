@@ -1,0 +1,81 @@
+// One batch from an engine: validate each event, store the valid ones idempotently, then project
+// environment events through each environment's Durable Object (one call per environment per batch).
+import type { EnvironmentObject } from "../../durable-objects/environment";
+import { environmentObjectName } from "../../durable-objects/environment";
+import { inTenant, type Connection } from "../../db/transaction";
+import type { ProjectionEvent } from "../environments/projection";
+import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
+import { storeEvents } from "./store";
+import { KNOWN_EVENT_TYPES } from "./types";
+import { checkEvent, isEnvironmentEvent } from "./validate";
+
+export interface IngestDeps {
+  connect: () => Promise<Connection>;
+  environments: DurableObjectNamespace<EnvironmentObject>;
+  now: number;
+}
+
+interface Valid {
+  position: number;
+  event: IngestedEvent;
+  at: number;
+}
+
+export async function ingestBatch(deps: IngestDeps, orgId: string, tokenId: string, raw: readonly unknown[]): Promise<IngestResult> {
+  const outcomes: Outcome[] = new Array(raw.length);
+  const valid: Valid[] = [];
+  raw.forEach((item, position) => {
+    const checked = checkEvent(item, position, deps.now);
+    if (checked.ok) valid.push({ position, event: checked.event, at: checked.at });
+    else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
+  });
+
+  const stored = await inTenant(deps.connect, orgId, (tx) => storeEvents(tx, orgId, tokenId, valid.map((v) => v.event)));
+  valid.forEach((v, i) => {
+    outcomes[v.position] = { id: v.event.id, status: stored.has(i) ? "accepted" : "duplicate" };
+  });
+
+  const notes = await project(deps, orgId, valid);
+  let unprojected = 0;
+  for (const v of valid) {
+    const outcome = outcomes[v.position]!;
+    if (outcome.status !== "accepted") continue;
+    const note = notes.get(v.position);
+    if (note) {
+      outcome.note = note;
+      unprojected += 1;
+    }
+  }
+  const count = (status: Outcome["status"]) => outcomes.filter((outcome) => outcome.status === status).length;
+  return { accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected"), unprojected, outcomes };
+}
+
+/**
+ * Notes by batch position for every event that changed no environment row. Duplicates are projected
+ * again too: projection is idempotent, and it lets a retry finish a projection an earlier attempt
+ * stored but never applied.
+ */
+async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[]): Promise<Map<number, string>> {
+  const notes = new Map<number, string>();
+  const byEnvironment = new Map<string, ProjectionEvent[]>();
+  for (const { position, event, at } of valid) {
+    if (!KNOWN_EVENT_TYPES.has(event.type) && !isEnvironmentEvent(event.type)) {
+      notes.set(position, `${event.type} is not a type this service knows; it is stored and projects nothing.`);
+    } else if (!isEnvironmentEvent(event.type)) {
+      notes.set(position, `${event.type} does not project onto an environment.`);
+    } else if (!event.envId) {
+      notes.set(position, "The event names no envId, so it cannot project onto an environment.");
+    } else {
+      const list = byEnvironment.get(event.envId) ?? [];
+      list.push({ ref: position, type: event.type, sequence: event.sequence ?? null, at, payload: (event.payload ?? {}) as EnvironmentPayload });
+      byEnvironment.set(event.envId, list);
+    }
+  }
+  await Promise.all(
+    [...byEnvironment].map(async ([envId, events]) => {
+      const stub = deps.environments.get(deps.environments.idFromName(environmentObjectName(orgId, envId)));
+      for (const { ref, note } of await stub.project(orgId, envId, events)) notes.set(ref, note);
+    }),
+  );
+  return notes;
+}

@@ -1,0 +1,34 @@
+// Running the partition pass from the Worker (daily Cron Trigger) with the maintenance role.
+import { Client } from "@neondatabase/serverless";
+import { useBridge } from "../../../db/neon";
+import type { Config } from "../../config/types";
+import type { Env } from "../../env";
+import { log } from "../../log";
+import { r2Sink } from "./archive";
+import { runPartitionPass, type PartitionReport } from "./pass";
+
+export async function partitionPassFromWorker(env: Env, config: Config, now: Date): Promise<PartitionReport | null> {
+  const url = config.database.maintenanceUrl;
+  if (!url) {
+    log("warn", "partitions.skipped", { reason: "Neither SVC_MAINTENANCE_DATABASE_URL nor SVC_MIGRATION_DATABASE_URL is set; no partitions are kept ahead." });
+    return null;
+  }
+  const { retentionMonths, archiveDir } = config.events;
+  if (archiveDir !== null && retentionMonths !== null && !env.EVENT_ARCHIVE) {
+    // Dropping without the archive the operator asked for would lose data: keep everything.
+    log("error", "partitions.archive_unavailable", { reason: "SVC_EVENT_ARCHIVE_DIR is set but the EVENT_ARCHIVE bucket is not bound; nothing is dropped." });
+  }
+  const archive = archiveDir !== null && env.EVENT_ARCHIVE ? { sink: r2Sink(env.EVENT_ARCHIVE), prefix: archiveDir } : null;
+  const retention = archiveDir !== null && !archive ? null : retentionMonths;
+  useBridge(config.database.wsProxy);
+  const client = new Client(url);
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    const report = await runPartitionPass(client, { now, retentionMonths: retention, archive });
+    log("info", "partitions.pass", { ...report });
+    return report;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

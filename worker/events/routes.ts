@@ -1,0 +1,51 @@
+// POST /v1/events (spec: POST /v1/events).
+import type { Hono } from "hono";
+import { requireToken } from "../auth/bearer";
+import type { AppEnv } from "../http/context";
+import { readBody } from "../http/input";
+import { Refusal } from "../http/refusal";
+import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
+import { takeIngestAllowance } from "./rate-limit";
+import { ingestBatch } from "./ingest";
+import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
+
+const postEvents = describeRoute({
+  method: "post",
+  path: "/v1/events",
+  operationId: "ingestEvents",
+  summary: "Ingest a batch of engine events",
+  description:
+    `Up to ${MAX_EVENTS_PER_BATCH} events. Idempotent on (organization, id, occurredAt): a retry is answered as duplicate. ` +
+    "Unknown types are stored and project nothing. Items are validated one by one: a rejected event does not stop the rest.",
+  tag: "events",
+  security: ["engineToken"],
+  body: IngestRequest,
+  responses: {
+    202: { description: "Every event accepted or duplicate", schema: IngestResult },
+    207: { description: "Some events rejected; outcomes say which and why", schema: IngestResult },
+    400: refusal("Body not JSON or no events array; nothing stored"),
+    401: refusal("Token invalid"),
+    403: refusal("Organization suspended; keep the batch and resend after retryAfterSeconds"),
+    413: refusal(`More than ${MAX_EVENTS_PER_BATCH} events; nothing stored`),
+    429: refusal("Too many events", { "Retry-After": "Seconds to wait before resending" }),
+    500: serverFailure,
+  },
+});
+
+export function registerEvents(app: Hono<AppEnv>): void {
+  app.post(honoPath(postEvents), requireToken("engine"), async (c) => {
+    const { events } = await readBody(c, IngestRequest);
+    if (events.length > MAX_EVENTS_PER_BATCH) {
+      throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
+    }
+    const { orgId, tokenId } = c.var.principal;
+    await takeIngestAllowance(c, orgId, events.length);
+    const result = await ingestBatch(
+      { connect: c.var.database().connect, environments: c.env.ENVIRONMENTS, now: Date.now() },
+      orgId,
+      tokenId,
+      events,
+    );
+    return c.json(result, result.rejected > 0 ? 207 : 202);
+  });
+}

@@ -1,0 +1,27 @@
+// Per-event validation: shape (spec: Ingested event), the timestamp window, and the environment
+// payload properties. A rejected event gets a reason and is not stored; the rest of the batch goes on.
+import { describeIssue } from "../http/input";
+import { EnvironmentPayload, IngestedEvent } from "./schemas";
+
+const DAY_MS = 86_400_000;
+const MAX_AHEAD_MS = DAY_MS;
+const MAX_BACK_MS = 365 * DAY_MS;
+
+export const isEnvironmentEvent = (type: string) => type.startsWith("environment.");
+
+export type Checked = { ok: true; event: IngestedEvent; at: number } | { ok: false; id: string; reason: string };
+
+export function checkEvent(raw: unknown, index: number, now: number): Checked {
+  const id = typeof (raw as { id?: unknown } | null)?.id === "string" ? (raw as { id: string }).id : "";
+  const parsed = IngestedEvent.safeParse(raw);
+  if (!parsed.success) return { ok: false, id, reason: `Event ${index}: ${describeIssue(parsed.error.issues[0]!)}.` };
+  const event = parsed.data;
+  const at = Date.parse(event.occurredAt);
+  if (at > now + MAX_AHEAD_MS) return { ok: false, id, reason: "occurredAt is more than one day in the future." };
+  if (at < now - MAX_BACK_MS) return { ok: false, id, reason: "occurredAt is more than one year in the past." };
+  if (isEnvironmentEvent(event.type)) {
+    const payload = EnvironmentPayload.safeParse(event.payload ?? {});
+    if (!payload.success) return { ok: false, id, reason: `Event ${index}: payload.${describeIssue(payload.error.issues[0]!)}.` };
+  }
+  return { ok: true, event, at };
+}
