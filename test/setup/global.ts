@@ -1,8 +1,8 @@
 // Runs in Node before the suite: a fresh PostgreSQL with every migration and role, the bridge, and
 // the Worker's bindings handed to the pool through `provide`.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startLocalStack } from "../../local/stack";
 import { migrationsOnDisk } from "../../db/cli/migrations-on-disk";
@@ -13,7 +13,7 @@ import { testBindings, type TestDatabase } from "./bindings";
 
 export default async function setup(project: TestProject) {
   // Under /tmp (world-traversable): as root the server runs as a `postgres` user.
-  const dataDir = mkdtempSync(join(tmpdir(), "svc-test-pg-"));
+  const dataDir = join(mkdtempSync(join(tmpdir(), "svc-test-pg-")), "data");
   const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
   const database: TestDatabase = {
     ...stack.urls,
@@ -26,6 +26,7 @@ export default async function setup(project: TestProject) {
   project.provide("workerBindings", testBindings(database));
   return async () => {
     await stack.stop();
+    rmSync(dirname(dataDir), { recursive: true, force: true });
   };
 }
 

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { isUniqueViolation } from "../../errors";
 import { PLANS, type Plan } from "../../schema";
 import { createOrganization, SLUG_PATTERN } from "../../../worker/organizations/create";
 import { nodePool } from "../node-pool";
@@ -25,7 +26,7 @@ export const orgs: Command = async (args, env) => {
     console.log(JSON.stringify({ id: org.id, slug: org.slug, name: org.name, plan: org.plan }));
     return 0;
   } catch (error) {
-    if ((error as { code?: string }).code === "23505") {
+    if (isUniqueViolation(error)) {
       console.error(`An organization with the slug "${slug}" already exists.`);
       return 1;
     }
