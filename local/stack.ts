@@ -36,3 +36,22 @@ export async function startLocalStack(options: {
     throw error;
   }
 }
+
+/** What the Worker needs to run against a local stack; the code-host values are placeholders. */
+export function localWorkerDefaults(stack: LocalStack, port: string, ssoKey: string): Record<string, string> {
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    SVC_PORT: port,
+    SVC_DATABASE_URL: stack.urls.app,
+    SVC_ADMIN_DATABASE_URL: stack.urls.operator,
+    SVC_MIGRATION_DATABASE_URL: stack.urls.migration,
+    SVC_MAINTENANCE_DATABASE_URL: stack.urls.maintenance,
+    SVC_DATABASE_WS_PROXY: stack.bridge,
+    SVC_CODEHOST_CLIENT_ID: "local-client-id",
+    SVC_CODEHOST_CLIENT_SECRET: "local-client-secret",
+    SVC_CODEHOST_REDIRECT_URI: `${base}/auth/callback`,
+    SVC_APP_BASE_URL: base,
+    SVC_EE_SSO_KEY: ssoKey,
+    SVC_INSECURE_COOKIES: "1",
+  };
+}

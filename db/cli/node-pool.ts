@@ -6,7 +6,9 @@ import * as schema from "../schema";
 import type { Connection } from "../transaction";
 
 export function nodePool(connectionString: string) {
-  const pool = new pg.Pool({ connectionString, max: 2 });
+  const pool = new pg.Pool({ connectionString, max: 4 });
+  // An idle client whose server goes away (a stopped local stack) must not crash the process.
+  pool.on("error", () => {});
   return {
     connect: async (): Promise<Connection> => {
       const client = await pool.connect();

@@ -1,0 +1,118 @@
+// Ingestion throughput: 500-event batches through POST /v1/events on the local stack (Worker under
+// `wrangler dev`, neon driver, bridge, PostgreSQL) at concurrency 1 and 4, beside a raw multi-row
+// INSERT ... ON CONFLICT DO NOTHING of same-shaped rows into the same PostgreSQL from Node.
+// Bounded: a fixed number of batches per run. Prints figures; asserts nothing.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { inTenant } from "../db/transaction";
+import { nodePool, withNodeClient } from "../db/cli/node-pool";
+import { localWorkerDefaults, startLocalStack } from "../local/stack";
+import { writeEnvFile } from "../local/env-file";
+import { startWrangler, workerAnswers } from "../local/wrangler";
+import { freePort } from "../test/setup/free-port";
+import { createOrganization } from "../worker/organizations/create";
+import { issueToken } from "../worker/tokens/issue";
+import { runPartitionPass } from "../worker/events/partitions/pass";
+
+const BATCH = 500;
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
+
+interface Row {
+  id: string;
+  type: string;
+  envId: string;
+  sequence: number;
+  occurredAt: string;
+  payload: Record<string, unknown>;
+}
+
+function batch(): Row[] {
+  const now = Date.now();
+  return Array.from({ length: BATCH }, (_, i) => ({
+    id: crypto.randomUUID(),
+    type: "run.finished",
+    envId: `env-${i % 20}`,
+    sequence: i,
+    occurredAt: new Date(now - i).toISOString(),
+    payload: { run: i, verdict: "pass", duration_ms: 1234 },
+  }));
+}
+
+/** Runs `batches` jobs with `concurrency` workers; returns events per second. */
+async function measure(concurrency: number, send: (rows: Row[]) => Promise<void>): Promise<number> {
+  const work = Array.from({ length: BATCHES }, batch);
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < work.length) await send(work[next++]!);
+    }),
+  );
+  return (BATCHES * BATCH) / ((performance.now() - started) / 1000);
+}
+
+async function main() {
+  const dataDir = join(mkdtempSync(join(tmpdir(), "svc-bench-")), "data");
+  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
+  const port = String(await freePort());
+  const envFile = join(dirname(dataDir), "worker.env");
+  writeEnvFile(envFile, {
+    ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),
+    SVC_INGEST_RATE_LIMIT: "off",
+  });
+  await withNodeClient(stack.urls.maintenance, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: null, archive: null }));
+  const wrangler = startWrangler({ port, envFile, persistTo: join(dirname(dataDir), "wrangler"), output: "ignore" });
+  const pool = nodePool(stack.urls.app);
+  try {
+    if (!(await workerAnswers(port))) throw new Error("the Worker did not start");
+    const service = await createOrganization(pool.connect, { slug: "bench-service", actorLabel: "bench" });
+    const raw = await createOrganization(pool.connect, { slug: "bench-raw", actorLabel: "bench" });
+    const { token, id: tokenId } = await inTenant(pool.connect, service.id, (tx) =>
+      issueToken(tx, { orgId: service.id, kind: "engine", name: "bench" }),
+    );
+
+    const viaService = async (rows: Row[]) => {
+      const response = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ events: rows }),
+      });
+      if (response.status !== 202) throw new Error(`POST /v1/events answered ${response.status}: ${await response.text()}`);
+    };
+    // The same rows' shape, one multi-row statement per batch, as the application role in a tenant transaction.
+    const viaRawInsert = async (rows: Row[]) => {
+      const params: unknown[] = [raw.id, tokenId];
+      const values = rows.map((row) => {
+        params.push(row.id, row.occurredAt, row.type, row.envId, row.sequence, JSON.stringify(row.payload));
+        const n = params.length;
+        return `($1, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}, $2)`;
+      });
+      await inTenant(pool.connect, raw.id, (tx) =>
+        tx.sql.query(
+          `INSERT INTO events (org_id, id, occurred_at, type, env_id, sequence, payload, token_id) VALUES ${values.join(", ")} ON CONFLICT DO NOTHING`,
+          params,
+        ),
+      );
+    };
+
+    await viaService(batch()); // warm the isolate, the Durable Object and the pools
+    await viaRawInsert(batch());
+    console.log(`ingest: ${BATCHES} batches of ${BATCH} events per run`);
+    console.log("concurrency  service ev/s  raw insert ev/s  ratio");
+    for (const concurrency of [1, 4]) {
+      const service = await measure(concurrency, viaService);
+      const direct = await measure(concurrency, viaRawInsert);
+      console.log(
+        `${String(concurrency).padStart(11)}  ${service.toFixed(0).padStart(12)}  ${direct.toFixed(0).padStart(15)}  ${(service / direct).toFixed(2).padStart(5)}`,
+      );
+    }
+  } finally {
+    await pool.end();
+    wrangler.kill("SIGTERM");
+    await stack.stop();
+    rmSync(dirname(dataDir), { recursive: true, force: true });
+  }
+}
+
+await main();
