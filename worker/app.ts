@@ -4,10 +4,12 @@ import type { AppEnv } from "./http/context";
 import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
+import { registerCommands } from "./commands/routes";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerOpenApi } from "./openapi/routes";
 import { registerTokens } from "./tokens/routes";
+import { registerWorkloads } from "./workloads/routes";
 
 export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -18,6 +20,8 @@ export function createApp(): Hono<AppEnv> {
   registerHealth(app);
   registerEvents(app);
   registerTokens(app);
+  registerWorkloads(app);
+  registerCommands(app);
   registerOpenApi(app);
   return app;
 }

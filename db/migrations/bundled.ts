@@ -3,8 +3,10 @@
 import type { Migration } from "../migrate";
 import roles from "./0001_roles.sql";
 import core from "./0002_core.sql";
+import workloads from "./0003_workloads.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
   { name: "0002_core", sql: core },
+  { name: "0003_workloads", sql: workloads },
 ];

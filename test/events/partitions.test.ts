@@ -3,6 +3,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
+import { PARTITION_CRON } from "../../worker/scheduled";
 import { addMonths, monthOf, monthStart, partitionName } from "../../worker/events/partitions/months";
 import { makeEvent, postEvents } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -10,7 +11,7 @@ import { asRole } from "../support/sql";
 
 async function runPass(at: Date, overrides: Record<string, unknown> = {}) {
   const ctx = createExecutionContext();
-  await worker.scheduled!(createScheduledController({ scheduledTime: at, cron: "17 3 * * *" }), { ...env, ...overrides } as typeof env, ctx);
+  await worker.scheduled!(createScheduledController({ scheduledTime: at, cron: PARTITION_CRON }), { ...env, ...overrides } as typeof env, ctx);
   await waitOnExecutionContext(ctx);
 }
 

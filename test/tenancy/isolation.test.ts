@@ -16,6 +16,13 @@ const SEED_ROWS: Record<string, string> = {
   environments: `INSERT INTO environments (org_id, env_id, repository, state, last_event_at)
                  VALUES ($1, 'env-' || md5(random()::text), 'acme/app', 'queued', now())`,
   events: `INSERT INTO events (org_id, id, occurred_at, type) VALUES ($1, md5(random()::text), now(), 'run.started')`,
+  workloads: `INSERT INTO workloads (org_id, name) VALUES ($1, 'w-' || md5(random()::text))`,
+  workload_versions: `WITH w AS (INSERT INTO workloads (org_id, name) VALUES ($1, 'v-' || md5(random()::text)) RETURNING id)
+                      INSERT INTO workload_versions (org_id, workload_id, number, compiled) SELECT $1, id, 1, '{}' FROM w`,
+  workload_runs: `WITH w AS (INSERT INTO workloads (org_id, name) VALUES ($1, 'r-' || md5(random()::text)) RETURNING id),
+                  v AS (INSERT INTO workload_versions (org_id, workload_id, number, compiled) SELECT $1, id, 1, '{}' FROM w RETURNING id, workload_id)
+                  INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, deadline_at) SELECT $1, 'e', workload_id, id, now() FROM v`,
+  runtime_commands: `INSERT INTO runtime_commands (org_id, env_id, kind) VALUES ($1, 'e', 'teardown')`,
   audit_log: `INSERT INTO audit_log (org_id, seq, action, actor_label, hash) VALUES ($1, 1000000 + (random() * 1e6)::int, 'x', 'test', 'h')`,
 };
 
@@ -126,6 +133,17 @@ describe("the operator role", () => {
       const { rows } = await client.query("SELECT count(DISTINCT org_id)::int AS n FROM tokens WHERE org_id = ANY($1)", [[a, b]]);
       expect(rows[0].n).toBe(2);
       await expect(client.query("UPDATE organizations SET name = 'x' WHERE id = $1", [a])).rejects.toMatchObject({ code: "42501" });
+    });
+  });
+});
+
+describe("the maintenance role", () => {
+  it("sees only overdue workload runs and no other tenant table", async () => {
+    await asRole("maintenance", async (client) => {
+      const { rows } = await client.query("SELECT count(*)::int AS n FROM workload_runs WHERE deadline_at > now()");
+      expect(rows[0].n).toBe(0);
+      await expect(client.query("SELECT count(*) FROM tokens")).rejects.toMatchObject({ code: "42501" });
+      await expect(client.query("UPDATE workload_runs SET env_id = 'x'")).rejects.toMatchObject({ code: "42501" });
     });
   });
 });

@@ -8,6 +8,7 @@ import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from ".
 import { storeEvents } from "./store";
 import { KNOWN_EVENT_TYPES } from "./types";
 import { checkEvent, isEnvironmentEvent } from "./validate";
+import { applyFinalEvents, isFinalEvent, type FinalEvent } from "../workloads/finals";
 
 export interface IngestDeps {
   connect: () => Promise<Connection>;
@@ -30,12 +31,19 @@ export async function ingestBatch(deps: IngestDeps, orgId: string, tokenId: stri
     else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
   });
 
-  const stored = await inTenant(deps.connect, orgId, (tx) => storeEvents(tx, orgId, tokenId, valid.map((v) => v.event)));
+  // Storing and applying final workload events share one transaction: an applied final event is
+  // never lost, and a stored one is applied exactly once (a retry is a duplicate).
+  const { stored, finalNotes } = await inTenant(deps.connect, orgId, async (tx) => {
+    const stored = await storeEvents(tx, orgId, tokenId, valid.map((v) => v.event));
+    const finals = valid.filter((v, i) => stored.has(i) && isFinalEvent(v.event.type)).map(finalEvent);
+    return { stored, finalNotes: await applyFinalEvents(tx, orgId, finals) };
+  });
   valid.forEach((v, i) => {
     outcomes[v.position] = { id: v.event.id, status: stored.has(i) ? "accepted" : "duplicate" };
   });
 
   const notes = await project(deps, orgId, valid);
+  for (const [ref, note] of finalNotes) notes.set(ref, note);
   let unprojected = 0;
   for (const v of valid) {
     const outcome = outcomes[v.position]!;
@@ -59,6 +67,7 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
   const notes = new Map<number, string>();
   const byEnvironment = new Map<string, ProjectionEvent[]>();
   for (const { position, event, at } of valid) {
+    if (isFinalEvent(event.type)) continue; // applied with the store, above
     if (!KNOWN_EVENT_TYPES.has(event.type) && !isEnvironmentEvent(event.type)) {
       notes.set(position, `${event.type} is not a type this service knows; it is stored and projects nothing.`);
     } else if (!isEnvironmentEvent(event.type)) {
@@ -78,4 +87,9 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
     }),
   );
   return notes;
+}
+
+function finalEvent({ position, event }: Valid): FinalEvent {
+  const payload = event.payload as { runId: string; leaseId?: string };
+  return { ref: position, id: event.id, type: event.type as FinalEvent["type"], runId: payload.runId, leaseId: payload.leaseId ?? null };
 }

@@ -1,6 +1,7 @@
 // Per-event validation: shape (spec: Ingested event), the timestamp window, and the environment
 // payload properties. A rejected event gets a reason and is not stored; the rest of the batch goes on.
 import { describeIssue } from "../http/input";
+import { FinalEventPayload, isFinalEvent } from "../workloads/finals";
 import { EnvironmentPayload, IngestedEvent } from "./schemas";
 
 const DAY_MS = 86_400_000;
@@ -19,8 +20,10 @@ export function checkEvent(raw: unknown, index: number, now: number): Checked {
   const at = Date.parse(event.occurredAt);
   if (at > now + MAX_AHEAD_MS) return { ok: false, id, reason: "occurredAt is more than one day in the future." };
   if (at < now - MAX_BACK_MS) return { ok: false, id, reason: "occurredAt is more than one year in the past." };
-  if (isEnvironmentEvent(event.type)) {
-    const payload = EnvironmentPayload.safeParse(event.payload ?? {});
+  // Types whose payload this service acts on are held to its shape.
+  const payloadShape = isEnvironmentEvent(event.type) ? EnvironmentPayload : isFinalEvent(event.type) ? FinalEventPayload : null;
+  if (payloadShape) {
+    const payload = payloadShape.safeParse(event.payload ?? {});
     if (!payload.success) return { ok: false, id, reason: `Event ${index}: payload.${describeIssue(payload.error.issues[0]!)}.` };
   }
   return { ok: true, event, at };

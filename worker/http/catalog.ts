@@ -54,6 +54,12 @@ export const ERROR_CATALOG = {
     resolution: "Use one of the methods named in the Allow header.",
     retrySafe: false,
   },
+  lease_not_held: {
+    status: 409,
+    message: "The caller does not hold the lease on this.",
+    resolution: "Another engine holds it or it ended: stop working on it; claim again for new work.",
+    retrySafe: false,
+  },
   payload_too_large: {
     status: 413,
     message: "The request carries more items than the limit allows.",

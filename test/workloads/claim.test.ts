@@ -1,0 +1,124 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { call } from "../support/http";
+import { seedOrganization, seedToken } from "../support/seed";
+import { asRole } from "../support/sql";
+import { beat, claim, elapse, runRow, seedEnvironment, seedRun, type Claimed } from "../support/workloads";
+
+let orgId: string;
+let engineA: string;
+let engineB: string;
+
+beforeEach(async () => {
+  orgId = (await seedOrganization("work")).id;
+  engineA = (await seedToken(orgId, "engine")).token;
+  engineB = (await seedToken(orgId, "engine")).token;
+  await seedEnvironment(engineA, "env-1");
+});
+
+describe("POST /v1/workloads/claim", () => {
+  it("moves the oldest requested run to accepted and returns it with its compiled version, a lease and the deadline", async () => {
+    const first = await seedRun(orgId, "env-1", { steps: ["first"] });
+    const second = await seedRun(orgId, "env-1", { steps: ["second"] });
+    const response = await claim(engineA, "env-1");
+    expect(response.status).toBe(200);
+    const { run } = (await response.json()) as Claimed;
+    expect(run).toMatchObject({ id: first, envId: "env-1", version: { number: 1, compiled: { steps: ["first"] } }, lease: { attempt: 1 } });
+    expect(Date.parse(run!.lease.expiresAt)).toBeGreaterThan(Date.now());
+    expect(Date.parse(run!.deadline)).toBeGreaterThan(Date.parse(run!.lease.expiresAt));
+    expect(await runRow(first)).toMatchObject({ state: "accepted", lease_id: run!.lease.id });
+    expect(await runRow(second)).toMatchObject({ state: "requested" });
+    expect(((await (await claim(engineA, "env-1")).json()) as Claimed).run!.id).toBe(second);
+  });
+
+  it("answers 200 with a null run when nothing waits", async () => {
+    const response = await claim(engineA, "env-1");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ run: null });
+  });
+
+  it("answers 404 for an environment not in the caller's organization, the same as a missing one", async () => {
+    const other = (await seedOrganization("work-other")).id;
+    const otherToken = (await seedToken(other, "engine")).token;
+    await seedEnvironment(otherToken, "theirs");
+    await seedRun(other, "theirs");
+    const foreign = await claim(engineA, "theirs");
+    const missing = await claim(engineA, "nowhere");
+    expect([foreign.status, missing.status]).toEqual([404, 404]);
+    expect(await foreign.json()).toEqual(await missing.json());
+  });
+
+  it("answers 400 to a body that is not JSON or has no envId, 401 without a token, 403 when suspended", async () => {
+    expect((await call("/v1/workloads/claim", { method: "POST", token: engineA, body: "nope" })).status).toBe(400);
+    expect((await call("/v1/workloads/claim", { method: "POST", token: engineA, json: {} })).status).toBe(400);
+    expect((await call("/v1/workloads/claim", { method: "POST", json: { envId: "env-1" } })).status).toBe(401);
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
+    const suspended = await claim(engineA, "env-1");
+    expect(suspended.status).toBe(403);
+    expect(await suspended.json()).toMatchObject({ retryAfterSeconds: expect.any(Number) });
+  });
+
+  it("gives each run to exactly one of two engines claiming at once", async () => {
+    const runs = [await seedRun(orgId, "env-1"), await seedRun(orgId, "env-1")];
+    const [a, b] = (await Promise.all([claim(engineA, "env-1"), claim(engineB, "env-1")].map(async (r) => (await r).json()))) as Claimed[];
+    expect([a!.run!.id, b!.run!.id].sort()).toEqual([...runs].sort());
+
+    const only = await seedRun(orgId, "env-1");
+    const results = (await Promise.all([claim(engineA, "env-1"), claim(engineB, "env-1")].map(async (r) => (await r).json()))) as Claimed[];
+    expect(results.map((result) => result.run?.id ?? null).sort()).toEqual([only, null].sort());
+  });
+
+  it("does not take over a run whose lease is still live", async () => {
+    await seedRun(orgId, "env-1");
+    await claim(engineA, "env-1");
+    expect(await (await claim(engineB, "env-1")).json()).toEqual({ run: null });
+  });
+});
+
+describe("leases: heartbeat and takeover", () => {
+  it("extends the lease and the deadline for the holder", async () => {
+    const runId = await seedRun(orgId, "env-1");
+    const { run } = (await (await claim(engineA, "env-1")).json()) as Claimed;
+    await asRole("superuser", (client) =>
+      client.query("UPDATE workload_runs SET lease_expires_at = now() + interval '5 seconds', deadline_at = now() + interval '10 seconds' WHERE id = $1", [runId]),
+    );
+    const response = await beat(engineA, runId, run!.lease.id);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { runId: string; lease: { id: string; expiresAt: string }; deadline: string };
+    expect(body).toMatchObject({ runId, lease: { id: run!.lease.id } });
+    expect(Date.parse(body.lease.expiresAt)).toBeGreaterThan(Date.now() + 30_000);
+    expect(Date.parse(body.deadline)).toBeGreaterThan(Date.now() + 60_000);
+  });
+
+  it("lets the next engine polling the environment take over an expired lease; the old holder then gets 409", async () => {
+    const runId = await seedRun(orgId, "env-1");
+    const first = ((await (await claim(engineA, "env-1")).json()) as Claimed).run!;
+    await elapse(runId, { lease: true });
+    const second = ((await (await claim(engineB, "env-1")).json()) as Claimed).run!;
+    expect(second).toMatchObject({ id: runId, lease: { attempt: 2 } });
+    expect(second.lease.id).not.toBe(first.lease.id);
+
+    const late = await beat(engineA, runId, first.lease.id);
+    expect(late.status).toBe(409);
+    expect(await late.json()).toEqual({ error: expect.stringMatching(/no longer holds/) });
+    expect((await beat(engineB, runId, second.lease.id)).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown or another organization's run, 400 without a lease id", async () => {
+    const other = (await seedOrganization("work-other")).id;
+    const otherToken = (await seedToken(other, "engine")).token;
+    await seedEnvironment(otherToken, "theirs");
+    const theirRun = await seedRun(other, "theirs");
+    const theirLease = ((await (await claim(otherToken, "theirs")).json()) as Claimed).run!.lease.id;
+    expect((await beat(engineA, theirRun, theirLease)).status).toBe(404);
+    expect((await beat(engineA, crypto.randomUUID(), theirLease)).status).toBe(404);
+    expect((await beat(engineA, "not-a-uuid", theirLease)).status).toBe(404);
+    expect((await call(`/v1/workloads/runs/${theirRun}/heartbeat`, { method: "POST", token: engineA, json: {} })).status).toBe(400);
+  });
+
+  it("refuses a heartbeat with 403 while the organization is suspended", async () => {
+    const runId = await seedRun(orgId, "env-1");
+    const { run } = (await (await claim(engineA, "env-1")).json()) as Claimed;
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
+    expect((await beat(engineA, runId, run!.lease.id)).status).toBe(403);
+  });
+});

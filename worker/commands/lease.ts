@@ -1,0 +1,58 @@
+// Handing commands to an engine and taking its acknowledgement, each a compare-and-set on state and
+// lease on the database clock. A command leased but never acknowledged is handed out again.
+import type { Tx } from "../../db/transaction";
+import { COMMAND_LEASE_SECONDS } from "../workloads/timing";
+
+const CLAIM = `
+WITH picked AS (
+  SELECT id FROM runtime_commands
+  WHERE org_id = $1 AND (state = 'waiting' OR (state = 'leased' AND lease_expires_at <= now()))
+  ORDER BY created_at, id LIMIT $3
+  FOR UPDATE SKIP LOCKED
+)
+UPDATE runtime_commands c SET state = 'leased', lease_id = gen_random_uuid(),
+  lease_expires_at = now() + make_interval(secs => $4), holder_token_id = $2
+FROM picked WHERE c.id = picked.id
+RETURNING c.id, c.kind, c.env_id, c.run_id, c.lease_id, c.lease_expires_at, c.created_at`;
+
+export async function claimCommands(tx: Tx, orgId: string, tokenId: string, limit: number) {
+  const { rows } = await tx.sql.query<{
+    id: string; kind: "teardown" | "cancel"; env_id: string; run_id: string | null; lease_id: string; lease_expires_at: Date; created_at: Date;
+  }>(CLAIM, [orgId, tokenId, limit, COMMAND_LEASE_SECONDS]);
+  return rows
+    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+    .map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      envId: row.env_id,
+      runId: row.run_id,
+      lease: { id: row.lease_id, expiresAt: row.lease_expires_at.toISOString() },
+    }));
+}
+
+export async function acknowledgeCommand(
+  tx: Tx,
+  orgId: string,
+  commandId: string,
+  ack: { leaseId: string; outcome: "done" | "failed"; message?: string | undefined },
+) {
+  const { rows } = await tx.sql.query<{ id: string; kind: "teardown" | "cancel"; confirmed_at: Date | null }>(
+    `UPDATE runtime_commands SET state = 'acknowledged', outcome = $4, message = $5, acknowledged_at = now()
+     WHERE org_id = $1 AND id = $2 AND state = 'leased' AND lease_id = $3
+     RETURNING id, kind, confirmed_at`,
+    [orgId, commandId, ack.leaseId, ack.outcome, ack.message ?? null],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const confirmed = row.kind === "teardown" ? row.confirmed_at !== null : null;
+  return {
+    id: row.id,
+    kind: row.kind,
+    state: "acknowledged" as const,
+    outcome: ack.outcome,
+    confirmed,
+    ...(confirmed === false
+      ? { note: "Teardown acknowledged, but nothing has confirmed it yet: the environment's environment.torn_down event has not arrived." }
+      : {}),
+  };
+}

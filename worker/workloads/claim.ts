@@ -1,0 +1,70 @@
+// Claiming: the oldest run of the environment that is waiting, or whose lease expired after missed
+// heartbeats (the new claimer takes it over), moves to accepted with a fresh lease. SKIP LOCKED lets
+// concurrent claimers each take a different run: exactly one engine gets each.
+import type { Tx } from "../../db/transaction";
+import { LEASE_SECONDS, SILENCE_SECONDS } from "./timing";
+
+export interface ClaimedRun {
+  id: string;
+  envId: string;
+  requestedAt: string;
+  workload: { id: string; name: string };
+  version: { id: string; number: number; compiled: unknown };
+  lease: { id: string; attempt: number; expiresAt: string };
+  deadline: string;
+}
+
+const CLAIM = `
+WITH candidate AS (
+  SELECT id FROM workload_runs
+  WHERE org_id = $1 AND env_id = $2 AND deadline_at > now()
+    AND (state = 'requested' OR (state = 'accepted' AND lease_expires_at <= now()))
+  ORDER BY requested_at, id
+  LIMIT 1
+  FOR UPDATE SKIP LOCKED
+), claimed AS (
+  UPDATE workload_runs r SET
+    state = 'accepted', lease_id = $3, lease_ids = array_append(r.lease_ids, $3::uuid),
+    lease_expires_at = now() + make_interval(secs => $4), deadline_at = now() + make_interval(secs => $5),
+    holder_token_id = $6, claims = r.claims + 1
+  FROM candidate WHERE r.id = candidate.id
+  RETURNING r.*
+)
+SELECT c.id, c.env_id, c.requested_at, c.claims, c.lease_expires_at, c.deadline_at,
+       w.id AS workload_id, w.name AS workload_name, v.id AS version_id, v.number AS version_number, v.compiled
+FROM claimed c JOIN workloads w ON w.id = c.workload_id JOIN workload_versions v ON v.id = c.version_id`;
+
+interface Row {
+  id: string;
+  env_id: string;
+  requested_at: Date;
+  claims: number;
+  lease_expires_at: Date;
+  deadline_at: Date;
+  workload_id: string;
+  workload_name: string;
+  version_id: string;
+  version_number: number;
+  compiled: unknown;
+}
+
+export async function environmentExists(tx: Tx, orgId: string, envId: string): Promise<boolean> {
+  const { rows } = await tx.sql.query("SELECT 1 FROM environments WHERE org_id = $1 AND env_id = $2", [orgId, envId]);
+  return rows.length > 0;
+}
+
+export async function claimRun(tx: Tx, orgId: string, envId: string, tokenId: string): Promise<ClaimedRun | null> {
+  const leaseId = crypto.randomUUID();
+  const { rows } = await tx.sql.query<Row>(CLAIM, [orgId, envId, leaseId, LEASE_SECONDS, SILENCE_SECONDS, tokenId]);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    envId: row.env_id,
+    requestedAt: row.requested_at.toISOString(),
+    workload: { id: row.workload_id, name: row.workload_name },
+    version: { id: row.version_id, number: row.version_number, compiled: row.compiled },
+    lease: { id: leaseId, attempt: row.claims, expiresAt: row.lease_expires_at.toISOString() },
+    deadline: row.deadline_at.toISOString(),
+  };
+}

@@ -1,0 +1,64 @@
+// Final workload events (workload.finished, workload.cancelled) arriving through POST /v1/events
+// (spec: Events rule 5). Applied when the sender holds the run (its lease is the current one) or
+// nothing holds it (the lease expired); otherwise the event is stored whole, the run is unchanged,
+// and the outcome says why in a sentence.
+import { z } from "zod";
+import type { Tx } from "../../db/transaction";
+
+export const FINAL_EVENT_STATES = { "workload.finished": "finished", "workload.cancelled": "cancelled" } as const;
+export type FinalEventType = keyof typeof FINAL_EVENT_STATES;
+
+export const isFinalEvent = (type: string): type is FinalEventType => Object.hasOwn(FINAL_EVENT_STATES, type);
+
+/** The payload a final event must carry: which run, and the lease the sender holds. */
+export const FinalEventPayload = z.looseObject({
+  runId: z.uuid(),
+  leaseId: z.uuid().optional(),
+});
+
+export interface FinalEvent {
+  ref: number;
+  id: string;
+  type: FinalEventType;
+  runId: string;
+  leaseId: string | null;
+}
+
+const APPLY = `
+UPDATE workload_runs SET state = $4, ended_at = now(), end_event_id = $5, lease_expires_at = NULL
+WHERE org_id = $1 AND id = $2 AND state = 'accepted' AND (lease_id = $3 OR lease_expires_at <= now())
+RETURNING id`;
+
+// The sender presented a lease it once held: record that the first engine tried to end the run.
+const LOST = `
+UPDATE workload_runs SET lost_holder_tried_to_end = true
+WHERE org_id = $1 AND id = $2 AND state = 'accepted' AND $3::uuid = ANY (lease_ids) AND lease_id <> $3
+RETURNING id`;
+
+/** Applies each final event; returns for every one the sentence its outcome carries. */
+export async function applyFinalEvents(tx: Tx, orgId: string, events: readonly FinalEvent[]): Promise<Map<number, string>> {
+  const notes = new Map<number, string>();
+  for (const event of events) {
+    const state = FINAL_EVENT_STATES[event.type];
+    const applied = await tx.sql.query(APPLY, [orgId, event.runId, event.leaseId, state, event.id]);
+    if (applied.rows.length > 0) {
+      notes.set(event.ref, `Workload run ${event.runId} is now ${state}; workload events change no environment.`);
+      continue;
+    }
+    const lost = event.leaseId ? await tx.sql.query(LOST, [orgId, event.runId, event.leaseId]) : { rows: [] };
+    notes.set(event.ref, lost.rows.length > 0
+      ? `This engine no longer holds workload run ${event.runId}: another engine took it over, so the run is unchanged; the event is stored whole.`
+      : await whyNotApplied(tx, orgId, event.runId));
+  }
+  return notes;
+}
+
+async function whyNotApplied(tx: Tx, orgId: string, runId: string): Promise<string> {
+  const { rows } = await tx.sql.query<{ state: string }>("SELECT state FROM workload_runs WHERE org_id = $1 AND id = $2", [orgId, runId]);
+  const run = rows[0];
+  if (!run) return `No workload run ${runId} exists in this organization; the event is stored and changes nothing.`;
+  if (run.state === "accepted") {
+    return `The event does not carry the lease that holds workload run ${runId}, so the run is unchanged; the event is stored whole.`;
+  }
+  return `Workload run ${runId} is ${run.state}, so the event changes nothing; it is stored whole.`;
+}

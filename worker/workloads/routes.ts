@@ -1,0 +1,77 @@
+// POST /v1/workloads/claim and POST /v1/workloads/runs/{runId}/heartbeat (spec: Engine work endpoints).
+import type { Hono } from "hono";
+import { z } from "zod";
+import { environmentObject } from "../../durable-objects/environment";
+import { inTenant } from "../../db/transaction";
+import { requireToken } from "../auth/bearer";
+import type { AppEnv } from "../http/context";
+import { readBody } from "../http/input";
+import { Refusal } from "../http/refusal";
+import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
+import { heartbeat } from "./heartbeat";
+import { ClaimWorkloadRequest, HeartbeatRequest, HeartbeatResult, WorkloadClaim } from "./schemas";
+
+const engineRefusals = {
+  400: refusal("Body not JSON or missing a field"),
+  401: refusal("Token invalid"),
+  403: refusal("Organization suspended; retry after retryAfterSeconds"),
+  500: serverFailure,
+};
+
+const claim = describeRoute({
+  method: "post",
+  path: "/v1/workloads/claim",
+  operationId: "claimWorkloadRun",
+  summary: "Claim the oldest waiting workload run of an environment",
+  description:
+    "Moves the oldest requested run (or one whose lease expired after missed heartbeats: the caller takes it over) " +
+    "to accepted and returns it with its compiled version, a lease and the run's deadline. 200 with a null run when nothing waits.",
+  tag: "workloads",
+  security: ["engineToken"],
+  body: ClaimWorkloadRequest,
+  responses: { 200: { description: "The claimed run, or null", schema: WorkloadClaim }, ...engineRefusals, 404: refusal("No such environment in this organization") },
+});
+
+const RunPath = z.object({ runId: z.string().describe("The run's id.") });
+
+const beat = describeRoute({
+  method: "post",
+  path: "/v1/workloads/runs/{runId}/heartbeat",
+  operationId: "heartbeatWorkloadRun",
+  summary: "Extend the lease and deadline of a held run",
+  description: "Only the current lease holder. 409 means the engine lost the run: it stops and sends no final event.",
+  tag: "workloads",
+  security: ["engineToken"],
+  pathParams: RunPath,
+  body: HeartbeatRequest,
+  responses: {
+    200: { description: "Lease and deadline extended", schema: HeartbeatResult },
+    ...engineRefusals,
+    404: refusal("No such run in this organization"),
+    409: refusal("The caller no longer holds the lease"),
+  },
+});
+
+const UUID = z.uuid();
+
+export function registerWorkloads(app: Hono<AppEnv>): void {
+  app.post(honoPath(claim), requireToken("engine"), async (c) => {
+    const { envId } = await readBody(c, ClaimWorkloadRequest);
+    const { orgId, tokenId } = c.var.principal;
+    const run = await environmentObject(c.env, orgId, envId).claim(orgId, envId, tokenId);
+    if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
+    return c.json({ run }, 200);
+  });
+
+  app.post(honoPath(beat), requireToken("engine"), async (c) => {
+    const { leaseId } = await readBody(c, HeartbeatRequest);
+    const runId = UUID.safeParse(c.req.param("runId"));
+    const { orgId } = c.var.principal;
+    const result = runId.success
+      ? await inTenant(c.var.database().connect, orgId, (tx) => heartbeat(tx, orgId, runId.data, leaseId))
+      : { held: false as const, exists: false };
+    if (result.held) return c.json({ runId: runId.data, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline }, 200);
+    if (!result.exists) throw new Refusal("not_found", "No workload run with that id exists in this organization.");
+    throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");
+  });
+}

@@ -1,0 +1,36 @@
+// Shapes of the workload engine endpoints (the spec leaves them to us).
+import { z } from "zod";
+
+export const ClaimWorkloadRequest = z
+  .strictObject({ envId: z.string().min(1).describe("The environment whose oldest waiting run to claim.") })
+  .meta({ id: "ClaimWorkloadRequest" });
+
+const Lease = z
+  .strictObject({
+    id: z.uuid().describe("The fencing token: present it on every heartbeat and in the final event's payload (leaseId)."),
+    attempt: z.int().min(1).describe("How many times the run has been claimed, this claim included."),
+    expiresAt: z.iso.datetime().describe("Heartbeat before this, or another engine may take the run over."),
+  })
+  .meta({ id: "Lease" });
+
+export const ClaimedRunShape = z
+  .strictObject({
+    id: z.uuid(),
+    envId: z.string(),
+    requestedAt: z.iso.datetime(),
+    workload: z.strictObject({ id: z.uuid(), name: z.string() }),
+    version: z.strictObject({ id: z.uuid(), number: z.int(), compiled: z.unknown().describe("The compiled form the engine runs.") }),
+    lease: Lease,
+    deadline: z.iso.datetime().describe("Past this without a heartbeat, the run is abandoned."),
+  })
+  .meta({ id: "ClaimedRun" });
+
+export const WorkloadClaim = z
+  .strictObject({ run: ClaimedRunShape.nullable().describe("Null when nothing waits.") })
+  .meta({ id: "WorkloadClaim" });
+
+export const HeartbeatRequest = z.strictObject({ leaseId: z.uuid() }).meta({ id: "HeartbeatRequest" });
+
+export const HeartbeatResult = z
+  .strictObject({ runId: z.uuid(), lease: z.strictObject({ id: z.uuid(), expiresAt: z.iso.datetime() }), deadline: z.iso.datetime() })
+  .meta({ id: "HeartbeatResult" });
