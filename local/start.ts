@@ -6,11 +6,11 @@ import { formatConfigErrors, parseConfig } from "../worker/config/parse";
 import { DATA_DIR, LOCAL_ENV_FILE, writeEnvFile } from "./env-file";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "./stack";
 import { ensureDemoOrganization, DEMO_SLUG } from "./demo";
-import { postgresDataDir } from "./data-dir";
 import { startWrangler, workerAnswers } from "./wrangler";
 import { partitionPassFromNode } from "../db/cli/commands/partitions";
 
 const POSTGRES_PORT = 54329;
+const POSTGRES_DATA_DIR = DATA_DIR + "postgres";
 const BRIDGE_PORT = 54330;
 
 function persistentSecret(file: string): string {
@@ -31,7 +31,7 @@ async function main(): Promise<number> {
   mkdirSync(DATA_DIR, { recursive: true });
   const port = process.env.SVC_PORT ?? "8080";
   console.log("starting PostgreSQL and the bridge ...");
-  const stack = await startLocalStack({ dataDir: postgresDataDir(), postgresPort: POSTGRES_PORT, bridgePort: BRIDGE_PORT, persistent: true });
+  const stack = await startLocalStack({ dataDir: POSTGRES_DATA_DIR, postgresPort: POSTGRES_PORT, bridgePort: BRIDGE_PORT, persistent: true });
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -64,7 +64,7 @@ async function main(): Promise<number> {
   if (await workerAnswers(port)) {
     console.log(`
 control plane  http://127.0.0.1:${port}   (GET /health, /readyz, /openapi.json)
-PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${postgresDataDir()})
+PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${POSTGRES_DATA_DIR})
 bridge         ws://${stack.bridge}  (WebSocket-to-TCP for the neon driver)
 demo org       "${DEMO_SLUG}"
 
