@@ -19,7 +19,11 @@ export type Tx = Pick<Connection, "sql" | "db">;
 /** What a transaction acts as. `orgId` chooses the tenant; lookups name one row by a key it holds. */
 export interface Scope {
   orgId?: string;
-  lookups?: Partial<Record<"token_hash" | "session_hash" | "org_slug" | "person_id", string>>;
+  lookups?: Partial<Record<
+    | "token_hash" | "session_hash" | "org_slug" | "person_id" | "claim_repository" | "installation_account" | "codehost_installation"
+    | "codehost_user_id" | "invited_email" | "invitation_hash" | "magic_link_hash" | "device_code_hash" | "user_code" | "person_email",
+    string
+  >>;
 }
 
 export async function inTransaction<T>(

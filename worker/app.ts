@@ -4,10 +4,15 @@ import type { AppEnv } from "./http/context";
 import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
+import { registerCodehost } from "./codehost/routes";
 import { registerCommands } from "./commands/routes";
+import { registerDeviceFlow } from "./device/routes";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
+import { registerMagicLinks } from "./magic-links/routes";
 import { registerOpenApi } from "./openapi/routes";
+import { registerSessions } from "./sessions/routes";
+import { registerSignIn } from "./signin/routes";
 import { registerTokens } from "./tokens/routes";
 import { registerWorkloads } from "./workloads/routes";
 
@@ -22,6 +27,11 @@ export function createApp(): Hono<AppEnv> {
   registerTokens(app);
   registerWorkloads(app);
   registerCommands(app);
+  registerCodehost(app);
+  registerSignIn(app);
+  registerSessions(app);
+  registerDeviceFlow(app);
+  registerMagicLinks(app);
   registerOpenApi(app);
   return app;
 }

@@ -4,9 +4,13 @@ import type { Migration } from "../migrate";
 import roles from "./0001_roles.sql";
 import core from "./0002_core.sql";
 import workloads from "./0003_workloads.sql";
+import codehost from "./0004_codehost.sql";
+import signin from "./0005_signin.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
   { name: "0002_core", sql: core },
   { name: "0003_workloads", sql: workloads },
+  { name: "0004_codehost", sql: codehost },
+  { name: "0005_signin", sql: signin },
 ];

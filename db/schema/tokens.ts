@@ -15,5 +15,7 @@ export const tokens = pgTable("tokens", {
   expiresAt: timestamp("expires_at", { withTimezone: true }),
   lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  /** The repository claim an identity-exchange token was minted through; it dies with the claim. */
+  bindingId: uuid("binding_id"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });

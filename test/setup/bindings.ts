@@ -10,7 +10,16 @@ export interface TestDatabase {
   emptyMigration: string;
 }
 
-export function testBindings(database: TestDatabase): Record<string, string> {
+/** The public origin under test: also the audience the fake code host mints identity tokens for. */
+export const APP_BASE_URL = "http://127.0.0.1:8080";
+
+/** The fake code host (test/fakes/codehost) and the App it knows. */
+export interface TestCodehost {
+  url: string;
+  app: { id: string; privateKeyPem: string; webhookSecret: string };
+}
+
+export function testBindings(database: TestDatabase, codehost: TestCodehost): Record<string, string> {
   return {
     SVC_DATABASE_URL: database.app,
     SVC_ADMIN_DATABASE_URL: database.operator,
@@ -20,7 +29,11 @@ export function testBindings(database: TestDatabase): Record<string, string> {
     SVC_CODEHOST_CLIENT_ID: "test-client-id",
     SVC_CODEHOST_CLIENT_SECRET: "test-client-secret",
     SVC_CODEHOST_REDIRECT_URI: "http://127.0.0.1:8080/auth/callback",
-    SVC_APP_BASE_URL: "http://127.0.0.1:8080",
+    SVC_APP_BASE_URL: APP_BASE_URL,
+    SVC_CODEHOST_API_BASE: codehost.url,
+    SVC_CODEHOST_APP_ID: codehost.app.id,
+    SVC_CODEHOST_APP_PRIVATE_KEY: codehost.app.privateKeyPem,
+    SVC_CODEHOST_APP_WEBHOOK_SECRET: codehost.app.webhookSecret,
     SVC_EE_SSO_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
     SVC_VERSION: "test-version",
     SVC_COMMIT: "test-commit",

@@ -8,8 +8,10 @@ import { startLocalStack } from "../../local/stack";
 import { migrationsOnDisk } from "../../db/cli/migrations-on-disk";
 import { withNodeClient } from "../../db/cli/node-pool";
 import type { LocalStack } from "../../local/stack";
+import { startFakeCodehost } from "../fakes/codehost/server";
+import { startFakeMail } from "../fakes/mail";
 import { freePort } from "./free-port";
-import { testBindings, type TestDatabase } from "./bindings";
+import { APP_BASE_URL, testBindings, type TestDatabase } from "./bindings";
 
 export default async function setup(project: TestProject) {
   // Under /tmp (world-traversable): as root the server runs as a `postgres` user.
@@ -23,8 +25,14 @@ export default async function setup(project: TestProject) {
   };
   project.provide("migrationNames", migrationsOnDisk().map((migration) => migration.name));
   project.provide("database", database);
-  project.provide("workerBindings", testBindings(database));
+  const codehost = await startFakeCodehost({ audience: APP_BASE_URL });
+  project.provide("codehostBase", codehost.url);
+  project.provide("workerBindings", testBindings(database, codehost));
+  const mail = await startFakeMail();
+  project.provide("mailBase", mail.url);
   return async () => {
+    await codehost.close();
+    await mail.close();
     await stack.stop();
     rmSync(dirname(dataDir), { recursive: true, force: true });
   };

@@ -7,5 +7,9 @@ declare module "vitest" {
     database: TestDatabase;
     /** The .sql migrations on disk, by name. */
     migrationNames: string[];
+    /** The fake code host's address (test/fakes/codehost): its API and its /_fake/ control routes. */
+    codehostBase: string;
+    /** The fake mail provider (test/fakes/mail.ts). */
+    mailBase: string;
   }
 }

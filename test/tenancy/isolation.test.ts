@@ -8,6 +8,11 @@ import { seedOrganization, seedToken } from "../support/seed";
 const SEED_ROWS: Record<string, string> = {
   installations: `INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id)
                   VALUES ($1, (random() * 1e12)::bigint, 'acme', 1)`,
+  // The installation is the acting organization's own (seeded just above); org_id decides the policy.
+  installation_repositories: `INSERT INTO installation_repositories (org_id, installation_id, repository_id, full_name)
+                              VALUES ($1, (SELECT id FROM installations WHERE org_id = app_org_id() LIMIT 1), (random() * 1e12)::bigint, 'acme/app')`,
+  repository_claims: `INSERT INTO repository_claims (org_id, repository, source) VALUES ($1, 'acme/app-' || md5(random()::text), 'cli')`,
+  workflow_dispatches: `INSERT INTO workflow_dispatches (org_id, repository, workflow, ref, outcome) VALUES ($1, 'acme/app', 'preview.yml', 'main', 'dispatched')`,
   // The person is the one the transaction names as its lookup (see withPerson).
   memberships: `WITH p AS (INSERT INTO people (id, login) VALUES (app_lookup('person_id')::uuid, 'someone') RETURNING id)
                 INSERT INTO memberships (org_id, person_id, role, role_source) SELECT $1, id, 'member', 'sync' FROM p`,
@@ -23,6 +28,8 @@ const SEED_ROWS: Record<string, string> = {
                   v AS (INSERT INTO workload_versions (org_id, workload_id, number, compiled) SELECT $1, id, 1, '{}' FROM w RETURNING id, workload_id)
                   INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, deadline_at) SELECT $1, 'e', workload_id, id, now() FROM v`,
   runtime_commands: `INSERT INTO runtime_commands (org_id, env_id, kind) VALUES ($1, 'e', 'teardown')`,
+  invitations: `INSERT INTO invitations (org_id, email, role, token_hash, expires_at)
+                VALUES ($1, 'x@example.com', 'member', md5(random()::text), now() + interval '1 day')`,
   audit_log: `INSERT INTO audit_log (org_id, seq, action, actor_label, hash) VALUES ($1, 1000000 + (random() * 1e6)::int, 'x', 'test', 'h')`,
 };
 

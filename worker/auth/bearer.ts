@@ -6,6 +6,7 @@ import { inTransaction, type Connection } from "../../db/transaction";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
+import { claimIsLive } from "../codehost/claims";
 
 export interface Principal {
   tokenId: string;
@@ -19,7 +20,7 @@ export interface Principal {
 export const SUSPENDED_RETRY_SECONDS = 300;
 
 const FIND = `
-SELECT id, org_id, kind, scopes FROM tokens
+SELECT id, org_id, kind, scopes, binding_id FROM tokens
 WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
 
 // last_used_at is kept to the minute: one write per token per minute, not one per request.
@@ -33,11 +34,13 @@ SELECT slug, plan, suspended_at IS NOT NULL AS suspended FROM organizations WHER
 export async function resolveToken(connect: () => Promise<Connection>, value: string): Promise<Principal | null> {
   const tokenHash = await hashToken(value);
   return inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
-    const { rows } = await tx.sql.query<{ id: string; org_id: string; kind: TokenKind; scopes: string[] }>(FIND, [tokenHash]);
+    const { rows } = await tx.sql.query<{ id: string; org_id: string; kind: TokenKind; scopes: string[]; binding_id: string | null }>(FIND, [tokenHash]);
     const token = rows[0];
     if (!token) return null;
     // Now that the organization is known, act as it.
     await tx.sql.query("SELECT set_config('app.org_id', $1, true)", [token.org_id]);
+    // A token minted by identity exchange dies with its repository claim.
+    if (token.binding_id && !(await claimIsLive(tx, token.binding_id))) return null;
     const org = await tx.sql.query<Principal["organization"]>(TOUCH_AND_READ_ORG, [token.org_id, token.id]);
     return { tokenId: token.id, orgId: token.org_id, kind: token.kind, scopes: token.scopes, organization: org.rows[0]! };
   });

@@ -30,6 +30,24 @@ export const ERROR_CATALOG = {
     resolution: "Send a valid token as an HTTP bearer, or sign in again.",
     retrySafe: false,
   },
+  identity_unverified: {
+    status: 401,
+    message: "The workflow identity token did not verify.",
+    resolution: "Read `reason`: request a fresh identity token for this service's audience from a workflow allowed to request identity tokens, and exchange it once.",
+    retrySafe: false,
+  },
+  signature_invalid: {
+    status: 401,
+    message: "The delivery's signature is missing, malformed or does not match.",
+    resolution: "Sign the raw body with HMAC-SHA256 under the shared webhook secret and send it as X-Hub-Signature-256: sha256=<hex>.",
+    retrySafe: false,
+  },
+  csrf_failed: {
+    status: 403,
+    message: "The request's CSRF token is missing or does not match the session.",
+    resolution: "Send the token from GET /auth/session in the x-svc-csrf header.",
+    retrySafe: false,
+  },
   forbidden: {
     status: 403,
     message: "The credential does not carry the permission this needs.",
@@ -42,6 +60,12 @@ export const ERROR_CATALOG = {
     resolution: "Keep the request and send it again after retryAfterSeconds; an owner can see why in the console.",
     retrySafe: true,
   },
+  identity_not_bound: {
+    status: 403,
+    message: "The workflow identity verified, but no organization's claim lets this repository mint engine tokens.",
+    resolution: "Read `reason`: an owner or admin claims the repository with the CLI (tokens.manage), or installs the App on its owner.",
+    retrySafe: false,
+  },
   not_found: {
     status: 404,
     message: "Nothing is here.",
@@ -52,6 +76,12 @@ export const ERROR_CATALOG = {
     status: 405,
     message: "This address does not accept that method.",
     resolution: "Use one of the methods named in the Allow header.",
+    retrySafe: false,
+  },
+  claim_held_elsewhere: {
+    status: 409,
+    message: "Another organization holds a claim on this repository.",
+    resolution: "Retrying never helps: the other organization must revoke its claim before this one can claim the repository.",
     retrySafe: false,
   },
   lease_not_held: {
@@ -70,6 +100,12 @@ export const ERROR_CATALOG = {
     status: 429,
     message: "Too many requests; slow down.",
     resolution: "Wait the number of seconds in the Retry-After header, then send the request again.",
+    retrySafe: true,
+  },
+  webhook_not_configured: {
+    status: 503,
+    message: "This service has no webhook secret for the sender, so it cannot accept deliveries.",
+    resolution: "The operator sets the App credentials (SVC_CODEHOST_APP_ID, SVC_CODEHOST_APP_PRIVATE_KEY, SVC_CODEHOST_APP_WEBHOOK_SECRET).",
     retrySafe: true,
   },
   internal_error: {

@@ -11,6 +11,8 @@ export interface IssueToken {
   scopes?: readonly Permission[];
   expiresAt?: Date | null;
   createdBy?: string | null;
+  /** The repository claim an identity-exchange token is minted through. */
+  bindingId?: string | null;
 }
 
 export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: string; token: string; createdAt: Date }> {
@@ -26,6 +28,7 @@ export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: str
       scopes: [...(request.scopes ?? [])],
       expiresAt: request.expiresAt ?? null,
       createdBy: request.createdBy ?? null,
+      bindingId: request.bindingId ?? null,
     })
     .returning({ id: tokens.id, createdAt: tokens.createdAt });
   return { id: row!.id, token, createdAt: row!.createdAt };

@@ -1,0 +1,116 @@
+// The workflow dispatch client against the fake code host: as the App, declared inputs only, and
+// every attempt recorded with what the code host answered.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { configFor } from "../../worker/config/for-env";
+import type { CodehostConfig } from "../../worker/config/types";
+import { dispatchWorkflow, type DispatchRequest } from "../../worker/codehost/dispatch";
+import { fake, installApp, newRepository, type TestRepository } from "../support/codehost";
+import { appPool, seedOrganization } from "../support/seed";
+import { asRole } from "../support/sql";
+
+const PREVIEW = `
+name: preview
+on:
+  push:
+  workflow_dispatch:
+    inputs:
+      env_id:
+        description: The environment to bring up
+        required: true
+      ttl_seconds:
+        required: false
+jobs:
+  up:
+    runs-on: ubuntu-latest
+    steps: [{ run: echo up }]
+`;
+
+const codehost = (): CodehostConfig => configFor(env).codehost;
+
+let repository: TestRepository;
+let orgId: string;
+
+beforeAll(async () => {
+  repository = newRepository("dispatch");
+  ({ orgId } = await installApp(repository));
+  await fake("/_fake/workflows", { json: { repository: repository.full, workflow: "preview.yml", source: PREVIEW } });
+});
+
+async function dispatch(overrides: Partial<DispatchRequest> = {}, config = codehost()) {
+  const pool = appPool();
+  try {
+    return await dispatchWorkflow(pool.connect, config, {
+      orgId,
+      repository: repository.full,
+      workflow: "preview.yml",
+      ref: "main",
+      inputs: { env_id: "pr-7" },
+      ...overrides,
+    });
+  } finally {
+    await pool.end();
+  }
+}
+
+const stored = (id: string) =>
+  asRole("superuser", async (client) => (await client.query("SELECT * FROM workflow_dispatches WHERE id = $1", [id])).rows[0]);
+
+const dispatchedAtFake = async (full: string) =>
+  ((await (await fake(`/_fake/dispatches?repository=${encodeURIComponent(full)}`)).json()) as { dispatches: Array<{ ref: string; inputs: Record<string, string> }> }).dispatches;
+
+describe("dispatching a workflow as the App", () => {
+  it("sends only the inputs the workflow declares, and records the dispatch", async () => {
+    const before = (await dispatchedAtFake(repository.full)).length;
+    const result = await dispatch({ inputs: { env_id: "pr-7", ttl_seconds: "3600", run_id: "r-1", secret_hint: "x" } });
+    expect(result).toMatchObject({
+      outcome: "dispatched",
+      refusalStatus: null,
+      refusal: null,
+      inputs: { env_id: "pr-7", ttl_seconds: "3600" },
+      droppedInputs: ["run_id", "secret_hint"],
+    });
+    const atFake = await dispatchedAtFake(repository.full);
+    expect(atFake.slice(before)).toEqual([expect.objectContaining({ ref: "main", inputs: { env_id: "pr-7", ttl_seconds: "3600" } })]);
+    expect(await stored(result.id)).toMatchObject({
+      org_id: orgId, repository: repository.full, workflow: "preview.yml", ref: "main",
+      inputs: { env_id: "pr-7", ttl_seconds: "3600" }, dropped_inputs: ["run_id", "secret_hint"], outcome: "dispatched", refusal_status: null, refusal: null,
+    });
+  });
+
+  it("records a dispatch the code host refuses, with its status and a sentence", async () => {
+    const other = newRepository("refused");
+    const { orgId: otherOrg } = await installApp(other);
+    await fake("/_fake/workflows", { json: { repository: other.full, workflow: "preview.yml", source: PREVIEW } });
+    await fake("/_fake/refusals", { json: { repository: other.full, workflow: "preview.yml", status: 422, message: "Workflow does not have 'workflow_dispatch' trigger" } });
+    const result = await dispatch({ orgId: otherOrg, repository: other.full });
+    expect(result).toMatchObject({ outcome: "refused", refusalStatus: 422, refusal: expect.stringMatching(/^The code host refused .*HTTP 422: Workflow does not have/) });
+    expect(await stored(result.id)).toMatchObject({ org_id: otherOrg, outcome: "refused", refusal_status: 422, inputs: { env_id: "pr-7" } });
+    expect(await dispatchedAtFake(other.full)).toEqual([]);
+  });
+
+  it("records a workflow the repository does not have as refused with the code host's 404", async () => {
+    const result = await dispatch({ workflow: "missing.yml" });
+    expect(result).toMatchObject({ outcome: "refused", refusalStatus: 404, refusal: expect.stringMatching(/missing\.yml/) });
+    expect(await stored(result.id)).toMatchObject({ outcome: "refused", refusal_status: 404 });
+  });
+
+  it("records a workflow without a workflow_dispatch trigger as refused, without asking to dispatch it", async () => {
+    await fake("/_fake/workflows", { json: { repository: repository.full, workflow: "push-only.yml", source: "on: push\njobs: {}\n" } });
+    const result = await dispatch({ workflow: "push-only.yml" });
+    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/workflow_dispatch/) });
+  });
+
+  it("records a dispatch for an organization with no installation on the owner as refused", async () => {
+    const lonely = (await seedOrganization("no-install")).id;
+    const result = await dispatch({ orgId: lonely });
+    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/not installed/) });
+    expect(await stored(result.id)).toMatchObject({ org_id: lonely, outcome: "refused" });
+  });
+
+  it("records an unreachable code host", async () => {
+    const result = await dispatch({}, { ...codehost(), apiBase: "http://127.0.0.1:1" });
+    expect(result).toMatchObject({ outcome: "unreachable", refusalStatus: null, refusal: expect.stringMatching(/could not be reached/) });
+    expect(await stored(result.id)).toMatchObject({ outcome: "unreachable", refusal: result.refusal });
+  });
+});

@@ -1,0 +1,72 @@
+// The issuer's key set as the exchange holds it: cached, fetched again for an unknown key id at most
+// once per cooldown, refreshed when old, and bounded in time and size.
+import { describe, expect, inject, it } from "vitest";
+import { IssuerKeys, KEY_SET_POLICY, type KeySetPolicy } from "../../worker/codehost/jwks";
+import { fake } from "../support/codehost";
+
+const T0 = 1_000_000_000_000;
+const DEFAULT_KID = "fake-key-1";
+
+/** A key-set address of the fake's that no other test asks for, so its fetches can be counted. */
+function keySet(query = "", address = `/_fake/jwks?tag=${crypto.randomUUID()}${query}`) {
+  return {
+    url: inject("codehostBase") + address,
+    fetches: async () => ((await (await fake(`/_fake/requests?address=${encodeURIComponent(address)}`)).json()) as { count: number }).count,
+  };
+}
+
+const keys = (policy: Partial<KeySetPolicy> = {}) => new IssuerKeys({ ...KEY_SET_POLICY, ...policy });
+
+describe("the issuer's keys", () => {
+  it("are fetched once and then served from memory", async () => {
+    const set = keySet();
+    const cache = keys();
+    expect(await cache.find(set.url, DEFAULT_KID, T0)).toMatchObject({ ok: true, key: { kid: DEFAULT_KID, kty: "RSA" } });
+    expect(await cache.find(set.url, DEFAULT_KID, T0 + 60_000)).toMatchObject({ ok: true });
+    expect(await set.fetches()).toBe(1);
+  });
+
+  it("are fetched again for an unknown key id, but not within the cooldown", async () => {
+    const set = keySet();
+    const cache = keys();
+    await cache.find(set.url, DEFAULT_KID, T0);
+    expect(await cache.find(set.url, "unknown", T0 + 1_000)).toEqual({ ok: false, reason: "no_key" });
+    expect(await cache.find(set.url, "unknown-too", T0 + 2_000)).toEqual({ ok: false, reason: "no_key" });
+    expect(await set.fetches()).toBe(1);
+    expect(await cache.find(set.url, "unknown", T0 + KEY_SET_POLICY.cooldownMs + 1)).toEqual({ ok: false, reason: "no_key" });
+    expect(await set.fetches()).toBe(2);
+  });
+
+  it("find a key the issuer published after they were fetched (rotation)", async () => {
+    const set = keySet();
+    const cache = keys();
+    await cache.find(set.url, DEFAULT_KID, T0);
+    const { kid } = (await (await fake("/_fake/oidc/keys", { method: "POST" })).json()) as { kid: string };
+    expect(await cache.find(set.url, kid, T0 + KEY_SET_POLICY.cooldownMs)).toMatchObject({ ok: true, key: { kid } });
+  });
+
+  it("are fetched again once older than the maximum age", async () => {
+    const set = keySet();
+    const cache = keys();
+    await cache.find(set.url, DEFAULT_KID, T0);
+    await cache.find(set.url, DEFAULT_KID, T0 + KEY_SET_POLICY.maxAgeMs + 1);
+    expect(await set.fetches()).toBe(2);
+  });
+
+  it("are unavailable when the issuer answers an error, too slowly, or too much", async () => {
+    const missing = keySet("", `/_fake/no-such-key-set/${crypto.randomUUID()}`).url;
+    expect(await keys().find(missing, DEFAULT_KID, T0)).toEqual({ ok: false, reason: "keys_unavailable" });
+    expect(await keys({ timeoutMs: 200 }).find(keySet("&delay_ms=2000").url, DEFAULT_KID, T0)).toEqual({ ok: false, reason: "keys_unavailable" });
+    expect(await keys({ maxBytes: 4096 }).find(keySet("&pad_bytes=8192").url, DEFAULT_KID, T0)).toEqual({ ok: false, reason: "keys_unavailable" });
+  });
+
+  it("ask an unavailable issuer again only after the cooldown", async () => {
+    const set = keySet("", `/_fake/no-such-key-set/${crypto.randomUUID()}`);
+    const cache = keys();
+    await cache.find(set.url, DEFAULT_KID, T0);
+    await cache.find(set.url, DEFAULT_KID, T0 + 1_000);
+    expect(await set.fetches()).toBe(1);
+    await cache.find(set.url, DEFAULT_KID, T0 + KEY_SET_POLICY.cooldownMs);
+    expect(await set.fetches()).toBe(2);
+  });
+});

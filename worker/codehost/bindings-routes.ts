@@ -1,0 +1,168 @@
+// /v1/oidc/bindings (spec: Repository claims): a CLI token with tokens.manage claims a repository for
+// its organization, lists the claims with the audience to request, and revokes them.
+import type { Hono } from "hono";
+import { z } from "zod";
+import { inTenant, inTransaction } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+import { requireToken } from "../auth/bearer";
+import { requireScope } from "../auth/scope";
+import type { AppContext, AppEnv } from "../http/context";
+import { readBody } from "../http/input";
+import { Refusal } from "../http/refusal";
+import { describeRoute, honoPath, refusal, serverFailure, type ResponseDoc } from "../openapi/route";
+import { identityAudience } from "./audience";
+import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, OidcBinding, RepositoryPath, toBinding } from "./bindings-schemas";
+import { findClaim, insertClaim, listClaims, revokeClaim, type Claim, type ClaimRef } from "./claims";
+import { REPOSITORY_PATTERN, repositoryKey } from "./repository";
+
+// Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication, rule 7).
+const claimManager = [
+  requireToken("cli"),
+  requireScope("tokens.manage"),
+  // 402: the plan check goes here once billing arrives: refuse when the organization's plan lacks the
+  // hosted control plane (spec: Repository claims, common errors).
+] as const;
+
+const common: Record<number, ResponseDoc> = {
+  401: refusal("Not a valid CLI token"),
+  402: refusal("The organization's plan lacks the hosted control plane"),
+  403: refusal("The token lacks tokens.manage (the message names the login command and scope that fix it), or the organization is suspended"),
+  500: serverFailure,
+};
+const description = "CLI token with the tokens.manage scope.";
+
+const create = describeRoute({
+  method: "post",
+  path: "/v1/oidc/bindings",
+  operationId: "createBinding",
+  summary: "Claim a repository: its workflows may exchange identity tokens for this organization's engine tokens",
+  description,
+  tag: "bindings",
+  security: ["cliToken"],
+  body: CreateBindingRequest,
+  responses: {
+    201: { description: "The claim (the existing one when this organization already holds the repository)", schema: OidcBinding },
+    400: refusal("Body not JSON, or repository not `owner/name`"),
+    ...common,
+    409: refusal("Another organization holds the repository; retrying never helps"),
+  },
+});
+
+const list = describeRoute({
+  method: "get",
+  path: "/v1/oidc/bindings",
+  operationId: "listBindings",
+  summary: "The audience to request identity tokens for, and this organization's claims",
+  description,
+  tag: "bindings",
+  security: ["cliToken"],
+  responses: { 200: { description: "The binding list", schema: BindingList }, ...common },
+});
+
+const revokeResponses = {
+  200: { description: "Revoked now, or already (alreadyRevoked)", schema: BindingRevocation },
+  400: refusal("The identifier is neither a uuid nor `owner/name`"),
+  ...common,
+  404: refusal("No such claim in this organization"),
+};
+
+const revokeById = describeRoute({
+  method: "delete",
+  path: "/v1/oidc/bindings/{binding}",
+  operationId: "revokeBinding",
+  summary: "Revoke a claim by id (or `owner/name`); every engine token minted through it dies",
+  description,
+  tag: "bindings",
+  security: ["cliToken"],
+  pathParams: BindingPath,
+  responses: revokeResponses,
+});
+
+const revokeByRepository = describeRoute({
+  method: "delete",
+  path: "/v1/oidc/bindings/{owner}/{name}",
+  operationId: "revokeBindingByRepository",
+  summary: "Revoke the claim on a repository; every engine token minted through it dies",
+  description,
+  tag: "bindings",
+  security: ["cliToken"],
+  pathParams: RepositoryPath,
+  responses: revokeResponses,
+});
+
+const UUID = z.uuid();
+
+function claimRef(identifier: string): ClaimRef {
+  if (UUID.safeParse(identifier).success) return { id: identifier };
+  if (REPOSITORY_PATTERN.test(identifier)) return { repository: identifier };
+  throw new Refusal("invalid_request", "Name the claim to revoke by its id (a uuid) or by its repository as `owner/name`.");
+}
+
+/** This organization's claim, or the refusal naming who holds the repository. */
+function heldByUs(claim: Claim, orgId: string): Claim {
+  if (claim.orgId === orgId) return claim;
+  throw new Refusal(
+    "claim_held_elsewhere",
+    `Another organization holds the claim on ${claim.repository}; retrying will never succeed until that organization revokes it.`,
+  );
+}
+
+async function revoke(c: AppContext, ref: ClaimRef) {
+  const { orgId, tokenId } = c.var.principal;
+  const result = await inTenant(c.var.database().connect, orgId, async (tx) => {
+    const claim = await findClaim(tx, ref);
+    if (!claim) throw new Refusal("not_found", "This organization has no claim with that id or on that repository.");
+    const tokensRevoked = await revokeClaim(tx, claim.id);
+    if (tokensRevoked === null) return { revoked: true, repository: claim.repository, alreadyRevoked: true, tokensRevoked: 0 };
+    await appendAudit(tx, {
+      orgId,
+      action: "repository_claim.revoked",
+      actorLabel: `CLI token ${tokenId}`,
+      target: claim.id,
+      data: { repository: claim.repository, tokensRevoked },
+    });
+    return { revoked: true, repository: claim.repository, alreadyRevoked: false, tokensRevoked };
+  });
+  return c.json(result, 200);
+}
+
+export function registerBindings(app: Hono<AppEnv>): void {
+  app.post(honoPath(create), ...claimManager, async (c) => {
+    const { repository } = await readBody(c, CreateBindingRequest);
+    const { orgId, tokenId } = c.var.principal;
+    const scope = { orgId, lookups: { claim_repository: repositoryKey(repository) } };
+    const claim = await inTransaction(c.var.database().connect, scope, async (tx) => {
+      // The lookup shows every organization's claim on this repository, so a claim held elsewhere is seen.
+      const live = async () => {
+        const found = await findClaim(tx, { repository });
+        return found && !found.revokedAt ? found : null;
+      };
+      const held = await live();
+      if (held) return heldByUs(held, orgId);
+      const created = await insertClaim(tx, { orgId, repository, source: "cli" });
+      // Claimed by someone a moment ago.
+      if (!created) return heldByUs((await live())!, orgId);
+      await appendAudit(tx, {
+        orgId,
+        action: "repository_claim.created",
+        actorLabel: `CLI token ${tokenId}`,
+        target: created.id,
+        data: { repository, source: "cli" },
+      });
+      return created;
+    });
+    return c.json(toBinding(claim), 201);
+  });
+
+  app.get(honoPath(list), ...claimManager, async (c) => {
+    const { orgId } = c.var.principal;
+    const claims = await inTenant(c.var.database().connect, orgId, (tx) => listClaims(tx, orgId));
+    return c.json({ audience: identityAudience(c.var.config, c.req.url), bindings: claims.map(toBinding) }, 200);
+  });
+
+  app.delete(honoPath(revokeById), ...claimManager, (c) => revoke(c, claimRef(c.req.param("binding") ?? "")));
+
+  app.delete(honoPath(revokeByRepository), ...claimManager, (c) =>
+    revoke(c, claimRef(`${c.req.param("owner")}/${c.req.param("name")}`)),
+  );
+}

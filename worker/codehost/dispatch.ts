@@ -1,0 +1,106 @@
+// Starting a workflow in a customer's repository as the App (spec: Pull model): an installation token
+// for the repository's owner, then a dispatch carrying only the inputs the workflow declares.
+// Whatever the code host answers is recorded; a refused dispatch is kept with the refusal.
+import { inTenant, type Connection, type Tx } from "../../db/transaction";
+import type { CodehostConfig } from "../config/types";
+import { appJwt } from "./app-jwt";
+import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
+import { installationsOnAccount } from "./installations";
+import { ownerOf } from "./repository";
+import { dispatchInputs } from "./workflow-inputs";
+
+export interface DispatchRequest {
+  orgId: string;
+  /** `owner/name`. */
+  repository: string;
+  /** The workflow's file name under .github/workflows, e.g. `preview.yml`. */
+  workflow: string;
+  /** Branch or tag the workflow runs on. */
+  ref: string;
+  inputs: Record<string, string>;
+}
+
+export type DispatchOutcome = "dispatched" | "refused" | "unreachable";
+
+export interface DispatchRecord {
+  id: string;
+  outcome: DispatchOutcome;
+  /** The code host's HTTP status when it refused; null when it did not answer or was never asked. */
+  refusalStatus: number | null;
+  /** A sentence saying what was refused and why; null when dispatched. */
+  refusal: string | null;
+  /** What was sent: the declared inputs only. */
+  inputs: Record<string, string>;
+  droppedInputs: string[];
+}
+
+type Attempt = Omit<DispatchRecord, "id">;
+
+const refused = (refusalStatus: number | null, refusal: string, inputs: Record<string, string> = {}, droppedInputs: string[] = []): Attempt =>
+  ({ outcome: "refused", refusalStatus, refusal, inputs, droppedInputs });
+
+const path = (...segments: string[]) => segments.map(encodeURIComponent).join("/");
+
+const decodeBase64Text = (base64: string) =>
+  new TextDecoder().decode(Uint8Array.from(atob(base64.replace(/\s+/g, "")), (char) => char.charCodeAt(0)));
+
+async function attemptDispatch(connect: () => Promise<Connection>, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
+  const { repository, workflow, ref } = request;
+  const owner = ownerOf(repository);
+  if (!codehost.app) return refused(null, "No code-host App is configured on this service, so it cannot start workflows.");
+  const [installation] = await inTenant(connect, request.orgId, (tx) => installationsOnAccount(tx, owner));
+  if (!installation) return refused(null, `The App is not installed on ${owner} for this organization; install it there, then try again.`);
+  if (installation.suspended) return refused(null, `The App installation on ${owner} is suspended; an owner of ${owner} must unsuspend it.`);
+
+  const grant = await callCodehost(codehost.apiBase, "POST", `/app/installations/${installation.codehostInstallationId}/access_tokens`, await appJwt(codehost.app));
+  const token = (grant.body as { token?: unknown } | null)?.token;
+  if (grant.status !== 201 || typeof token !== "string") {
+    return refused(grant.status, `The code host did not let the App act on ${owner} (${describeAnswer(grant)}).`);
+  }
+  const repo = path(...repository.split("/"));
+  const file = await callCodehost(codehost.apiBase, "GET", `/repos/${repo}/contents/.github/workflows/${path(workflow)}?ref=${encodeURIComponent(ref)}`, token);
+  const content = (file.body as { content?: unknown } | null)?.content;
+  if (file.status !== 200 || typeof content !== "string") {
+    return refused(file.status, `The workflow ${workflow} could not be read from ${repository} at ${ref} (${describeAnswer(file)}).`);
+  }
+  let declared: string[] | null;
+  try {
+    declared = dispatchInputs(decodeBase64Text(content));
+  } catch {
+    return refused(null, `The workflow ${workflow} in ${repository} at ${ref} is not valid YAML, so it was not started.`);
+  }
+  if (!declared) return refused(null, `The workflow ${workflow} in ${repository} has no workflow_dispatch trigger, so it cannot be started from here.`);
+
+  const inputs = Object.fromEntries(Object.entries(request.inputs).filter(([name]) => declared.includes(name)));
+  const droppedInputs = Object.keys(request.inputs).filter((name) => !declared.includes(name));
+  const answer = await callCodehost(codehost.apiBase, "POST", `/repos/${repo}/actions/workflows/${path(workflow)}/dispatches`, token, { ref, inputs });
+  if (answer.status === 204) return { outcome: "dispatched", refusalStatus: null, refusal: null, inputs, droppedInputs };
+  return refused(answer.status, `The code host refused to start ${workflow} in ${repository} at ${ref} (${describeAnswer(answer)}).`, inputs, droppedInputs);
+}
+
+async function recordDispatch(tx: Tx, request: DispatchRequest, attempt: Attempt): Promise<DispatchRecord> {
+  const { rows } = await tx.sql.query<{ id: string }>(
+    `INSERT INTO workflow_dispatches (org_id, repository, workflow, ref, inputs, dropped_inputs, outcome, refusal_status, refusal)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    [request.orgId, request.repository, request.workflow, request.ref, JSON.stringify(attempt.inputs), attempt.droppedInputs,
+      attempt.outcome, attempt.refusalStatus, attempt.refusal],
+  );
+  return { id: rows[0]!.id, ...attempt };
+}
+
+export async function dispatchWorkflow(connect: () => Promise<Connection>, codehost: CodehostConfig, request: DispatchRequest): Promise<DispatchRecord> {
+  let attempt: Attempt;
+  try {
+    attempt = await attemptDispatch(connect, codehost, request);
+  } catch (error) {
+    if (!(error instanceof CodehostUnreachable)) throw error;
+    attempt = {
+      outcome: "unreachable",
+      refusalStatus: null,
+      refusal: `The code host could not be reached (${error.message}), so ${request.workflow} was not started in ${request.repository}.`,
+      inputs: {},
+      droppedInputs: [],
+    };
+  }
+  return inTenant(connect, request.orgId, (tx) => recordDispatch(tx, request, attempt));
+}

@@ -1,0 +1,12 @@
+// The code-host capability's HTTP surface: the identity exchange, repository claims, App webhooks.
+import type { Hono } from "hono";
+import type { AppEnv } from "../http/context";
+import { registerBindings } from "./bindings-routes";
+import { registerIdentityExchange } from "./exchange-routes";
+import { registerCodehostWebhooks } from "./webhook-routes";
+
+export function registerCodehost(app: Hono<AppEnv>): void {
+  registerIdentityExchange(app);
+  registerBindings(app);
+  registerCodehostWebhooks(app);
+}
