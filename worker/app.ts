@@ -11,6 +11,7 @@ import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
 import { registerOpenApi } from "./openapi/routes";
+import { registerHome } from "./sessions/home";
 import { registerSessions } from "./sessions/routes";
 import { registerSignIn } from "./signin/routes";
 import { registerTokens } from "./tokens/routes";
@@ -30,6 +31,7 @@ export function createApp(): Hono<AppEnv> {
   registerCodehost(app);
   registerSignIn(app);
   registerSessions(app);
+  registerHome(app);
   registerDeviceFlow(app);
   registerMagicLinks(app);
   registerOpenApi(app);

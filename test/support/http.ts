@@ -32,3 +32,6 @@ export async function callWith(overrides: Record<string, unknown>, path: string,
 
 /** A database URL nothing listens on. */
 export const UNREACHABLE_DATABASE = { SVC_DATABASE_URL: "postgres://svc_app:x@127.0.0.1:1/svc" };
+
+/** Every Set-Cookie line of a response. */
+export const setCookies = (response: Response): string[] => response.headers.getAll("set-cookie");

@@ -4,6 +4,7 @@ import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
 import type { Principal } from "../auth/bearer";
+import type { LiveSession } from "../sessions/store";
 
 export interface AppEnv {
   Bindings: Env;
@@ -14,6 +15,8 @@ export interface AppEnv {
     database: () => RequestPool;
     /** Who is calling, set by the authentication middleware of routes that need a token. */
     principal: Principal;
+    /** The browser session, set by requireSession. */
+    session: LiveSession;
   };
 }
 

@@ -1,14 +1,24 @@
-// Token values: 32 random bytes behind a prefix naming the kind. Only the SHA-256 hash is stored;
-// lookups go by hash, so a stored value never has to be compared with the secret itself.
+// Secret values (tokens, session cookies, link tokens): 32 random bytes behind a prefix naming the
+// kind. Only the SHA-256 hash is stored; lookups go by hash, so a stored value never has to be
+// compared with the secret itself.
 import type { TokenKind } from "../../db/schema";
 
-const PREFIX: Record<TokenKind, string> = { engine: "svc_eng_", cli: "svc_cli_" };
+export type SecretKind = TokenKind | "session" | "invitation" | "magic_link" | "device_code";
 
-function base64url(bytes: Uint8Array): string {
+const PREFIX: Record<SecretKind, string> = {
+  engine: "svc_eng_",
+  cli: "svc_cli_",
+  session: "svc_ses_",
+  invitation: "svc_inv_",
+  magic_link: "svc_mgl_",
+  device_code: "svc_dev_",
+};
+
+export function base64url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-export function newTokenValue(kind: TokenKind): string {
+export function newTokenValue(kind: SecretKind): string {
   return PREFIX[kind] + base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 

@@ -1,0 +1,125 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { call } from "../support/http";
+import { seedOrganization } from "../support/seed";
+import { browser, seedPerson, seedSession } from "../support/sessions";
+import { asRole } from "../support/sql";
+
+let orgId: string;
+
+beforeEach(async () => {
+  orgId = (await seedOrganization("device")).id;
+});
+
+const uniqueAddress = () => `10.${[1, 2, 3].map(() => Math.floor(Math.random() * 250)).join(".")}`;
+
+async function startFlow(scope: string) {
+  const response = await call("/auth/device/code", {
+    method: "POST",
+    body: new URLSearchParams({ client_id: "svc-cli", scope }).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": uniqueAddress() },
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+}
+
+const poll = async (deviceCode: string) => {
+  const response = await call("/auth/device/token", {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: deviceCode }).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+  return { status: response.status, body: (await response.json()) as { error?: string; access_token?: string; scope?: string } };
+};
+
+/** Lets the next poll through the interval. */
+const waitInterval = () => asRole("superuser", (client) => client.query("UPDATE device_authorizations SET last_polled_at = now() - interval '1 hour'"));
+
+async function signedIn(role: "owner" | "admin" | "member" | "viewer") {
+  const personId = await seedPerson(`dev-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role }]);
+  return browser(await seedSession(personId));
+}
+
+async function decide(me: ReturnType<typeof browser>, userCode: string, approve: boolean) {
+  return me.post("/auth/device/approve", { userCode, orgId, approve }, await me.csrf());
+}
+
+describe("device flow", () => {
+  it("answers with RFC 8628 codes and a verification page", async () => {
+    const flow = await startFlow("tokens.manage");
+    expect(flow).toMatchObject({ user_code: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}$/), expires_in: 900, interval: 5 });
+    expect(flow.verification_uri).toMatch(/\/auth\/device$/);
+    const me = await signedIn("admin");
+    const page = await me.get(`/auth/device?user_code=${flow.user_code}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(flow.user_code);
+    expect((await call("/auth/device")).status).toBe(401);
+  });
+
+  it("goes pending, slow_down, then issues a CLI token with the approved scopes once", async () => {
+    const flow = await startFlow("tokens.manage environments.view");
+    expect((await poll(flow.device_code)).body.error).toBe("authorization_pending");
+    expect((await poll(flow.device_code)).body.error).toBe("slow_down");
+    const me = await signedIn("admin");
+    const decision = await decide(me, flow.user_code, true);
+    expect(await decision.json()).toEqual({ approved: true, scopes: ["tokens.manage", "environments.view"] });
+    await waitInterval();
+    const issued = await poll(flow.device_code);
+    expect(issued).toMatchObject({ status: 200, body: { access_token: expect.stringMatching(/^svc_cli_/), scope: "tokens.manage environments.view" } });
+    // The token works as a CLI bearer with its scope.
+    expect((await call("/v1/tokens", { method: "POST", token: issued.body.access_token!, json: {} })).status).toBe(201);
+    await waitInterval();
+    expect((await poll(flow.device_code)).body.error).toBe("invalid_grant");
+  });
+
+  it("never grants more than the person's role allows", async () => {
+    const flow = await startFlow("tokens.manage environments.view");
+    const me = await signedIn("member");
+    expect(await (await decide(me, flow.user_code, true)).json()).toEqual({ approved: true, scopes: ["environments.view"] });
+    await waitInterval();
+    const issued = await poll(flow.device_code);
+    expect(issued.body.scope).toBe("environments.view");
+    expect((await call("/v1/tokens", { method: "POST", token: issued.body.access_token!, json: {} })).status).toBe(403);
+  });
+
+  it("answers access_denied once the person denies", async () => {
+    const flow = await startFlow("environments.view");
+    await decide(await signedIn("viewer"), flow.user_code, false);
+    await waitInterval();
+    expect((await poll(flow.device_code)).body.error).toBe("access_denied");
+  });
+
+  it("answers expired_token after 15 minutes", async () => {
+    const flow = await startFlow("environments.view");
+    await asRole("superuser", (client) => client.query("UPDATE device_authorizations SET expires_at = now() - interval '1 second'"));
+    expect((await poll(flow.device_code)).body.error).toBe("expired_token");
+  });
+
+  it("refuses unknown scopes and grant types", async () => {
+    const unknownScope = await call("/auth/device/code", { method: "POST", json: { scope: "rule.world" }, headers: { "x-forwarded-for": uniqueAddress() } });
+    expect(unknownScope.status).toBe(400);
+    expect(await unknownScope.json()).toMatchObject({ error: "invalid_scope" });
+    const wrongGrant = await call("/auth/device/token", { method: "POST", json: { grant_type: "password", device_code: "x" } });
+    expect(await wrongGrant.json()).toMatchObject({ error: "unsupported_grant_type" });
+  });
+
+  it("needs a session, the CSRF header and a membership to approve", async () => {
+    const flow = await startFlow("environments.view");
+    expect((await call("/auth/device/approve", { method: "POST", json: { userCode: flow.user_code, orgId, approve: true } })).status).toBe(401);
+    const me = await signedIn("admin");
+    expect((await me.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: true })).status).toBe(403);
+    const outsider = browser(await seedSession(await seedPerson(`out-${crypto.randomUUID().slice(0, 6)}`)));
+    expect((await decide(outsider, flow.user_code, true)).status).toBe(404);
+    expect((await decide(me, "ZZZZ-ZZZZ", true)).status).toBe(404);
+  });
+
+  it("limits device codes per client address", async () => {
+    const address = uniqueAddress();
+    const ask = () => call("/auth/device/code", { method: "POST", json: { scope: "" }, headers: { "x-forwarded-for": `203.0.113.9, ${address}` } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await ask()).status);
+    expect(statuses.slice(0, 20).every((status) => status === 200)).toBe(true);
+    const refused = await ask();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+});

@@ -1,0 +1,113 @@
+// The device authorization flow (RFC 8628) that gives the CLI its token: the CLI asks for codes,
+// a signed-in person approves the user code for one of their organizations, the CLI polls until a
+// token is issued with the requested scopes, never more than the person's role allows.
+import type { Role } from "../../db/schema";
+import { inTransaction, type Connection } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+import { roleAllows, type Permission } from "../auth/permissions";
+import { issueToken } from "../tokens/issue";
+import { hashToken, newTokenValue } from "../tokens/secret";
+import { newUserCode, normalizeUserCode } from "./codes";
+
+export const DEVICE_CODE_SECONDS = 15 * 60;
+export const POLL_INTERVAL_SECONDS = 5;
+/** RFC 8628 3.5: each slow_down adds this much to the interval the client must keep. */
+const SLOW_DOWN_STEP = 5;
+
+export async function startDeviceAuthorization(connect: () => Promise<Connection>, scopes: readonly Permission[]) {
+  const deviceCode = newTokenValue("device_code");
+  const userCode = newUserCode();
+  await inTransaction(connect, {}, async (tx) =>
+    tx.sql.query(
+      `INSERT INTO device_authorizations (device_code_hash, user_code, scopes, interval_seconds, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+      [await hashToken(deviceCode), userCode, scopes, POLL_INTERVAL_SECONDS, DEVICE_CODE_SECONDS],
+    ),
+  );
+  return { deviceCode, userCode, expiresIn: DEVICE_CODE_SECONDS, interval: POLL_INTERVAL_SECONDS };
+}
+
+export type Decision =
+  | { ok: true; approved: boolean; scopes: Permission[] }
+  | { ok: false; reason: "unknown_code" | "not_a_member" };
+
+/** A signed-in person's answer to a user code, for one of their organizations. */
+export async function decideDeviceAuthorization(
+  connect: () => Promise<Connection>,
+  person: { id: string; label: string },
+  typedCode: string,
+  orgId: string,
+  approve: boolean,
+): Promise<Decision> {
+  const userCode = normalizeUserCode(typedCode);
+  return inTransaction(connect, { orgId, lookups: { user_code: userCode, person_id: person.id } }, async (tx) => {
+    const pending = await tx.sql.query<{ id: string; scopes: Permission[] }>(
+      "SELECT id, scopes FROM device_authorizations WHERE user_code = $1 AND status = 'pending' AND expires_at > now() FOR UPDATE",
+      [userCode],
+    );
+    const request = pending.rows[0];
+    if (!request) return { ok: false, reason: "unknown_code" };
+    const membership = await tx.sql.query<{ role: Role }>("SELECT role FROM memberships WHERE org_id = $1 AND person_id = $2", [orgId, person.id]);
+    const role = membership.rows[0]?.role;
+    if (!role) return { ok: false, reason: "not_a_member" };
+    const granted = request.scopes.filter((scope) => roleAllows(role, scope));
+    await tx.sql.query(
+      "UPDATE device_authorizations SET status = $2, person_id = $3, granted_org_id = $4, granted_scopes = $5 WHERE id = $1",
+      approve ? [request.id, "approved", person.id, orgId, granted] : [request.id, "denied", person.id, null, null],
+    );
+    await appendAudit(tx, {
+      orgId,
+      action: approve ? "device.approved" : "device.denied",
+      actorPersonId: person.id,
+      actorLabel: person.label,
+      data: { requested: request.scopes, granted: approve ? granted : [] },
+    });
+    return { ok: true, approved: approve, scopes: approve ? granted : [] };
+  });
+}
+
+export type Poll =
+  | { status: "issued"; token: string; scopes: string[] }
+  | { status: "authorization_pending" | "slow_down" | "expired_token" | "access_denied" | "invalid_grant" };
+
+interface Row {
+  id: string;
+  status: "pending" | "approved" | "denied" | "issued";
+  expired: boolean;
+  too_soon: boolean;
+  person_id: string | null;
+  granted_org_id: string | null;
+  granted_scopes: Permission[] | null;
+}
+
+/** The CLI's poll: RFC 8628 3.5 answers, and the token once, when approved. */
+export async function pollDeviceAuthorization(connect: () => Promise<Connection>, deviceCode: string): Promise<Poll> {
+  const codeHash = await hashToken(deviceCode);
+  return inTransaction(connect, { lookups: { device_code_hash: codeHash } }, async (tx) => {
+    const { rows } = await tx.sql.query<Row>(
+      `SELECT id, status, expires_at <= now() AS expired,
+              last_polled_at IS NOT NULL AND last_polled_at > now() - make_interval(secs => interval_seconds) AS too_soon,
+              person_id, granted_org_id, granted_scopes
+       FROM device_authorizations WHERE device_code_hash = $1 FOR UPDATE`,
+      [codeHash],
+    );
+    const request = rows[0];
+    if (!request || request.status === "issued") return { status: "invalid_grant" };
+    if (request.expired) return { status: "expired_token" };
+    if (request.status === "denied") return { status: "access_denied" };
+    if (request.too_soon) {
+      await tx.sql.query("UPDATE device_authorizations SET interval_seconds = interval_seconds + $2, last_polled_at = now() WHERE id = $1", [request.id, SLOW_DOWN_STEP]);
+      return { status: "slow_down" };
+    }
+    await tx.sql.query("UPDATE device_authorizations SET last_polled_at = now() WHERE id = $1", [request.id]);
+    if (request.status === "pending") return { status: "authorization_pending" };
+
+    const orgId = request.granted_org_id!;
+    const scopes = request.granted_scopes ?? [];
+    await tx.sql.query("UPDATE device_authorizations SET status = 'issued' WHERE id = $1", [request.id]);
+    await tx.sql.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
+    const issued = await issueToken(tx, { orgId, kind: "cli", name: "CLI (device sign-in)", scopes, createdBy: request.person_id });
+    await appendAudit(tx, { orgId, action: "token.created", actorPersonId: request.person_id, actorLabel: "device sign-in", target: issued.id, data: { kind: "cli", scopes } });
+    return { status: "issued", token: issued.token, scopes };
+  });
+}

@@ -1,0 +1,96 @@
+// The device flow's routes: POST /auth/device/code and POST /auth/device/token for the CLI
+// (RFC 8628 bodies and errors), GET /auth/device (the verification page) and
+// POST /auth/device/approve for the signed-in person.
+import type { Context, Hono } from "hono";
+import { isPermission, type Permission } from "../auth/permissions";
+import { addressBucket, clientAddress } from "../http/client-address";
+import type { AppContext, AppEnv } from "../http/context";
+import { readBody, validate } from "../http/input";
+import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
+import { Refusal } from "../http/refusal";
+import { personContext } from "../people/context";
+import { readSessionCookie } from "../sessions/cookie";
+import { requireSession } from "../sessions/middleware";
+import { resolveSession } from "../sessions/store";
+import { displayUserCode } from "./codes";
+import { decideDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
+import { signInFirstPage, verificationPage } from "./page";
+import { DEVICE_GRANT, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest } from "./schemas";
+
+/** RFC 6749 5.2 error body: the shape OAuth clients expect from a token endpoint. */
+const oauthError = (c: Context<AppEnv>, error: string, description: string) => c.json({ error, error_description: description }, 400);
+
+/** OAuth clients send form bodies; JSON is accepted too. */
+async function formOrJson(c: AppContext): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  if (type.includes("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(await c.req.text()));
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Refusal("invalid_json");
+  }
+}
+
+const baseUrl = (c: AppContext) => c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin;
+
+export function registerDeviceFlow(app: Hono<AppEnv>): void {
+  app.post("/auth/device/code", async (c) => {
+    const address = clientAddress(c.req.header("x-forwarded-for"), c.var.config.server.trustedProxyHops);
+    await enforceRateLimit(c.env, addressBucket("device-code", address), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
+    const { scope = "" } = validate(DeviceCodeRequest, await formOrJson(c));
+    const scopes = scope.split(/\s+/).filter(Boolean);
+    const unknown = scopes.filter((name) => !isPermission(name));
+    if (unknown.length) return oauthError(c, "invalid_scope", `Unknown scope ${unknown.join(", ")}; scopes are permission names such as tokens.manage.`);
+    const started = await startDeviceAuthorization(c.var.database().connect, scopes as Permission[]);
+    const verification = `${baseUrl(c)}/auth/device`;
+    return c.json({
+      device_code: started.deviceCode,
+      user_code: displayUserCode(started.userCode),
+      verification_uri: verification,
+      verification_uri_complete: `${verification}?user_code=${displayUserCode(started.userCode)}`,
+      expires_in: started.expiresIn,
+      interval: started.interval,
+    });
+  });
+
+  app.post("/auth/device/token", async (c) => {
+    const parsed = DeviceTokenRequest.safeParse(await formOrJson(c));
+    if (!parsed.success) return oauthError(c, "invalid_request", "Send grant_type and device_code.");
+    if (parsed.data.grant_type !== DEVICE_GRANT) return oauthError(c, "unsupported_grant_type", `Only ${DEVICE_GRANT} is served here.`);
+    const poll = await pollDeviceAuthorization(c.var.database().connect, parsed.data.device_code);
+    switch (poll.status) {
+      case "issued":
+        return c.json({ access_token: poll.token, token_type: "Bearer", scope: poll.scopes.join(" ") });
+      case "authorization_pending":
+        return oauthError(c, poll.status, "The person has not approved this sign-in yet; keep polling at the interval.");
+      case "slow_down":
+        return oauthError(c, poll.status, "Polling too fast; add five seconds to the interval.");
+      case "expired_token":
+        return oauthError(c, poll.status, "The device code expired; start the sign-in again.");
+      case "access_denied":
+        return oauthError(c, poll.status, "The person denied this sign-in.");
+      case "invalid_grant":
+        return oauthError(c, poll.status, "The device code is unknown or was already used.");
+    }
+  });
+
+  app.get("/auth/device", async (c) => {
+    const token = readSessionCookie(c);
+    const session = token ? await resolveSession(c.var.database().connect, token) : null;
+    if (!session) return c.html(signInFirstPage(), 401);
+    const { organizations } = await personContext(c.var.database().connect, session.personId);
+    return c.html(verificationPage(c.req.query("user_code") ?? "", organizations));
+  });
+
+  app.post("/auth/device/approve", requireSession, async (c) => {
+    const { userCode, orgId, approve } = await readBody(c, DeviceDecision);
+    const { personId } = c.var.session;
+    const { person } = await personContext(c.var.database().connect, personId);
+    const decision = await decideDeviceAuthorization(c.var.database().connect, { id: personId, label: person.login ?? person.email ?? personId }, userCode, orgId, approve);
+    if (!decision.ok && decision.reason === "unknown_code") throw new Refusal("not_found", "No pending sign-in has that code; it may have expired.");
+    if (!decision.ok) throw new Refusal("not_found", "You are not a member of that organization.");
+    return c.json({ approved: decision.approved, scopes: decision.scopes });
+  });
+}

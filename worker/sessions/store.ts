@@ -1,0 +1,74 @@
+// Sessions: only a hash of the cookie value is stored. A session lives until 12 hours without use,
+// 30 days since creation, or sign-out (effective on its next request); removing a member signs
+// them out in the same transaction (worker/members).
+import { inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { hashToken, newTokenValue } from "../tokens/secret";
+
+export const IDLE_HOURS = 12;
+export const LIFETIME_DAYS = 30;
+
+export interface LiveSession {
+  id: string;
+  personId: string;
+  token: string;
+}
+
+export async function createSession(tx: Tx, personId: string, client: { address: string | null; userAgent: string | null }): Promise<string> {
+  const token = newTokenValue("session");
+  await tx.sql.query("INSERT INTO sessions (person_id, token_hash, client_address, user_agent) VALUES ($1, $2, $3, $4)", [
+    personId,
+    await hashToken(token),
+    client.address,
+    client.userAgent?.slice(0, 300) ?? null,
+  ]);
+  return token;
+}
+
+// last_seen_at moves at most once a minute: the idle limit is kept to the minute without a write per request.
+const RESOLVE = `
+WITH live AS (
+  SELECT id, person_id, last_seen_at FROM sessions
+  WHERE token_hash = $1 AND signed_out_at IS NULL
+    AND last_seen_at > now() - make_interval(hours => $2) AND created_at > now() - make_interval(days => $3)
+), touched AS (
+  UPDATE sessions SET last_seen_at = now()
+  WHERE id = (SELECT id FROM live) AND last_seen_at < now() - interval '1 minute'
+)
+SELECT id, person_id FROM live`;
+
+export async function resolveSession(connect: () => Promise<Connection>, token: string): Promise<LiveSession | null> {
+  const tokenHash = await hashToken(token);
+  return inTransaction(connect, { lookups: { session_hash: tokenHash } }, async (tx) => {
+    const { rows } = await tx.sql.query<{ id: string; person_id: string }>(RESOLVE, [tokenHash, IDLE_HOURS, LIFETIME_DAYS]);
+    return rows[0] ? { id: rows[0].id, personId: rows[0].person_id, token } : null;
+  });
+}
+
+export async function signOut(tx: Tx, sessionId: string): Promise<void> {
+  await tx.sql.query("UPDATE sessions SET signed_out_at = now() WHERE id = $1 AND signed_out_at IS NULL", [sessionId]);
+}
+
+/** Signs a person out everywhere (removal from an organization, account closing). */
+export async function signOutEverywhere(tx: Tx, personId: string): Promise<number> {
+  const { rowCount } = await tx.sql.query("UPDATE sessions SET signed_out_at = now() WHERE person_id = $1 AND signed_out_at IS NULL", [personId]);
+  return rowCount ?? 0;
+}
+
+/** A person's live sessions, newest first; never a token or a hash. */
+export async function listSessions(tx: Tx, personId: string, currentId: string) {
+  const { rows } = await tx.sql.query<{ id: string; created_at: Date; last_seen_at: Date; client_address: string | null; user_agent: string | null }>(
+    `SELECT id, created_at, last_seen_at, client_address, user_agent FROM sessions
+     WHERE person_id = $1 AND signed_out_at IS NULL
+       AND last_seen_at > now() - make_interval(hours => $2) AND created_at > now() - make_interval(days => $3)
+     ORDER BY created_at DESC`,
+    [personId, IDLE_HOURS, LIFETIME_DAYS],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    createdAt: row.created_at.toISOString(),
+    lastSeenAt: row.last_seen_at.toISOString(),
+    clientAddress: row.client_address,
+    userAgent: row.user_agent,
+    current: row.id === currentId,
+  }));
+}

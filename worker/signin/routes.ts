@@ -1,0 +1,55 @@
+// Browser sign-in through the code host: GET /auth/signin sends the browser to the authorize page
+// with a state bound to it by a cookie; GET /auth/callback checks that state, exchanges the code,
+// reads the account and completes the sign-in. Both are rate limited per client address.
+import type { Hono } from "hono";
+import { CodehostUnreachable } from "../codehost/codehost-api";
+import { clientAddress, addressBucket } from "../http/client-address";
+import { constantTimeEqual } from "../http/constant-time";
+import type { AppContext, AppEnv } from "../http/context";
+import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
+import { takeBindingCookie, writeBindingCookie, writeSessionCookie } from "../sessions/cookie";
+import { base64url } from "../tokens/secret";
+import { completeSignIn } from "./complete";
+import { authorizeUrl, exchangeCode, fetchAccount } from "./oauth";
+import { failedSignInPage, refusedSignInPage } from "./pages";
+
+const STATE_COOKIE = "svc_oauth_state";
+const STATE_SECONDS = 600;
+
+const addressOf = (c: AppContext) => clientAddress(c.req.header("x-forwarded-for"), c.var.config.server.trustedProxyHops);
+
+export function registerSignIn(app: Hono<AppEnv>): void {
+  app.get("/auth/signin", async (c) => {
+    await enforceRateLimit(c.env, addressBucket("signin", addressOf(c)), PER_ADDRESS_RULE, 1, "Too many sign-in attempts from this address.");
+    const state = base64url(crypto.getRandomValues(new Uint8Array(24)));
+    writeBindingCookie(c, STATE_COOKIE, state, STATE_SECONDS);
+    return c.redirect(authorizeUrl(c.var.config, state), 302);
+  });
+
+  app.get("/auth/callback", async (c) => {
+    const address = addressOf(c);
+    await enforceRateLimit(c.env, addressBucket("oauth-callback", address), PER_ADDRESS_RULE, 1, "Too many sign-in attempts from this address.");
+    const expected = takeBindingCookie(c, STATE_COOKIE);
+    const { code, state } = c.req.query();
+    if (!expected || !state || !constantTimeEqual(state, expected)) {
+      return c.html(failedSignInPage("This sign-in was not started in this browser, or it took too long. Start again."), 400);
+    }
+    if (!code) return c.html(failedSignInPage("The code host sent no authorization code back."), 400);
+    const config = c.var.config;
+    try {
+      const accessToken = await exchangeCode(config, code);
+      const account = accessToken ? await fetchAccount(config, accessToken) : null;
+      if (!accessToken || !account) return c.html(failedSignInPage("The code host did not confirm who you are. Start again."), 401);
+      const result = await completeSignIn(c.var.database().connect, config, account, accessToken, {
+        address,
+        userAgent: c.req.header("user-agent") ?? null,
+      });
+      if (!result.ok) return c.html(refusedSignInPage(config, account.login), 403);
+      writeSessionCookie(c, result.sessionToken);
+      return c.redirect("/", 302);
+    } catch (error) {
+      if (error instanceof CodehostUnreachable) return c.html(failedSignInPage("The code host could not be reached. Try again in a moment."), 502);
+      throw error;
+    }
+  });
+}
