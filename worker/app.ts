@@ -11,6 +11,7 @@ import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
 import { registerOpenApi } from "./openapi/routes";
+import { registerRpc } from "./rpc/routes";
 import { registerHome } from "./sessions/home";
 import { registerSessions } from "./sessions/routes";
 import { registerSignIn } from "./signin/routes";
@@ -34,6 +35,7 @@ export function createApp(): Hono<AppEnv> {
   registerHome(app);
   registerDeviceFlow(app);
   registerMagicLinks(app);
+  registerRpc(app);
   registerOpenApi(app);
   return app;
 }

@@ -2,7 +2,7 @@
 // secret, in a transaction that can see only the one row whose hash it names.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { inTransaction, type Connection } from "../../db/transaction";
+import { actAs, inTransaction, type Connection } from "../../db/transaction";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
@@ -38,7 +38,7 @@ export async function resolveToken(connect: () => Promise<Connection>, value: st
     const token = rows[0];
     if (!token) return null;
     // Now that the organization is known, act as it.
-    await tx.sql.query("SELECT set_config('app.org_id', $1, true)", [token.org_id]);
+    await actAs(tx, token.org_id);
     // A token minted by identity exchange dies with its repository claim.
     if (token.binding_id && !(await claimIsLive(tx, token.binding_id))) return null;
     const org = await tx.sql.query<Principal["organization"]>(TOUCH_AND_READ_ORG, [token.org_id, token.id]);

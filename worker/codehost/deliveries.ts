@@ -1,9 +1,8 @@
 // Handling one signed App delivery exactly once: its id is recorded by a unique insert in the same
 // transaction as its effect, so a redelivery (or a concurrent copy) changes nothing, and a delivery
 // whose handling failed is handled again when the code host redelivers it.
-import { inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
 import { validate } from "../http/input";
-import { actAs } from "./act-as";
 import { applyInstallationChange, organizationFor, type InstallationChange } from "./installation-sync";
 import { InstallationEvent, InstallationRepositoriesEvent } from "./webhook-schemas";
 

@@ -1,10 +1,9 @@
 // The identity exchange after the token verified: the organization comes from the repository's
 // claim (created here from the organization's App installation when there is exactly one), never
 // from the token; then one engine token is minted through the claim.
-import { inTenant, inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { inTenant, inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { issueToken } from "../tokens/issue";
-import { actAs } from "./act-as";
 import { findClaim, insertClaim, useClaim, type Claim } from "./claims";
 import { IdentityRefusal } from "./identity-refusal";
 import { installationsOnAccount } from "./installations";

@@ -1,10 +1,10 @@
+import { actAs } from "../../db/transaction";
 // Keeping installation rows true from the App's deliveries: which organization an installation
 // belongs to (created with it, with no members, when the account has none), its state, and the
 // repositories it covers.
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { insertOrganization, SLUG_PATTERN } from "../organizations/create";
-import { actAs } from "./act-as";
 import type { InstallationRef, InstallationRepository } from "./webhook-schemas";
 
 export type InstallationChange =

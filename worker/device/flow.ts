@@ -2,7 +2,7 @@
 // a signed-in person approves the user code for one of their organizations, the CLI polls until a
 // token is issued with the requested scopes, never more than the person's role allows.
 import type { Role } from "../../db/schema";
-import { inTransaction, type Connection } from "../../db/transaction";
+import { actAs, inTransaction, type Connection } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { roleAllows, type Permission } from "../auth/permissions";
 import { issueToken } from "../tokens/issue";
@@ -105,7 +105,7 @@ export async function pollDeviceAuthorization(connect: () => Promise<Connection>
     const orgId = request.granted_org_id!;
     const scopes = request.granted_scopes ?? [];
     await tx.sql.query("UPDATE device_authorizations SET status = 'issued' WHERE id = $1", [request.id]);
-    await tx.sql.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
+    await actAs(tx, orgId);
     const issued = await issueToken(tx, { orgId, kind: "cli", name: "CLI (device sign-in)", scopes, createdBy: request.person_id });
     await appendAudit(tx, { orgId, action: "token.created", actorPersonId: request.person_id, actorLabel: "device sign-in", target: issued.id, data: { kind: "cli", scopes } });
     return { status: "issued", token: issued.token, scopes };

@@ -33,15 +33,25 @@ function operation(route: RouteDoc) {
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
     security: route.security ? route.security.map((scheme) => ({ [scheme]: [] })) : [],
-    ...(params.length ? { parameters: params } : {}),
+    ...(params.length || route.queryInput
+      ? {
+          parameters: [
+            ...params,
+            ...(route.queryInput
+              ? [{ name: "input", in: "query", required: true, content: { "application/json": { schema: schemaOf(route.queryInput) } } }]
+              : []),
+          ],
+        }
+      : {}),
     ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(route.body) } } } } : {}),
     responses: Object.fromEntries(Object.entries(route.responses).map(([status, doc]) => [status, response(doc)])),
   };
 }
 
-export function openApiDocument(serverUrl: string) {
+/** The routes described in their modules, plus `more` (the console procedures). */
+export function openApiDocument(serverUrl: string, more: readonly RouteDoc[] = []) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of describedRoutes()) (paths[route.path] ??= {})[route.method] = operation(route);
+  for (const route of [...describedRoutes(), ...more]) (paths[route.path] ??= {})[route.method] = operation(route);
   const components = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", unrepresentable: "any", uri: COMPONENT_REF });
   return {
     openapi: "3.1.0",

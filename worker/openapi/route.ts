@@ -21,6 +21,8 @@ export interface RouteDoc {
   security?: Security[];
   pathParams?: z.ZodObject;
   body?: z.ZodType;
+  /** A query's input, JSON-encoded in the `input` query parameter (the console RPC). */
+  queryInput?: z.ZodType;
   responses: Record<number, ResponseDoc>;
 }
 
