@@ -14,14 +14,26 @@ export interface AuditEntry {
   data?: Record<string, unknown>;
 }
 
-async function sha256Hex(text: string): Promise<string> {
+export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+/** JSON with object keys sorted: jsonb does not keep key order, so the hash must not depend on it. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+  }
+  return value;
+}
+
 /** The hashed form: exactly the stored fields, timestamps at the database's microsecond precision. */
 export const chainText = (prevHash: string | null, seq: number, entry: Required<AuditEntry>, createdAt: string) =>
-  JSON.stringify([prevHash, seq, entry.orgId, entry.action, entry.actorPersonId, entry.actorLabel, entry.target, entry.data, createdAt]);
+  JSON.stringify(canonical([prevHash, seq, entry.orgId, entry.action, entry.actorPersonId, entry.actorLabel, entry.target, entry.data, createdAt]));
+
+/** A timestamp as the chain hashes it: UTC, microseconds, the precision timestamptz stores. */
+export const STORED_TIME = (column: string) => `to_char(date_trunc('microseconds', ${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 export async function appendAudit(tx: Tx, entry: AuditEntry): Promise<{ seq: number; hash: string }> {
   await tx.db.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${"audit:" + entry.orgId}, 0))`);
@@ -42,11 +54,10 @@ export async function appendAudit(tx: Tx, entry: AuditEntry): Promise<{ seq: num
     data: entry.data ?? {},
   };
   // The database clock, truncated to what timestamptz stores, so the hash can be recomputed from the row.
-  const { rows } = await tx.sql.query<{ now: string }>(
-    `SELECT to_char(date_trunc('microseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS now`,
-  );
+  const { rows } = await tx.sql.query<{ now: string }>(`SELECT ${STORED_TIME("now()")} AS now`);
   const createdAt = rows[0]!.now;
   const hash = await sha256Hex(chainText(prevHash, seq, full, createdAt));
-  await tx.db.insert(auditLog).values({ ...full, seq, prevHash, hash, createdAt: new Date(createdAt) });
+  // created_at defaults to now(): the same instant (one transaction) as the hashed time, at full precision.
+  await tx.db.insert(auditLog).values({ ...full, seq, prevHash, hash });
   return { seq, hash };
 }

@@ -3,9 +3,8 @@
 // Whatever the code host answers is recorded; a refused dispatch is kept with the refusal.
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
-import { appJwt } from "./app-jwt";
+import { appAccessTo } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
-import { installationsOnAccount } from "./installations";
 import { ownerOf } from "./repository";
 import { dispatchInputs } from "./workflow-inputs";
 
@@ -46,17 +45,9 @@ const decodeBase64Text = (base64: string) =>
 
 async function attemptDispatch(connect: () => Promise<Connection>, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
   const { repository, workflow, ref } = request;
-  const owner = ownerOf(repository);
-  if (!codehost.app) return refused(null, "No code-host App is configured on this service, so it cannot start workflows.");
-  const [installation] = await inTenant(connect, request.orgId, (tx) => installationsOnAccount(tx, owner));
-  if (!installation) return refused(null, `The App is not installed on ${owner} for this organization; install it there, then try again.`);
-  if (installation.suspended) return refused(null, `The App installation on ${owner} is suspended; an owner of ${owner} must unsuspend it.`);
-
-  const grant = await callCodehost(codehost.apiBase, "POST", `/app/installations/${installation.codehostInstallationId}/access_tokens`, await appJwt(codehost.app));
-  const token = (grant.body as { token?: unknown } | null)?.token;
-  if (grant.status !== 201 || typeof token !== "string") {
-    return refused(grant.status, `The code host did not let the App act on ${owner} (${describeAnswer(grant)}).`);
-  }
+  const access = await appAccessTo(connect, codehost, request.orgId, ownerOf(repository));
+  if (!access.ok) return refused(access.status, access.reason);
+  const { token } = access;
   const repo = path(...repository.split("/"));
   const file = await callCodehost(codehost.apiBase, "GET", `/repos/${repo}/contents/.github/workflows/${path(workflow)}?ref=${encodeURIComponent(ref)}`, token);
   const content = (file.body as { content?: unknown } | null)?.content;

@@ -10,6 +10,7 @@ import { Refusal } from "../http/refusal";
 import { log } from "../log";
 import { checkCsrf } from "../sessions/csrf";
 import type { RpcContext } from "./context";
+import type { LiveSession } from "../sessions/store";
 
 export interface ProcedureMeta {
   /** The permission the procedure needs in the organization it acts on; null: any signed-in person. */
@@ -44,6 +45,9 @@ export const signedIn = t.procedure.use(async ({ ctx, type, next }) => {
   }
   return next({ ctx: { ...ctx, session: ctx.session } });
 });
+
+/** What a procedure acting on an organization sees. */
+export type OrgContext = RpcContext & { session: LiveSession; org: { id: string; role: Role } };
 
 export const OrgInput = z.object({ orgId: z.uuid().describe("The organization the procedure acts on.") });
 

@@ -4,6 +4,7 @@
 // An organization in `hiddenOrgs` lists the person but will not say their role (403), as one with
 // OAuth App access restrictions does.
 import { fields, json, type FakeRequest, type Route } from "./http";
+import type { FakeApp } from "./app";
 import type { Ids } from "./ids";
 
 type OrgRole = "admin" | "member";
@@ -22,7 +23,10 @@ export class FakeAccounts {
   private readonly codes = new Map<string, string>();
   private readonly accessTokens = new Map<string, string>();
 
-  constructor(private readonly ids: Ids) {
+  constructor(
+    private readonly ids: Ids,
+    private readonly app: FakeApp,
+  ) {
     this.add({ login: "octocat" });
   }
 
@@ -94,8 +98,9 @@ export class FakeAccounts {
         if (!role) return json(404, { message: "Not Found" });
         return json(200, { state: "active", role, organization: { login: org, id: this.ids.of("account", org) }, user: { login: person.login, id: person.id } });
       }],
+      // A person's token or the App's installation token (as the App reads members to sync them).
       ["GET", /^\/orgs\/([^/]+)\/members$/, (request) => {
-        if (!this.signedIn(request)) return unauthorized;
+        if (!this.signedIn(request) && this.app.installationOf(request.bearer) === null) return unauthorized;
         const org = request.params[0]!.toLowerCase();
         const role = request.url.searchParams.get("role") ?? "all";
         const members = [...this.people.values()].filter((person) =>

@@ -41,7 +41,7 @@ export async function startFakeCodehost(options: FakeOptions): Promise<FakeCodeh
     ...identity.routes(),
     ...app.routes(),
     ...new FakeActions(app).routes(),
-    ...new FakeAccounts(ids).routes(),
+    ...new FakeAccounts(ids, app).routes(),
     ["GET", /^\/_fake\/requests$/, (request) => ({ status: 200, json: { count: requests.get(request.url.searchParams.get("address") ?? "") ?? 0 } })],
   ] satisfies Parameters<typeof serve>[0];
   server.on("request", (incoming, outgoing) => {

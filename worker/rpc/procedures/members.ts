@@ -1,0 +1,156 @@
+// members.list, members.changeRole, members.remove, members.sync (spec: Authentication rules 4, 5;
+// Organization and membership facts). An owner is made only by an owner, and no organization is
+// ever left without one.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { ROLES, type Role } from "../../../db/schema";
+import { inTenant, type Tx } from "../../../db/transaction";
+import { appendAudit } from "../../audit/append";
+import { appAccessTo } from "../../codehost/app-access";
+import { callCodehost } from "../../codehost/codehost-api";
+import { decideRole, type RoleSource } from "../../members/role-rules";
+import { removeMember } from "../../members/remove";
+import { inOrganization, router, type OrgContext } from "../trpc";
+import { actorOf } from "./actor";
+
+interface MemberRow {
+  person_id: string;
+  login: string | null;
+  name: string | null;
+  avatar_url: string | null;
+  role: Role;
+  role_source: RoleSource;
+  created_at: Date;
+}
+
+const MEMBERS = `
+SELECT m.person_id, p.login, p.name, p.avatar_url, m.role, m.role_source, m.created_at
+FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER BY lower(p.login), m.created_at`;
+
+const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
+
+const ownerCount = (rows: MemberRow[]) => rows.filter((row) => row.role === "owner").length;
+
+const PersonInput = z.object({ personId: z.uuid() });
+
+function target(rows: MemberRow[], personId: string): MemberRow {
+  const row = rows.find((member) => member.person_id === personId);
+  if (!row) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not a member of this organization." });
+  return row;
+}
+
+const list = inOrganization
+  .meta({ permission: null, summary: "The organization's members and their roles" })
+  .query(({ ctx }) =>
+    inTenant(ctx.connect, ctx.org.id, async (tx) =>
+      (await members(tx, ctx.org.id)).map((row) => ({
+        personId: row.person_id,
+        login: row.login,
+        name: row.name,
+        avatarUrl: row.avatar_url,
+        role: row.role,
+        manual: row.role_source === "manual",
+        joinedAt: row.created_at.toISOString(),
+      })),
+    ),
+  );
+
+const changeRole = inOrganization
+  .meta({ permission: "members.manage", summary: "Change a member's role; owner promotion is marked manual" })
+  .input(PersonInput.extend({ role: z.enum(ROLES) }))
+  .mutation(async ({ ctx, input }) => {
+    const actor = await actorOf(ctx);
+    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
+      await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+      const rows = await members(tx, ctx.org.id);
+      const member = target(rows, input.personId);
+      if ((input.role === "owner" || member.role === "owner") && ctx.org.role !== "owner") {
+        throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can make someone an owner or change an owner's role." });
+      }
+      if (member.role === "owner" && input.role !== "owner" && ownerCount(rows) === 1) {
+        throw new TRPCError({ code: "CONFLICT", message: "This is the organization's last owner; make someone else an owner first." });
+      }
+      // A role set on the Members page is manual: sign-in never overwrites it.
+      await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'manual', updated_at = now() WHERE org_id = $1 AND person_id = $2", [
+        ctx.org.id,
+        input.personId,
+        input.role,
+      ]);
+      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "member.role_changed", target: member.login ?? input.personId, data: { from: member.role, to: input.role } });
+      return { personId: input.personId, role: input.role };
+    });
+  });
+
+const remove = inOrganization
+  .meta({ permission: "members.manage", summary: "Remove a member; they are signed out in the same transaction" })
+  .input(PersonInput)
+  .mutation(async ({ ctx, input }) => {
+    const actor = await actorOf(ctx);
+    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
+      await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+      const rows = await members(tx, ctx.org.id);
+      const member = target(rows, input.personId);
+      if (member.role === "owner" && ctx.org.role !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
+      if (member.role === "owner" && ownerCount(rows) === 1) throw new TRPCError({ code: "CONFLICT", message: "This is the organization's last owner; it cannot be removed." });
+      await removeMember(tx, ctx.org.id, input.personId, { personId: actor.actorPersonId, label: actor.actorLabel });
+      return { removed: true };
+    });
+  });
+
+/** What the code host lists as members of the organization's installed accounts: login -> role. */
+async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "member">> {
+  const accounts = await inTenant(ctx.connect, ctx.org.id, async (tx) =>
+    (await tx.sql.query<{ account_login: string }>("SELECT DISTINCT account_login FROM installations WHERE org_id = $1 AND deleted_at IS NULL", [ctx.org.id])).rows,
+  );
+  const listed = new Map<string, "admin" | "member">();
+  for (const { account_login: account } of accounts) {
+    const access = await appAccessTo(ctx.connect, ctx.config.codehost, ctx.org.id, account);
+    if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
+    for (const role of ["member", "admin"] as const) {
+      const answer = await callCodehost(ctx.config.codehost.apiBase, "GET", `/orgs/${encodeURIComponent(account)}/members?per_page=100&role=${role}`, access.token);
+      if (answer.status !== 200 || !Array.isArray(answer.body)) {
+        throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (HTTP ${answer.status}); nothing was changed.` });
+      }
+      for (const member of answer.body as Array<{ login?: unknown }>) if (typeof member.login === "string") listed.set(member.login.toLowerCase(), role);
+    }
+  }
+  return listed;
+}
+
+const sync = inOrganization
+  .meta({ permission: "members.manage", summary: "Sync members from the code host: the only thing that removes access besides removal" })
+  .mutation(async ({ ctx }) => {
+    const listed = await codehostMembers(ctx);
+    if (listed.size === 0) {
+      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "The code host listed no members, so nothing was changed: a sync never empties an organization." });
+    }
+    const actor = await actorOf(ctx);
+    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
+      await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+      const rows = await members(tx, ctx.org.id);
+      let owners = ownerCount(rows);
+      const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
+      for (const row of rows) {
+        const label = row.login ?? row.person_id;
+        const codehostRole = row.login ? listed.get(row.login.toLowerCase()) : undefined;
+        if (!codehostRole) {
+          if (row.role === "owner" && owners === 1) {
+            result.kept.push(label); // never the last owner
+            continue;
+          }
+          if (row.role === "owner") owners -= 1;
+          await removeMember(tx, ctx.org.id, row.person_id, { personId: actor.actorPersonId, label: `${actor.actorLabel} (sync)` });
+          result.removed.push(label);
+          continue;
+        }
+        const decision = decideRole({ existing: { role: row.role, roleSource: row.role_source }, organizationHasMembers: true, codehostRole });
+        if (!decision.change) continue;
+        await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'sync', updated_at = now() WHERE org_id = $1 AND person_id = $2", [ctx.org.id, row.person_id, decision.role]);
+        await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "member.role_synced", target: label, data: { from: row.role, to: decision.role, source: "sync" } });
+        result.changed.push(label);
+      }
+      return result;
+    });
+  });
+
+export const membersRouter = router({ list, changeRole, remove, sync });
