@@ -29,6 +29,15 @@ FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER
 
 const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
 
+/** A change to the membership, with the organization locked so that owner counts cannot race. */
+async function changingMembers<T>(ctx: OrgContext, work: (tx: Tx, rows: MemberRow[], actor: Awaited<ReturnType<typeof actorOf>>) => Promise<T>): Promise<T> {
+  const actor = await actorOf(ctx);
+  return inTenant(ctx.connect, ctx.org.id, async (tx) => {
+    await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+    return work(tx, await members(tx, ctx.org.id), actor);
+  });
+}
+
 const ownerCount = (rows: MemberRow[]) => rows.filter((row) => row.role === "owner").length;
 
 const PersonInput = z.object({ personId: z.uuid() });
@@ -58,11 +67,8 @@ const list = inOrganization
 const changeRole = inOrganization
   .meta({ permission: "members.manage", summary: "Change a member's role; owner promotion is marked manual" })
   .input(PersonInput.extend({ role: z.enum(ROLES) }))
-  .mutation(async ({ ctx, input }) => {
-    const actor = await actorOf(ctx);
-    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-      const rows = await members(tx, ctx.org.id);
+  .mutation(({ ctx, input }) =>
+    changingMembers(ctx, async (tx, rows, actor) => {
       const member = target(rows, input.personId);
       if ((input.role === "owner" || member.role === "owner") && ctx.org.role !== "owner") {
         throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can make someone an owner or change an owner's role." });
@@ -78,24 +84,21 @@ const changeRole = inOrganization
       ]);
       await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "member.role_changed", target: member.login ?? input.personId, data: { from: member.role, to: input.role } });
       return { personId: input.personId, role: input.role };
-    });
-  });
+    }),
+  );
 
 const remove = inOrganization
   .meta({ permission: "members.manage", summary: "Remove a member; they are signed out in the same transaction" })
   .input(PersonInput)
-  .mutation(async ({ ctx, input }) => {
-    const actor = await actorOf(ctx);
-    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-      const rows = await members(tx, ctx.org.id);
+  .mutation(({ ctx, input }) =>
+    changingMembers(ctx, async (tx, rows, actor) => {
       const member = target(rows, input.personId);
       if (member.role === "owner" && ctx.org.role !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
       if (member.role === "owner" && ownerCount(rows) === 1) throw new TRPCError({ code: "CONFLICT", message: "This is the organization's last owner; it cannot be removed." });
       await removeMember(tx, ctx.org.id, input.personId, { personId: actor.actorPersonId, label: actor.actorLabel });
       return { removed: true };
-    });
-  });
+    }),
+  );
 
 /** What the code host lists as members of the organization's installed accounts: login -> role. */
 async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "member">> {
@@ -124,10 +127,7 @@ const sync = inOrganization
     if (listed.size === 0) {
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: "The code host listed no members, so nothing was changed: a sync never empties an organization." });
     }
-    const actor = await actorOf(ctx);
-    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-      const rows = await members(tx, ctx.org.id);
+    return changingMembers(ctx, async (tx, rows, actor) => {
       let owners = ownerCount(rows);
       const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
       for (const row of rows) {
