@@ -4,12 +4,13 @@ import { describedRoutes, type ResponseDoc, type RouteDoc } from "./route";
 
 const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;
 
-function schemaOf(schema: z.ZodType): Record<string, unknown> {
+/** A request is described as the caller writes it (`input`: defaults optional), a response as it comes. */
+function schemaOf(schema: z.ZodType, io: "input" | "output" = "output"): Record<string, unknown> {
   const id = z.globalRegistry.get(schema)?.id;
   if (id) return { $ref: COMPONENT_REF(id) };
-  // Request and response bodies are named (meta id) and live in components; what is inlined here is
-  // small (path parameters).
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
+  // Route bodies are named (meta id) and live in components; inlined here: path parameters and the
+  // console procedures' inputs.
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any", io }) as Record<string, unknown>;
   return json;
 }
 
@@ -38,12 +39,12 @@ function operation(route: RouteDoc) {
           parameters: [
             ...params,
             ...(route.queryInput
-              ? [{ name: "input", in: "query", required: true, content: { "application/json": { schema: schemaOf(route.queryInput) } } }]
+              ? [{ name: "input", in: "query", required: true, content: { "application/json": { schema: schemaOf(route.queryInput, "input") } } }]
               : []),
           ],
         }
       : {}),
-    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } } } : {}),
     responses: Object.fromEntries(Object.entries(route.responses).map(([status, doc]) => [status, response(doc)])),
   };
 }

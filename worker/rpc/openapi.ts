@@ -40,7 +40,11 @@ export function rpcRouteDocs(): RouteDoc[] {
         operationId: `rpc.${name}`,
         summary: _def.meta?.summary ?? name,
         description:
-          (permission ? `Needs the ${permission} permission in the organization.` : "Needs a signed-in person (any role in the organization).") +
+          (permission
+            ? `Needs the ${permission} permission in the organization.`
+            : input?.shape.orgId
+              ? "Needs a signed-in member of the organization (any role)."
+              : "Needs a signed-in person.") +
           (_def.type === "query" ? " Input: the JSON-encoded `input` query parameter." : " Needs the x-svc-csrf header."),
         tag: "console",
         security: ["session"],

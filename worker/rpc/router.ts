@@ -1,8 +1,11 @@
 // Every console procedure, by name (/rpc/<name>).
 import { accountRouter } from "./procedures/account";
 import { auditRouter } from "./procedures/audit";
+import { environmentsRouter } from "./procedures/environments";
+import { invitationsRouter } from "./procedures/invitations";
 import { membersRouter } from "./procedures/members";
 import { organizationRouter } from "./procedures/organization";
+import { agentsRouter, loadRouter, workloadsRouter } from "./procedures/runs";
 import { sessionsRouter } from "./procedures/sessions";
 import { tokensRouter } from "./procedures/tokens";
 import { router } from "./trpc";
@@ -14,6 +17,9 @@ export const appRouter = router({
   sessions: sessionsRouter,
   tokens: tokensRouter,
   audit: auditRouter,
+  invitations: invitationsRouter,
+  environments: environmentsRouter,
+  agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
 });
 
 export type AppRouter = typeof appRouter;

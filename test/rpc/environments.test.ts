@@ -1,0 +1,166 @@
+// environments.*: reading the projection, create dispatching the workflow with a new envId (refused
+// dispatches recorded too), teardown as a durable command plus the down workflow, permissions, and
+// another organization's environment answering like a missing one.
+import { beforeEach, describe, expect, it } from "vitest";
+import { STANDARD_WORKFLOW } from "../../worker/rpc/procedures/engine-work";
+import { call } from "../support/http";
+import {
+  acceptedDispatches, auditEntries, newEnvId, putWorkflow, refuseWorkflow, reportEnvironment, storedDispatch, workplace, type Workplace,
+} from "../support/engine-work";
+import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
+import { browser } from "../support/sessions";
+import { asRole } from "../support/sql";
+
+let place: Workplace;
+
+beforeEach(async () => {
+  place = await workplace("envs");
+});
+
+const post = async (session: string, name: string, input: unknown) => rpcPost(session, name, input, await browser(session).csrf());
+
+describe("environments.list and environments.get", () => {
+  it("shows what the engine reported, to any role", async () => {
+    const preview = newEnvId();
+    const plain = newEnvId();
+    await reportEnvironment(place, preview, { branch: "feature/x", pull_request: 7, started_at: "2030-01-01T00:00:00Z", ttl_seconds: 3600 });
+    await reportEnvironment(place, plain, { branch: "main" }, "environment.creating");
+
+    const viewer = await rpcClient(place.sessions.viewer);
+    const list = await viewer.environments.list.query({ orgId: place.orgId });
+    expect(list.map((environment) => environment.envId).sort()).toEqual([plain, preview].sort());
+    expect(await viewer.environments.get.query({ orgId: place.orgId, envId: preview })).toEqual({
+      envId: preview,
+      state: "ready",
+      repository: place.repository.full,
+      branch: "feature/x",
+      pullRequest: 7,
+      startedAt: "2030-01-01T00:00:00.000Z",
+      expiresAt: "2030-01-01T01:00:00.000Z",
+      lastEventAt: expect.any(String),
+      createdAt: expect.any(String),
+      teardown: null,
+    });
+    expect((await viewer.environments.list.query({ orgId: place.orgId, limit: 1 })).length).toBe(1);
+    expect((await rpcGet(place.sessions.viewer, "environments.list", { orgId: place.orgId, limit: 201 })).status).toBe(400);
+  });
+
+  it("answers another organization's environment exactly like a missing one", async () => {
+    const other = await workplace("envs-other");
+    const theirs = newEnvId();
+    await reportEnvironment(other, theirs);
+    const answer = await rpcGet(place.sessions.owner, "environments.get", { orgId: place.orgId, envId: theirs });
+    const missing = await rpcGet(place.sessions.owner, "environments.get", { orgId: place.orgId, envId: newEnvId() });
+    expect(answer.status).toBe(404);
+    expect(await answer.json()).toEqual(await missing.json());
+    expect(await (await rpcClient(place.sessions.owner)).environments.list.query({ orgId: place.orgId })).toEqual([]);
+  });
+});
+
+describe("environments.create", () => {
+  it("dispatches the standard workflow on the branch with a new envId and only the declared inputs, and audits", async () => {
+    const member = await rpcClient(place.sessions.member);
+    const created = await member.environments.create.mutate({ orgId: place.orgId, repository: place.repository.full, branch: "feature/login", pullRequest: 12 });
+    expect(created.envId).toMatch(/^pr-12-[0-9a-f]{8}$/);
+    expect(created.dispatch).toMatchObject({
+      outcome: "dispatched",
+      refusal: null,
+      workflow: STANDARD_WORKFLOW,
+      ref: "feature/login",
+      inputs: { command: "up", env_id: created.envId, branch: "feature/login" },
+      droppedInputs: ["pull_request"],
+    });
+    expect(await acceptedDispatches(place.repository)).toEqual([
+      expect.objectContaining({ workflow: STANDARD_WORKFLOW, ref: "feature/login", inputs: created.dispatch.inputs }),
+    ]);
+    expect(await storedDispatch(created.dispatch.id)).toMatchObject({ org_id: place.orgId, outcome: "dispatched" });
+    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([
+      expect.objectContaining({ target: created.envId, data: expect.objectContaining({ procedure: "environments.create", outcome: "dispatched", dispatchId: created.dispatch.id }) }),
+    ]);
+    // The row comes from the engine's events, not from the request.
+    expect(await member.environments.list.query({ orgId: place.orgId })).toEqual([]);
+
+    const byBranch = await member.environments.create.mutate({ orgId: place.orgId, repository: place.repository.full, branch: "Feature/Sign-Up!" });
+    expect(byBranch.envId).toMatch(/^feature-sign-up-[0-9a-f]{8}$/);
+  });
+
+  it("records and answers a dispatch the code host refuses", async () => {
+    await putWorkflow(place.repository, "refused.yml");
+    await refuseWorkflow(place.repository, 422, "Actions are disabled for this repository", "refused.yml");
+    const response = await post(place.sessions.member, "environments.create", {
+      orgId: place.orgId, repository: place.repository.full, branch: "main", workflow: "refused.yml",
+    });
+    expect(response.status).toBe(200);
+    const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { id: string; outcome: string; refusalStatus: number; refusal: string } } } }).result.data;
+    expect(dispatch).toMatchObject({ outcome: "refused", refusalStatus: 422, refusal: expect.stringMatching(/Actions are disabled/) });
+    expect(await storedDispatch(dispatch.id)).toMatchObject({ outcome: "refused", refusal_status: 422, workflow: "refused.yml" });
+    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([expect.objectContaining({ data: expect.objectContaining({ outcome: "refused" }) })]);
+  });
+
+  it("validates its input and needs environments.create", async () => {
+    const valid = { orgId: place.orgId, repository: place.repository.full, branch: "main" };
+    for (const input of [
+      { ...valid, repository: "no-slash" },
+      { ...valid, branch: "" },
+      { ...valid, branch: "has space" },
+      { ...valid, branch: "b".repeat(256) },
+      { ...valid, pullRequest: 0 },
+      { ...valid, workflow: "deploy.sh" },
+    ]) {
+      expect((await post(place.sessions.member, "environments.create", input)).status, JSON.stringify(input)).toBe(400);
+    }
+    expect((await post(place.sessions.viewer, "environments.create", valid)).status).toBe(403);
+    expect(await acceptedDispatches(place.repository)).toEqual([]);
+  });
+});
+
+describe("environments.teardown", () => {
+  const claimCommands = () => call("/v1/commands/claim", { method: "POST", token: place.engine });
+
+  it("writes a durable teardown command and dispatches the engine's down workflow; the engine's event confirms it", async () => {
+    const envId = newEnvId();
+    await reportEnvironment(place, envId, { branch: "release" });
+    const client = await rpcClient(place.sessions.member);
+    const answer = await client.environments.teardown.mutate({ orgId: place.orgId, envId });
+    expect(answer).toMatchObject({
+      envId,
+      commandId: expect.any(String),
+      dispatch: { outcome: "dispatched", workflow: STANDARD_WORKFLOW, ref: "release", inputs: { command: "down", env_id: envId } },
+    });
+    const { commands } = (await (await claimCommands()).json()) as { commands: Array<{ id: string; kind: string; envId: string }> };
+    expect(commands).toEqual([expect.objectContaining({ id: answer.commandId, kind: "teardown", envId })]);
+    expect(await auditEntries(place.orgId, "environment.teardown_requested")).toEqual([expect.objectContaining({ target: envId, data: { commandId: answer.commandId } })]);
+    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([expect.objectContaining({ data: expect.objectContaining({ procedure: "environments.teardown", command: "down" }) })]);
+    expect((await client.environments.get.query({ orgId: place.orgId, envId })).teardown).toMatchObject({ commandId: answer.commandId, state: "leased", confirmed: false });
+
+    await reportEnvironment(place, envId, {}, "environment.torn_down", 2);
+    const after = await client.environments.get.query({ orgId: place.orgId, envId });
+    expect(after).toMatchObject({ state: "torn_down", teardown: { confirmed: true } });
+    expect((await post(place.sessions.member, "environments.teardown", { orgId: place.orgId, envId })).status).toBe(409);
+  });
+
+  it("writes the command even when no workflow can be dispatched (no branch recorded)", async () => {
+    const envId = newEnvId();
+    await reportEnvironment(place, envId, { pull_request: 3 });
+    const answer = await (await rpcClient(place.sessions.member)).environments.teardown.mutate({ orgId: place.orgId, envId });
+    expect(answer).toEqual({ envId, commandId: expect.any(String), dispatch: null });
+    const stored = await asRole("superuser", async (client) => (await client.query("SELECT kind, state FROM runtime_commands WHERE id = $1", [answer.commandId])).rows[0]);
+    expect(stored).toEqual({ kind: "teardown", state: "waiting" });
+  });
+
+  it("answers an unknown and another organization's environment alike, and needs environments.teardown", async () => {
+    const other = await workplace("envs-other");
+    const theirs = newEnvId();
+    await reportEnvironment(other, theirs);
+    const answer = await post(place.sessions.owner, "environments.teardown", { orgId: place.orgId, envId: theirs });
+    const missing = await post(place.sessions.owner, "environments.teardown", { orgId: place.orgId, envId: newEnvId() });
+    expect(answer.status).toBe(404);
+    expect(await answer.json()).toEqual(await missing.json());
+
+    const envId = newEnvId();
+    await reportEnvironment(place, envId);
+    expect((await post(place.sessions.viewer, "environments.teardown", { orgId: place.orgId, envId })).status).toBe(403);
+    const commands = await asRole("superuser", async (client) => (await client.query("SELECT 1 FROM runtime_commands WHERE org_id = ANY($1)", [[place.orgId, other.orgId]])).rows);
+    expect(commands).toEqual([]);
+  });
+});

@@ -1,0 +1,205 @@
+// invitations.*: the link answered once, resend killing the old link, acceptance by the signed-in
+// account, expiry, revocation, who may invite whom, and another organization's invitation.
+import { beforeEach, describe, expect, it } from "vitest";
+import { hashToken } from "../../worker/tokens/secret";
+import { APP_BASE_URL } from "../setup/bindings";
+import { auditEntries } from "../support/engine-work";
+import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
+import { seedOrganization } from "../support/seed";
+import { browser, seedPerson, seedSession } from "../support/sessions";
+import { asRole } from "../support/sql";
+
+let orgId: string;
+let owner: string;
+let admin: string;
+
+const someone = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 6)}`;
+const someEmail = () => `${someone("invitee")}@example.com`;
+
+beforeEach(async () => {
+  orgId = (await seedOrganization("invites")).id;
+  owner = await seedSession(await seedPerson(someone("own"), [{ orgId, role: "owner" }]));
+  admin = await seedSession(await seedPerson(someone("adm"), [{ orgId, role: "admin" }]));
+});
+
+const tokenOf = (link: string) => new URL(link).searchParams.get("token")!;
+
+/** A person with no organization yet, signed in. */
+const newcomer = async () => {
+  const personId = await seedPerson(someone("new"));
+  return { personId, session: await seedSession(personId) };
+};
+
+const stored = (id: string) => asRole("superuser", async (client) => (await client.query("SELECT * FROM invitations WHERE id = $1", [id])).rows[0]);
+
+const membership = (personId: string) =>
+  asRole("superuser", async (client) => (await client.query("SELECT role, role_source FROM memberships WHERE org_id = $1 AND person_id = $2", [orgId, personId])).rows[0] ?? null);
+
+async function post(session: string, name: string, input: unknown) {
+  const response = await rpcPost(session, name, input, await browser(session).csrf());
+  const body = (await response.json()) as { result?: { data: unknown }; error?: { message: string; data: { code: string } } };
+  return { status: response.status, body };
+}
+
+describe("invitations.create and invitations.list", () => {
+  it("answers the link once, stores only the token's hash, lists the invitation without either, and audits", async () => {
+    const email = someEmail();
+    const created = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: email.toUpperCase(), role: "member" });
+    expect(created.link).toMatch(new RegExp(`^${APP_BASE_URL}/invitations/accept\\?token=svc_inv_`));
+    expect(created.invitation).toMatchObject({ email, role: "member", state: "pending", acceptedAt: null, revokedAt: null });
+    const days = (Date.parse(created.invitation.expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(13.99);
+    expect(days).toBeLessThanOrEqual(14);
+
+    const row = await stored(created.invitation.id);
+    expect(row.token_hash).toBe(await hashToken(tokenOf(created.link)));
+    const listed = await (await rpcClient(owner)).invitations.list.query({ orgId });
+    expect(listed).toEqual([created.invitation]);
+    expect(JSON.stringify(listed)).not.toContain(row.token_hash);
+    expect(JSON.stringify(listed)).not.toContain(tokenOf(created.link));
+    expect(await auditEntries(orgId, "invitation.created")).toEqual([
+      expect.objectContaining({ target: created.invitation.id, data: { email, role: "member" } }),
+    ]);
+  });
+
+  it("lets only owners invite an owner", async () => {
+    const refused = await post(admin, "invitations.create", { orgId, email: someEmail(), role: "owner" });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error!.message).toMatch(/Only an owner/);
+    expect((await post(owner, "invitations.create", { orgId, email: someEmail(), role: "owner" })).status).toBe(200);
+  });
+
+  it("refuses a second pending invitation for an address, and an address that is already a member's", async () => {
+    const email = someEmail();
+    expect((await post(admin, "invitations.create", { orgId, email, role: "member" })).status).toBe(200);
+    const again = await post(admin, "invitations.create", { orgId, email, role: "viewer" });
+    expect(again.status).toBe(409);
+    expect(again.body.error!.message).toMatch(/resend/);
+
+    const memberId = await seedPerson(someone("mem"), [{ orgId, role: "member" }]);
+    const memberEmail = someEmail();
+    await asRole("superuser", (client) => client.query("UPDATE people SET email = $2 WHERE id = $1", [memberId, memberEmail]));
+    expect((await post(admin, "invitations.create", { orgId, email: memberEmail, role: "member" })).status).toBe(409);
+  });
+
+  it("validates the address and the role", async () => {
+    for (const input of [{ email: "not an address", role: "member" }, { email: someEmail(), role: "superuser" }, { email: `${"a".repeat(250)}@example.com`, role: "member" }]) {
+      expect((await post(admin, "invitations.create", { orgId, ...input })).status).toBe(400);
+    }
+  });
+
+  it("needs members.manage", async () => {
+    const member = await seedSession(await seedPerson(someone("mem"), [{ orgId, role: "member" }]));
+    expect((await rpcGet(member, "invitations.list", { orgId })).status).toBe(403);
+    expect((await post(member, "invitations.create", { orgId, email: someEmail(), role: "viewer" })).status).toBe(403);
+  });
+});
+
+describe("invitations.accept", () => {
+  it("adds the signed-in account with the invitation's role, once", async () => {
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "admin" });
+    const { personId, session } = await newcomer();
+    const accepted = await (await rpcClient(session)).invitations.accept.mutate({ token: tokenOf(link) });
+    expect(accepted).toEqual({ organization: { id: orgId, slug: expect.any(String), name: expect.any(String) }, role: "admin" });
+    expect(await membership(personId)).toEqual({ role: "admin", role_source: "invitation" });
+    expect(await stored(invitation.id)).toMatchObject({ accepted_by: personId });
+    expect(await auditEntries(orgId, "invitation.accepted")).toEqual([expect.objectContaining({ target: invitation.id, data: { role: "admin" } })]);
+
+    const again = await post((await newcomer()).session, "invitations.accept", { token: tokenOf(link) });
+    expect(again.status).toBe(409);
+    expect(again.body.error!.message).toMatch(/already been used/);
+  });
+
+  it("keeps the role of someone who is already a member", async () => {
+    const { link } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "admin" });
+    const memberId = await seedPerson(someone("mem"), [{ orgId, role: "viewer" }]);
+    const accepted = await (await rpcClient(await seedSession(memberId))).invitations.accept.mutate({ token: tokenOf(link) });
+    expect(accepted.role).toBe("viewer");
+    expect(await membership(memberId)).toEqual({ role: "viewer", role_source: "manual" });
+  });
+
+  it("refuses an expired invitation, and an unknown token", async () => {
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    await asRole("superuser", (client) => client.query("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1", [invitation.id]));
+    const { personId, session } = await newcomer();
+    const expired = await post(session, "invitations.accept", { token: tokenOf(link) });
+    expect(expired.status).toBe(409);
+    expect(expired.body.error!.message).toMatch(/expired/);
+    expect(await membership(personId)).toBeNull();
+    expect((await (await rpcClient(admin)).invitations.list.query({ orgId }))[0]!.state).toBe("expired");
+
+    const unknown = await post(session, "invitations.accept", { token: "svc_inv_nothing" });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("needs a session and a CSRF token, and a token of sensible length", async () => {
+    expect((await rpcPost(null, "invitations.accept", { token: "svc_inv_x" })).status).toBe(401);
+    const { session } = await newcomer();
+    expect((await rpcPost(session, "invitations.accept", { token: "svc_inv_x" })).status).toBe(403);
+    expect((await post(session, "invitations.accept", { token: "" })).status).toBe(400);
+    expect((await post(session, "invitations.accept", { token: "x".repeat(201) })).status).toBe(400);
+  });
+});
+
+describe("invitations.resend", () => {
+  it("issues a new link, kills the old one, and renews the expiry to 14 days", async () => {
+    const client = await rpcClient(admin);
+    const first = await client.invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    await asRole("superuser", (sql) => sql.query("UPDATE invitations SET expires_at = now() - interval '1 day' WHERE id = $1", [first.invitation.id]));
+
+    const resent = await client.invitations.resend.mutate({ orgId, invitationId: first.invitation.id });
+    expect(resent.link).not.toBe(first.link);
+    expect(resent.invitation).toMatchObject({ id: first.invitation.id, state: "pending" });
+    expect((Date.parse(resent.invitation.expiresAt) - Date.now()) / 86_400_000).toBeGreaterThan(13.99);
+    expect(await auditEntries(orgId, "invitation.resent")).toEqual([expect.objectContaining({ target: first.invitation.id })]);
+
+    const { personId, session } = await newcomer();
+    expect((await post(session, "invitations.accept", { token: tokenOf(first.link) })).status).toBe(404);
+    expect(await membership(personId)).toBeNull();
+    expect((await post(session, "invitations.accept", { token: tokenOf(resent.link) })).status).toBe(200);
+    expect(await membership(personId)).toEqual({ role: "member", role_source: "invitation" });
+  });
+
+  it("refuses to resend a revoked invitation, and lets only owners resend an owner's", async () => {
+    const forOwner = await (await rpcClient(owner)).invitations.create.mutate({ orgId, email: someEmail(), role: "owner" });
+    expect((await post(admin, "invitations.resend", { orgId, invitationId: forOwner.invitation.id })).status).toBe(403);
+
+    const revoked = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    await (await rpcClient(admin)).invitations.revoke.mutate({ orgId, invitationId: revoked.invitation.id });
+    const refused = await post(admin, "invitations.resend", { orgId, invitationId: revoked.invitation.id });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error!.message).toMatch(/already revoked/);
+  });
+});
+
+describe("invitations.revoke", () => {
+  it("stops the link, audits once, and answers alreadyRevoked the second time", async () => {
+    const client = await rpcClient(admin);
+    const { link, invitation } = await client.invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    expect(await client.invitations.revoke.mutate({ orgId, invitationId: invitation.id })).toEqual({ revoked: true, alreadyRevoked: false });
+    expect(await client.invitations.revoke.mutate({ orgId, invitationId: invitation.id })).toEqual({ revoked: true, alreadyRevoked: true });
+    expect(await auditEntries(orgId, "invitation.revoked")).toHaveLength(1);
+    const refused = await post((await newcomer()).session, "invitations.accept", { token: tokenOf(link) });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error!.message).toMatch(/revoked/);
+  });
+
+  it("refuses to revoke an accepted invitation", async () => {
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    await (await rpcClient((await newcomer()).session)).invitations.accept.mutate({ token: tokenOf(link) });
+    expect((await post(admin, "invitations.revoke", { orgId, invitationId: invitation.id })).status).toBe(409);
+  });
+
+  it("answers another organization's invitation exactly like a missing one", async () => {
+    const otherOrg = (await seedOrganization("invites-other")).id;
+    const otherOwner = await seedSession(await seedPerson(someone("own"), [{ orgId: otherOrg, role: "owner" }]));
+    const theirs = await (await rpcClient(otherOwner)).invitations.create.mutate({ orgId: otherOrg, email: someEmail(), role: "member" });
+    for (const name of ["invitations.revoke", "invitations.resend"]) {
+      const other = await post(admin, name, { orgId, invitationId: theirs.invitation.id });
+      const missing = await post(admin, name, { orgId, invitationId: crypto.randomUUID() });
+      expect(other.status).toBe(404);
+      expect(other.body).toEqual(missing.body);
+    }
+    expect(await stored(theirs.invitation.id)).toMatchObject({ revoked_at: null });
+  });
+});

@@ -1,0 +1,70 @@
+// What a person sees of environments: the projected row and its latest teardown. Preview URLs are not
+// recorded yet (no event carries one into the projection), so none is shown rather than one guessed.
+import type { EnvironmentState } from "../../db/schema";
+import type { Tx } from "../../db/transaction";
+
+interface Row {
+  env_id: string;
+  state: EnvironmentState;
+  repository: string;
+  branch: string | null;
+  pull_request: number | null;
+  started_at: Date | null;
+  expires_at: Date | null;
+  last_event_at: Date;
+  created_at: Date;
+  teardown_id: string | null;
+  teardown_requested_at: Date | null;
+  teardown_state: string | null;
+  teardown_outcome: string | null;
+  teardown_confirmed_at: Date | null;
+}
+
+const SELECT_ENVIRONMENTS = `
+SELECT e.env_id, e.state, e.repository, e.branch, e.pull_request, e.started_at, e.expires_at, e.last_event_at, e.created_at,
+       t.id AS teardown_id, t.created_at AS teardown_requested_at, t.state AS teardown_state, t.outcome AS teardown_outcome,
+       t.confirmed_at AS teardown_confirmed_at
+FROM environments e
+LEFT JOIN LATERAL (
+  SELECT id, created_at, state, outcome, confirmed_at FROM runtime_commands c
+  WHERE c.org_id = e.org_id AND c.env_id = e.env_id AND c.kind = 'teardown' ORDER BY c.created_at DESC LIMIT 1
+) t ON true`;
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+function view(row: Row) {
+  return {
+    envId: row.env_id,
+    state: row.state,
+    repository: row.repository,
+    branch: row.branch,
+    pullRequest: row.pull_request,
+    startedAt: iso(row.started_at),
+    expiresAt: iso(row.expires_at),
+    lastEventAt: row.last_event_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    // The engine's environment.torn_down event confirms a teardown; until then it says it is unconfirmed.
+    teardown: row.teardown_id
+      ? {
+          commandId: row.teardown_id,
+          requestedAt: row.teardown_requested_at!.toISOString(),
+          state: row.teardown_state,
+          outcome: row.teardown_outcome,
+          confirmed: row.teardown_confirmed_at !== null,
+        }
+      : null,
+  };
+}
+
+export type EnvironmentView = ReturnType<typeof view>;
+
+/** The organization's environments, most recently heard from first. */
+export async function listEnvironments(tx: Tx, orgId: string, limit: number): Promise<EnvironmentView[]> {
+  const { rows } = await tx.sql.query<Row>(`${SELECT_ENVIRONMENTS} WHERE e.org_id = $1 ORDER BY e.last_event_at DESC, e.env_id LIMIT $2`, [orgId, limit]);
+  return rows.map(view);
+}
+
+export async function findEnvironment(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView | null> {
+  const { rows } = await tx.sql.query<Row>(`${SELECT_ENVIRONMENTS} WHERE e.org_id = $1 AND e.env_id = $2`, [orgId, envId]);
+  return rows[0] ? view(rows[0]) : null;
+}

@@ -1,0 +1,96 @@
+// agents.run (agents.run), load.run (load.run) and workloads.start (workloads.run): each asks the
+// code host to run the workflow on an environment's branch (spec: Pull model; agents.run's input is
+// the spec's exactly). workloads.start records the run first, so it is claimable whatever the code
+// host answers.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { inTenant } from "../../../db/transaction";
+import { environmentObject } from "../../../durable-objects/environment";
+import { appendAudit } from "../../audit/append";
+import { requestRun } from "../../workloads/requests";
+import { inOrganization, router, type OrgContext } from "../trpc";
+import { actorOf } from "./actor";
+import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "./engine-work";
+import { workloadDefinitions } from "./workload-definitions";
+
+/** Engine work on an environment that can take it: its repository, on its branch. */
+async function dispatchOnEnvironment(
+  ctx: OrgContext,
+  envId: string,
+  work: Omit<Parameters<typeof dispatchEngineWork>[1], "envId" | "repository" | "ref">,
+) {
+  const environment = await workableEnvironment(ctx, envId);
+  return dispatchEngineWork(ctx, { ...work, envId, repository: environment.repository, ref: environment.branch });
+}
+
+const agentsRun = inOrganization
+  .meta({ permission: "agents.run", summary: "Start an agent run on an environment" })
+  .input(
+    z.object({
+      envId: EnvId,
+      workflows: z.array(z.string().min(1).max(200)).max(50).optional().describe("The agent workflows to run; all of them when left out."),
+      workflow: WorkflowFile,
+    }),
+  )
+  .mutation(async ({ ctx, input }) => ({
+    envId: input.envId,
+    dispatch: await dispatchOnEnvironment(ctx, input.envId, {
+      procedure: "agents.run",
+      workflow: input.workflow,
+      command: "agents",
+      // Workflow inputs are strings; JSON keeps names containing commas or spaces intact.
+      ...(input.workflows ? { inputs: { workflows: JSON.stringify(input.workflows) } } : {}),
+    }),
+  }));
+
+const loadRun = inOrganization
+  .meta({ permission: "load.run", summary: "Start a load run on an environment" })
+  .input(z.object({ envId: EnvId, workflow: WorkflowFile }))
+  .mutation(async ({ ctx, input }) => ({
+    envId: input.envId,
+    dispatch: await dispatchOnEnvironment(ctx, input.envId, { procedure: "load.run", workflow: input.workflow, command: "load" }),
+  }));
+
+const workloadsStart = inOrganization
+  .meta({ permission: "workloads.run", summary: "Start a workload run: recorded for the engine to claim, then the workflow is dispatched" })
+  .input(z.object({ envId: EnvId, versionId: z.uuid().describe("The workload version to run."), workflow: WorkflowFile }))
+  .mutation(async ({ ctx, input }) => {
+    const environment = await workableEnvironment(ctx, input.envId);
+    const actor = await actorOf(ctx);
+    const run = await inTenant(ctx.connect, ctx.org.id, async (tx) => {
+      const { rows } = await tx.sql.query<{ name: string; number: number; archived: boolean }>(
+        "SELECT w.name, v.number, w.archived_at IS NOT NULL AS archived FROM workload_versions v JOIN workloads w ON w.id = v.workload_id WHERE v.org_id = $1 AND v.id = $2",
+        [ctx.org.id, input.versionId],
+      );
+      const version = rows[0];
+      if (!version) throw new TRPCError({ code: "NOT_FOUND", message: "No such workload version in this organization." });
+      if (version.archived) throw new TRPCError({ code: "CONFLICT", message: `Workload ${version.name} is archived; it starts no new runs.` });
+      const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId);
+      await appendAudit(tx, {
+        orgId: ctx.org.id,
+        ...actor,
+        action: "workload_run.requested",
+        target: runId,
+        data: { envId: input.envId, workload: version.name, version: version.number },
+      });
+      return { runId, workload: version.name, version: version.number };
+    });
+    // The environment's object arms its deadline alarm: a run nothing claims is abandoned on time.
+    await environmentObject(ctx.env, ctx.org.id, input.envId).wake(ctx.org.id, input.envId);
+    const dispatch = await dispatchEngineWork(ctx, {
+      procedure: "workloads.start",
+      envId: input.envId,
+      repository: environment.repository,
+      ref: environment.branch,
+      workflow: input.workflow,
+      command: "workload",
+      inputs: { run_id: run.runId },
+    });
+    return { ...run, envId: input.envId, dispatch };
+  });
+
+// Three groups of the spec's names, one file: they are the same act on different work. workloads.*
+// also holds the definitions (workload-definitions.ts).
+export const agentsRouter = router({ run: agentsRun });
+export const loadRouter = router({ run: loadRun });
+export const workloadsRouter = router({ ...workloadDefinitions, start: workloadsStart });
