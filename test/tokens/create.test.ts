@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../support/http";
 import { makeEvent, postEvents } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
+import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 
 let orgId: string;
@@ -48,5 +49,25 @@ describe("POST /v1/tokens", () => {
     const cli = (await seedToken(orgId, "cli", ["tokens.manage"])).token;
     expect((await call("/v1/tokens", { method: "POST", token: cli, json: { name: "" } })).status).toBe(400);
     expect((await call("/v1/tokens", { method: "POST", token: cli, json: { surprise: 1 } })).status).toBe(400);
+  });
+});
+
+describe("POST /v1/tokens with a browser session", () => {
+  it("creates an engine token for a member whose role holds tokens.manage, with the CSRF header", async () => {
+    const admin = browser(await seedSession(await seedPerson(`tok-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }])));
+    expect((await admin.post("/v1/tokens", { orgId, name: "from the console" })).status).toBe(403); // no CSRF header
+    const response = await admin.post("/v1/tokens", { orgId, name: "from the console" }, await admin.csrf());
+    expect(response.status).toBe(201);
+    const created = (await response.json()) as { token: string };
+    expect((await postEvents(created.token, [makeEvent()])).status).toBe(202);
+  });
+
+  it("refuses a role without tokens.manage (403), another organization (404), no organization named (400), no session (401)", async () => {
+    const member = browser(await seedSession(await seedPerson(`tok-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }])));
+    const csrf = await member.csrf();
+    expect((await member.post("/v1/tokens", { orgId }, csrf)).status).toBe(403);
+    expect((await member.post("/v1/tokens", { orgId: (await seedOrganization("tok-other")).id }, csrf)).status).toBe(404);
+    expect((await member.post("/v1/tokens", {}, csrf)).status).toBe(400);
+    expect((await call("/v1/tokens", { method: "POST", json: { orgId } })).status).toBe(401);
   });
 });

@@ -3,7 +3,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
 import { actAs, inTransaction, type Connection } from "../../db/transaction";
-import type { AppEnv } from "../http/context";
+import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
 import { claimIsLive } from "../codehost/claims";
@@ -51,19 +51,23 @@ function presentedToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-/** Requires a live token of `kind`; with `allowSuspended`, a suspended organization still passes. */
+/** The caller's live token of `kind`; with `allowSuspended`, a suspended organization still passes. */
+export async function authenticateToken(c: AppContext, kind: TokenKind, options: { allowSuspended?: boolean } = {}): Promise<Principal> {
+  const value = presentedToken(c.req.header("authorization"));
+  if (!value) throw new Refusal("unauthenticated", `Send ${kind === "engine" ? "an engine" : "a CLI"} token as an HTTP bearer.`);
+  const principal = await resolveToken(c.var.database().connect, value);
+  if (!principal || principal.kind !== kind) {
+    throw new Refusal("unauthenticated", `The ${kind === "engine" ? "engine" : "CLI"} token is unknown, expired or revoked.`);
+  }
+  if (principal.organization.suspended && !options.allowSuspended) {
+    throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
+  }
+  return principal;
+}
+
 export function requireToken(kind: TokenKind, options: { allowSuspended?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const value = presentedToken(c.req.header("authorization"));
-    if (!value) throw new Refusal("unauthenticated", `Send ${kind === "engine" ? "an engine" : "a CLI"} token as an HTTP bearer.`);
-    const principal = await resolveToken(c.var.database().connect, value);
-    if (!principal || principal.kind !== kind) {
-      throw new Refusal("unauthenticated", `The ${kind === "engine" ? "engine" : "CLI"} token is unknown, expired or revoked.`);
-    }
-    if (principal.organization.suspended && !options.allowSuspended) {
-      throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
-    }
-    c.set("principal", principal);
+    c.set("principal", await authenticateToken(c, kind, options));
     await next();
   };
 }

@@ -4,10 +4,10 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Role } from "../../db/schema";
-import { inTransaction } from "../../db/transaction";
 import { roleAllows, type Permission } from "../auth/permissions";
 import { Refusal } from "../http/refusal";
 import { log } from "../log";
+import { memberRole } from "../members/role";
 import { checkCsrf } from "../sessions/csrf";
 import type { RpcContext } from "./context";
 import type { LiveSession } from "../sessions/store";
@@ -57,10 +57,7 @@ export const OrgInput = z.object({ orgId: z.uuid().describe("The organization th
  */
 export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, meta, next }) => {
   const { orgId } = input as z.infer<typeof OrgInput>;
-  const role = await inTransaction(ctx.connect, { orgId }, async (tx) => {
-    const { rows } = await tx.sql.query<{ role: Role }>("SELECT role FROM memberships WHERE org_id = $1 AND person_id = $2", [orgId, ctx.session.personId]);
-    return rows[0]?.role ?? null;
-  });
+  const role = await memberRole(ctx.connect, orgId, ctx.session.personId);
   if (!role) throw new TRPCError({ code: "NOT_FOUND", message: "No such organization." });
   const permission = meta?.permission ?? null;
   if (permission && !roleAllows(role, permission)) {
