@@ -6,6 +6,7 @@ import core from "./0002_core.sql";
 import workloads from "./0003_workloads.sql";
 import codehost from "./0004_codehost.sql";
 import signin from "./0005_signin.sql";
+import previewUrls from "./0006_preview_urls.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -13,4 +14,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0003_workloads", sql: workloads },
   { name: "0004_codehost", sql: codehost },
   { name: "0005_signin", sql: signin },
+  { name: "0006_preview_urls", sql: previewUrls },
 ];

@@ -17,6 +17,7 @@ export const environments = pgTable(
     startedAt: timestamp("started_at", { withTimezone: true }),
     ttlSeconds: doublePrecision("ttl_seconds"),
     expiresAt: timestamp("expires_at", { withTimezone: true }),
+    previewUrls: text("preview_urls").array().notNull().default([]),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -37,6 +37,15 @@ describe("environment projection", () => {
     expect(new Date(row.expires_at).toISOString()).toBe("2026-11-01T11:00:00.000Z");
   });
 
+  it("keeps the preview URLs the engine reports, until an event reports others", async () => {
+    await postEvents(token, [envEvent("pv", "creating", 1), envEvent("pv", "ready", 2, { preview_urls: ["https://pv.example.com/", "http://127.0.0.1:3000/"] })]);
+    await postEvents(token, [envEvent("pv", "sleeping", 3)]);
+    const row = await asRole("superuser", async (client) => (await client.query("SELECT preview_urls FROM environments WHERE org_id = $1 AND env_id = 'pv'", [orgId])).rows[0]);
+    expect(row.preview_urls).toEqual(["https://pv.example.com/", "http://127.0.0.1:3000/"]);
+    const refused = await postEvents(token, [envEvent("pv", "ready", 4, { preview_urls: ["ftp://files.example.com/"] })]);
+    expect(refused.status).toBe(207);
+  });
+
   it("creates no row from an event that names no repository, and says so", async () => {
     const body = (await (await postEvents(token, [makeEvent({ type: "environment.ready", envId: "anon", sequence: 1, payload: {} })])).json()) as IngestBody;
     expect(body).toMatchObject({ accepted: 1, unprojected: 1 });

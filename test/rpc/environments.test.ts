@@ -23,7 +23,9 @@ describe("environments.list and environments.get", () => {
   it("shows what the engine reported, to any role", async () => {
     const preview = newEnvId();
     const plain = newEnvId();
-    await reportEnvironment(place, preview, { branch: "feature/x", pull_request: 7, started_at: "2030-01-01T00:00:00Z", ttl_seconds: 3600 });
+    await reportEnvironment(place, preview, {
+      branch: "feature/x", pull_request: 7, started_at: "2030-01-01T00:00:00Z", ttl_seconds: 3600, preview_urls: ["https://pr-7.preview.example.com/"],
+    });
     await reportEnvironment(place, plain, { branch: "main" }, "environment.creating");
 
     const viewer = await rpcClient(place.sessions.viewer);
@@ -37,6 +39,7 @@ describe("environments.list and environments.get", () => {
       pullRequest: 7,
       startedAt: "2030-01-01T00:00:00.000Z",
       expiresAt: "2030-01-01T01:00:00.000Z",
+      previewUrls: ["https://pr-7.preview.example.com/"],
       lastEventAt: expect.any(String),
       createdAt: expect.any(String),
       teardown: null,

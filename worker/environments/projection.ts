@@ -15,6 +15,7 @@ export interface EnvironmentRow {
   startedAt: string | null;
   ttlSeconds: number | null;
   expiresAt: string | null;
+  previewUrls: string[];
 }
 
 export interface ProjectionEvent {
@@ -80,6 +81,7 @@ export function project(current: EnvironmentRow | null, events: readonly Project
       startedAt,
       ttlSeconds,
       expiresAt: expiry(startedAt, ttlSeconds),
+      previewUrls: payload.preview_urls ?? row?.previewUrls ?? [],
     };
   }
   return { row, notes };

@@ -1,5 +1,5 @@
-// What a person sees of environments: the projected row and its latest teardown. Preview URLs are not
-// recorded yet (no event carries one into the projection), so none is shown rather than one guessed.
+// What a person sees of environments: the projected row (preview URLs as the engine reported them)
+// and its latest teardown.
 import type { EnvironmentState } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
 
@@ -11,6 +11,7 @@ interface Row {
   pull_request: number | null;
   started_at: Date | null;
   expires_at: Date | null;
+  preview_urls: string[];
   last_event_at: Date;
   created_at: Date;
   teardown_id: string | null;
@@ -21,7 +22,7 @@ interface Row {
 }
 
 const SELECT_ENVIRONMENTS = `
-SELECT e.env_id, e.state, e.repository, e.branch, e.pull_request, e.started_at, e.expires_at, e.last_event_at, e.created_at,
+SELECT e.env_id, e.state, e.repository, e.branch, e.pull_request, e.started_at, e.expires_at, e.preview_urls, e.last_event_at, e.created_at,
        t.id AS teardown_id, t.created_at AS teardown_requested_at, t.state AS teardown_state, t.outcome AS teardown_outcome,
        t.confirmed_at AS teardown_confirmed_at
 FROM environments e
@@ -41,6 +42,7 @@ function view(row: Row) {
     pullRequest: row.pull_request,
     startedAt: iso(row.started_at),
     expiresAt: iso(row.expires_at),
+    previewUrls: row.preview_urls,
     lastEventAt: row.last_event_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     // The engine's environment.torn_down event confirms a teardown; until then it says it is unconfirmed.

@@ -12,6 +12,7 @@ interface StoredRow {
   started_at: Date | null;
   ttl_seconds: number | null;
   expires_at: Date | null;
+  preview_urls: string[];
 }
 
 const fromStored = (row: StoredRow): EnvironmentRow => ({
@@ -24,6 +25,7 @@ const fromStored = (row: StoredRow): EnvironmentRow => ({
   startedAt: row.started_at?.toISOString() ?? null,
   ttlSeconds: row.ttl_seconds,
   expiresAt: row.expires_at?.toISOString() ?? null,
+  previewUrls: row.preview_urls,
 });
 
 /** Applies events to the environment's row; returns the notes of events that changed nothing. */
@@ -34,7 +36,7 @@ export async function projectOntoEnvironment(
   events: readonly ProjectionEvent[],
 ): Promise<Map<number, string>> {
   const { rows } = await tx.sql.query<StoredRow>(
-    `SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at
+    `SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, preview_urls
        FROM environments WHERE org_id = $1 AND env_id = $2 FOR UPDATE`,
     [orgId, envId],
   );
@@ -43,15 +45,16 @@ export async function projectOntoEnvironment(
   if (row && notes.size < events.length) {
     await tx.sql.query(
       `INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
-                                 started_at, ttl_seconds, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                                 started_at, ttl_seconds, expires_at, preview_urls)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (org_id, env_id) DO UPDATE SET
          repository = EXCLUDED.repository, branch = EXCLUDED.branch, pull_request = EXCLUDED.pull_request,
          state = EXCLUDED.state, last_sequence = EXCLUDED.last_sequence, last_event_at = EXCLUDED.last_event_at,
          started_at = EXCLUDED.started_at, ttl_seconds = EXCLUDED.ttl_seconds, expires_at = EXCLUDED.expires_at,
+         preview_urls = EXCLUDED.preview_urls,
          updated_at = now()`,
       [orgId, envId, row.repository, row.branch, row.pullRequest, row.state, row.lastSequence,
-        new Date(row.lastEventAt).toISOString(), row.startedAt, row.ttlSeconds, row.expiresAt],
+        new Date(row.lastEventAt).toISOString(), row.startedAt, row.ttlSeconds, row.expiresAt, row.previewUrls],
     );
   }
   return notes;

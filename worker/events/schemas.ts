@@ -10,6 +10,8 @@ export const EnvironmentPayload = z.looseObject({
   pull_request: z.int().min(1).optional(),
   started_at: z.iso.datetime({ offset: true }).optional(),
   ttl_seconds: z.number().min(1).optional(),
+  // This service's own property: where the environment's web services answer.
+  preview_urls: z.array(z.url({ protocol: /^https?$/ }).max(2000)).max(20).optional(),
 });
 export type EnvironmentPayload = z.infer<typeof EnvironmentPayload>;
 
