@@ -7,6 +7,7 @@ import workloads from "./0003_workloads.sql";
 import codehost from "./0004_codehost.sql";
 import signin from "./0005_signin.sql";
 import previewUrls from "./0006_preview_urls.sql";
+import commandLookup from "./0007_command_lookup.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -15,4 +16,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0004_codehost", sql: codehost },
   { name: "0005_signin", sql: signin },
   { name: "0006_preview_urls", sql: previewUrls },
+  { name: "0007_command_lookup", sql: commandLookup },
 ];
