@@ -3,6 +3,7 @@
 import { desc, eq, sql } from "drizzle-orm";
 import { auditLog } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
+import { sha256Hex } from "../tokens/secret";
 
 export interface AuditEntry {
   orgId: string;
@@ -14,10 +15,6 @@ export interface AuditEntry {
   data?: Record<string, unknown>;
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 /** JSON with object keys sorted: jsonb does not keep key order, so the hash must not depend on it. */
 function canonical(value: unknown): unknown {

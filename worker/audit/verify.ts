@@ -1,7 +1,8 @@
 // Verifying an organization's audit hash chain: each entry names the hash of the one before and
 // hashes exactly what is stored; an edited, removed or inserted entry breaks it from there on.
 import type { Tx } from "../../db/transaction";
-import { chainText, sha256Hex, STORED_TIME } from "./append";
+import { sha256Hex } from "../tokens/secret";
+import { chainText, STORED_TIME } from "./append";
 
 export interface ChainVerdict {
   entries: number;

@@ -3,7 +3,7 @@
 // POST /auth/device/approve for the signed-in person.
 import type { Context, Hono } from "hono";
 import { isPermission, type Permission } from "../auth/permissions";
-import { addressBucket, clientAddress } from "../http/client-address";
+import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
@@ -37,8 +37,7 @@ const baseUrl = (c: AppContext) => c.var.config.server.appBaseUrl ?? new URL(c.r
 
 export function registerDeviceFlow(app: Hono<AppEnv>): void {
   app.post("/auth/device/code", async (c) => {
-    const address = clientAddress(c.req.header("x-forwarded-for"), c.var.config.server.trustedProxyHops);
-    await enforceRateLimit(c.env, addressBucket("device-code", address), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
+    await enforceRateLimit(c.env, addressBucket("device-code", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
     const { scope = "" } = validate(DeviceCodeRequest, await formOrJson(c));
     const scopes = scope.split(/\s+/).filter(Boolean);
     const unknown = scopes.filter((name) => !isPermission(name));

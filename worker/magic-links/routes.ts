@@ -3,7 +3,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { acceptInvitationsFor } from "../invitations/accept";
-import { addressBucket, clientAddress } from "../http/client-address";
+import { addressBucket, clientAddressOf as addressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
@@ -15,10 +15,6 @@ import { failedSignInPage } from "../signin/pages";
 import { requestMagicLink, useMagicLink } from "./flow";
 
 const MagicLinkRequest = z.strictObject({ email: z.email().max(320) });
-
-function addressOf(c: AppContext): string | null {
-  return clientAddress(c.req.header("x-forwarded-for"), c.var.config.server.trustedProxyHops);
-}
 
 function requireMail(c: AppContext): void {
   if (!c.var.config.mail.magicLink) throw new Refusal("not_found", "Sign-in by e-mail is not offered here.");

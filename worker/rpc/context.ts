@@ -3,7 +3,6 @@ import type { Connection } from "../../db/transaction";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { AppContext } from "../http/context";
-import { clientAddress } from "../http/client-address";
 import { readSessionCookie } from "../sessions/cookie";
 import { CSRF_HEADER } from "../sessions/csrf";
 import { resolveSession, type LiveSession } from "../sessions/store";
@@ -14,7 +13,6 @@ export interface RpcContext {
   env: Env;
   session: LiveSession | null;
   csrfHeader: string | undefined;
-  clientAddress: string | null;
   requestId: string;
   /** The public origin, for links in what procedures send (invitations). */
   origin: string;
@@ -29,7 +27,6 @@ export async function rpcContext(c: AppContext): Promise<RpcContext> {
     env: c.env,
     session: token ? await resolveSession(connect, token) : null,
     csrfHeader: c.req.header(CSRF_HEADER),
-    clientAddress: clientAddress(c.req.header("x-forwarded-for"), c.var.config.server.trustedProxyHops),
     requestId: c.var.requestId,
     origin: c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin,
   };

@@ -7,6 +7,10 @@ import { hashToken, newTokenValue } from "../tokens/secret";
 export const IDLE_HOURS = 12;
 export const LIFETIME_DAYS = 30;
 
+/** The one definition of a live session, as SQL over the `sessions` row aliased `s`. */
+export const LIVE_SESSION = `s.signed_out_at IS NULL AND s.last_seen_at > now() - make_interval(hours => ${IDLE_HOURS})
+  AND s.created_at > now() - make_interval(days => ${LIFETIME_DAYS})`;
+
 export interface LiveSession {
   id: string;
   personId: string;
@@ -27,9 +31,7 @@ export async function createSession(tx: Tx, personId: string, client: { address:
 // last_seen_at moves at most once a minute: the idle limit is kept to the minute without a write per request.
 const RESOLVE = `
 WITH live AS (
-  SELECT id, person_id, last_seen_at FROM sessions
-  WHERE token_hash = $1 AND signed_out_at IS NULL
-    AND last_seen_at > now() - make_interval(hours => $2) AND created_at > now() - make_interval(days => $3)
+  SELECT s.id, s.person_id, s.last_seen_at FROM sessions s WHERE s.token_hash = $1 AND ${LIVE_SESSION}
 ), touched AS (
   UPDATE sessions SET last_seen_at = now()
   WHERE id = (SELECT id FROM live) AND last_seen_at < now() - interval '1 minute'
@@ -39,7 +41,7 @@ SELECT id, person_id FROM live`;
 export async function resolveSession(connect: () => Promise<Connection>, token: string): Promise<LiveSession | null> {
   const tokenHash = await hashToken(token);
   return inTransaction(connect, { lookups: { session_hash: tokenHash } }, async (tx) => {
-    const { rows } = await tx.sql.query<{ id: string; person_id: string }>(RESOLVE, [tokenHash, IDLE_HOURS, LIFETIME_DAYS]);
+    const { rows } = await tx.sql.query<{ id: string; person_id: string }>(RESOLVE, [tokenHash]);
     return rows[0] ? { id: rows[0].id, personId: rows[0].person_id, token } : null;
   });
 }
@@ -57,11 +59,9 @@ export async function signOutEverywhere(tx: Tx, personId: string): Promise<numbe
 /** A person's live sessions, newest first; never a token or a hash. */
 export async function listSessions(tx: Tx, personId: string, currentId: string) {
   const { rows } = await tx.sql.query<{ id: string; created_at: Date; last_seen_at: Date; client_address: string | null; user_agent: string | null }>(
-    `SELECT id, created_at, last_seen_at, client_address, user_agent FROM sessions
-     WHERE person_id = $1 AND signed_out_at IS NULL
-       AND last_seen_at > now() - make_interval(hours => $2) AND created_at > now() - make_interval(days => $3)
-     ORDER BY created_at DESC`,
-    [personId, IDLE_HOURS, LIFETIME_DAYS],
+    `SELECT s.id, s.created_at, s.last_seen_at, s.client_address, s.user_agent FROM sessions s
+     WHERE s.person_id = $1 AND ${LIVE_SESSION} ORDER BY s.created_at DESC`,
+    [personId],
   );
   return rows.map((row) => ({
     id: row.id,

@@ -3,9 +3,9 @@
 // reads the account and completes the sign-in. Both are rate limited per client address.
 import type { Hono } from "hono";
 import { CodehostUnreachable } from "../codehost/codehost-api";
-import { clientAddress, addressBucket } from "../http/client-address";
+import { addressBucket, clientAddressOf as addressOf } from "../http/client-address";
 import { constantTimeEqual } from "../http/constant-time";
-import type { AppContext, AppEnv } from "../http/context";
+import type { AppEnv } from "../http/context";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { takeBindingCookie, writeBindingCookie, writeSessionCookie } from "../sessions/cookie";
 import { base64url } from "../tokens/secret";
@@ -16,7 +16,6 @@ import { failedSignInPage, refusedSignInPage } from "./pages";
 const STATE_COOKIE = "svc_oauth_state";
 const STATE_SECONDS = 600;
 
-const addressOf = (c: AppContext) => clientAddress(c.req.header("x-forwarded-for"), c.var.config.server.trustedProxyHops);
 
 export function registerSignIn(app: Hono<AppEnv>): void {
   app.get("/auth/signin", async (c) => {

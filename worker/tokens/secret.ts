@@ -22,10 +22,13 @@ export function newTokenValue(kind: SecretKind): string {
   return PREFIX[kind] + base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-export async function hashToken(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
+
+/** What is stored of a secret value. */
+export const hashToken = sha256Hex;
 
 /** What a list may show of a token: its kind prefix and a few characters. */
 export const displayPrefix = (value: string) => value.slice(0, 12);

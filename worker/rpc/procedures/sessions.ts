@@ -4,12 +4,9 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { inTenant } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
-import { IDLE_HOURS, LIFETIME_DAYS, signOut as endSession, signOutEverywhere } from "../../sessions/store";
+import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "../../sessions/store";
 import { inOrganization, router } from "../trpc";
 import { actorOf } from "./actor";
-
-const LIVE = `s.signed_out_at IS NULL AND s.last_seen_at > now() - make_interval(hours => ${IDLE_HOURS})
-  AND s.created_at > now() - make_interval(days => ${LIFETIME_DAYS})`;
 
 const list = inOrganization
   .meta({ permission: "sessions.manage", summary: "Live sessions of the organization's members" })
@@ -18,7 +15,7 @@ const list = inOrganization
       const { rows } = await tx.sql.query<{ id: string; person_id: string; login: string | null; created_at: Date; last_seen_at: Date; client_address: string | null; user_agent: string | null }>(
         `SELECT s.id, s.person_id, p.login, s.created_at, s.last_seen_at, s.client_address, s.user_agent
          FROM sessions s JOIN memberships m ON m.person_id = s.person_id AND m.org_id = $1 JOIN people p ON p.id = s.person_id
-         WHERE ${LIVE} ORDER BY s.last_seen_at DESC`,
+         WHERE ${LIVE_SESSION} ORDER BY s.last_seen_at DESC`,
         [ctx.org.id],
       );
       return rows.map((row) => ({
