@@ -26,29 +26,62 @@ export interface Scope {
   >>;
 }
 
-export async function inTransaction<T>(
-  connect: () => Promise<Connection>,
-  scope: Scope,
-  work: (tx: Tx) => Promise<T>,
-): Promise<T> {
+/** A transaction left open for its caller, who ends it with `commit` or `rollback` (each idempotent). */
+export interface OpenTransaction {
+  tx: Tx;
+  commit: () => Promise<void>;
+  rollback: () => Promise<void>;
+}
+
+export async function openTransaction(connect: () => Promise<Connection>, scope: Scope): Promise<OpenTransaction> {
   const connection = await connect();
   const { sql } = connection;
+  let ended = false;
+  const rollback = async () => {
+    if (ended) return;
+    ended = true;
+    // A failed ROLLBACK means the connection is broken: hand it back as such so the pool drops it.
+    await sql.query("ROLLBACK").then(
+      () => connection.release(),
+      (rollbackError: Error) => connection.release(rollbackError),
+    );
+  };
+  const commit = async () => {
+    if (ended) return;
+    try {
+      await sql.query("COMMIT");
+    } catch (error) {
+      await rollback();
+      throw error;
+    }
+    ended = true;
+    connection.release();
+  };
   try {
     await sql.query("BEGIN");
     const names = ["app.org_id", ...Object.keys(scope.lookups ?? {}).map((key) => `app.lookup_${key}`)];
     const values = [scope.orgId ?? "", ...Object.values(scope.lookups ?? {})];
     await sql.query(`SELECT ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`,
       names.flatMap((name, i) => [name, values[i]]));
-    const result = await work(connection);
-    await sql.query("COMMIT");
-    connection.release();
+  } catch (error) {
+    await rollback();
+    throw error;
+  }
+  return { tx: connection, commit, rollback };
+}
+
+export async function inTransaction<T>(
+  connect: () => Promise<Connection>,
+  scope: Scope,
+  work: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  const open = await openTransaction(connect, scope);
+  try {
+    const result = await work(open.tx);
+    await open.commit();
     return result;
   } catch (error) {
-    // A failed ROLLBACK means the connection is broken: hand it back as such so the pool drops it.
-    await sql.query("ROLLBACK").then(
-      () => connection.release(),
-      (rollbackError: Error) => connection.release(rollbackError),
-    );
+    await open.rollback();
     throw error;
   }
 }
@@ -62,4 +95,9 @@ export const inTenant = <T>(connect: () => Promise<Connection>, orgId: string, w
  */
 export async function actAs(tx: Tx, orgId: string): Promise<void> {
   await tx.sql.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
+}
+
+/** Lets a transaction see one more row by a key it learned mid-way (a session's person). */
+export async function addLookup(tx: Tx, key: keyof NonNullable<Scope["lookups"]>, value: string): Promise<void> {
+  await tx.sql.query("SELECT set_config($1, $2, true)", [`app.lookup_${key}`, value]);
 }

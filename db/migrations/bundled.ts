@@ -8,6 +8,7 @@ import codehost from "./0004_codehost.sql";
 import signin from "./0005_signin.sql";
 import previewUrls from "./0006_preview_urls.sql";
 import commandLookup from "./0007_command_lookup.sql";
+import cliTokensFollowPerson from "./0008_cli_tokens_follow_person.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -17,4 +18,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0005_signin", sql: signin },
   { name: "0006_preview_urls", sql: previewUrls },
   { name: "0007_command_lookup", sql: commandLookup },
+  { name: "0008_cli_tokens_follow_person", sql: cliTokensFollowPerson },
 ];

@@ -12,6 +12,8 @@ export const tokens = pgTable("tokens", {
   displayPrefix: text("display_prefix").notNull(),
   scopes: text("scopes").array().notNull().default([]),
   createdBy: uuid("created_by"),
+  /** The person a CLI token acts for: it is never stronger than their current role. */
+  personId: uuid("person_id"),
   expiresAt: timestamp("expires_at", { withTimezone: true }),
   lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   revokedAt: timestamp("revoked_at", { withTimezone: true }),

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { configFor } from "../../worker/config/for-env";
 import type { CodehostConfig } from "../../worker/config/types";
 import { dispatchWorkflow, type DispatchRequest } from "../../worker/codehost/dispatch";
+import { inTenant } from "../../db/transaction";
 import { fake, installApp, newRepository, type TestRepository } from "../support/codehost";
 import { appPool, seedOrganization } from "../support/seed";
 import { asRole } from "../support/sql";
@@ -40,14 +41,8 @@ beforeAll(async () => {
 async function dispatch(overrides: Partial<DispatchRequest> = {}, config = codehost()) {
   const pool = appPool();
   try {
-    return await dispatchWorkflow(pool.connect, config, {
-      orgId,
-      repository: repository.full,
-      workflow: "preview.yml",
-      ref: "main",
-      inputs: { env_id: "pr-7" },
-      ...overrides,
-    });
+    const request = { orgId, repository: repository.full, workflow: "preview.yml", ref: "main", inputs: { env_id: "pr-7" }, ...overrides };
+    return await inTenant(pool.connect, request.orgId, (tx) => dispatchWorkflow(tx, config, request));
   } finally {
     await pool.end();
   }

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { call } from "../support/http";
+import { poll, startFlow, uniqueAddress, waitInterval } from "../support/device";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
@@ -9,30 +10,6 @@ let orgId: string;
 beforeEach(async () => {
   orgId = (await seedOrganization("device")).id;
 });
-
-const uniqueAddress = () => `10.${[1, 2, 3].map(() => Math.floor(Math.random() * 250)).join(".")}`;
-
-async function startFlow(scope: string) {
-  const response = await call("/auth/device/code", {
-    method: "POST",
-    body: new URLSearchParams({ client_id: "svc-cli", scope }).toString(),
-    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": uniqueAddress() },
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
-}
-
-const poll = async (deviceCode: string) => {
-  const response = await call("/auth/device/token", {
-    method: "POST",
-    body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: deviceCode }).toString(),
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-  });
-  return { status: response.status, body: (await response.json()) as { error?: string; access_token?: string; scope?: string } };
-};
-
-/** Lets the next poll through the interval. */
-const waitInterval = () => asRole("superuser", (client) => client.query("UPDATE device_authorizations SET last_polled_at = now() - interval '1 hour'"));
 
 async function signedIn(role: "owner" | "admin" | "member" | "viewer") {
   const personId = await seedPerson(`dev-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role }]);

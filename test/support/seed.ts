@@ -2,10 +2,11 @@
 import { inject } from "vitest";
 import { openPool, useBridge } from "../../db/neon";
 import { inTenant } from "../../db/transaction";
-import type { TokenKind } from "../../db/schema";
+import type { Role, TokenKind } from "../../db/schema";
 import type { Permission } from "../../worker/auth/permissions";
 import { createOrganization } from "../../worker/organizations/create";
 import { issueToken } from "../../worker/tokens/issue";
+import { seedPerson } from "./sessions";
 
 export function appPool() {
   const database = inject("database");
@@ -24,10 +25,18 @@ export async function seedOrganization(prefix = "org") {
   }
 }
 
-export async function seedToken(orgId: string, kind: TokenKind, scopes: Permission[] = []) {
+/**
+ * An engine token, or a CLI token acting for `person` (by default a new member with the `admin`
+ * role, so that the token's scopes are all its person's role allows of them).
+ */
+export async function seedToken(orgId: string, kind: TokenKind, scopes: Permission[] = [], person: { personId?: string; role?: Role } = {}) {
+  const personId = kind === "cli" ? (person.personId ?? (await seedPerson(uniqueSlug("cli"), [{ orgId, role: person.role ?? "admin" }]))) : null;
   const pool = appPool();
   try {
-    return await inTenant(pool.connect, orgId, (tx) => issueToken(tx, { orgId, kind, name: "test", scopes }));
+    const issued = await inTenant(pool.connect, orgId, (tx) =>
+      issueToken(tx, personId ? { orgId, kind: "cli", name: "test", scopes, personId } : { orgId, kind: "engine", name: "test" }),
+    );
+    return { ...issued, personId };
   } finally {
     await pool.end();
   }

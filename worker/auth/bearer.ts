@@ -1,18 +1,24 @@
 // Bearer tokens (engine and CLI): found by the hash of the presented value, never by comparing the
-// secret, in a transaction that can see only the one row whose hash it names.
+// secret, in a transaction that can see only the one row whose hash it names. A CLI token acts for
+// its person: the routes that take one authorize it in the same transaction as their work.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { actAs, inTransaction, type Connection } from "../../db/transaction";
+import { actAs, inTransaction, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
 import { claimIsLive } from "../codehost/claims";
+import { authorize, Denied, type Grant } from "./authorize";
+import type { Permission } from "./permissions";
 
 export interface Principal {
   tokenId: string;
   orgId: string;
   kind: TokenKind;
+  /** A CLI token's granted scopes (what its person's role allows is checked by `authorize`). */
   scopes: string[];
+  /** The person a CLI token acts for; null for an engine token. */
+  personId: string | null;
   organization: { slug: string; plan: string; suspended: boolean };
 }
 
@@ -20,7 +26,7 @@ export interface Principal {
 export const SUSPENDED_RETRY_SECONDS = 300;
 
 const FIND = `
-SELECT id, org_id, kind, scopes, binding_id FROM tokens
+SELECT id, org_id, kind, scopes, binding_id, person_id FROM tokens
 WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
 
 // last_used_at is kept to the minute: one write per token per minute, not one per request.
@@ -31,19 +37,25 @@ WITH touched AS (
 )
 SELECT slug, plan, suspended_at IS NOT NULL AS suspended FROM organizations WHERE id = $1`;
 
-export async function resolveToken(connect: () => Promise<Connection>, value: string): Promise<Principal | null> {
-  const tokenHash = await hashToken(value);
-  return inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
-    const { rows } = await tx.sql.query<{ id: string; org_id: string; kind: TokenKind; scopes: string[]; binding_id: string | null }>(FIND, [tokenHash]);
-    const token = rows[0];
-    if (!token) return null;
-    // Now that the organization is known, act as it.
-    await actAs(tx, token.org_id);
-    // A token minted by identity exchange dies with its repository claim.
-    if (token.binding_id && !(await claimIsLive(tx, token.binding_id))) return null;
-    const org = await tx.sql.query<Principal["organization"]>(TOUCH_AND_READ_ORG, [token.org_id, token.id]);
-    return { tokenId: token.id, orgId: token.org_id, kind: token.kind, scopes: token.scopes, organization: org.rows[0]! };
-  });
+interface TokenRow {
+  id: string;
+  org_id: string;
+  kind: TokenKind;
+  scopes: string[];
+  binding_id: string | null;
+  person_id: string | null;
+}
+
+/** The live token behind `tokenHash` (the transaction must hold it as its `token_hash` lookup); the transaction then acts as its organization. */
+async function findPrincipal(tx: Tx, tokenHash: string): Promise<Principal | null> {
+  const { rows } = await tx.sql.query<TokenRow>(FIND, [tokenHash]);
+  const token = rows[0];
+  if (!token) return null;
+  await actAs(tx, token.org_id);
+  // A token minted by identity exchange dies with its repository claim.
+  if (token.binding_id && !(await claimIsLive(tx, token.binding_id))) return null;
+  const org = await tx.sql.query<Principal["organization"]>(TOUCH_AND_READ_ORG, [token.org_id, token.id]);
+  return { tokenId: token.id, orgId: token.org_id, kind: token.kind, scopes: token.scopes, personId: token.person_id, organization: org.rows[0]! };
 }
 
 function presentedToken(header: string | undefined): string | null {
@@ -51,23 +63,52 @@ function presentedToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-/** The caller's live token of `kind`; with `allowSuspended`, a suspended organization still passes. */
-export async function authenticateToken(c: AppContext, kind: TokenKind, options: { allowSuspended?: boolean } = {}): Promise<Principal> {
+const article = (kind: TokenKind) => (kind === "engine" ? "an engine" : "a CLI");
+
+/** Runs `work` in one transaction that first finds the caller's live token of `kind` and refuses a suspended organization unless allowed. */
+async function withToken<T>(
+  c: AppContext,
+  kind: TokenKind,
+  options: { allowSuspended?: boolean },
+  work: (tx: Tx, principal: Principal) => Promise<T>,
+): Promise<T> {
   const value = presentedToken(c.req.header("authorization"));
-  if (!value) throw new Refusal("unauthenticated", `Send ${kind === "engine" ? "an engine" : "a CLI"} token as an HTTP bearer.`);
-  const principal = await resolveToken(c.var.database().connect, value);
-  if (!principal || principal.kind !== kind) {
-    throw new Refusal("unauthenticated", `The ${kind === "engine" ? "engine" : "CLI"} token is unknown, expired or revoked.`);
-  }
-  if (principal.organization.suspended && !options.allowSuspended) {
-    throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
-  }
-  return principal;
+  if (!value) throw new Refusal("unauthenticated", `Send ${article(kind)} token as an HTTP bearer.`);
+  const tokenHash = await hashToken(value);
+  return inTransaction(c.var.database().connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
+    const principal = await findPrincipal(tx, tokenHash);
+    if (!principal || principal.kind !== kind) {
+      throw new Refusal("unauthenticated", `The ${kind} token is unknown, expired or revoked.`);
+    }
+    if (principal.organization.suspended && !options.allowSuspended) {
+      throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
+    }
+    return work(tx, principal);
+  });
 }
 
-export function requireToken(kind: TokenKind, options: { allowSuspended?: boolean } = {}): MiddlewareHandler<AppEnv> {
+/** Engine routes: the caller's live engine token, set as `principal`; with `allowSuspended`, a suspended organization still passes. */
+export function requireToken(kind: "engine", options: { allowSuspended?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("principal", await authenticateToken(c, kind, options));
+    c.set("principal", await withToken(c, kind, options, async (_tx, principal) => principal));
     await next();
   };
+}
+
+/**
+ * CLI routes: finds the caller's CLI token, authorizes `permission` for its person (their current
+ * role and the token's scopes) and does the route's work, all in one transaction of the token's
+ * organization.
+ */
+export function asCliToken<T>(c: AppContext, permission: Permission, work: (tx: Tx, grant: Grant & { tokenId: string }) => Promise<T>): Promise<T> {
+  return withToken(c, "cli", {}, async (tx, principal) => {
+    const caller = { kind: "cli" as const, personId: principal.personId!, tokenId: principal.tokenId, scopes: principal.scopes };
+    const grant = await authorize(tx, caller, principal.orgId, permission).catch((denied: unknown) => {
+      if (!(denied instanceof Denied)) throw denied;
+      // The person left the organization (their tokens are revoked with it): the token is no longer anyone's.
+      if (denied.reason === "not_member") throw new Refusal("unauthenticated", "The CLI token's person is no longer a member of its organization.");
+      throw new Refusal("forbidden", denied.message);
+    });
+    return work(tx, { ...grant, tokenId: principal.tokenId });
+  });
 }

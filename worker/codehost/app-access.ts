@@ -1,6 +1,6 @@
 // Acting as the App on one of the organization's accounts: its installation there, then an
 // installation token. Used to dispatch workflows and to read an organization's members.
-import { inTenant, type Connection } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appJwt } from "./app-jwt";
 import { callCodehost, describeAnswer } from "./codehost-api";
@@ -8,9 +8,10 @@ import { installationsOnAccount } from "./installations";
 
 export type AppAccess = { ok: true; token: string } | { ok: false; status: number | null; reason: string };
 
-export async function appAccessTo(connect: () => Promise<Connection>, codehost: CodehostConfig, orgId: string, account: string): Promise<AppAccess> {
+/** In a transaction acting as the organization whose installation on `account` is used. */
+export async function appAccessTo(tx: Tx, codehost: CodehostConfig, account: string): Promise<AppAccess> {
   if (!codehost.app) return { ok: false, status: null, reason: "No code-host App is configured on this service, so it cannot act on the code host." };
-  const [installation] = await inTenant(connect, orgId, (tx) => installationsOnAccount(tx, account));
+  const [installation] = await installationsOnAccount(tx, account);
   if (!installation) return { ok: false, status: null, reason: `The App is not installed on ${account} for this organization; install it there, then try again.` };
   if (installation.suspended) return { ok: false, status: null, reason: `The App installation on ${account} is suspended; an owner of ${account} must unsuspend it.` };
   const grant = await callCodehost(codehost.apiBase, "POST", `/app/installations/${installation.codehostInstallationId}/access_tokens`, await appJwt(codehost.app));

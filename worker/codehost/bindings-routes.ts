@@ -2,10 +2,10 @@
 // its organization, lists the claims with the audience to request, and revokes them.
 import type { Hono } from "hono";
 import { z } from "zod";
-import { inTenant, inTransaction } from "../../db/transaction";
+import { addLookup, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { requireToken } from "../auth/bearer";
-import { requireScope } from "../auth/scope";
+import { asCliToken } from "../auth/bearer";
+import type { Grant } from "../auth/authorize";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody } from "../http/input";
 import { Refusal } from "../http/refusal";
@@ -15,13 +15,9 @@ import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, Oidc
 import { findClaim, insertClaim, listClaims, revokeClaim, type Claim, type ClaimRef } from "./claims";
 import { REPOSITORY_PATTERN, repositoryKey } from "./repository";
 
-// Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication, rule 7).
-const claimManager = [
-  requireToken("cli"),
-  requireScope("tokens.manage"),
-  // 402: the plan check goes here once billing arrives: refuse when the organization's plan lacks the
-  // hosted control plane (spec: Repository claims, common errors).
-] as const;
+// Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication,
+// rule 7). 402: the plan check joins it once billing arrives (spec: Repository claims, common errors).
+const asClaimManager = <T>(c: AppContext, work: (tx: Tx, grant: Grant) => Promise<T>) => asCliToken(c, "tokens.manage", work);
 
 const common: Record<number, ResponseDoc> = {
   401: refusal("Not a valid CLI token"),
@@ -107,17 +103,17 @@ function heldByUs(claim: Claim, orgId: string): Claim {
   );
 }
 
-async function revoke(c: AppContext, ref: ClaimRef) {
-  const { orgId, tokenId } = c.var.principal;
-  const result = await inTenant(c.var.database().connect, orgId, async (tx) => {
-    const claim = await findClaim(tx, ref);
+async function revoke(c: AppContext, identifier: string) {
+  const result = await asClaimManager(c, async (tx, grant) => {
+    const claim = await findClaim(tx, claimRef(identifier));
     if (!claim) throw new Refusal("not_found", "This organization has no claim with that id or on that repository.");
     const tokensRevoked = await revokeClaim(tx, claim.id);
     if (tokensRevoked === null) return { revoked: true, repository: claim.repository, alreadyRevoked: true, tokensRevoked: 0 };
     await appendAudit(tx, {
-      orgId,
+      orgId: grant.orgId,
       action: "repository_claim.revoked",
-      actorLabel: `CLI token ${tokenId}`,
+      actorPersonId: grant.personId,
+      actorLabel: grant.actorLabel,
       target: claim.id,
       data: { repository: claim.repository, tokensRevoked },
     });
@@ -127,25 +123,25 @@ async function revoke(c: AppContext, ref: ClaimRef) {
 }
 
 export function registerBindings(app: Hono<AppEnv>): void {
-  app.post(honoPath(create), ...claimManager, async (c) => {
-    const { repository } = await readBody(c, CreateBindingRequest);
-    const { orgId, tokenId } = c.var.principal;
-    const scope = { orgId, lookups: { claim_repository: repositoryKey(repository) } };
-    const claim = await inTransaction(c.var.database().connect, scope, async (tx) => {
-      // The lookup shows every organization's claim on this repository, so a claim held elsewhere is seen.
+  app.post(honoPath(create), async (c) => {
+    const claim = await asClaimManager(c, async (tx, grant) => {
+      const { repository } = await readBody(c, CreateBindingRequest);
+      // Every organization's claim on this repository becomes visible, so a claim held elsewhere is seen.
+      await addLookup(tx, "claim_repository", repositoryKey(repository));
       const live = async () => {
         const found = await findClaim(tx, { repository });
         return found && !found.revokedAt ? found : null;
       };
       const held = await live();
-      if (held) return heldByUs(held, orgId);
-      const created = await insertClaim(tx, { orgId, repository, source: "cli" });
+      if (held) return heldByUs(held, grant.orgId);
+      const created = await insertClaim(tx, { orgId: grant.orgId, repository, source: "cli" });
       // Claimed by someone a moment ago.
-      if (!created) return heldByUs((await live())!, orgId);
+      if (!created) return heldByUs((await live())!, grant.orgId);
       await appendAudit(tx, {
-        orgId,
+        orgId: grant.orgId,
         action: "repository_claim.created",
-        actorLabel: `CLI token ${tokenId}`,
+        actorPersonId: grant.personId,
+        actorLabel: grant.actorLabel,
         target: created.id,
         data: { repository, source: "cli" },
       });
@@ -154,15 +150,12 @@ export function registerBindings(app: Hono<AppEnv>): void {
     return c.json(toBinding(claim), 201);
   });
 
-  app.get(honoPath(list), ...claimManager, async (c) => {
-    const { orgId } = c.var.principal;
-    const claims = await inTenant(c.var.database().connect, orgId, (tx) => listClaims(tx, orgId));
+  app.get(honoPath(list), async (c) => {
+    const claims = await asClaimManager(c, (tx, grant) => listClaims(tx, grant.orgId));
     return c.json({ audience: identityAudience(c.var.config, c.req.url), bindings: claims.map(toBinding) }, 200);
   });
 
-  app.delete(honoPath(revokeById), ...claimManager, (c) => revoke(c, claimRef(c.req.param("binding") ?? "")));
+  app.delete(honoPath(revokeById), (c) => revoke(c, c.req.param("binding") ?? ""));
 
-  app.delete(honoPath(revokeByRepository), ...claimManager, (c) =>
-    revoke(c, claimRef(`${c.req.param("owner")}/${c.req.param("name")}`)),
-  );
+  app.delete(honoPath(revokeByRepository), (c) => revoke(c, `${c.req.param("owner")}/${c.req.param("name")}`));
 }

@@ -1,7 +1,7 @@
 // Starting a workflow in a customer's repository as the App (spec: Pull model): an installation token
 // for the repository's owner, then a dispatch carrying only the inputs the workflow declares.
 // Whatever the code host answers is recorded; a refused dispatch is kept with the refusal.
-import { inTenant, type Connection, type Tx } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
@@ -43,9 +43,9 @@ const path = (...segments: string[]) => segments.map(encodeURIComponent).join("/
 const decodeBase64Text = (base64: string) =>
   new TextDecoder().decode(Uint8Array.from(atob(base64.replace(/\s+/g, "")), (char) => char.charCodeAt(0)));
 
-async function attemptDispatch(connect: () => Promise<Connection>, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
+async function attemptDispatch(tx: Tx, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
   const { repository, workflow, ref } = request;
-  const access = await appAccessTo(connect, codehost, request.orgId, ownerOf(repository));
+  const access = await appAccessTo(tx, codehost, ownerOf(repository));
   if (!access.ok) return refused(access.status, access.reason);
   const { token } = access;
   const repo = path(...repository.split("/"));
@@ -79,10 +79,11 @@ async function recordDispatch(tx: Tx, request: DispatchRequest, attempt: Attempt
   return { id: rows[0]!.id, ...attempt };
 }
 
-export async function dispatchWorkflow(connect: () => Promise<Connection>, codehost: CodehostConfig, request: DispatchRequest): Promise<DispatchRecord> {
+/** In a transaction acting as the requesting organization; the attempt is recorded in it whatever the code host answers. */
+export async function dispatchWorkflow(tx: Tx, codehost: CodehostConfig, request: DispatchRequest): Promise<DispatchRecord> {
   let attempt: Attempt;
   try {
-    attempt = await attemptDispatch(connect, codehost, request);
+    attempt = await attemptDispatch(tx, codehost, request);
   } catch (error) {
     if (!(error instanceof CodehostUnreachable)) throw error;
     attempt = {
@@ -93,5 +94,5 @@ export async function dispatchWorkflow(connect: () => Promise<Connection>, codeh
       droppedInputs: [],
     };
   }
-  return inTenant(connect, request.orgId, (tx) => recordDispatch(tx, request, attempt));
+  return recordDispatch(tx, request, attempt);
 }

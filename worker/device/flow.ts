@@ -1,10 +1,10 @@
 // The device authorization flow (RFC 8628) that gives the CLI its token: the CLI asks for codes,
 // a signed-in person approves the user code for one of their organizations, the CLI polls until a
 // token is issued with the requested scopes, never more than the person's role allows.
-import type { Role } from "../../db/schema";
 import { actAs, inTransaction, type Connection } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { roleAllows, type Permission } from "../auth/permissions";
+import { authorize, Denied, effectiveScopes } from "../auth/authorize";
+import type { Permission } from "../auth/permissions";
 import { issueToken } from "../tokens/issue";
 import { hashToken, newTokenValue } from "../tokens/secret";
 import { newUserCode, normalizeUserCode } from "./codes";
@@ -34,7 +34,7 @@ export type Decision =
 /** A signed-in person's answer to a user code, for one of their organizations. */
 export async function decideDeviceAuthorization(
   connect: () => Promise<Connection>,
-  person: { id: string; label: string },
+  person: { id: string },
   typedCode: string,
   orgId: string,
   approve: boolean,
@@ -47,10 +47,13 @@ export async function decideDeviceAuthorization(
     );
     const request = pending.rows[0];
     if (!request) return { ok: false, reason: "unknown_code" };
-    const membership = await tx.sql.query<{ role: Role }>("SELECT role FROM memberships WHERE org_id = $1 AND person_id = $2", [orgId, person.id]);
-    const role = membership.rows[0]?.role;
-    if (!role) return { ok: false, reason: "not_a_member" };
-    const granted = request.scopes.filter((scope) => roleAllows(role, scope));
+    const grant = await authorize(tx, { kind: "session", personId: person.id }, orgId, null).catch((denied: unknown) => {
+      if (denied instanceof Denied) return null;
+      throw denied;
+    });
+    if (!grant) return { ok: false, reason: "not_a_member" };
+    // What the token may do is checked against the role on every request; this records what was granted at the time.
+    const granted = effectiveScopes(grant.role, request.scopes);
     await tx.sql.query(
       "UPDATE device_authorizations SET status = $2, person_id = $3, granted_org_id = $4, granted_scopes = $5 WHERE id = $1",
       approve ? [request.id, "approved", person.id, orgId, granted] : [request.id, "denied", person.id, null, null],
@@ -59,7 +62,7 @@ export async function decideDeviceAuthorization(
       orgId,
       action: approve ? "device.approved" : "device.denied",
       actorPersonId: person.id,
-      actorLabel: person.label,
+      actorLabel: grant.actorLabel,
       data: { requested: request.scopes, granted: approve ? granted : [] },
     });
     return { ok: true, approved: approve, scopes: approve ? granted : [] };
@@ -106,8 +109,9 @@ export async function pollDeviceAuthorization(connect: () => Promise<Connection>
     const scopes = request.granted_scopes ?? [];
     await tx.sql.query("UPDATE device_authorizations SET status = 'issued' WHERE id = $1", [request.id]);
     await actAs(tx, orgId);
-    const issued = await issueToken(tx, { orgId, kind: "cli", name: "CLI (device sign-in)", scopes, createdBy: request.person_id });
-    await appendAudit(tx, { orgId, action: "token.created", actorPersonId: request.person_id, actorLabel: "device sign-in", target: issued.id, data: { kind: "cli", scopes } });
+    const personId = request.person_id!;
+    const issued = await issueToken(tx, { orgId, kind: "cli", name: "CLI (device sign-in)", scopes, personId, createdBy: personId });
+    await appendAudit(tx, { orgId, action: "token.created", actorPersonId: personId, actorLabel: "device sign-in", target: issued.id, data: { kind: "cli", scopes } });
     return { status: "issued", token: issued.token, scopes };
   });
 }

@@ -86,8 +86,7 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
   app.post("/auth/device/approve", requireSession, async (c) => {
     const { userCode, orgId, approve } = await readBody(c, DeviceDecision);
     const { personId } = c.var.session;
-    const { person } = await personContext(c.var.database().connect, personId);
-    const decision = await decideDeviceAuthorization(c.var.database().connect, { id: personId, label: person.login ?? person.email ?? personId }, userCode, orgId, approve);
+    const decision = await decideDeviceAuthorization(c.var.database().connect, { id: personId }, userCode, orgId, approve);
     if (!decision.ok && decision.reason === "unknown_code") throw new Refusal("not_found", "No pending sign-in has that code; it may have expired.");
     if (!decision.ok) throw new Refusal("not_found", "You are not a member of that organization.");
     return c.json({ approved: decision.approved, scopes: decision.scopes });

@@ -1,5 +1,5 @@
 // What a signed-in person sees of themselves: their account and the organizations they belong to.
-import { inTransaction, type Connection } from "../../db/transaction";
+import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 
 export interface PersonContext {
   person: { id: string; login: string | null; name: string | null; email: string | null; avatarUrl: string | null };
@@ -7,7 +7,11 @@ export interface PersonContext {
 }
 
 export function personContext(connect: () => Promise<Connection>, personId: string): Promise<PersonContext> {
-  return inTransaction(connect, { lookups: { person_id: personId } }, async (tx) => {
+  return inTransaction(connect, { lookups: { person_id: personId } }, (tx) => readPersonContext(tx, personId));
+}
+
+/** In a transaction that holds the person as its `person_id` lookup. */
+export async function readPersonContext(tx: Tx, personId: string): Promise<PersonContext> {
     const person = await tx.sql.query<{ id: string; login: string | null; name: string | null; email: string | null; avatar_url: string | null }>(
       "SELECT id, login, name, email, avatar_url FROM people WHERE id = $1",
       [personId],
@@ -22,5 +26,4 @@ export function personContext(connect: () => Promise<Connection>, personId: stri
       person: { id: row.id, login: row.login, name: row.name, email: row.email, avatarUrl: row.avatar_url },
       organizations: organizations.rows,
     };
-  });
 }

@@ -1,19 +1,24 @@
 // The console's RPC: tRPC, so the unmodified @trpc/client (batching included) speaks to it and its
 // result and failure shapes are exactly the spec's. Every procedure states the permission it needs
-// (meta), and one middleware checks it against the one permission table.
+// (meta), and one middleware checks it with `authorize` inside the transaction the procedure works in.
 import { initTRPC, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Role } from "../../db/schema";
-import { roleAllows, type Permission } from "../auth/permissions";
+import { addLookup, openTransaction, type Tx } from "../../db/transaction";
+import { authorize, Denied } from "../auth/authorize";
+import type { Permission } from "../auth/permissions";
 import { Refusal } from "../http/refusal";
 import { log } from "../log";
-import { memberRole } from "../members/role";
 import { checkCsrf } from "../sessions/csrf";
+import { findLiveSession, type LiveSession } from "../sessions/store";
+import { hashToken } from "../tokens/secret";
 import type { RpcContext } from "./context";
-import type { LiveSession } from "../sessions/store";
 
 export interface ProcedureMeta {
-  /** The permission the procedure needs in the organization it acts on; null: any signed-in person. */
+  /**
+   * The permission the procedure needs in the organization it acts on; null: any member (or, for a
+   * procedure acting on no organization, any signed-in person).
+   */
   permission: Permission | null;
   summary: string;
   /** Operator procedures (admin.*) are left out of /openapi.json. */
@@ -35,33 +40,66 @@ const t = initTRPC
 
 export const router = t.router;
 
-/** A live session; for a mutation also the session's CSRF token in x-svc-csrf. */
+/** The transaction a procedure works in: opened by its middleware, committed when the procedure succeeds. */
+export interface Work {
+  tx: Tx;
+  /**
+   * Commits now, for a procedure whose next steps must see its writes from elsewhere (a Durable
+   * Object, a workflow the code host starts); after it, `tx` is spent and further work opens its own.
+   */
+  commit: () => Promise<void>;
+}
+
+/**
+ * A live session, found inside the transaction the procedure then works in (which also sees the
+ * person's own rows); for a mutation also the session's CSRF token in x-svc-csrf.
+ */
 export const signedIn = t.procedure.use(async ({ ctx, type, next }) => {
-  if (!ctx.session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first: the console needs a browser session." });
-  if (type === "mutation") {
-    await checkCsrf(ctx.session.token, ctx.csrfHeader).catch((refusal: Refusal) => {
-      throw new TRPCError({ code: "FORBIDDEN", message: refusal.message });
-    });
+  const signInFirst = () => new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first: the console needs a browser session." });
+  if (!ctx.sessionToken) throw signInFirst();
+  const sessionHash = await hashToken(ctx.sessionToken);
+  const open = await openTransaction(ctx.connect, { lookups: { session_hash: sessionHash } });
+  try {
+    const session = await findLiveSession(open.tx, ctx.sessionToken, sessionHash);
+    if (!session) throw signInFirst();
+    if (type === "mutation") {
+      await checkCsrf(session.token, ctx.csrfHeader).catch((refusal: Refusal) => {
+        throw new TRPCError({ code: "FORBIDDEN", message: refusal.message });
+      });
+    }
+    await addLookup(open.tx, "person_id", session.personId);
+    const result = await next({ ctx: { ...ctx, session, tx: open.tx, commit: open.commit } satisfies SignedInContext });
+    if (result.ok) await open.commit();
+    else await open.rollback();
+    return result;
+  } finally {
+    await open.rollback(); // a no-op once committed
   }
-  return next({ ctx: { ...ctx, session: ctx.session } });
 });
 
+export type SignedInContext = RpcContext & Work & { session: LiveSession };
+
 /** What a procedure acting on an organization sees. */
-export type OrgContext = RpcContext & { session: LiveSession; org: { id: string; role: Role } };
+export type OrgContext = SignedInContext & {
+  org: { id: string; role: Role };
+  /** Who acts, as the audit log records it. */
+  actor: { actorPersonId: string; actorLabel: string };
+};
 
 export const OrgInput = z.object({ orgId: z.uuid().describe("The organization the procedure acts on.") });
 
 /**
- * Acting on an organization: the caller must be a member (another organization answers exactly like
- * a missing one) whose role holds the procedure's permission (meta.permission).
+ * Acting on an organization: `authorize` checks, in the procedure's own transaction, that the caller
+ * is a member (another organization answers exactly like a missing one) whose role holds the
+ * procedure's declared permission (meta.permission; null means any member).
  */
-export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, meta, next }) => {
+export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, meta, path, next }) => {
+  if (meta === undefined) throw new Error(`Procedure ${path} declares no permission.`);
   const { orgId } = input as z.infer<typeof OrgInput>;
-  const role = await memberRole(ctx.connect, orgId, ctx.session.personId);
-  if (!role) throw new TRPCError({ code: "NOT_FOUND", message: "No such organization." });
-  const permission = meta?.permission ?? null;
-  if (permission && !roleAllows(role, permission)) {
-    throw new TRPCError({ code: "FORBIDDEN", message: `Your role (${role}) does not include the ${permission} permission.` });
-  }
-  return next({ ctx: { ...ctx, org: { id: orgId, role } } });
+  const grant = await authorize(ctx.tx, { kind: "session", personId: ctx.session.personId }, orgId, meta.permission).catch((denied: unknown) => {
+    if (!(denied instanceof Denied)) throw denied;
+    throw new TRPCError({ code: denied.reason === "not_member" ? "NOT_FOUND" : "FORBIDDEN", message: denied.message });
+  });
+  const org = { id: orgId, role: grant.role };
+  return next({ ctx: { ...ctx, org, actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel } } satisfies OrgContext });
 });

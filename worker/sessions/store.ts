@@ -38,12 +38,15 @@ WITH live AS (
 )
 SELECT id, person_id FROM live`;
 
+/** The live session behind `token`, in a transaction that holds its hash as the `session_hash` lookup. */
+export async function findLiveSession(tx: Tx, token: string, tokenHash: string): Promise<LiveSession | null> {
+  const { rows } = await tx.sql.query<{ id: string; person_id: string }>(RESOLVE, [tokenHash]);
+  return rows[0] ? { id: rows[0].id, personId: rows[0].person_id, token } : null;
+}
+
 export async function resolveSession(connect: () => Promise<Connection>, token: string): Promise<LiveSession | null> {
   const tokenHash = await hashToken(token);
-  return inTransaction(connect, { lookups: { session_hash: tokenHash } }, async (tx) => {
-    const { rows } = await tx.sql.query<{ id: string; person_id: string }>(RESOLVE, [tokenHash]);
-    return rows[0] ? { id: rows[0].id, personId: rows[0].person_id, token } : null;
-  });
+  return inTransaction(connect, { lookups: { session_hash: tokenHash } }, (tx) => findLiveSession(tx, token, tokenHash));
 }
 
 export async function signOut(tx: Tx, sessionId: string): Promise<void> {

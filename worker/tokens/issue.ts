@@ -2,21 +2,27 @@
 import { tokens, type TokenKind } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
 import type { Permission } from "../auth/permissions";
+import { cliTokenExpiry } from "./lifetime";
 import { displayPrefix, hashToken, newTokenValue } from "./secret";
 
-export interface IssueToken {
+interface Common {
   orgId: string;
-  kind: TokenKind;
   name: string;
-  scopes?: readonly Permission[];
-  expiresAt?: Date | null;
   createdBy?: string | null;
-  /** The repository claim an identity-exchange token is minted through. */
-  bindingId?: string | null;
 }
 
+export type IssueToken =
+  | (Common & {
+      kind: "engine";
+      expiresAt?: Date | null;
+      /** The repository claim an identity-exchange token is minted through. */
+      bindingId?: string | null;
+    })
+  /** A CLI token acts for one person, with scopes never wider than their role; it expires. */
+  | (Common & { kind: "cli"; personId: string; scopes: readonly Permission[] });
+
 export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: string; token: string; createdAt: Date }> {
-  const token = newTokenValue(request.kind);
+  const token = newTokenValue(request.kind satisfies TokenKind);
   const [row] = await tx.db
     .insert(tokens)
     .values({
@@ -25,10 +31,10 @@ export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: str
       name: request.name,
       tokenHash: await hashToken(token),
       displayPrefix: displayPrefix(token),
-      scopes: [...(request.scopes ?? [])],
-      expiresAt: request.expiresAt ?? null,
       createdBy: request.createdBy ?? null,
-      bindingId: request.bindingId ?? null,
+      ...(request.kind === "cli"
+        ? { personId: request.personId, scopes: [...request.scopes], expiresAt: cliTokenExpiry() }
+        : { scopes: [], expiresAt: request.expiresAt ?? null, bindingId: request.bindingId ?? null }),
     })
     .returning({ id: tokens.id, createdAt: tokens.createdAt });
   return { id: row!.id, token, createdAt: row!.createdAt };

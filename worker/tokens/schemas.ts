@@ -3,7 +3,6 @@ import { z } from "zod";
 export const CreateEngineTokenRequest = z
   .strictObject({
     name: z.string().min(1).max(100).optional().describe("Shown in token lists; defaults to `engine token`."),
-    orgId: z.uuid().optional().describe("With a browser session: the organization the token is for (a CLI token's own is used otherwise)."),
   })
   .meta({ id: "CreateEngineTokenRequest" });
 

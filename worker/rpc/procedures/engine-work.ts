@@ -3,12 +3,11 @@
 // dispatch record, refused or not. The engine learns its work by polling, never from the inputs.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { inTenant } from "../../../db/transaction";
+import type { Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { dispatchWorkflow } from "../../codehost/dispatch";
 import { findEnvironment, type EnvironmentView } from "../../environments/read";
 import type { OrgContext } from "../trpc";
-import { actorOf } from "./actor";
 
 /** The workflow file the engine's setup puts in a repository; dispatched unless a procedure is told another. */
 export const STANDARD_WORKFLOW = "control-plane.yml";
@@ -28,7 +27,7 @@ export type EngineCommand = "up" | "down" | "agents" | "load" | "workload";
 
 /** The environment, or NOT_FOUND (another organization's answers the same). */
 export async function environmentOf(ctx: OrgContext, envId: string): Promise<EnvironmentView> {
-  const environment = await inTenant(ctx.connect, ctx.org.id, (tx) => findEnvironment(tx, ctx.org.id, envId));
+  const environment = await findEnvironment(ctx.tx, ctx.org.id, envId);
   if (!environment) throw new TRPCError({ code: "NOT_FOUND", message: "No such environment in this organization." });
   return environment;
 }
@@ -59,28 +58,26 @@ export interface EngineWork {
 
 /**
  * Dispatches the workflow and answers the record of the attempt: dispatched, refused or unreachable
- * (dispatchWorkflow records every attempt). A refusal is an answer, not an error: what the procedure
- * recorded before dispatching stays, and an engine already running there still finds it by polling.
+ * (dispatchWorkflow records every attempt) in `tx`: the procedure's own, or a new one once the
+ * procedure committed what the engine must find. A refusal is an answer, not an error: what the
+ * procedure recorded before dispatching stays, and an engine already running there still finds it by polling.
  */
-export async function dispatchEngineWork(ctx: OrgContext, work: EngineWork) {
+export async function dispatchEngineWork(tx: Tx, ctx: OrgContext, work: EngineWork) {
   const { envId, repository, ref, workflow } = work;
-  const record = await dispatchWorkflow(ctx.connect, ctx.config.codehost, {
+  const record = await dispatchWorkflow(tx, ctx.config.codehost, {
     orgId: ctx.org.id,
     repository,
     workflow,
     ref,
     inputs: { command: work.command, env_id: envId, ...work.inputs },
   });
-  const actor = await actorOf(ctx);
-  await inTenant(ctx.connect, ctx.org.id, (tx) =>
-    appendAudit(tx, {
-      orgId: ctx.org.id,
-      ...actor,
-      action: "workflow.dispatch_attempted",
-      target: envId,
-      data: { procedure: work.procedure, repository, workflow, ref, command: work.command, dispatchId: record.id, outcome: record.outcome },
-    }),
-  );
+  await appendAudit(tx, {
+    orgId: ctx.org.id,
+    ...ctx.actor,
+    action: "workflow.dispatch_attempted",
+    target: envId,
+    data: { procedure: work.procedure, repository, workflow, ref, command: work.command, dispatchId: record.id, outcome: record.outcome },
+  });
   return { ...record, repository, workflow, ref };
 }
 

@@ -10,13 +10,12 @@ import { RepositoryName } from "../../codehost/repository";
 import { enqueueCommand } from "../../commands/enqueue";
 import { listEnvironments } from "../../environments/read";
 import { inOrganization, router } from "../trpc";
-import { actorOf } from "./actor";
 import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
 
 const list = inOrganization
   .meta({ permission: "environments.view", summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
-  .query(({ ctx, input }) => inTenant(ctx.connect, ctx.org.id, (tx) => listEnvironments(tx, ctx.org.id, input.limit)));
+  .query(({ ctx, input }) => listEnvironments(ctx.tx, ctx.org.id, input.limit));
 
 const get = inOrganization
   .meta({ permission: "environments.view", summary: "One environment: state, branch, pull request, expiry, teardown" })
@@ -42,7 +41,7 @@ const create = inOrganization
   )
   .mutation(async ({ ctx, input }) => {
     const envId = newEnvId(input.branch, input.pullRequest);
-    const dispatch = await dispatchEngineWork(ctx, {
+    const dispatch = await dispatchEngineWork(ctx.tx, ctx, {
       procedure: "environments.create",
       envId,
       repository: input.repository,
@@ -60,24 +59,24 @@ const teardown = inOrganization
   .mutation(async ({ ctx, input }) => {
     const environment = await environmentOf(ctx, input.envId);
     if (environment.state === "torn_down") throw new TRPCError({ code: "CONFLICT", message: `Environment ${input.envId} is already torn down.` });
-    const actor = await actorOf(ctx);
-    const commandId = await inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      const id = await enqueueCommand(tx, ctx.org.id, { envId: input.envId, kind: "teardown" });
-      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "environment.teardown_requested", target: input.envId, data: { commandId: id } });
-      return id;
-    });
-    // The command is what counts: an engine polling for commands finds it even when no workflow can be
-    // started, which is the case for an environment whose events never named a branch.
-    const dispatch = environment.branch === null
+    const commandId = await enqueueCommand(ctx.tx, ctx.org.id, { envId: input.envId, kind: "teardown" });
+    await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "environment.teardown_requested", target: input.envId, data: { commandId } });
+    await ctx.commit();
+    // The command is what counts, committed before anything is dispatched: an engine polling for commands
+    // finds it even when no workflow can be started, which is the case for an environment whose events never named a branch.
+    const { branch } = environment;
+    const dispatch = branch === null
       ? null
-      : await dispatchEngineWork(ctx, {
-          procedure: "environments.teardown",
-          envId: input.envId,
-          repository: environment.repository,
-          ref: environment.branch,
-          workflow: STANDARD_WORKFLOW,
-          command: "down",
-        });
+      : await inTenant(ctx.connect, ctx.org.id, (tx) =>
+          dispatchEngineWork(tx, ctx, {
+            procedure: "environments.teardown",
+            envId: input.envId,
+            repository: environment.repository,
+            ref: branch,
+            workflow: STANDARD_WORKFLOW,
+            command: "down",
+          }),
+        );
     return { envId: input.envId, commandId, dispatch };
   });
 

@@ -4,7 +4,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { ROLES, type Role } from "../../../db/schema";
-import { actAs, inTenant, inTransaction, type Tx } from "../../../db/transaction";
+import { actAs, addLookup, type Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { useInvitation, type OpenInvitation } from "../../invitations/accept";
 import { createInvitation, reissueInvitation } from "../../invitations/create";
@@ -64,10 +64,8 @@ const InvitationInput = z.object({ invitationId: z.uuid() });
 const list = inOrganization
   .meta({ permission: "members.manage", summary: "Invitations, newest first, with their state (pending, expired, accepted, revoked)" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
-  .query(({ ctx, input }) =>
-    inTenant(ctx.connect, ctx.org.id, async (tx) =>
-      (await tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])).rows.map(view),
-    ),
+  .query(async ({ ctx, input }) =>
+    (await ctx.tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])).rows.map(view),
   );
 
 const create = inOrganization
@@ -75,85 +73,79 @@ const create = inOrganization
   .input(z.object({ email: z.email().max(254).toLowerCase(), role: z.enum(ROLES) }))
   .mutation(async ({ ctx, input }) => {
     mayGrant(ctx, input.role);
-    const actor = await actorOf(ctx);
-    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      // Serializes invitations of the organization, so the checks below hold until the insert.
-      await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-      const member = await tx.sql.query(
-        "SELECT 1 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND lower(p.email) = $2",
-        [ctx.org.id, input.email],
-      );
-      if (member.rows.length) throw new TRPCError({ code: "CONFLICT", message: `${input.email} is already a member of this organization.` });
-      const pending = await tx.sql.query(
-        "SELECT 1 FROM invitations WHERE org_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()",
-        [ctx.org.id, input.email],
-      );
-      if (pending.rows.length) throw new TRPCError({ code: "CONFLICT", message: `${input.email} already has a pending invitation; resend it for a new link.` });
-      const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
-      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
-      return { invitation: view(await invitationFor(tx, ctx.org.id, id)), link: linkTo(ctx, token) };
-    });
+    const { tx, actor } = ctx;
+    // Serializes invitations of the organization, so the checks below hold until the insert.
+    await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+    const member = await tx.sql.query(
+      "SELECT 1 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND lower(p.email) = $2",
+      [ctx.org.id, input.email],
+    );
+    if (member.rows.length) throw new TRPCError({ code: "CONFLICT", message: `${input.email} is already a member of this organization.` });
+    const pending = await tx.sql.query(
+      "SELECT 1 FROM invitations WHERE org_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()",
+      [ctx.org.id, input.email],
+    );
+    if (pending.rows.length) throw new TRPCError({ code: "CONFLICT", message: `${input.email} already has a pending invitation; resend it for a new link.` });
+    const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
+    await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
+    return { invitation: view(await invitationFor(tx, ctx.org.id, id)), link: linkTo(ctx, token) };
   });
 
 const resend = inOrganization
   .meta({ permission: "members.manage", summary: "A new link for an open invitation, live 14 days; the old link stops working" })
   .input(InvitationInput)
   .mutation(async ({ ctx, input }) => {
-    const actor = await actorOf(ctx);
-    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
-      // A new link for an owner invitation grants what a new invitation would.
-      mayGrant(ctx, invitation.role);
-      const reissued = await reissueInvitation(tx, invitation.id);
-      if (!reissued) throw new TRPCError({ code: "CONFLICT", message: `This invitation was already ${stateOf(invitation)}; invite the address again instead.` });
-      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.resent", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
-      return { invitation: view(await invitationFor(tx, ctx.org.id, invitation.id)), link: linkTo(ctx, reissued.token) };
-    });
+    const { tx, actor } = ctx;
+    const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
+    // A new link for an owner invitation grants what a new invitation would.
+    mayGrant(ctx, invitation.role);
+    const reissued = await reissueInvitation(tx, invitation.id);
+    if (!reissued) throw new TRPCError({ code: "CONFLICT", message: `This invitation was already ${stateOf(invitation)}; invite the address again instead.` });
+    await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.resent", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
+    return { invitation: view(await invitationFor(tx, ctx.org.id, invitation.id)), link: linkTo(ctx, reissued.token) };
   });
 
 const revoke = inOrganization
   .meta({ permission: "members.manage", summary: "Revoke an invitation: its link stops working" })
   .input(InvitationInput)
   .mutation(async ({ ctx, input }) => {
-    const actor = await actorOf(ctx);
-    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
-      if (invitation.accepted_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation was already accepted; remove the member instead." });
-      if (invitation.revoked_at) return { revoked: true, alreadyRevoked: true };
-      await tx.sql.query("UPDATE invitations SET revoked_at = now() WHERE id = $1", [invitation.id]);
-      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.revoked", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
-      return { revoked: true, alreadyRevoked: false };
-    });
+    const { tx, actor } = ctx;
+    const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
+    if (invitation.accepted_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation was already accepted; remove the member instead." });
+    if (invitation.revoked_at) return { revoked: true, alreadyRevoked: true };
+    await tx.sql.query("UPDATE invitations SET revoked_at = now() WHERE id = $1", [invitation.id]);
+    await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.revoked", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
+    return { revoked: true, alreadyRevoked: false };
   });
 
 const accept = signedIn
   .meta({ permission: null, summary: "Accept an invitation by the token from its link: the signed-in account joins with its role" })
   .input(z.object({ token: z.string().min(1).max(200).describe("The token from the invitation link.") }))
   .mutation(async ({ ctx, input }) => {
+    const { tx } = ctx;
     const { actorPersonId, actorLabel } = await actorOf(ctx);
     const hash = await hashToken(input.token);
     // The token names its organization: a lookup by hash shows that one invitation, nothing else.
-    return inTransaction(ctx.connect, { lookups: { invitation_hash: hash } }, async (tx) => {
-      const { rows } = await tx.sql.query<OpenInvitation & { accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
-        "SELECT id, org_id, role, accepted_at, revoked_at, expires_at <= now() AS expired FROM invitations WHERE token_hash = $1",
-        [hash],
-      );
-      const invitation = rows[0];
-      if (!invitation) throw new TRPCError({ code: "NOT_FOUND", message: "This invitation link is not valid; if it was resent, use the newest link." });
-      if (invitation.accepted_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation has already been used." });
-      if (invitation.revoked_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation was revoked; ask for a new one." });
-      if (invitation.expired) throw new TRPCError({ code: "CONFLICT", message: "This invitation has expired; ask for it to be resent." });
-      await actAs(tx, invitation.org_id);
-      if (!(await useInvitation(tx, invitation, { id: actorPersonId, label: actorLabel }))) {
-        throw new TRPCError({ code: "CONFLICT", message: "This invitation has already been used." });
-      }
-      const joined = await tx.sql.query<{ slug: string; name: string; role: Role }>(
-        "SELECT o.slug, o.name, m.role FROM organizations o JOIN memberships m ON m.org_id = o.id WHERE o.id = $1 AND m.person_id = $2",
-        [invitation.org_id, actorPersonId],
-      );
-      const { slug, name, role } = joined.rows[0]!;
-      return { organization: { id: invitation.org_id, slug, name }, role };
-    });
+    await addLookup(tx, "invitation_hash", hash);
+    const { rows } = await tx.sql.query<OpenInvitation & { accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
+      "SELECT id, org_id, role, accepted_at, revoked_at, expires_at <= now() AS expired FROM invitations WHERE token_hash = $1",
+      [hash],
+    );
+    const invitation = rows[0];
+    if (!invitation) throw new TRPCError({ code: "NOT_FOUND", message: "This invitation link is not valid; if it was resent, use the newest link." });
+    if (invitation.accepted_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation has already been used." });
+    if (invitation.revoked_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation was revoked; ask for a new one." });
+    if (invitation.expired) throw new TRPCError({ code: "CONFLICT", message: "This invitation has expired; ask for it to be resent." });
+    await actAs(tx, invitation.org_id);
+    if (!(await useInvitation(tx, invitation, { id: actorPersonId, label: actorLabel }))) {
+      throw new TRPCError({ code: "CONFLICT", message: "This invitation has already been used." });
+    }
+    const joined = await tx.sql.query<{ slug: string; name: string; role: Role }>(
+      "SELECT o.slug, o.name, m.role FROM organizations o JOIN memberships m ON m.org_id = o.id WHERE o.id = $1 AND m.person_id = $2",
+      [invitation.org_id, actorPersonId],
+    );
+    const { slug, name, role } = joined.rows[0]!;
+    return { organization: { id: invitation.org_id, slug, name }, role };
   });
 
 export const invitationsRouter = router({ list, create, resend, revoke, accept });

@@ -4,14 +4,13 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { ROLES, type Role } from "../../../db/schema";
-import { inTenant, type Tx } from "../../../db/transaction";
+import type { Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { appAccessTo } from "../../codehost/app-access";
 import { callCodehost } from "../../codehost/codehost-api";
 import { decideRole, type RoleSource } from "../../members/role-rules";
 import { removeMember } from "../../members/remove";
 import { inOrganization, router, type OrgContext } from "../trpc";
-import { actorOf } from "./actor";
 
 interface MemberRow {
   person_id: string;
@@ -30,12 +29,9 @@ FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER
 const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
 
 /** A change to the membership, with the organization locked so that owner counts cannot race. */
-async function changingMembers<T>(ctx: OrgContext, work: (tx: Tx, rows: MemberRow[], actor: Awaited<ReturnType<typeof actorOf>>) => Promise<T>): Promise<T> {
-  const actor = await actorOf(ctx);
-  return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-    await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-    return work(tx, await members(tx, ctx.org.id), actor);
-  });
+async function changingMembers<T>(ctx: OrgContext, work: (tx: Tx, rows: MemberRow[], actor: OrgContext["actor"]) => Promise<T>): Promise<T> {
+  await ctx.tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+  return work(ctx.tx, await members(ctx.tx, ctx.org.id), ctx.actor);
 }
 
 const ownerCount = (rows: MemberRow[]) => rows.filter((row) => row.role === "owner").length;
@@ -50,18 +46,16 @@ function target(rows: MemberRow[], personId: string): MemberRow {
 
 const list = inOrganization
   .meta({ permission: null, summary: "The organization's members and their roles" })
-  .query(({ ctx }) =>
-    inTenant(ctx.connect, ctx.org.id, async (tx) =>
-      (await members(tx, ctx.org.id)).map((row) => ({
-        personId: row.person_id,
-        login: row.login,
-        name: row.name,
-        avatarUrl: row.avatar_url,
-        role: row.role,
-        manual: row.role_source === "manual",
-        joinedAt: row.created_at.toISOString(),
-      })),
-    ),
+  .query(async ({ ctx }) =>
+    (await members(ctx.tx, ctx.org.id)).map((row) => ({
+      personId: row.person_id,
+      login: row.login,
+      name: row.name,
+      avatarUrl: row.avatar_url,
+      role: row.role,
+      manual: row.role_source === "manual",
+      joinedAt: row.created_at.toISOString(),
+    })),
   );
 
 const changeRole = inOrganization
@@ -102,12 +96,13 @@ const remove = inOrganization
 
 /** What the code host lists as members of the organization's installed accounts: login -> role. */
 async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "member">> {
-  const accounts = await inTenant(ctx.connect, ctx.org.id, async (tx) =>
-    (await tx.sql.query<{ account_login: string }>("SELECT DISTINCT account_login FROM installations WHERE org_id = $1 AND deleted_at IS NULL", [ctx.org.id])).rows,
+  const { rows: accounts } = await ctx.tx.sql.query<{ account_login: string }>(
+    "SELECT DISTINCT account_login FROM installations WHERE org_id = $1 AND deleted_at IS NULL",
+    [ctx.org.id],
   );
   const listed = new Map<string, "admin" | "member">();
   for (const { account_login: account } of accounts) {
-    const access = await appAccessTo(ctx.connect, ctx.config.codehost, ctx.org.id, account);
+    const access = await appAccessTo(ctx.tx, ctx.config.codehost, account);
     if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
     for (const role of ["member", "admin"] as const) {
       const answer = await callCodehost(ctx.config.codehost.apiBase, "GET", `/orgs/${encodeURIComponent(account)}/members?per_page=100&role=${role}`, access.token);

@@ -9,7 +9,6 @@ import { environmentObject } from "../../../durable-objects/environment";
 import { appendAudit } from "../../audit/append";
 import { requestRun } from "../../workloads/requests";
 import { inOrganization, router, type OrgContext } from "../trpc";
-import { actorOf } from "./actor";
 import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "./engine-work";
 import { workloadDefinitions } from "./workload-definitions";
 
@@ -17,10 +16,10 @@ import { workloadDefinitions } from "./workload-definitions";
 async function dispatchOnEnvironment(
   ctx: OrgContext,
   envId: string,
-  work: Omit<Parameters<typeof dispatchEngineWork>[1], "envId" | "repository" | "ref">,
+  work: Omit<Parameters<typeof dispatchEngineWork>[2], "envId" | "repository" | "ref">,
 ) {
   const environment = await workableEnvironment(ctx, envId);
-  return dispatchEngineWork(ctx, { ...work, envId, repository: environment.repository, ref: environment.branch });
+  return dispatchEngineWork(ctx.tx, ctx, { ...work, envId, repository: environment.repository, ref: environment.branch });
 }
 
 const agentsRun = inOrganization
@@ -56,36 +55,38 @@ const workloadsStart = inOrganization
   .input(z.object({ envId: EnvId, versionId: z.uuid().describe("The workload version to run."), workflow: WorkflowFile }))
   .mutation(async ({ ctx, input }) => {
     const environment = await workableEnvironment(ctx, input.envId);
-    const actor = await actorOf(ctx);
-    const run = await inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      const { rows } = await tx.sql.query<{ name: string; number: number; archived: boolean }>(
-        "SELECT w.name, v.number, w.archived_at IS NOT NULL AS archived FROM workload_versions v JOIN workloads w ON w.id = v.workload_id WHERE v.org_id = $1 AND v.id = $2",
-        [ctx.org.id, input.versionId],
-      );
-      const version = rows[0];
-      if (!version) throw new TRPCError({ code: "NOT_FOUND", message: "No such workload version in this organization." });
-      if (version.archived) throw new TRPCError({ code: "CONFLICT", message: `Workload ${version.name} is archived; it starts no new runs.` });
-      const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId);
-      await appendAudit(tx, {
-        orgId: ctx.org.id,
-        ...actor,
-        action: "workload_run.requested",
-        target: runId,
-        data: { envId: input.envId, workload: version.name, version: version.number },
-      });
-      return { runId, workload: version.name, version: version.number };
+    const { tx } = ctx;
+    const { rows } = await tx.sql.query<{ name: string; number: number; archived: boolean }>(
+      "SELECT w.name, v.number, w.archived_at IS NOT NULL AS archived FROM workload_versions v JOIN workloads w ON w.id = v.workload_id WHERE v.org_id = $1 AND v.id = $2",
+      [ctx.org.id, input.versionId],
+    );
+    const version = rows[0];
+    if (!version) throw new TRPCError({ code: "NOT_FOUND", message: "No such workload version in this organization." });
+    if (version.archived) throw new TRPCError({ code: "CONFLICT", message: `Workload ${version.name} is archived; it starts no new runs.` });
+    const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId);
+    await appendAudit(tx, {
+      orgId: ctx.org.id,
+      ...ctx.actor,
+      action: "workload_run.requested",
+      target: runId,
+      data: { envId: input.envId, workload: version.name, version: version.number },
     });
-    // The environment's object arms its deadline alarm: a run nothing claims is abandoned on time.
+    const run = { runId, workload: version.name, version: version.number };
+    // Committed first: the environment's object arms its deadline alarm from what it reads (a run
+    // nothing claims is abandoned on time), and the engine the workflow starts must find the run.
+    await ctx.commit();
     await environmentObject(ctx.env, ctx.org.id, input.envId).wake(ctx.org.id, input.envId);
-    const dispatch = await dispatchEngineWork(ctx, {
-      procedure: "workloads.start",
-      envId: input.envId,
-      repository: environment.repository,
-      ref: environment.branch,
-      workflow: input.workflow,
-      command: "workload",
-      inputs: { run_id: run.runId },
-    });
+    const dispatch = await inTenant(ctx.connect, ctx.org.id, (tx) =>
+      dispatchEngineWork(tx, ctx, {
+        procedure: "workloads.start",
+        envId: input.envId,
+        repository: environment.repository,
+        ref: environment.branch,
+        workflow: input.workflow,
+        command: "workload",
+        inputs: { run_id: run.runId },
+      }),
+    );
     return { ...run, envId: input.envId, dispatch };
   });
 

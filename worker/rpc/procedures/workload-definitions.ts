@@ -3,41 +3,35 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { isUniqueViolation } from "../../../db/errors";
-import { inTenant } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { defineWorkload } from "../../workloads/requests";
 import { inOrganization } from "../trpc";
-import { actorOf } from "./actor";
 
 const list = inOrganization
   .meta({ permission: "workloads.view", summary: "Workload definitions with their latest version" })
-  .query(({ ctx }) =>
-    inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      const { rows } = await tx.sql.query<{ id: string; name: string; created_at: Date; version_id: string; number: number }>(
-        `SELECT DISTINCT ON (w.id) w.id, w.name, w.created_at, v.id AS version_id, v.number
-         FROM workloads w JOIN workload_versions v ON v.workload_id = w.id
-         WHERE w.org_id = $1 AND w.archived_at IS NULL ORDER BY w.id, v.number DESC`,
-        [ctx.org.id],
-      );
-      return rows
-        .map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at.toISOString(), latestVersion: { id: row.version_id, number: row.number } }))
-        .sort((a, b) => a.name.localeCompare(b.name));
-    }),
-  );
+  .query(async ({ ctx }) => {
+    const { rows } = await ctx.tx.sql.query<{ id: string; name: string; created_at: Date; version_id: string; number: number }>(
+      `SELECT DISTINCT ON (w.id) w.id, w.name, w.created_at, v.id AS version_id, v.number
+       FROM workloads w JOIN workload_versions v ON v.workload_id = w.id
+       WHERE w.org_id = $1 AND w.archived_at IS NULL ORDER BY w.id, v.number DESC`,
+      [ctx.org.id],
+    );
+    return rows
+      .map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at.toISOString(), latestVersion: { id: row.version_id, number: row.number } }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  });
 
 const define = inOrganization
   .meta({ permission: "workloads.edit", summary: "Create a workload with its first version (the compiled form an engine runs)" })
   .input(z.object({ name: z.string().trim().min(1).max(100), compiled: z.record(z.string(), z.unknown()) }))
   .mutation(async ({ ctx, input }) => {
-    const actor = await actorOf(ctx);
-    return inTenant(ctx.connect, ctx.org.id, async (tx) => {
-      const created = await defineWorkload(tx, ctx.org.id, input.name, input.compiled).catch((error: unknown) => {
-        if (isUniqueViolation(error)) throw new TRPCError({ code: "CONFLICT", message: `A workload named ${input.name} already exists.` });
-        throw error;
-      });
-      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "workload.defined", target: input.name, data: { versionId: created.versionId } });
-      return created;
+    const { tx } = ctx;
+    const created = await defineWorkload(tx, ctx.org.id, input.name, input.compiled).catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw new TRPCError({ code: "CONFLICT", message: `A workload named ${input.name} already exists.` });
+      throw error;
     });
+    await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "workload.defined", target: input.name, data: { versionId: created.versionId } });
+    return created;
   });
 
 export const workloadDefinitions = { list, define };

@@ -1,0 +1,53 @@
+// The one permission check. Whoever calls (a browser session or a CLI token acting for its person),
+// the check reads the person's current role inside the transaction that does the work, so the role
+// that allowed a change is the role in force when the change commits.
+import type { Role } from "../../db/schema";
+import { actAs, type Tx } from "../../db/transaction";
+import { isPermission, loginCommandFor, roleAllows, type Permission } from "./permissions";
+
+export type Caller =
+  | { kind: "session"; personId: string }
+  /** A CLI token: its granted scopes, never more than its person's role allows at this moment. */
+  | { kind: "cli"; personId: string; tokenId: string; scopes: readonly string[] };
+
+export interface Grant {
+  orgId: string;
+  role: Role;
+  personId: string;
+  /** Who acted, as the audit log records it. */
+  actorLabel: string;
+}
+
+export class Denied extends Error {
+  override readonly name = "Denied";
+  constructor(
+    /** not_member: the organization is not theirs (answered like a missing one); the others are 403. */
+    readonly reason: "not_member" | "role" | "scope",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MEMBERSHIP = `
+SELECT m.role, p.login, p.email FROM memberships m JOIN people p ON p.id = m.person_id
+WHERE m.org_id = $1 AND m.person_id = $2`;
+
+/** The caller's role in `orgId`, checked against `permission` (null: any member); the transaction acts as `orgId` from here on. */
+export async function authorize(tx: Tx, caller: Caller, orgId: string, permission: Permission | null): Promise<Grant> {
+  await actAs(tx, orgId);
+  const { rows } = await tx.sql.query<{ role: Role; login: string | null; email: string | null }>(MEMBERSHIP, [orgId, caller.personId]);
+  const member = rows[0];
+  if (!member) throw new Denied("not_member", "No such organization.");
+  if (permission && !roleAllows(member.role, permission)) {
+    throw new Denied("role", `Your role (${member.role}) does not include the ${permission} permission.`);
+  }
+  if (permission && caller.kind === "cli" && !caller.scopes.includes(permission)) {
+    throw new Denied("scope", `This CLI token lacks the ${permission} scope; sign in again with \`${loginCommandFor(permission)}\`.`);
+  }
+  return { orgId, role: member.role, personId: caller.personId, actorLabel: member.login ?? member.email ?? caller.personId };
+}
+
+/** What a CLI token may do now: its granted scopes that its person's current role still holds. */
+export const effectiveScopes = (role: Role, granted: readonly string[]) =>
+  granted.filter((scope): scope is Permission => isPermission(scope) && roleAllows(role, scope));
