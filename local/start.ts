@@ -73,8 +73,8 @@ ${codehost ? codehost.banner + "\n" : ""}demo org       "${DEMO_SLUG}"
 
 an engine token for the demo organization:
   npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind engine
-a CLI token that may manage tokens:
-  npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind cli --scope tokens.manage
+a CLI token acting for a member who signed in (its scopes work while their role holds them):
+  npm run --silent svc -- tokens create --org <slug> --kind cli --person <login> --scope tokens.manage
 Ctrl-C stops everything.
 `);
   }
