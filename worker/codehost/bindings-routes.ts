@@ -12,7 +12,8 @@ import { Refusal } from "../http/refusal";
 import { describeRoute, honoPath, refusal, serverFailure, type ResponseDoc } from "../openapi/route";
 import { identityAudience } from "./audience";
 import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, OidcBinding, RepositoryPath, toBinding } from "./bindings-schemas";
-import { findClaim, insertClaim, listClaims, revokeClaim, type Claim, type ClaimRef } from "./claims";
+import { revokeRepositoryClaim } from "./claim-revocation";
+import { findClaim, insertClaim, listClaims, type Claim, type ClaimRef } from "./claims";
 import { REPOSITORY_PATTERN, repositoryKey } from "./repository";
 
 // Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication,
@@ -105,19 +106,9 @@ function heldByUs(claim: Claim, orgId: string): Claim {
 
 async function revoke(c: AppContext, identifier: string) {
   const result = await asClaimManager(c, async (tx, grant) => {
-    const claim = await findClaim(tx, claimRef(identifier));
-    if (!claim) throw new Refusal("not_found", "This organization has no claim with that id or on that repository.");
-    const tokensRevoked = await revokeClaim(tx, claim.id);
-    if (tokensRevoked === null) return { revoked: true, repository: claim.repository, alreadyRevoked: true, tokensRevoked: 0 };
-    await appendAudit(tx, {
-      orgId: grant.orgId,
-      action: "repository_claim.revoked",
-      actorPersonId: grant.personId,
-      actorLabel: grant.actorLabel,
-      target: claim.id,
-      data: { repository: claim.repository, tokensRevoked },
-    });
-    return { revoked: true, repository: claim.repository, alreadyRevoked: false, tokensRevoked };
+    const revocation = await revokeRepositoryClaim(tx, grant.orgId, claimRef(identifier), { personId: grant.personId, label: grant.actorLabel });
+    if (!revocation) throw new Refusal("not_found", "This organization has no claim with that id or on that repository.");
+    return revocation;
   });
   return c.json(result, 200);
 }

@@ -1,6 +1,7 @@
 // Every console procedure, by name (/rpc/<name>).
 import { accountRouter } from "./procedures/account";
 import { auditRouter } from "./procedures/audit";
+import { claimsRouter } from "./procedures/claims";
 import { environmentsRouter } from "./procedures/environments";
 import { invitationsRouter } from "./procedures/invitations";
 import { membersRouter } from "./procedures/members";
@@ -16,6 +17,7 @@ export const appRouter = router({
   members: membersRouter,
   sessions: sessionsRouter,
   tokens: tokensRouter,
+  claims: claimsRouter,
   audit: auditRouter,
   invitations: invitationsRouter,
   environments: environmentsRouter,

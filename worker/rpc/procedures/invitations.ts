@@ -8,6 +8,7 @@ import { actAs, addLookup, type Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { useInvitation, type OpenInvitation } from "../../invitations/accept";
 import { createInvitation, reissueInvitation } from "../../invitations/create";
+import { mailInvitation } from "../../invitations/mail";
 import { hashToken } from "../../tokens/secret";
 import { inOrganization, router, signedIn, type OrgContext } from "../trpc";
 import { actorOf } from "./actor";
@@ -46,7 +47,18 @@ const view = (row: InvitationRow) => ({
   revokedAt: iso(row.revoked_at),
 });
 
-const linkTo = (ctx: OrgContext, token: string) => `${ctx.origin}/invitations/accept?token=${encodeURIComponent(token)}`;
+/**
+ * The answer to create and resend: the invitation and its link (shown once), committed first and then,
+ * when mail is configured, mailed to the address (`mailed` says whether the provider took it).
+ */
+async function deliver(ctx: OrgContext, invitation: ReturnType<typeof view>, token: string) {
+  const link = `${ctx.origin}/invitations/accept?token=${encodeURIComponent(token)}`;
+  const { rows } = await ctx.tx.sql.query<{ name: string }>("SELECT name FROM organizations WHERE id = $1", [ctx.org.id]);
+  // Mail only what is committed: a link must never reach an inbox for an invitation that was rolled back.
+  await ctx.commit();
+  const mailed = await mailInvitation(ctx.config, { email: invitation.email, organization: rows[0]!.name, link });
+  return { invitation, link, mailed };
+}
 
 function mayGrant(ctx: OrgContext, role: Role) {
   if (role === "owner" && ctx.org.role !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can invite someone as an owner." });
@@ -88,7 +100,7 @@ const create = inOrganization
     if (pending.rows.length) throw new TRPCError({ code: "CONFLICT", message: `${input.email} already has a pending invitation; resend it for a new link.` });
     const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
-    return { invitation: view(await invitationFor(tx, ctx.org.id, id)), link: linkTo(ctx, token) };
+    return deliver(ctx, view(await invitationFor(tx, ctx.org.id, id)), token);
   });
 
 const resend = inOrganization
@@ -102,7 +114,7 @@ const resend = inOrganization
     const reissued = await reissueInvitation(tx, invitation.id);
     if (!reissued) throw new TRPCError({ code: "CONFLICT", message: `This invitation was already ${stateOf(invitation)}; invite the address again instead.` });
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.resent", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
-    return { invitation: view(await invitationFor(tx, ctx.org.id, invitation.id)), link: linkTo(ctx, reissued.token) };
+    return deliver(ctx, view(await invitationFor(tx, ctx.org.id, invitation.id)), reissued.token);
   });
 
 const revoke = inOrganization

@@ -11,6 +11,7 @@ import { requestRun } from "../../workloads/requests";
 import { inOrganization, router, type OrgContext } from "../trpc";
 import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "./engine-work";
 import { workloadDefinitions } from "./workload-definitions";
+import { workloadRuns } from "./workload-runs";
 
 /** Engine work on an environment that can take it: its repository, on its branch. */
 async function dispatchOnEnvironment(
@@ -91,7 +92,7 @@ const workloadsStart = inOrganization
   });
 
 // Three groups of the spec's names, one file: they are the same act on different work. workloads.*
-// also holds the definitions (workload-definitions.ts).
+// also holds the definitions (workload-definitions.ts) and the runs list (workload-runs.ts).
 export const agentsRouter = router({ run: agentsRun });
 export const loadRouter = router({ run: loadRun });
-export const workloadsRouter = router({ ...workloadDefinitions, start: workloadsStart });
+export const workloadsRouter = router({ ...workloadDefinitions, ...workloadRuns, start: workloadsStart });

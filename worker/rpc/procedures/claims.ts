@@ -1,0 +1,28 @@
+// claims.list and claims.revoke (tokens.manage): the organization's repository claims as the console
+// shows them, beside the CLI's /v1/oidc/bindings. Claiming stays with the CLI (spec: Authentication
+// rule 7), where the person signs in with the scope.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { identityAudience } from "../../codehost/audience";
+import { toBinding } from "../../codehost/bindings-schemas";
+import { revokeRepositoryClaim } from "../../codehost/claim-revocation";
+import { listClaims } from "../../codehost/claims";
+import { inOrganization, router } from "../trpc";
+
+const list = inOrganization
+  .meta({ permission: "tokens.manage", summary: "Repository claims and the audience workflows request identity tokens for" })
+  .query(async ({ ctx }) => ({
+    audience: identityAudience(ctx.config, ctx.origin),
+    claims: (await listClaims(ctx.tx, ctx.org.id)).map(toBinding),
+  }));
+
+const revoke = inOrganization
+  .meta({ permission: "tokens.manage", summary: "Revoke a repository claim: every engine token minted through it dies" })
+  .input(z.object({ claimId: z.uuid() }))
+  .mutation(async ({ ctx, input }) => {
+    const revocation = await revokeRepositoryClaim(ctx.tx, ctx.org.id, { id: input.claimId }, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel });
+    if (!revocation) throw new TRPCError({ code: "NOT_FOUND", message: "This organization has no such repository claim." });
+    return revocation;
+  });
+
+export const claimsRouter = router({ list, revoke });
