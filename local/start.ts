@@ -8,6 +8,7 @@ import { localWorkerDefaults, startLocalStack, type LocalStack } from "./stack";
 import { ensureDemoOrganization, DEMO_SLUG } from "./demo";
 import { startWrangler, workerAnswers } from "./wrangler";
 import { startLocalFakeCodehost } from "./fake-codehost";
+import { startLocalFakeBilling } from "./fake-billing";
 import { partitionPassFromNode } from "../db/cli/commands/partitions";
 
 const POSTGRES_PORT = 54329;
@@ -21,11 +22,11 @@ function persistentSecret(file: string): string {
 }
 
 /** The local defaults, with every SVC_* variable of this shell laid over them. */
-function workerEnvironment(stack: LocalStack, port: string, codehost: Record<string, string>): Record<string, string> {
+function workerEnvironment(stack: LocalStack, port: string, fakes: Record<string, string>): Record<string, string> {
   const fromShell = Object.fromEntries(
     Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith("SVC_") && entry[1] !== undefined),
   );
-  return { ...localWorkerDefaults(stack, port, persistentSecret("ee-sso.key")), ...codehost, ...fromShell };
+  return { ...localWorkerDefaults(stack, port, persistentSecret("ee-sso.key")), ...fakes, ...fromShell };
 }
 
 async function main(): Promise<number> {
@@ -34,16 +35,18 @@ async function main(): Promise<number> {
   console.log("starting PostgreSQL and the bridge ...");
   const stack = await startLocalStack({ dataDir: POSTGRES_DATA_DIR, postgresPort: POSTGRES_PORT, bridgePort: BRIDGE_PORT, persistent: true });
   const codehost = await startLocalFakeCodehost(port);
+  const billing = await startLocalFakeBilling(port);
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await codehost?.close().catch(() => {});
+    await billing?.close().catch(() => {});
     await stack.stop().catch(() => {});
     process.exit(code);
   };
 
-  const env = workerEnvironment(stack, port, codehost?.variables ?? {});
+  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables });
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     console.error(formatConfigErrors(parsed.errors));
@@ -69,7 +72,7 @@ async function main(): Promise<number> {
 control plane  http://127.0.0.1:${port}   (GET /health, /readyz, /openapi.json)
 PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${POSTGRES_DATA_DIR})
 bridge         ws://${stack.bridge}  (WebSocket-to-TCP for the neon driver)
-${codehost ? codehost.banner + "\n" : ""}demo org       "${DEMO_SLUG}"
+${codehost ? codehost.banner + "\n" : ""}${billing ? billing.banner + "\n" : ""}demo org       "${DEMO_SLUG}"
 
 an engine token for the demo organization:
   npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind engine

@@ -4,6 +4,7 @@ import type { AppEnv } from "./http/context";
 import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
+import { registerBillingWebhooks } from "./billing/routes";
 import { registerCodehost } from "./codehost/routes";
 import { registerCommands } from "./commands/routes";
 import { registerDeviceFlow } from "./device/routes";
@@ -30,6 +31,7 @@ export function createApp(): Hono<AppEnv> {
   registerWorkloads(app);
   registerCommands(app);
   registerCodehost(app);
+  registerBillingWebhooks(app);
   registerSignIn(app);
   registerSessions(app);
   registerHome(app);

@@ -9,6 +9,7 @@ import signin from "./0005_signin.sql";
 import previewUrls from "./0006_preview_urls.sql";
 import commandLookup from "./0007_command_lookup.sql";
 import cliTokensFollowPerson from "./0008_cli_tokens_follow_person.sql";
+import billing from "./0009_billing.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -19,4 +20,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0006_preview_urls", sql: previewUrls },
   { name: "0007_command_lookup", sql: commandLookup },
   { name: "0008_cli_tokens_follow_person", sql: cliTokensFollowPerson },
+  { name: "0009_billing", sql: billing },
 ];

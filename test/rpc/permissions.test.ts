@@ -4,8 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../../db/schema";
 import { PERMISSIONS, roleAllows, type Permission } from "../../worker/auth/permissions";
-import { appRouter } from "../../worker/rpc/router";
-import type { ProcedureMeta } from "../../worker/rpc/trpc";
+import { PROBES, PROCEDURES, type Probe } from "../support/procedures";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { rpcGet, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
@@ -40,60 +39,8 @@ const SPEC: Record<Permission, Role[]> = {
   "organization.delete": ["owner"],
 };
 
-/**
- * Every procedure with input that passes validation, and the exact status a role that holds its
- * permission gets (what happens after the check is deterministic: "nobody" ids answer 404).
- */
-interface Probe {
-  input: (orgId: string) => unknown;
-  allowed: number;
-  /** Probes that change the caller themselves (closing the account) get a fresh person per role. */
-  fresh?: boolean;
-}
-
-const nobody = () => crypto.randomUUID();
-const org = (more: Record<string, unknown> = {}) => (orgId: string) => ({ orgId, ...more });
-
-const PROBES: Record<string, Probe> = {
-  "account.context": { input: () => undefined, allowed: 200 },
-  "account.close": { input: () => ({ confirm: "close" }), allowed: 200, fresh: true },
-  "organization.get": { input: org(), allowed: 200 },
-  "organization.settings": { input: org({ name: "Walked" }), allowed: 200 },
-  "members.list": { input: org(), allowed: 200 },
-  "members.changeRole": { input: (orgId) => ({ orgId, personId: nobody(), role: "member" }), allowed: 404 },
-  "members.remove": { input: (orgId) => ({ orgId, personId: nobody() }), allowed: 404 },
-  // No App installation: the code host lists nobody, and a sync never empties an organization.
-  "members.sync": { input: org(), allowed: 412 },
-  "sessions.list": { input: org(), allowed: 200 },
-  "sessions.signOut": { input: (orgId) => ({ orgId, sessionId: nobody() }), allowed: 404 },
-  "sessions.signOutAll": { input: (orgId) => ({ orgId, personId: nobody() }), allowed: 404 },
-  "tokens.list": { input: org(), allowed: 200 },
-  "tokens.create": { input: org({ name: "walked" }), allowed: 200 },
-  "tokens.revoke": { input: (orgId) => ({ orgId, tokenId: nobody() }), allowed: 404 },
-  "claims.list": { input: org(), allowed: 200 },
-  "claims.revoke": { input: (orgId) => ({ orgId, claimId: nobody() }), allowed: 404 },
-  "audit.list": { input: org(), allowed: 200 },
-  "audit.verify": { input: org(), allowed: 200 },
-  "workloads.list": { input: org(), allowed: 200 },
-  "workloads.runs": { input: org(), allowed: 200 },
-  "workloads.define": { input: (orgId) => ({ orgId, name: `walk-${nobody()}`, compiled: {} }), allowed: 200 },
-  "workloads.start": { input: (orgId) => ({ orgId, envId: "nowhere", versionId: nobody() }), allowed: 404 },
-  "invitations.list": { input: org(), allowed: 200 },
-  "invitations.create": { input: (orgId) => ({ orgId, email: `walk-${nobody()}@example.com`, role: "member" }), allowed: 200 },
-  "invitations.resend": { input: (orgId) => ({ orgId, invitationId: nobody() }), allowed: 404 },
-  "invitations.revoke": { input: (orgId) => ({ orgId, invitationId: nobody() }), allowed: 404 },
-  "invitations.accept": { input: () => ({ token: "svc_inv_nothing" }), allowed: 404 },
-  "environments.list": { input: org(), allowed: 200 },
-  "environments.get": { input: org({ envId: "nowhere" }), allowed: 404 },
-  // The code host refusing the dispatch is an answer, not an error.
-  "environments.create": { input: org({ repository: "nobody/nothing", branch: "main" }), allowed: 200 },
-  "environments.teardown": { input: org({ envId: "nowhere" }), allowed: 404 },
-  "agents.run": { input: org({ envId: "nowhere" }), allowed: 404 },
-  "load.run": { input: org({ envId: "nowhere" }), allowed: 404 },
-};
-
-// Permissions whose features (masking, egress, runtimes, data export, analytics, billing, deletion)
-// have no procedure yet; each arrives with its feature.
+// Permissions whose features (masking, egress, runtimes, data export, analytics, deletion) have no
+// procedure yet; each arrives with its feature.
 const NOT_YET_SERVED: Permission[] = [
   "masking.edit",
   "masking.approve",
@@ -102,14 +49,8 @@ const NOT_YET_SERVED: Permission[] = [
   "runtimes.manage",
   "data.export",
   "analytics.read",
-  "billing.manage",
   "organization.delete",
 ];
-
-interface Procedure {
-  _def: { type: "query" | "mutation"; meta?: ProcedureMeta };
-}
-const PROCEDURES = Object.entries((appRouter._def as unknown as { procedures: Record<string, Procedure> }).procedures);
 
 let orgId: string;
 const sessions = new Map<Role, string>();

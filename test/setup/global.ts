@@ -10,6 +10,7 @@ import { withNodeClient } from "../../db/cli/node-pool";
 import type { LocalStack } from "../../local/stack";
 import { startFakeCodehost } from "../fakes/codehost/server";
 import { startFakeMail } from "../fakes/mail";
+import { startFakeBilling } from "../fakes/billing/server";
 import { freePort } from "./free-port";
 import { APP_BASE_URL, testBindings, type TestDatabase } from "./bindings";
 
@@ -30,9 +31,13 @@ export default async function setup(project: TestProject) {
   project.provide("workerBindings", testBindings(database, codehost));
   const mail = await startFakeMail();
   project.provide("mailBase", mail.url);
+  // Tests deliver its events themselves (the Worker under test listens on no port).
+  const billing = await startFakeBilling();
+  project.provide("billingBase", billing.url);
   return async () => {
     await codehost.close();
     await mail.close();
+    await billing.close();
     await stack.stop();
     rmSync(dirname(dataDir), { recursive: true, force: true });
   };

@@ -11,5 +11,7 @@ declare module "vitest" {
     codehostBase: string;
     /** The fake mail provider (test/fakes/mail.ts). */
     mailBase: string;
+    /** The fake billing provider (test/fakes/billing): its API and its /_fake/ control routes. */
+    billingBase: string;
   }
 }

@@ -16,6 +16,8 @@ export interface Grant {
   personId: string;
   /** Who acted, as the audit log records it. */
   actorLabel: string;
+  /** The organization's plan, for the required-plan gate. */
+  plan: string;
 }
 
 export class Denied extends Error {
@@ -30,13 +32,13 @@ export class Denied extends Error {
 }
 
 const MEMBERSHIP = `
-SELECT m.role, p.login, p.email FROM memberships m JOIN people p ON p.id = m.person_id
+SELECT m.role, p.login, p.email, o.plan FROM memberships m JOIN people p ON p.id = m.person_id JOIN organizations o ON o.id = m.org_id
 WHERE m.org_id = $1 AND m.person_id = $2`;
 
 /** The caller's role in `orgId`, checked against `permission` (null: any member); the transaction acts as `orgId` from here on. */
 export async function authorize(tx: Tx, caller: Caller, orgId: string, permission: Permission | null): Promise<Grant> {
   await actAs(tx, orgId);
-  const { rows } = await tx.sql.query<{ role: Role; login: string | null; email: string | null }>(MEMBERSHIP, [orgId, caller.personId]);
+  const { rows } = await tx.sql.query<{ role: Role; login: string | null; email: string | null; plan: string }>(MEMBERSHIP, [orgId, caller.personId]);
   const member = rows[0];
   if (!member) throw new Denied("not_member", "No such organization.");
   if (permission && !roleAllows(member.role, permission)) {
@@ -45,7 +47,7 @@ export async function authorize(tx: Tx, caller: Caller, orgId: string, permissio
   if (permission && caller.kind === "cli" && !caller.scopes.includes(permission)) {
     throw new Denied("scope", `This CLI token lacks the ${permission} scope; sign in again with \`${loginCommandFor(permission)}\`.`);
   }
-  return { orgId, role: member.role, personId: caller.personId, actorLabel: member.login ?? member.email ?? caller.personId };
+  return { orgId, role: member.role, personId: caller.personId, actorLabel: member.login ?? member.email ?? caller.personId, plan: member.plan };
 }
 
 /** What a CLI token may do now: its granted scopes that its person's current role still holds. */

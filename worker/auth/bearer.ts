@@ -8,6 +8,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
 import { claimIsLive } from "../codehost/claims";
+import { checkPlanGate, PlanRequired, ROUTE_GATE } from "../billing/gate";
 import { authorize, Denied, type Grant } from "./authorize";
 import type { Permission } from "./permissions";
 
@@ -82,6 +83,12 @@ async function withToken<T>(
     }
     if (principal.organization.suspended && !options.allowSuspended) {
       throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
+    }
+    try {
+      checkPlanGate(c.var.config, principal.organization.plan, ROUTE_GATE[`${c.req.method} ${c.req.routePath}`]);
+    } catch (error) {
+      if (error instanceof PlanRequired) throw new Refusal("plan_required", error.message);
+      throw error;
     }
     return work(tx, principal);
   });

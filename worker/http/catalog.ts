@@ -39,7 +39,7 @@ export const ERROR_CATALOG = {
   signature_invalid: {
     status: 401,
     message: "The delivery's signature is missing, malformed or does not match.",
-    resolution: "Sign the raw body with HMAC-SHA256 under the shared webhook secret and send it as X-Hub-Signature-256: sha256=<hex>.",
+    resolution: "Sign the raw body with HMAC-SHA256 under the shared webhook secret, as the sender's scheme says (X-Hub-Signature-256 for the code host, Stripe-Signature with a timestamp for billing).",
     retrySafe: false,
   },
   csrf_failed: {
@@ -64,6 +64,12 @@ export const ERROR_CATALOG = {
     status: 403,
     message: "The workflow identity verified, but no organization's claim lets this repository mint engine tokens.",
     resolution: "Read `reason`: an owner or admin claims the repository with the CLI (tokens.manage), or installs the App on its owner.",
+    retrySafe: false,
+  },
+  plan_required: {
+    status: 402,
+    message: "The organization's plan does not include what this needs.",
+    resolution: "An owner subscribes to the plan the message names on the console's Billing page; billing, data export, deletion and sessions stay reachable meanwhile.",
     retrySafe: false,
   },
   not_found: {
@@ -105,7 +111,7 @@ export const ERROR_CATALOG = {
   webhook_not_configured: {
     status: 503,
     message: "This service has no webhook secret for the sender, so it cannot accept deliveries.",
-    resolution: "The operator sets the App credentials (SVC_CODEHOST_APP_ID, SVC_CODEHOST_APP_PRIVATE_KEY, SVC_CODEHOST_APP_WEBHOOK_SECRET).",
+    resolution: "The operator sets the sender's credentials: the App's (SVC_CODEHOST_APP_ID, SVC_CODEHOST_APP_PRIVATE_KEY, SVC_CODEHOST_APP_WEBHOOK_SECRET) or billing's (SVC_BILLING_SECRET_KEY, SVC_BILLING_WEBHOOK_SECRET, SVC_BILLING_PRICE_TEAM).",
     retrySafe: true,
   },
   internal_error: {

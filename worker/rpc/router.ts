@@ -1,6 +1,7 @@
 // Every console procedure, by name (/rpc/<name>).
 import { accountRouter } from "./procedures/account";
 import { auditRouter } from "./procedures/audit";
+import { billingRouter, subscriptionsRouter } from "./procedures/billing";
 import { claimsRouter } from "./procedures/claims";
 import { environmentsRouter } from "./procedures/environments";
 import { invitationsRouter } from "./procedures/invitations";
@@ -18,6 +19,8 @@ export const appRouter = router({
   sessions: sessionsRouter,
   tokens: tokensRouter,
   claims: claimsRouter,
+  billing: billingRouter,
+  subscriptions: subscriptionsRouter,
   audit: auditRouter,
   invitations: invitationsRouter,
   environments: environmentsRouter,

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Role } from "../../db/schema";
 import { addLookup, openTransaction, type Tx } from "../../db/transaction";
 import { authorize, Denied } from "../auth/authorize";
+import { checkPlanGate, PlanRequired, PROCEDURE_GATE } from "../billing/gate";
 import type { Permission } from "../auth/permissions";
 import { Refusal } from "../http/refusal";
 import { log } from "../log";
@@ -100,6 +101,12 @@ export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, 
     if (!(denied instanceof Denied)) throw denied;
     throw new TRPCError({ code: denied.reason === "not_member" ? "NOT_FOUND" : "FORBIDDEN", message: denied.message });
   });
+  try {
+    checkPlanGate(ctx.config, grant.plan, PROCEDURE_GATE[path]);
+  } catch (error) {
+    if (error instanceof PlanRequired) throw new TRPCError({ code: "PAYMENT_REQUIRED", message: error.message });
+    throw error;
+  }
   const org = { id: orgId, role: grant.role };
   return next({ ctx: { ...ctx, org, actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel } } satisfies OrgContext });
 });

@@ -1,0 +1,104 @@
+// The required-plan gate (SVC_HOSTED_REQUIRED_PLAN=enterprise): until the billing provider grants the
+// enterprise plan, an organization's work is refused with 402; signing in and out and the exits
+// (billing, data export, deletion, account closing, listing and revoking sessions) stay reachable.
+// One table decides for every procedure and route; a test walks them all against it, so a new one
+// must say which side it is on.
+import type { Config } from "../config/types";
+import type { Plan } from "./plan";
+
+export type GateSide = "gated" | "reachable";
+
+/** Console procedures by name. Procedures that act on no organization have no plan to check. */
+export const PROCEDURE_GATE: Record<string, GateSide> = {
+  "account.context": "reachable",
+  "account.close": "reachable",
+  "invitations.accept": "reachable",
+  "sessions.list": "reachable",
+  "sessions.signOut": "reachable",
+  "sessions.signOutAll": "reachable",
+  "billing.get": "reachable",
+  "billing.portal": "reachable",
+  "billing.set": "reachable",
+  "subscriptions.checkout": "reachable",
+  // What someone needs to find their way to billing: which organization this is and their role in it.
+  "organization.get": "reachable",
+  "organization.settings": "gated",
+  "members.list": "gated",
+  "members.changeRole": "gated",
+  "members.remove": "gated",
+  "members.sync": "gated",
+  "tokens.list": "gated",
+  "tokens.create": "gated",
+  "tokens.revoke": "gated",
+  "claims.list": "gated",
+  "claims.revoke": "gated",
+  "audit.list": "gated",
+  "audit.verify": "gated",
+  "workloads.list": "gated",
+  "workloads.define": "gated",
+  "workloads.runs": "gated",
+  "workloads.start": "gated",
+  "invitations.list": "gated",
+  "invitations.create": "gated",
+  "invitations.resend": "gated",
+  "invitations.revoke": "gated",
+  "environments.list": "gated",
+  "environments.get": "gated",
+  "environments.create": "gated",
+  "environments.teardown": "gated",
+  "agents.run": "gated",
+  "load.run": "gated",
+};
+
+/**
+ * Hand-written routes by `METHOD path` (hono's form). Only a route that acts for an organization's
+ * token is checked at run time; the others act for no organization's plan (sign-in, webhooks,
+ * health, the identity exchange) and are listed so that every route has said which side it is on.
+ */
+export const ROUTE_GATE: Record<string, GateSide> = {
+  "POST /v1/events": "gated",
+  "POST /v1/oidc/bindings": "gated",
+  "GET /v1/oidc/bindings": "gated",
+  "DELETE /v1/oidc/bindings/:binding": "gated",
+  "DELETE /v1/oidc/bindings/:owner/:name": "gated",
+  // Engine work already asked for runs to its end, and teardowns stay claimable: exits too.
+  "POST /v1/workloads/claim": "reachable",
+  "POST /v1/workloads/runs/:runId/heartbeat": "reachable",
+  "POST /v1/commands/claim": "reachable",
+  "POST /v1/commands/:id/ack": "reachable",
+  "POST /v1/tokens": "reachable",
+  // The console's procedures are gated one by one (PROCEDURE_GATE).
+  "ALL /rpc/*": "reachable",
+  // No organization's plan applies.
+  "GET /health": "reachable",
+  "GET /readyz": "reachable",
+  "GET /openapi.json": "reachable",
+  "POST /v1/auth/codehost-oidc": "reachable",
+  "POST /webhooks/codehost": "reachable",
+  "POST /webhooks/billing": "reachable",
+  "GET /": "reachable",
+  "GET /auth/signin": "reachable",
+  "GET /auth/callback": "reachable",
+  "GET /auth/session": "reachable",
+  "POST /auth/signout": "reachable",
+  "GET /auth/sessions": "reachable",
+  "POST /auth/device/code": "reachable",
+  "POST /auth/device/token": "reachable",
+  "GET /auth/device": "reachable",
+  "POST /auth/device/approve": "reachable",
+  "POST /auth/magic-link": "reachable",
+  "GET /auth/magic-link/callback": "reachable",
+};
+
+export class PlanRequired extends Error {
+  override readonly name = "PlanRequired";
+}
+
+/** Throws PlanRequired when the gate is on, the organization lacks the required plan and `side` is gated. */
+export function checkPlanGate(config: Config, plan: string, side: GateSide | undefined): void {
+  const required = config.billing.hostedRequiredPlan;
+  if (!required || plan === required || side === "reachable") return;
+  throw new PlanRequired(
+    `This organization is on the ${plan as Plan} plan; this installation needs the ${required} plan. An owner can subscribe on the Billing page; billing, data export, deletion and sessions stay reachable.`,
+  );
+}

@@ -1,0 +1,35 @@
+// POST /webhooks/billing: the billing provider's deliveries. Not in /openapi.json (the spec lists what
+// it carries). The signature is checked over the raw bytes before anything is parsed.
+import type { Hono } from "hono";
+import type { AppEnv } from "../http/context";
+import { validate } from "../http/input";
+import { Refusal } from "../http/refusal";
+import { handleBillingEvent } from "./deliveries";
+import { BillingEvent } from "./events";
+import { BILLING_SIGNATURE_HEADER, checkBillingSignature, TOLERANCE_SECONDS, type BillingSignatureCheck } from "./signature";
+
+const UNSIGNED: Record<Exclude<BillingSignatureCheck, "valid">, string> = {
+  missing: "The delivery carries no Stripe-Signature header; unsigned deliveries are refused.",
+  malformed: "The Stripe-Signature header is not `t=<unix seconds>` with at least one `v1=<64 hexadecimal digits>`.",
+  stale: `The delivery's signed timestamp is more than ${TOLERANCE_SECONDS / 60} minutes away from now.`,
+  mismatch: "No v1 signature of the delivery matches its body under this service's billing webhook secret.",
+};
+
+export function registerBillingWebhooks(app: Hono<AppEnv>): void {
+  app.post("/webhooks/billing", async (c) => {
+    const provider = c.var.config.billing.provider;
+    if (!provider) throw new Refusal("webhook_not_configured", "Billing is off on this service, so it accepts no billing deliveries.");
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    const signature = await checkBillingSignature(provider.webhookSecret, c.req.header(BILLING_SIGNATURE_HEADER), body, Math.floor(Date.now() / 1000));
+    if (signature !== "valid") throw new Refusal("signature_invalid", UNSIGNED[signature]);
+    let payload: unknown;
+    try {
+      payload = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      throw new Refusal("invalid_json");
+    }
+    const event = validate(BillingEvent, payload);
+    const outcome = await handleBillingEvent(c.var.database().connect, provider, event);
+    return c.json({ event: event.id, outcome }, 200);
+  });
+}
