@@ -42,7 +42,7 @@ export function registerHealth(app: Hono<AppEnv>): void {
 
 /** Null when the database answered; otherwise a sentence saying why not. */
 async function probeDatabase(connect: ReturnType<AppEnv["Variables"]["database"]>["connect"]): Promise<string | null> {
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`The database did not answer within ${READY_TIMEOUT_MS / 1000} seconds.`), READY_TIMEOUT_MS);
   });
