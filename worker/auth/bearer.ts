@@ -8,7 +8,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
 import { claimIsLive } from "../codehost/claims";
-import { checkPlanGate, PlanRequired, ROUTE_GATE } from "../billing/gate";
+import { gateRoute } from "../billing/gate";
 import { authorize, Denied, type Grant } from "./authorize";
 import type { Permission } from "./permissions";
 
@@ -66,30 +66,30 @@ function presentedToken(header: string | undefined): string | null {
 
 const article = (kind: TokenKind) => (kind === "engine" ? "an engine" : "a CLI");
 
-/** Runs `work` in one transaction that first finds the caller's live token of `kind` and refuses a suspended organization unless allowed. */
+/**
+ * Runs `work` in one transaction that first finds the caller's live token of one of `kinds` (by
+ * default the bearer of the Authorization header), refuses a suspended organization unless allowed,
+ * and applies the required-plan gate to the route.
+ */
 async function withToken<T>(
   c: AppContext,
-  kind: TokenKind,
-  options: { allowSuspended?: boolean },
+  kinds: readonly TokenKind[],
+  options: { allowSuspended?: boolean; presented?: string | null },
   work: (tx: Tx, principal: Principal) => Promise<T>,
 ): Promise<T> {
-  const value = presentedToken(c.req.header("authorization"));
-  if (!value) throw new Refusal("unauthenticated", `Send ${article(kind)} token as an HTTP bearer.`);
+  const value = options.presented === undefined ? presentedToken(c.req.header("authorization")) : options.presented;
+  const named = kinds.map(article).join(" or ");
+  if (!value) throw new Refusal("unauthenticated", `Send ${named} token${options.presented === undefined ? " as an HTTP bearer" : ""}.`);
   const tokenHash = await hashToken(value);
   return inTransaction(c.var.database().connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
     const principal = await findPrincipal(tx, tokenHash);
-    if (!principal || principal.kind !== kind) {
-      throw new Refusal("unauthenticated", `The ${kind} token is unknown, expired or revoked.`);
+    if (!principal || !kinds.includes(principal.kind)) {
+      throw new Refusal("unauthenticated", `The ${kinds.join(" or ")} token is unknown, expired or revoked.`);
     }
     if (principal.organization.suspended && !options.allowSuspended) {
       throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
     }
-    try {
-      checkPlanGate(c.var.config, principal.organization.plan, ROUTE_GATE[`${c.req.method} ${c.req.routePath}`]);
-    } catch (error) {
-      if (error instanceof PlanRequired) throw new Refusal("plan_required", error.message);
-      throw error;
-    }
+    gateRoute(c, principal.organization.plan);
     return work(tx, principal);
   });
 }
@@ -97,7 +97,7 @@ async function withToken<T>(
 /** Engine routes: the caller's live engine token, set as `principal`; with `allowSuspended`, a suspended organization still passes. */
 export function requireToken(kind: "engine", options: { allowSuspended?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("principal", await withToken(c, kind, options, async (_tx, principal) => principal));
+    c.set("principal", await withToken(c, [kind], options, async (_tx, principal) => principal));
     await next();
   };
 }
@@ -108,14 +108,29 @@ export function requireToken(kind: "engine", options: { allowSuspended?: boolean
  * organization.
  */
 export function asCliToken<T>(c: AppContext, permission: Permission, work: (tx: Tx, grant: Grant & { tokenId: string }) => Promise<T>): Promise<T> {
-  return withToken(c, "cli", {}, async (tx, principal) => {
-    const caller = { kind: "cli" as const, personId: principal.personId!, tokenId: principal.tokenId, scopes: principal.scopes };
-    const grant = await authorize(tx, caller, principal.orgId, permission).catch((denied: unknown) => {
-      if (!(denied instanceof Denied)) throw denied;
-      // The person left the organization (their tokens are revoked with it): the token is no longer anyone's.
-      if (denied.reason === "not_member") throw new Refusal("unauthenticated", "The CLI token's person is no longer a member of its organization.");
-      throw new Refusal("forbidden", denied.message);
-    });
-    return work(tx, { ...grant, tokenId: principal.tokenId });
+  return withToken(c, ["cli"], {}, async (tx, principal) => work(tx, { ...(await authorizeCliToken(tx, principal, permission)), tokenId: principal.tokenId }));
+}
+
+/** A CLI token's person, authorized for `permission` (null: only that they are still a member). */
+async function authorizeCliToken(tx: Tx, principal: Principal, permission: Permission | null): Promise<Grant> {
+  const caller = { kind: "cli" as const, personId: principal.personId!, tokenId: principal.tokenId, scopes: principal.scopes };
+  return authorize(tx, caller, principal.orgId, permission).catch((denied: unknown) => {
+    if (!(denied instanceof Denied)) throw denied;
+    // The person left the organization (their tokens are revoked with it): the token is no longer anyone's.
+    if (denied.reason === "not_member") throw new Refusal("unauthenticated", "The CLI token's person is no longer a member of its organization.");
+    throw new Refusal("forbidden", denied.message);
+  });
+}
+
+/**
+ * The model proxy: an engine or a CLI token, presented in whichever header the provider's clients
+ * send a key in (`x-api-key`, or the bearer); a CLI token's person must still be a member. The work
+ * (reserving budget) shares the transaction.
+ */
+export function asProxyCaller<T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>): Promise<T> {
+  const presented = c.req.header("x-api-key")?.trim() || presentedToken(c.req.header("authorization"));
+  return withToken(c, ["engine", "cli"], { presented }, async (tx, principal) => {
+    if (principal.kind === "cli") await authorizeCliToken(tx, principal, null);
+    return work(tx, principal);
   });
 }

@@ -4,6 +4,8 @@
 // One table decides for every procedure and route; a test walks them all against it, so a new one
 // must say which side it is on.
 import type { Config } from "../config/types";
+import type { AppContext } from "../http/context";
+import { Refusal } from "../http/refusal";
 import type { Plan } from "./plan";
 
 export type GateSide = "gated" | "reachable";
@@ -101,4 +103,14 @@ export function checkPlanGate(config: Config, plan: string, side: GateSide | und
   throw new PlanRequired(
     `This organization is on the ${plan as Plan} plan; this installation needs the ${required} plan. An owner can subscribe on the Billing page; billing, data export, deletion and sessions stay reachable.`,
   );
+}
+
+/** The gate on a hand-written route, as the spec's 402 Refusal. */
+export function gateRoute(c: AppContext, plan: string): void {
+  try {
+    checkPlanGate(c.var.config, plan, ROUTE_GATE[`${c.req.method} ${c.req.routePath}`]);
+  } catch (error) {
+    if (error instanceof PlanRequired) throw new Refusal("plan_required", error.message);
+    throw error;
+  }
 }

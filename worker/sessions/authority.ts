@@ -1,0 +1,36 @@
+// Browser routes outside /rpc that act on an organization (`/console/api/*`): the session, its CSRF
+// header on a change, `authorize` and the plan gate, then the route's work, in one transaction, as
+// console procedures do it.
+import { addLookup, openTransaction, type Tx } from "../../db/transaction";
+import { authorize, Denied, type Grant } from "../auth/authorize";
+import type { Permission } from "../auth/permissions";
+import { gateRoute } from "../billing/gate";
+import type { AppContext } from "../http/context";
+import { Refusal } from "../http/refusal";
+import { hashToken } from "../tokens/secret";
+import { readSessionCookie } from "./cookie";
+import { checkCsrf, CSRF_HEADER, isMutation } from "./csrf";
+import { findLiveSession } from "./store";
+
+export async function asSessionMember<T>(c: AppContext, orgId: string, permission: Permission | null, work: (tx: Tx, grant: Grant) => Promise<T>): Promise<T> {
+  const token = readSessionCookie(c);
+  if (!token) throw new Refusal("unauthenticated", "Sign in first: this needs a browser session.");
+  const sessionHash = await hashToken(token);
+  const open = await openTransaction(c.var.database().connect, { lookups: { session_hash: sessionHash } });
+  try {
+    const session = await findLiveSession(open.tx, token, sessionHash);
+    if (!session) throw new Refusal("unauthenticated", "Sign in first: this needs a browser session.");
+    if (isMutation(c.req.method)) await checkCsrf(session.token, c.req.header(CSRF_HEADER));
+    await addLookup(open.tx, "person_id", session.personId);
+    const grant = await authorize(open.tx, { kind: "session", personId: session.personId }, orgId, permission).catch((denied: unknown) => {
+      if (!(denied instanceof Denied)) throw denied;
+      throw denied.reason === "not_member" ? new Refusal("not_found", "No such organization.") : new Refusal("forbidden", denied.message);
+    });
+    gateRoute(c, grant.plan);
+    const result = await work(open.tx, grant);
+    await open.commit();
+    return result;
+  } finally {
+    await open.rollback(); // a no-op once committed
+  }
+}
