@@ -1,6 +1,6 @@
 // The Worker's database access: a neon Pool per request (Workers forbids I/O objects shared across
 // requests), always ended, and connections that speak both raw SQL and drizzle.
-import { Pool, neonConfig } from "@neondatabase/serverless";
+import { Pool, neonConfig, type PoolClient } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import * as schema from "./schema";
 import type { Connection } from "./transaction";
@@ -28,10 +28,11 @@ export function openPool(connectionString: string, max: number): RequestPool {
   // After the pool ends the bridge closes its sockets; without a listener that surfaces as an
   // unhandled "Network connection lost" in workerd.
   pool.on("error", () => {});
+  // Once per connection, not per checkout: a pooled connection is handed out many times.
+  pool.on("connect", (client: PoolClient) => client.on("error", () => {}));
   return {
     connect: async () => {
       const client = await pool.connect();
-      client.on("error", () => {});
       return { sql: client, db: drizzle({ client, schema }), release: (error) => client.release(error) };
     },
     end: () => pool.end().catch(() => {}),

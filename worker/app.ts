@@ -4,7 +4,9 @@ import type { AppEnv } from "./http/context";
 import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
+import { registerAuditExport } from "./audit/routes";
 import { registerBillingWebhooks } from "./billing/routes";
+import { registerExportDownloads } from "./exports/routes";
 import { registerCodehost } from "./codehost/routes";
 import { registerCommands } from "./commands/routes";
 import { registerDeviceFlow } from "./device/routes";
@@ -32,6 +34,8 @@ export function createApp(): Hono<AppEnv> {
   registerCommands(app);
   registerCodehost(app);
   registerBillingWebhooks(app);
+  registerAuditExport(app);
+  registerExportDownloads(app);
   registerSignIn(app);
   registerSessions(app);
   registerHome(app);

@@ -7,6 +7,8 @@ export interface Bindings {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** Where condemned event months are archived (under SVC_EVENT_ARCHIVE_DIR as the key prefix). */
   EVENT_ARCHIVE?: R2Bucket;
+  /** Data export documents, under `data-exports/<organization>/`. */
+  EXPORTS?: R2Bucket;
 }
 
 export type Env = Bindings & { readonly [variable: `SVC_${string}`]: string | undefined };

@@ -2,7 +2,7 @@
 // its final name and renamed into place only once complete, so a file that exists is a whole month.
 import { createWriteStream, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import type { ArchiveSink } from "../../worker/events/partitions/archive";
+import type { ArchiveSink } from "../../worker/storage/sink";
 
 export const directorySink: ArchiveSink = {
   async open(path) {

@@ -1,5 +1,6 @@
 // The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "../../local/env-file";
+import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
 import { migrate } from "./commands/migrate";
 import { orgs } from "./commands/orgs";
@@ -13,15 +14,17 @@ const COMMANDS: Record<string, Command> = {
   orgs,
   tokens,
   partitions,
+  audit,
 };
 
 const USAGE = `usage: svc <command>
   migrate                                   apply pending migrations (SVC_MIGRATION_DATABASE_URL)
   config check                              validate the environment exactly like the Worker does
   orgs create <slug> [--name N] [--plan P]  create an organization
-  tokens create --org <slug> --kind engine|cli [--scope <permission> ...] [--name N]
+  tokens create --org <slug> --kind engine|cli [--person <login>] [--scope <permission> ...] [--name N]
                                             print a new token alone on standard output
-  partitions                                keep event partitions ahead; archive and drop past the retention`;
+  partitions                                keep event partitions ahead; archive and drop past the retention
+  audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

@@ -10,6 +10,7 @@ import previewUrls from "./0006_preview_urls.sql";
 import commandLookup from "./0007_command_lookup.sql";
 import cliTokensFollowPerson from "./0008_cli_tokens_follow_person.sql";
 import billing from "./0009_billing.sql";
+import dataExports from "./0010_data_exports.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -21,4 +22,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0007_command_lookup", sql: commandLookup },
   { name: "0008_cli_tokens_follow_person", sql: cliTokensFollowPerson },
   { name: "0009_billing", sql: billing },
+  { name: "0010_data_exports", sql: dataExports },
 ];

@@ -55,6 +55,8 @@ export const PROBES: Record<string, Probe> = {
   "billing.portal": { input: org(), allowed: 412 },
   "billing.set": { input: org({ plan: "team" }), allowed: 412 },
   "subscriptions.checkout": { input: org({ plan: "team" }), allowed: 412 },
+  "exports.create": { input: org(), allowed: 200 },
+  "exports.list": { input: org(), allowed: 200 },
 };
 
 interface Procedure {

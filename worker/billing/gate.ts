@@ -22,6 +22,8 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "billing.portal": "reachable",
   "billing.set": "reachable",
   "subscriptions.checkout": "reachable",
+  "exports.create": "reachable",
+  "exports.list": "reachable",
   // What someone needs to find their way to billing: which organization this is and their role in it.
   "organization.get": "reachable",
   "organization.settings": "gated",
@@ -69,6 +71,9 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "POST /v1/commands/claim": "reachable",
   "POST /v1/commands/:id/ack": "reachable",
   "POST /v1/tokens": "reachable",
+  // Leaving cleanly: the audit log goes with the organization's other exits.
+  "GET /console/api/audit/export": "reachable",
+  "GET /console/api/exports/:exportId": "reachable",
   // The console's procedures are gated one by one (PROCEDURE_GATE).
   "ALL /rpc/*": "reachable",
   // No organization's plan applies.

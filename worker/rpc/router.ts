@@ -3,6 +3,7 @@ import { accountRouter } from "./procedures/account";
 import { auditRouter } from "./procedures/audit";
 import { billingRouter, subscriptionsRouter } from "./procedures/billing";
 import { claimsRouter } from "./procedures/claims";
+import { exportsRouter } from "./procedures/exports";
 import { environmentsRouter } from "./procedures/environments";
 import { invitationsRouter } from "./procedures/invitations";
 import { membersRouter } from "./procedures/members";
@@ -21,6 +22,7 @@ export const appRouter = router({
   claims: claimsRouter,
   billing: billingRouter,
   subscriptions: subscriptionsRouter,
+  exports: exportsRouter,
   audit: auditRouter,
   invitations: invitationsRouter,
   environments: environmentsRouter,

@@ -3,7 +3,7 @@
 // archive every condemned month, drop them only if every archive finished, and prune the default
 // partition. Idempotent; runs as the maintenance role, which owns the event partitions.
 import type { SqlClient } from "../../../db/sql-client";
-import type { ArchiveSink } from "./archive";
+import type { ArchiveSink } from "../../storage/sink";
 import { addMonths, isBefore, monthLabel, monthOf, monthStart, parsePartitionName, partitionName, type Month } from "./months";
 
 export const MONTHS_AHEAD = 3;

@@ -4,7 +4,7 @@ import { useBridge } from "../../../db/neon";
 import type { Config } from "../../config/types";
 import type { Env } from "../../env";
 import { log } from "../../log";
-import { r2Sink } from "./archive-r2";
+import { r2Sink } from "../../storage/r2-sink";
 import { runPartitionPass, type PartitionReport } from "./pass";
 
 export async function partitionPassFromWorker(env: Env, config: Config, now: Date): Promise<PartitionReport | null> {

@@ -1,14 +1,14 @@
-// The Worker's archive: objects in an R2 bucket, written as multipart uploads so a month of any size
-// streams through without being held in memory.
-import type { ArchiveSink } from "./archive";
+// Objects in an R2 bucket, written as multipart uploads so text of any size streams through without
+// being held in memory.
+import type { ArchiveSink } from "./sink";
 
 // R2 multipart parts must be at least 5 MiB, except the last.
 const PART_BYTES = 8 * 1024 * 1024;
 
 export function r2Sink(bucket: R2Bucket): ArchiveSink {
   return {
-    async open(key) {
-      const upload = await bucket.createMultipartUpload(key, { httpMetadata: { contentType: "application/x-ndjson" } });
+    async open(key, contentType = "application/x-ndjson") {
+      const upload = await bucket.createMultipartUpload(key, { httpMetadata: { contentType } });
       const parts: R2UploadedPart[] = [];
       let buffered: string[] = [];
       let size = 0;

@@ -1,0 +1,85 @@
+// The audit export (NDJSON, head last) and its offline verification: every kind of tampering is named
+// at its first bad entry, and a cut tail is caught against the head the console shows.
+import { beforeEach, describe, expect, it } from "vitest";
+import { verifyExportFile } from "../../worker/audit/offline-verify";
+import { call } from "../support/http";
+import { rpcClient } from "../support/rpc";
+import { seedOrganization } from "../support/seed";
+import { seedPerson, seedSession } from "../support/sessions";
+
+let orgId: string;
+let owner: string;
+
+beforeEach(async () => {
+  orgId = (await seedOrganization("audit-export")).id;
+  owner = await seedSession(await seedPerson(`audit-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "owner" }]));
+  const console = await rpcClient(owner);
+  for (const name of ["First", "Second", "Third"]) await console.organization.settings.mutate({ orgId, name });
+  await console.tokens.create.mutate({ orgId, name: "exported" });
+});
+
+const download = (session: string, org = orgId) => call(`/console/api/audit/export?orgId=${org}`, { headers: { cookie: `svc_session=${session}` } });
+
+async function exported(): Promise<string[]> {
+  const response = await download(owner);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/application\/x-ndjson/);
+  expect(response.headers.get("content-disposition")).toMatch(/attachment; filename="audit-.+\.ndjson"/);
+  return (await response.text()).trim().split("\n");
+}
+
+const text = (lines: string[]) => lines.join("\n") + "\n";
+
+describe("the audit export", () => {
+  it("is every entry with its hash and its predecessor's, ending with the head audit.verify shows", async () => {
+    const lines = await exported();
+    const entries = lines.slice(0, -1).map((line) => JSON.parse(line) as { seq: number; hash: string; prevHash: string | null; actor: string });
+    expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1));
+    expect(entries[0]!.prevHash).toBeNull();
+    const verdict = await (await rpcClient(owner)).audit.verify.query({ orgId });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ head: { organization: orgId, seq: verdict.head!.seq, hash: verdict.head!.hash, entries: entries.length } });
+    expect(await verifyExportFile(text(lines), verdict.head!.hash)).toMatchObject({ intact: true, entries: entries.length });
+  });
+
+  it("names the first bad entry for an altered, removed, inserted or reordered entry", async () => {
+    const lines = await exported();
+    const altered = [...lines];
+    altered[1] = altered[1]!.replace('"action":"', '"action":"forged.');
+    expect(await verifyExportFile(text(altered))).toMatchObject({ intact: false, line: 2, seq: 2, reason: expect.stringMatching(/altered/) });
+    const removed = lines.filter((_, index) => index !== 1);
+    expect(await verifyExportFile(text(removed))).toMatchObject({ intact: false, line: 2, seq: 3, reason: expect.stringMatching(/removed, inserted or reordered/) });
+    const inserted = [lines[0]!, lines[0]!, ...lines.slice(1)];
+    expect(await verifyExportFile(text(inserted))).toMatchObject({ intact: false, line: 2 });
+    const reordered = [lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)];
+    expect(await verifyExportFile(text(reordered))).toMatchObject({ intact: false, line: 2, seq: 3 });
+  });
+
+  it("catches a cut tail: without the head line, and with a head rewritten to the shorter chain (against the console's head)", async () => {
+    const lines = await exported();
+    expect(await verifyExportFile(text(lines.slice(0, -2)))).toMatchObject({ intact: false, reason: expect.stringMatching(/cut short/) });
+    const consoleHead = JSON.parse(lines.at(-1)!).head.hash as string;
+    const shorter = lines.slice(0, -2);
+    const last = JSON.parse(shorter.at(-1)!) as { seq: number; hash: string };
+    const forged = [...shorter, JSON.stringify({ head: { organization: orgId, seq: last.seq, hash: last.hash, entries: shorter.length, exportedAt: new Date().toISOString() } })];
+    expect(await verifyExportFile(text(forged))).toMatchObject({ intact: true });
+    expect(await verifyExportFile(text(forged), consoleHead)).toMatchObject({ intact: false, reason: expect.stringMatching(/not the head you expected/) });
+  });
+
+  it("keeps the names as they were: a closed account's entries still read and verify", async () => {
+    const leaverId = await seedPerson(`leaver-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }]);
+    const leaver = await seedSession(leaverId);
+    await (await rpcClient(leaver)).organization.settings.mutate({ orgId, name: "Renamed by the leaver" });
+    await (await rpcClient(await seedSession(leaverId))).account.close.mutate({ confirm: "bye" });
+    const lines = await exported();
+    expect(lines.some((line) => line.includes('"actor":"leaver-'))).toBe(true);
+    expect(await verifyExportFile(text(lines))).toMatchObject({ intact: true });
+  });
+
+  it("needs audit.export, answers another organization like a missing one, and a missing session with 401", async () => {
+    const member = await seedSession(await seedPerson(`audit-member-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }]));
+    expect((await download(member)).status).toBe(403);
+    expect((await download(owner, (await seedOrganization("audit-other")).id)).status).toBe(404);
+    expect((await call(`/console/api/audit/export?orgId=${orgId}`)).status).toBe(401);
+    expect((await download(owner, "not-a-uuid")).status).toBe(400);
+  });
+});

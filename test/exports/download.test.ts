@@ -1,0 +1,43 @@
+// exports.create writes the document into the exports bucket; the console downloads it by its link.
+import { describe, expect, it } from "vitest";
+import { DataExport } from "../../worker/exports/schema";
+import { call, callWith } from "../support/http";
+import { rpcClient } from "../support/rpc";
+import { seedOrganization } from "../support/seed";
+import { browser, seedPerson, seedSession } from "../support/sessions";
+
+async function person(orgId: string, role: "owner" | "admin" | "member") {
+  return seedSession(await seedPerson(`export-${role}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role }]));
+}
+
+const get = (session: string, path: string) => call(path, { headers: { cookie: `svc_session=${session}` } });
+
+describe("data exports from the console", () => {
+  it("writes the document, lists it, and downloads it by its link; the body is valid against the schema", async () => {
+    const orgId = (await seedOrganization("export-download")).id;
+    const admin = await person(orgId, "admin");
+    const console = await rpcClient(admin);
+    const created = await console.exports.create.mutate({ orgId });
+    expect(created.sizeBytes).toBeGreaterThan(100);
+    expect(await console.exports.list.query({ orgId })).toEqual([expect.objectContaining({ id: created.id, sizeBytes: created.sizeBytes, download: created.download })]);
+    const response = await get(admin, created.download);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-disposition")).toMatch(/attachment/);
+    const document = DataExport.parse(await response.json());
+    expect(document.people).toEqual([expect.objectContaining({ role: "admin" })]);
+  });
+
+  it("needs data.export, answers another organization's export like a missing one, and refuses without export storage", async () => {
+    const orgId = (await seedOrganization("export-guard")).id;
+    const admin = await person(orgId, "admin");
+    const created = await (await rpcClient(admin)).exports.create.mutate({ orgId });
+    expect((await get(await person(orgId, "member"), created.download)).status).toBe(403);
+    const stranger = await person((await seedOrganization("export-stranger")).id, "owner");
+    expect((await get(stranger, created.download)).status).toBe(404);
+    expect((await get(admin, `/console/api/exports/${crypto.randomUUID()}?orgId=${orgId}`)).status).toBe(404);
+
+    const csrf = await browser(admin).csrf();
+    const refused = await callWith({ EXPORTS: undefined }, "/rpc/exports.create", { method: "POST", json: { orgId }, headers: { cookie: `svc_session=${admin}`, "x-svc-csrf": csrf } });
+    expect(refused.status).toBe(412);
+  });
+});

@@ -1,0 +1,27 @@
+// GET /console/api/audit/export?orgId=: the whole audit log as a download (NDJSON, the chain head on
+// the last line), for a person whose role holds audit.export. Verify it offline with
+// `svc audit verify <file>`.
+import type { Hono } from "hono";
+import { openPool } from "../../db/neon";
+import { z } from "zod";
+import type { AppEnv } from "../http/context";
+import { validate } from "../http/input";
+import { asSessionMember } from "../sessions/authority";
+import { streamAuditExport } from "./export";
+
+const ExportQuery = z.object({ orgId: z.uuid().describe("The organization whose audit log is exported.") });
+
+export function registerAuditExport(app: Hono<AppEnv>): void {
+  app.get("/console/api/audit/export", async (c) => {
+    const { orgId } = validate(ExportQuery, c.req.query());
+    const slug = await asSessionMember(c, orgId, "audit.export", async (tx) =>
+      (await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [orgId])).rows[0]!.slug);
+    const { url, poolMax } = c.var.config.database;
+    return new Response(streamAuditExport(openPool(url, Math.min(poolMax, 2)), orgId), {
+      headers: {
+        "content-type": "application/x-ndjson; charset=utf-8",
+        "content-disposition": `attachment; filename="audit-${slug}-${new Date().toISOString().slice(0, 10)}.ndjson"`,
+      },
+    });
+  });
+}

@@ -1,0 +1,49 @@
+// Writing the data export document as a stream of text into a sink (worker/storage: object storage
+// from the Worker, a file from the command line): the organization, then each member page by page, then `files` and
+// `notIncluded`. Nothing is held whole, so a large organization exports within the Worker's limits.
+import { inTenant, type Connection } from "../../db/transaction";
+import type { ArchiveWriter } from "../storage/sink";
+import { NOT_INCLUDED, SECTIONS } from "./sections";
+
+export type Sink = Pick<ArchiveWriter, "append">;
+
+export const PAGE = 500;
+
+/** Members with no records behind them yet: always empty arrays (NOT_INCLUDED says why). */
+const EMPTY_MEMBERS = ["maskingRules", "egressPolicy", "runs", "verdicts", "runtimes"];
+
+export async function writeDataExport(connect: () => Promise<Connection>, orgId: string, sink: Sink, now = new Date()): Promise<void> {
+  const organization = await inTenant(connect, orgId, async (tx) =>
+    (await tx.sql.query<{ slug: string; name: string; plan: string; created_at: Date }>("SELECT slug, name, plan, created_at FROM organizations WHERE id = $1", [orgId])).rows[0],
+  );
+  if (!organization) throw new Error("The organization to export does not exist.");
+  await sink.append(`{"version":1,"exportedAt":${JSON.stringify(now.toISOString())},"organization":${JSON.stringify({
+    slug: organization.slug, name: organization.name, plan: organization.plan, createdAt: organization.created_at.toISOString(),
+  })}`);
+  for (const member of EMPTY_MEMBERS) await sink.append(`,${JSON.stringify(member)}:[]`);
+  for (const section of SECTIONS) {
+    await sink.append(`,${JSON.stringify(section.name)}:[`);
+    let after = "";
+    let first = true;
+    for (;;) {
+      const items = await inTenant(connect, orgId, async (tx) => {
+        const { rows } = await tx.sql.query<Record<string, unknown> & { k: string }>(section.sql, [orgId, after, PAGE]);
+        if (rows.length) after = rows[rows.length - 1]!.k;
+        return { count: rows.length, items: await section.rows(tx, orgId, rows) };
+      });
+      if (items.items.length) {
+        await sink.append((first ? "" : ",") + items.items.map((item) => JSON.stringify(item)).join(","));
+        first = false;
+      }
+      if (items.count < PAGE) break;
+    }
+    await sink.append("]");
+  }
+  await sink.append(`,"files":{},"notIncluded":${JSON.stringify(NOT_INCLUDED)}}`);
+}
+
+/** A sink that keeps the text: for tests and small documents. */
+export function textSink(): Sink & { text: () => string } {
+  const parts: string[] = [];
+  return { append: async (text) => void parts.push(text), text: () => parts.join("") };
+}

@@ -1,0 +1,27 @@
+// GET /console/api/exports/{exportId}?orgId=: downloads a finished data export document (session,
+// data.export), streamed from the exports bucket.
+import type { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../http/context";
+import { validate } from "../http/input";
+import { Refusal } from "../http/refusal";
+import { asSessionMember } from "../sessions/authority";
+
+const Download = z.object({ exportId: z.uuid(), orgId: z.uuid() });
+
+export function registerExportDownloads(app: Hono<AppEnv>): void {
+  app.get("/console/api/exports/:exportId", async (c) => {
+    const { exportId, orgId } = validate(Download, { exportId: c.req.param("exportId"), orgId: c.req.query("orgId") });
+    const key = await asSessionMember(c, orgId, "data.export", async (tx) =>
+      (await tx.sql.query<{ object_key: string }>("SELECT object_key FROM data_exports WHERE id = $1 AND completed_at IS NOT NULL", [exportId])).rows[0]?.object_key);
+    const object = key ? await c.env.EXPORTS?.get(key) : null;
+    if (!object) throw new Refusal("not_found", "No finished export with that id in this organization.");
+    return new Response(object.body, {
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": String(object.size),
+        "content-disposition": `attachment; filename="data-export-${exportId}.json"`,
+      },
+    });
+  });
+}

@@ -1,0 +1,52 @@
+// The data export document (spec: Data export document): one JSON file with every member the spec
+// lists, references by name (repository `owner/name`, person login, environment id), never internal
+// ids. Its JSON Schema is published in /openapi.json (components: DataExport) and every export is
+// validated against it in tests.
+import { z } from "zod";
+
+const When = z.iso.datetime().nullable();
+
+const Person = z.strictObject({ login: z.string().nullable(), name: z.string().nullable(), email: z.string().nullable(), role: z.string(), joinedAt: z.iso.datetime() });
+const Invitation = z.strictObject({ email: z.string(), role: z.string(), state: z.enum(["pending", "expired", "accepted", "revoked"]), invitedBy: z.string().nullable(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() });
+const Repository = z.strictObject({ repository: z.string(), via: z.enum(["claim", "installation"]), since: z.iso.datetime(), lastUsedAt: When, revokedAt: When });
+const Environment = z.strictObject({
+  envId: z.string(), repository: z.string(), branch: z.string().nullable(), pullRequest: z.int().nullable(), state: z.string(),
+  startedAt: When, expiresAt: When, lastEventAt: z.iso.datetime(), previewUrls: z.array(z.string()),
+});
+const Workload = z.strictObject({
+  name: z.string(), createdAt: z.iso.datetime(), archivedAt: When,
+  versions: z.array(z.strictObject({ number: z.int(), compiled: z.record(z.string(), z.unknown()), createdAt: z.iso.datetime() })),
+});
+const WorkloadRun = z.strictObject({ workload: z.string(), version: z.int(), envId: z.string(), state: z.string(), requestedAt: z.iso.datetime(), endedAt: When, abandonReason: z.string().nullable() });
+const Credential = z.strictObject({
+  kind: z.enum(["engine token", "cli token", "repository claim"]), name: z.string(), person: z.string().nullable(), scopes: z.array(z.string()),
+  createdAt: z.iso.datetime(), lastUsedAt: When, expiresAt: When, revokedAt: When,
+});
+const BillingEntry = z.strictObject({ at: z.iso.datetime(), source: z.string(), from: z.string(), to: z.string(), status: z.string().nullable(), note: z.string() });
+const AuditEntry = z.strictObject({ seq: z.int(), at: z.string(), action: z.string(), actor: z.string(), target: z.string().nullable(), data: z.record(z.string(), z.unknown()), hash: z.string() });
+
+export const DataExport = z
+  .strictObject({
+    version: z.literal(1),
+    exportedAt: z.iso.datetime(),
+    organization: z.strictObject({ slug: z.string(), name: z.string(), plan: z.string(), createdAt: z.iso.datetime() }),
+    people: z.array(Person),
+    invitations: z.array(Invitation),
+    repositories: z.array(Repository),
+    maskingRules: z.array(z.unknown()),
+    egressPolicy: z.array(z.unknown()),
+    environments: z.array(Environment),
+    runs: z.array(z.unknown()),
+    verdicts: z.array(z.unknown()),
+    runtimes: z.array(z.unknown()),
+    workloads: z.array(Workload),
+    workloadRuns: z.array(WorkloadRun),
+    credentials: z.array(Credential),
+    billingHistory: z.array(BillingEntry),
+    auditLog: z.array(AuditEntry),
+    files: z.record(z.string(), z.string()).describe("Text keyed by path: the masking file as the engine reads it, the egress block of the project configuration."),
+    notIncluded: z.array(z.strictObject({ what: z.string(), why: z.string() })),
+  })
+  .meta({ id: "DataExport" });
+
+export type DataExport = z.infer<typeof DataExport>;

@@ -1,0 +1,109 @@
+// The document's list members as SQL, each read in pages ordered by a key (`k`), so an organization
+// with thousands of runs streams without holding them all. Every query runs as the organization.
+import type { Tx } from "../../db/transaction";
+import { STORED_TIME } from "../audit/append";
+
+const iso = (value: Date | null) => value?.toISOString() ?? null;
+
+export interface Section {
+  name: string;
+  /** $1 the organization, $2 the last key read ('' before the first page), $3 the page size. */
+  sql: string;
+  /** Joins a page's rows into the member's items (a workload gathers its versions). */
+  rows: (tx: Tx, orgId: string, rows: Array<Record<string, unknown>>) => Promise<unknown[]> | unknown[];
+}
+
+const each = (map: (row: any) => unknown) => (_tx: Tx, _orgId: string, rows: Array<Record<string, unknown>>) => rows.map(map);
+
+export const SECTIONS: readonly Section[] = [
+  {
+    name: "people",
+    sql: `SELECT m.person_id::text AS k, p.login, p.name, p.email, m.role, m.created_at FROM memberships m JOIN people p ON p.id = m.person_id
+          WHERE m.org_id = $1 AND m.person_id::text > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({ login: row.login, name: row.name, email: row.email, role: row.role, joinedAt: row.created_at.toISOString() })),
+  },
+  {
+    name: "invitations",
+    sql: `SELECT i.id::text AS k, i.email, i.role, p.login AS invited_by, i.created_at, i.expires_at,
+            CASE WHEN i.accepted_at IS NOT NULL THEN 'accepted' WHEN i.revoked_at IS NOT NULL THEN 'revoked' WHEN i.expires_at <= now() THEN 'expired' ELSE 'pending' END AS state
+          FROM invitations i LEFT JOIN people p ON p.id = i.invited_by WHERE i.org_id = $1 AND i.id::text > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({ email: row.email, role: row.role, state: row.state, invitedBy: row.invited_by, createdAt: row.created_at.toISOString(), expiresAt: row.expires_at.toISOString() })),
+  },
+  {
+    name: "repositories",
+    sql: `SELECT * FROM (
+            SELECT 'c' || id::text AS k, repository, 'claim' AS via, created_at AS since, last_used_at, revoked_at FROM repository_claims WHERE org_id = $1
+            UNION ALL
+            SELECT 'i' || installation_id::text || repository_id::text, full_name, 'installation', added_at, NULL, NULL FROM installation_repositories WHERE org_id = $1
+          ) r WHERE k > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({ repository: row.repository, via: row.via, since: row.since.toISOString(), lastUsedAt: iso(row.last_used_at), revokedAt: iso(row.revoked_at) })),
+  },
+  {
+    name: "environments",
+    sql: `SELECT env_id AS k, env_id, repository, branch, pull_request, state, started_at, expires_at, last_event_at, preview_urls
+          FROM environments WHERE org_id = $1 AND env_id > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({
+      envId: row.env_id, repository: row.repository, branch: row.branch, pullRequest: row.pull_request, state: row.state,
+      startedAt: iso(row.started_at), expiresAt: iso(row.expires_at), lastEventAt: row.last_event_at.toISOString(), previewUrls: row.preview_urls,
+    })),
+  },
+  {
+    name: "workloads",
+    sql: "SELECT id::text AS k, id, name, created_at, archived_at FROM workloads WHERE org_id = $1 AND id::text > $2 ORDER BY k LIMIT $3",
+    rows: async (tx, orgId, rows) => {
+      const versions = await tx.sql.query<{ workload_id: string; number: number; compiled: Record<string, unknown>; created_at: Date }>(
+        "SELECT workload_id, number, compiled, created_at FROM workload_versions WHERE org_id = $1 AND workload_id = ANY($2) ORDER BY number",
+        [orgId, rows.map((row) => row.id)],
+      );
+      return rows.map((row: any) => ({
+        name: row.name,
+        createdAt: row.created_at.toISOString(),
+        archivedAt: iso(row.archived_at),
+        versions: versions.rows.filter((version) => version.workload_id === row.id).map((version) => ({ number: version.number, compiled: version.compiled, createdAt: version.created_at.toISOString() })),
+      }));
+    },
+  },
+  {
+    name: "workloadRuns",
+    sql: `SELECT r.id::text AS k, w.name AS workload, v.number AS version, r.env_id, r.state, r.requested_at, r.ended_at, r.abandon_reason
+          FROM workload_runs r JOIN workloads w ON w.id = r.workload_id JOIN workload_versions v ON v.id = r.version_id
+          WHERE r.org_id = $1 AND r.id::text > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({ workload: row.workload, version: row.version, envId: row.env_id, state: row.state, requestedAt: row.requested_at.toISOString(), endedAt: iso(row.ended_at), abandonReason: row.abandon_reason })),
+  },
+  {
+    name: "credentials",
+    sql: `SELECT * FROM (
+            SELECT 't' || t.id::text AS k, CASE t.kind WHEN 'cli' THEN 'cli token' ELSE 'engine token' END AS kind, t.name, p.login AS person, t.scopes,
+                   t.created_at, t.last_used_at, t.expires_at, t.revoked_at
+            FROM tokens t LEFT JOIN people p ON p.id = t.person_id WHERE t.org_id = $1
+            UNION ALL
+            SELECT 'c' || id::text, 'repository claim', repository, NULL, '{}', created_at, last_used_at, NULL, revoked_at FROM repository_claims WHERE org_id = $1
+          ) c WHERE k > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({
+      kind: row.kind, name: row.name, person: row.person, scopes: row.scopes, createdAt: row.created_at.toISOString(),
+      lastUsedAt: iso(row.last_used_at), expiresAt: iso(row.expires_at), revokedAt: iso(row.revoked_at),
+    })),
+  },
+  {
+    name: "billingHistory",
+    sql: "SELECT lpad(id::text, 20, '0') AS k, at, source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = $1 AND lpad(id::text, 20, '0') > $2 ORDER BY k LIMIT $3",
+    rows: each((row) => ({ at: row.at.toISOString(), source: row.source, from: row.from_plan, to: row.to_plan, status: row.status, note: row.note })),
+  },
+  {
+    name: "auditLog",
+    sql: `SELECT lpad(seq::text, 20, '0') AS k, seq, ${STORED_TIME("created_at")} AS at, action, actor_label, target, data, hash
+          FROM audit_log WHERE org_id = $1 AND lpad(seq::text, 20, '0') > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({ seq: Number(row.seq), at: row.at, action: row.action, actor: row.actor_label, target: row.target, data: row.data, hash: row.hash })),
+  },
+];
+
+/** Members whose features do not exist yet, and what is never exported. */
+export const NOT_INCLUDED: ReadonlyArray<{ what: string; why: string }> = [
+  { what: "engine token values", why: "Only their hashes are stored; a token is shown once, when it is made." },
+  { what: "provider key material", why: "Model-provider keys are sealed and never leave the service; the credentials member names them." },
+  { what: "maskingRules, files (masking file)", why: "Masking rule proposals are not recorded by this service yet; nothing exists to export." },
+  { what: "egressPolicy, files (egress block)", why: "Egress policy proposals are not recorded by this service yet; nothing exists to export." },
+  { what: "runs, verdicts, runtimes", why: "Engine run, verdict and runtime records are not kept by this service yet; nothing exists to export." },
+  { what: "events", why: "The raw event stream is not part of the document; what it projected (environments, runs) is." },
+  { what: "names in place of ids inside auditLog", why: "Audit entries are exported as recorded (their targets and data may name internal ids), since the hash chain covers exactly that." },
+];
