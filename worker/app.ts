@@ -6,6 +6,7 @@ import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
 import { registerAuditExport } from "./audit/routes";
 import { registerBillingWebhooks } from "./billing/routes";
+import { registerDeletionExportLink } from "./deletion/export-link";
 import { registerExportDownloads } from "./exports/routes";
 import { registerCodehost } from "./codehost/routes";
 import { registerCommands } from "./commands/routes";
@@ -36,6 +37,7 @@ export function createApp(): Hono<AppEnv> {
   registerBillingWebhooks(app);
   registerAuditExport(app);
   registerExportDownloads(app);
+  registerDeletionExportLink(app);
   registerSignIn(app);
   registerSessions(app);
   registerHome(app);

@@ -1,7 +1,9 @@
-// Cron Triggers (wrangler.toml [triggers]): the daily partition pass, and the deadline sweep that
-// backs up the environment objects' alarms.
+// Cron Triggers (wrangler.toml [triggers]): the daily partition pass; every five minutes the deadline
+// sweep that backs up the environment objects' alarms, and the steps of organization deletions.
 import { Client } from "@neondatabase/serverless";
-import { useBridge } from "../db/neon";
+import { openPool, useBridge } from "../db/neon";
+import type { Config } from "./config/types";
+import { advanceDueDeletions } from "./deletion/advance";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import { partitionPassFromWorker } from "./events/partitions/run";
@@ -13,8 +15,23 @@ export const SWEEP_CRON = "*/5 * * * *";
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
   const config = configFor(env);
-  if (controller.cron === SWEEP_CRON) return sweepDeadlines(config.database.maintenanceUrl, config.database.wsProxy);
+  if (controller.cron === SWEEP_CRON) {
+    await sweepDeadlines(config.database.maintenanceUrl, config.database.wsProxy);
+    return advanceDeletions(env, config);
+  }
   await partitionPassFromWorker(env, config, new Date(controller.scheduledTime));
+}
+
+/** Every due organization deletion, as the application role (row-level security applies per organization). */
+async function advanceDeletions(env: Env, config: Config): Promise<void> {
+  useBridge(config.database.wsProxy);
+  const pool = openPool(config.database.url, config.database.poolMax);
+  try {
+    const outcomes = await advanceDueDeletions({ connect: pool.connect, config, env });
+    if (Object.keys(outcomes).length) log("info", "deletions.advanced", { outcomes: Object.values(outcomes) });
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Abandons every overdue run of every organization, as the maintenance role. */

@@ -11,6 +11,7 @@ import commandLookup from "./0007_command_lookup.sql";
 import cliTokensFollowPerson from "./0008_cli_tokens_follow_person.sql";
 import billing from "./0009_billing.sql";
 import dataExports from "./0010_data_exports.sql";
+import organizationDeletion from "./0011_organization_deletion.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -23,4 +24,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0008_cli_tokens_follow_person", sql: cliTokensFollowPerson },
   { name: "0009_billing", sql: billing },
   { name: "0010_data_exports", sql: dataExports },
+  { name: "0011_organization_deletion", sql: organizationDeletion },
 ];

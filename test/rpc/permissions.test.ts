@@ -48,7 +48,6 @@ const NOT_YET_SERVED: Permission[] = [
   "network.approve",
   "runtimes.manage",
   "analytics.read",
-  "organization.delete",
 ];
 
 let orgId: string;

@@ -57,6 +57,10 @@ export const PROBES: Record<string, Probe> = {
   "subscriptions.checkout": { input: org({ plan: "team" }), allowed: 412 },
   "exports.create": { input: org(), allowed: 200 },
   "exports.list": { input: org(), allowed: 200 },
+  // The slug typed wrong: refused after the permission check.
+  "deletion.request": { input: org({ confirm: "not-the-slug" }), allowed: 400 },
+  "deletion.status": { input: org(), allowed: 200 },
+  "deletion.callOff": { input: org(), allowed: 404 },
 };
 
 interface Procedure {

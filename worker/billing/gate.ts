@@ -24,6 +24,9 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "subscriptions.checkout": "reachable",
   "exports.create": "reachable",
   "exports.list": "reachable",
+  "deletion.request": "reachable",
+  "deletion.status": "reachable",
+  "deletion.callOff": "reachable",
   // What someone needs to find their way to billing: which organization this is and their role in it.
   "organization.get": "reachable",
   "organization.settings": "gated",
@@ -74,6 +77,8 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   // Leaving cleanly: the audit log goes with the organization's other exits.
   "GET /console/api/audit/export": "reachable",
   "GET /console/api/exports/:exportId": "reachable",
+  "GET /exports/deletion": "reachable",
+  "DELETE /exports/deletion": "reachable",
   // The console's procedures are gated one by one (PROCEDURE_GATE).
   "ALL /rpc/*": "reachable",
   // No organization's plan applies.

@@ -90,6 +90,12 @@ export const ERROR_CATALOG = {
     resolution: "Retrying never helps: the other organization must revoke its claim before this one can claim the repository.",
     retrySafe: false,
   },
+  export_not_ready: {
+    status: 409,
+    message: "The export is not built yet.",
+    resolution: "Try again later: the organization's deletion takes the export after its paid period ends; the console shows its progress.",
+    retrySafe: true,
+  },
   lease_not_held: {
     status: 409,
     message: "The caller does not hold the lease on this.",
@@ -98,8 +104,8 @@ export const ERROR_CATALOG = {
   },
   payload_too_large: {
     status: 413,
-    message: "The request carries more items than the limit allows.",
-    resolution: "Split it into smaller requests within the documented limit.",
+    message: "The request is larger than the limit allows: too many bytes or too many items.",
+    resolution: "Split it into smaller requests within the documented limits (README: Limits; body sizes in /openapi.json).",
     retrySafe: false,
   },
   rate_limited: {

@@ -3,6 +3,7 @@ import { accountRouter } from "./procedures/account";
 import { auditRouter } from "./procedures/audit";
 import { billingRouter, subscriptionsRouter } from "./procedures/billing";
 import { claimsRouter } from "./procedures/claims";
+import { deletionRouter } from "./procedures/deletion";
 import { exportsRouter } from "./procedures/exports";
 import { environmentsRouter } from "./procedures/environments";
 import { invitationsRouter } from "./procedures/invitations";
@@ -23,6 +24,7 @@ export const appRouter = router({
   billing: billingRouter,
   subscriptions: subscriptionsRouter,
   exports: exportsRouter,
+  deletion: deletionRouter,
   audit: auditRouter,
   invitations: invitationsRouter,
   environments: environmentsRouter,

@@ -3,7 +3,7 @@
 // compared with the secret itself.
 import type { TokenKind } from "../../db/schema";
 
-export type SecretKind = TokenKind | "session" | "invitation" | "magic_link" | "device_code";
+export type SecretKind = TokenKind | "session" | "invitation" | "magic_link" | "device_code" | "export_link";
 
 const PREFIX: Record<SecretKind, string> = {
   engine: "svc_eng_",
@@ -12,6 +12,7 @@ const PREFIX: Record<SecretKind, string> = {
   invitation: "svc_inv_",
   magic_link: "svc_mgl_",
   device_code: "svc_dev_",
+  export_link: "svc_exp_",
 };
 
 export function base64url(bytes: Uint8Array): string {

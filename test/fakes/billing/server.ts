@@ -166,6 +166,10 @@ export async function startFakeBilling(options: FakeBillingOptions = {}) {
     ["GET", /^\/_fake\/requests$/, () => json(200, requests)],
     ["GET", /^\/_fake\/events$/, () => json(200, events)],
     ["GET", /^\/_fake\/deliveries$/, () => json(200, deliveries)],
+    ["DELETE", /^\/_fake\/refusals$/, (request) => {
+      refusals.delete(request.url.searchParams.get("path") ?? "");
+      return json(200, { cleared: true });
+    }],
     ["POST", /^\/_fake\/refusals$/, (request) => {
       const body = fields(request) as { path?: string; status?: number; message?: string };
       if (typeof body.path !== "string") return json(400, { message: "Send { path, status?, message? }." });

@@ -16,6 +16,8 @@ export interface AppCredentials {
 export class FakeApp {
   /** Installation access tokens handed out, by value. */
   private readonly tokens = new Map<string, number>();
+  /** Installations removed through the API (an organization's deletion), in order. */
+  private readonly removed: number[] = [];
   private nextInstallation = 50_000_000;
 
   private constructor(
@@ -58,6 +60,13 @@ export class FakeApp {
     return json(201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString() });
   }
 
+  /** DELETE /app/installations/{id} as the App: the App leaves the account. */
+  private async uninstall(request: FakeRequest) {
+    if (!(await this.appVerified(request))) return json(401, { message: "A JSON web token could not be decoded" });
+    this.removed.push(Number(request.params[0]));
+    return { status: 204 };
+  }
+
   private async install(request: FakeRequest) {
     const body = fields(request) as { account?: string; repositories?: string[] };
     if (typeof body.account !== "string") return json(400, { message: "account (a login) is required" });
@@ -82,6 +91,8 @@ export class FakeApp {
     return [
       ["POST", /^\/app\/installations\/(\d+)\/access_tokens$/, (request) => this.accessToken(request)],
       ["POST", /^\/_fake\/app\/installations$/, (request) => this.install(request)],
+      ["DELETE", /^\/app\/installations\/(\d+)$/, (request) => this.uninstall(request)],
+      ["GET", /^\/_fake\/app\/removed$/, () => json(200, { removed: this.removed })],
     ];
   }
 }

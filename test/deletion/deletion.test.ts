@@ -1,0 +1,181 @@
+// Organization deletion end to end, step by step, with an interruption between every two steps and a
+// failure that is retried, never skipped; after it no row of the organization is left anywhere, and
+// another organization is untouched. The export link's states follow it.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import worker from "../../worker/index";
+import { SWEEP_CRON } from "../../worker/scheduled";
+import { DataExport } from "../../worker/exports/schema";
+import { billingOn, fakeBilling } from "../support/billing";
+import { fake } from "../support/codehost";
+import { call, callWith } from "../support/http";
+import { browser } from "../support/sessions";
+import { rpcClient } from "../support/rpc";
+import { asRole } from "../support/sql";
+import { deletionRow, doomed, rowsOf, step, timePasses } from "./support";
+
+let place: Awaited<ReturnType<typeof doomed>>;
+let bystander: Awaited<ReturnType<typeof doomed>>;
+
+beforeEach(async () => {
+  place = await doomed("doomed");
+  bystander = await doomed("bystander");
+});
+
+const link = (exportLink: string, query = "", method = "GET") =>
+  call(`${new URL(exportLink).pathname}${new URL(exportLink).search}${query}`, { method, headers: { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250)}` } });
+
+async function request() {
+  const owner = await rpcClient(place.sessions.owner);
+  const { rows } = await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [place.orgId]));
+  const answer = await owner.deletion.request.mutate({ orgId: place.orgId, confirm: rows[0].slug });
+  return { owner, exportLink: answer.exportLink };
+}
+
+describe("organization deletion", () => {
+  it("runs every step in order across interruptions, and leaves no row of the organization and the other untouched", async () => {
+    const before = await rowsOf(bystander.orgId);
+    const { owner, exportLink } = await request();
+    expect((await link(exportLink)).status).toBe(409);
+
+    // Stop.
+    expect(await step(place.orgId)).toBe("advanced");
+    const stopped = await asRole("superuser", async (client) => ({
+      environments: (await client.query("SELECT state FROM environments WHERE org_id = $1", [place.orgId])).rows.map((row) => row.state),
+      runs: (await client.query("SELECT state FROM workload_runs WHERE org_id = $1", [place.orgId])).rows.map((row) => row.state),
+      suspended: (await client.query("SELECT suspended_at IS NOT NULL AS s FROM organizations WHERE id = $1", [place.orgId])).rows[0].s,
+    }));
+    expect(stopped).toEqual({ environments: ["torn_down"], runs: ["cancelled"], suspended: true });
+
+    // End subscription: cancelled at the provider at period end.
+    expect(await step(place.orgId)).toBe("advanced");
+    const cancels = ((await (await fakeBilling("/_fake/requests")).json()) as Array<{ path: string; form: Record<string, string> }>)
+      .filter((entry) => entry.path === `/v1/subscriptions/${place.subscriptionId}`);
+    expect(cancels.map((entry) => entry.form.cancel_at_period_end)).toEqual(["true"]);
+
+    // Wait: the paid period has not ended; everything still reads.
+    expect(await step(place.orgId)).toBe("waiting");
+    expect((await owner.deletion.status.query({ orgId: place.orgId })).deletion).toMatchObject({ nextStep: "wait", waitUntil: expect.any(String) });
+    expect(await owner.environments.list.query({ orgId: place.orgId })).toHaveLength(1);
+    await timePasses(place.orgId);
+    expect(await step(place.orgId)).toBe("advanced");
+
+    // Revoke credentials.
+    expect(await step(place.orgId)).toBe("advanced");
+    expect((await call("/v1/oidc/bindings", { token: place.cli })).status).toBe(401);
+    expect((await call("/v1/commands/claim", { method: "POST", token: place.engine, json: {} })).status).toBe(401);
+    expect((await call("/auth/session", { headers: { cookie: `svc_session=${place.sessions.owner}` } })).status).toBe(401);
+    expect(((await (await fake("/_fake/app/removed")).json()) as { removed: number[] }).removed.length).toBeGreaterThan(0);
+
+    // Export.
+    expect(await step(place.orgId)).toBe("advanced");
+    const described = await link(exportLink, "&describe=1");
+    expect(described.status).toBe(200);
+    expect(await described.json()).toMatchObject({ sizeBytes: expect.any(Number), expiresAt: expect.any(String) });
+
+    // Delete.
+    expect(await step(place.orgId)).toBe("deleted");
+    const left = await rowsOf(place.orgId);
+    expect(Object.entries(left).filter(([, count]) => count > 0)).toEqual([]);
+    expect(await rowsOf(bystander.orgId)).toEqual(before);
+
+    // The export outlives the organization.
+    const document = DataExport.parse(await (await link(exportLink)).json());
+    expect(document.environments.map((environment) => environment.envId)).toEqual([place.envId]);
+    expect(document.environments[0]!.state).toBe("torn_down");
+  });
+
+  it("retries a failing step with backoff, shows why, and never skips it", async () => {
+    const { owner } = await request();
+    await step(place.orgId);
+    const path = `/v1/subscriptions/${place.subscriptionId}`;
+    await fakeBilling("/_fake/refusals", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ path, status: 500, message: "The provider is down" }) });
+    try {
+      expect(await step(place.orgId)).toBe("failed");
+      const status = (await owner.deletion.status.query({ orgId: place.orgId })).deletion!;
+      expect(status).toMatchObject({ nextStep: "end_subscription", failedAttempts: 1, lastError: expect.stringMatching(/refused to cancel.*The provider is down/) });
+      expect(new Date(status.nextAttemptAt).getTime()).toBeGreaterThan(Date.now());
+      expect(await step(place.orgId)).toBe("not_due");
+    } finally {
+      await fakeBilling(`/_fake/refusals?path=${encodeURIComponent(path)}`, { method: "DELETE" });
+    }
+    await asRole("superuser", (client) => client.query("UPDATE deletions SET next_attempt_at = now() WHERE org_id = $1", [place.orgId]));
+    expect(await step(place.orgId)).toBe("advanced");
+    expect(await deletionRow(place.orgId)).toMatchObject({ step: "wait", attempts: 0, last_error: null });
+  });
+
+  it("can be called off while it waits: the suspension is lifted and the subscription goes on", async () => {
+    const { owner } = await request();
+    await step(place.orgId, 3);
+    // With billing on, as the deletion ran.
+    const csrf = await browser(place.sessions.owner).csrf();
+    const calledOff = await callWith(billingOn(), "/rpc/deletion.callOff", {
+      method: "POST", json: { orgId: place.orgId }, headers: { cookie: `svc_session=${place.sessions.owner}`, "x-svc-csrf": csrf },
+    });
+    expect(((await calledOff.json()) as { result: { data: unknown } }).result.data).toEqual({ calledOff: true, subscriptionsStillEnding: [] });
+    const resumed = ((await (await fakeBilling("/_fake/requests")).json()) as Array<{ path: string; form: Record<string, string> }>)
+      .filter((entry) => entry.path === `/v1/subscriptions/${place.subscriptionId}`).map((entry) => entry.form.cancel_at_period_end);
+    expect(resumed).toEqual(["true", "false"]);
+    expect((await owner.organization.get.query({ orgId: place.orgId })).suspended).toBe(false);
+    await timePasses(place.orgId);
+    expect(await step(place.orgId)).toBe("called_off");
+    expect(await rowsOf(place.orgId)).toMatchObject({ organizations: 1 });
+  });
+
+  it("cannot be called off once past its wait, and is requested only with the slug typed", async () => {
+    const owner = await rpcClient(place.sessions.owner);
+    await expect(owner.deletion.request.mutate({ orgId: place.orgId, confirm: "wrong" })).rejects.toThrow(/Type the organization's slug/);
+    await request();
+    await step(place.orgId, 3);
+    await timePasses(place.orgId);
+    await step(place.orgId, 1);
+    await expect(owner.deletion.callOff.mutate({ orgId: place.orgId })).rejects.toThrow(/can no longer be called off/);
+    await expect(request()).rejects.toThrow(/already under way/);
+  });
+});
+
+describe("the export link", () => {
+  it("answers 404 for an unknown, expired or destroyed export, and limits attempts per address", async () => {
+    const { exportLink } = await request();
+    await step(place.orgId, 3);
+    await timePasses(place.orgId);
+    await step(place.orgId, 3);
+    expect((await link(exportLink)).status).toBe(200);
+    expect((await call("/exports/deletion?token=svc_exp_nothing")).status).toBe(404);
+    expect((await link(exportLink, "", "DELETE")).status).toBe(200);
+    expect((await link(exportLink)).status).toBe(404);
+
+    const answers: number[] = [];
+    for (let attempt = 0; attempt < 25; attempt++) {
+      answers.push((await call("/exports/deletion?token=svc_exp_guess", { headers: { "x-forwarded-for": "203.0.113.77" } })).status);
+    }
+    expect(answers).toContain(429);
+  });
+
+  it("expires seven days after the export is taken", async () => {
+    const { exportLink } = await request();
+    await step(place.orgId, 3);
+    await timePasses(place.orgId);
+    await step(place.orgId, 2);
+    await asRole("superuser", (client) =>
+      client.query("UPDATE deletion_exports SET expires_at = now() - interval '1 second' WHERE org_slug = (SELECT slug FROM organizations WHERE id = $1)", [place.orgId]));
+    expect((await link(exportLink)).status).toBe(404);
+  });
+});
+
+describe("the Cron Trigger", () => {
+  it("drives due deletions through the real scheduled handler", async () => {
+    const { exportLink } = await request();
+    const ctx = createExecutionContext();
+    const run = async () => {
+      await worker.scheduled!(createScheduledController({ cron: SWEEP_CRON, scheduledTime: new Date() }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    await run();
+    // Billing is off in the suite's configuration: stop, nothing to end, nothing to wait for, revoke, export, delete.
+    expect(await rowsOf(place.orgId)).toMatchObject({ organizations: 0 });
+    expect((await link(exportLink, "&describe=1")).status).toBe(200);
+    await run(); // nothing left to do, and nothing breaks
+  });
+});

@@ -1,0 +1,167 @@
+// What each deletion step does. The calls outside (billing provider, code host, object storage) come
+// first and are safe to repeat; then one transaction changes and records the step (steps.ts).
+import { addLookup, inTenant, type Connection, type Tx } from "../../db/transaction";
+import { BillingUnreachable, callBilling, describeBillingAnswer } from "../billing/provider";
+import { appJwt } from "../codehost/app-jwt";
+import { callCodehost, describeAnswer } from "../codehost/codehost-api";
+import type { Config } from "../config/types";
+import type { Env } from "../env";
+import { storeDataExport } from "../exports/store";
+import { recordStep, type Step } from "./steps";
+
+export interface DeletionDeps {
+  connect: () => Promise<Connection>;
+  config: Config;
+  env: Env;
+}
+
+/** A step that cannot finish yet: the deletion waits, it has not failed. */
+export class NotYet {
+  constructor(readonly until: Date) {}
+}
+
+/** A failure with a sentence a person can act on, shown in the deletion's status. */
+export class StepFailed extends Error {
+  override readonly name = "StepFailed";
+}
+
+export const EXPORT_LINK_DAYS = 7;
+
+const inOrg = <T>(deps: DeletionDeps, orgId: string, work: (tx: Tx) => Promise<T>) => inTenant(deps.connect, orgId, work);
+
+async function stop(deps: DeletionDeps, orgId: string) {
+  await inOrg(deps, orgId, async (tx) => {
+    const environments = await tx.sql.query("UPDATE environments SET state = 'torn_down', updated_at = now() WHERE org_id = $1 AND state <> 'torn_down'", [orgId]);
+    const runs = await tx.sql.query("UPDATE workload_runs SET state = 'cancelled', ended_at = now() WHERE org_id = $1 AND state IN ('requested', 'accepted')", [orgId]);
+    // A suspension of the deletion's own is lifted if it is called off; one made for another reason stays.
+    await tx.sql.query(
+      "UPDATE organizations SET suspended_at = now(), suspended_reason = 'deletion' WHERE id = $1 AND suspended_at IS NULL",
+      [orgId],
+    );
+    await recordStep(tx, orgId, "stop", `${environments.rowCount ?? 0} environment(s) marked torn down, ${runs.rowCount ?? 0} run(s) cancelled, organization suspended`);
+  });
+}
+
+async function endSubscription(deps: DeletionDeps, orgId: string) {
+  const { provider } = deps.config.billing;
+  const live = await inOrg(deps, orgId, async (tx) =>
+    (await tx.sql.query<{ subscription_id: string }>(
+      "SELECT subscription_id FROM subscriptions WHERE org_id = $1 AND status IN ('active', 'trialing', 'past_due')",
+      [orgId],
+    )).rows.map((row) => row.subscription_id));
+  if (provider) {
+    for (const subscription of live) {
+      const answer = await callBilling(deps.config.billing, provider, `/v1/subscriptions/${encodeURIComponent(subscription)}`, { cancel_at_period_end: "true" }).catch((error: unknown) => {
+        throw error instanceof BillingUnreachable ? new StepFailed(`${error.message} The subscription was not cancelled yet.`) : error;
+      });
+      if (answer.status !== 200) throw new StepFailed(`The billing provider refused to cancel subscription ${subscription} (${describeBillingAnswer(answer)}).`);
+    }
+  }
+  await inOrg(deps, orgId, async (tx) => {
+    if (provider) {
+      await tx.sql.query("UPDATE subscriptions SET cancel_at_period_end = true WHERE org_id = $1 AND subscription_id = ANY($2)", [orgId, live]);
+      await tx.sql.query("UPDATE deletions SET cancelled_subscriptions = $2 WHERE org_id = $1", [orgId, live]);
+    }
+    const { rows } = await tx.sql.query<{ period_end: Date | null }>(
+      "SELECT max(current_period_end) AS period_end FROM subscriptions WHERE org_id = $1 AND subscription_id = ANY($2)",
+      [orgId, live],
+    );
+    const periodEnd = rows[0]?.period_end ?? null;
+    const note = !provider
+      ? "billing is off on this installation: no subscription to end"
+      : live.length === 0
+        ? "no live subscription to end"
+        : `${live.length} subscription(s) cancelled at period end, without refund`;
+    await recordStep(tx, orgId, "end_subscription", note, { waitUntil: provider ? periodEnd : null });
+  });
+}
+
+async function wait(deps: DeletionDeps, orgId: string) {
+  await inOrg(deps, orgId, async (tx) => {
+    const { rows } = await tx.sql.query<{ wait_until: Date | null; over: boolean }>(
+      "SELECT wait_until, wait_until IS NULL OR wait_until <= now() AS over FROM deletions WHERE org_id = $1",
+      [orgId],
+    );
+    if (!rows[0]!.over) throw new NotYet(rows[0]!.wait_until!);
+    await recordStep(tx, orgId, "wait", rows[0]!.wait_until ? "the paid period ended" : "nothing paid to wait for");
+  });
+}
+
+async function revoke(deps: DeletionDeps, orgId: string) {
+  const installations = await inOrg(deps, orgId, async (tx) =>
+    (await tx.sql.query<{ codehost_installation_id: string }>("SELECT codehost_installation_id FROM installations WHERE org_id = $1 AND deleted_at IS NULL", [orgId])).rows);
+  const { app, apiBase } = deps.config.codehost;
+  if (app) {
+    for (const { codehost_installation_id: id } of installations) {
+      const answer = await callCodehost(apiBase, "DELETE", `/app/installations/${id}`, await appJwt(app)).catch(() => {
+        throw new StepFailed("The code host could not be reached to remove the App installation.");
+      });
+      // Already gone counts as removed.
+      if (answer.status !== 204 && answer.status !== 404) throw new StepFailed(`The code host refused to remove the App installation (${describeAnswer(answer)}).`);
+    }
+  }
+  await inOrg(deps, orgId, async (tx) => {
+    const tokens = await tx.sql.query("UPDATE tokens SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
+    const claims = await tx.sql.query("UPDATE repository_claims SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
+    const sessions = await tx.sql.query(
+      `UPDATE sessions s SET signed_out_at = now() FROM memberships m
+       WHERE m.person_id = s.person_id AND m.org_id = $1 AND s.signed_out_at IS NULL`,
+      [orgId],
+    );
+    const removed = await tx.sql.query("UPDATE installations SET deleted_at = now() WHERE org_id = $1 AND deleted_at IS NULL", [orgId]);
+    const providerKeys = await revokeProviderKeys(tx, orgId);
+    await recordStep(
+      tx,
+      orgId,
+      "revoke",
+      `${tokens.rowCount ?? 0} token(s), ${claims.rowCount ?? 0} repository claim(s), ${providerKeys} provider key(s) revoked; ${sessions.rowCount ?? 0} session(s) signed out; ` +
+        (app ? `${removed.rowCount ?? 0} App installation(s) removed at the code host` : "no code-host App configured: installations forgotten here only"),
+    );
+  });
+}
+
+/** Provider keys, where this installation stores them. */
+async function revokeProviderKeys(tx: Tx, orgId: string): Promise<number> {
+  const { rows } = await tx.sql.query<{ present: boolean }>("SELECT to_regclass('public.provider_keys') IS NOT NULL AS present");
+  if (!rows[0]!.present) return 0;
+  const revoked = await tx.sql.query("UPDATE provider_keys SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
+  return revoked.rowCount ?? 0;
+}
+
+/** The one object a deletion's export is written to: a repeated attempt overwrites it. */
+export const deletionExportKey = (orgId: string) => `deletion-exports/${orgId}.json`;
+
+async function exportDocument(deps: DeletionDeps, orgId: string) {
+  const bucket = deps.env.EXPORTS;
+  if (!bucket) throw new StepFailed("This installation has no export storage (the EXPORTS bucket binding), so the export cannot be taken.");
+  const key = deletionExportKey(orgId);
+  const size = await storeDataExport(deps.connect, bucket, orgId, key);
+  await inOrg(deps, orgId, async (tx) => {
+    const { rows } = await tx.sql.query<{ export_token_hash: string }>("SELECT export_token_hash FROM deletions WHERE org_id = $1", [orgId]);
+    await addLookup(tx, "deletion_export_hash", rows[0]!.export_token_hash);
+    await tx.sql.query(
+      `UPDATE deletion_exports SET object_key = $2, size_bytes = $3, built_at = now(), expires_at = now() + make_interval(days => $4)
+       WHERE token_hash = $1`,
+      [rows[0]!.export_token_hash, key, size, EXPORT_LINK_DAYS],
+    );
+    await recordStep(tx, orgId, "export", `the data export document was taken (${size} bytes); its link works for ${EXPORT_LINK_DAYS} days`);
+  });
+}
+
+async function deleteOrganization(deps: DeletionDeps, orgId: string) {
+  await inOrg(deps, orgId, async (tx) => {
+    await tx.sql.query("DELETE FROM events WHERE org_id = $1", [orgId]);
+    // Every other tenant table cascades from the organization's row (a test walks the catalog).
+    await tx.sql.query("DELETE FROM organizations WHERE id = $1", [orgId]);
+    await tx.sql.query("DELETE FROM deletion_queue WHERE org_id = $1", [orgId]);
+  });
+}
+
+export const STEP_WORK: Record<Step, (deps: DeletionDeps, orgId: string) => Promise<void>> = {
+  stop,
+  end_subscription: endSubscription,
+  wait,
+  revoke,
+  export: exportDocument,
+  delete: deleteOrganization,
+};
