@@ -2,6 +2,7 @@
 import { withLocalDefaults } from "../../local/env-file";
 import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
+import { dataExport } from "./commands/export";
 import { migrate } from "./commands/migrate";
 import { orgs } from "./commands/orgs";
 import { partitions } from "./commands/partitions";
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, Command> = {
   tokens,
   partitions,
   audit,
+  export: dataExport,
 };
 
 const USAGE = `usage: svc <command>
@@ -24,7 +26,8 @@ const USAGE = `usage: svc <command>
   tokens create --org <slug> --kind engine|cli [--person <login>] [--scope <permission> ...] [--name N]
                                             print a new token alone on standard output
   partitions                                keep event partitions ahead; archive and drop past the retention
-  audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry`;
+  audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry
+  export <slug> [--out DIR]                 write the organization's data export document to a file`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
