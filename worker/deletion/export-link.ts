@@ -8,6 +8,7 @@ import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppEnv } from "../http/context";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
+import { jsonDownload } from "../storage/download";
 import { hashToken } from "../tokens/secret";
 
 interface Held {
@@ -40,13 +41,7 @@ export function registerDeletionExportLink(app: Hono<AppEnv>): void {
     }
     const object = await c.env.EXPORTS?.get(row.object_key);
     if (!object) throw new Refusal("not_found", "This export link is unknown, expired or its export was destroyed.");
-    return new Response(object.body, {
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        "content-length": String(object.size),
-        "content-disposition": `attachment; filename="data-export-${row.org_slug}.json"`,
-      },
-    });
+    return jsonDownload(object, `data-export-${row.org_slug}.json`);
   });
 
   app.delete("/exports/deletion", async (c) => {

@@ -6,6 +6,7 @@ import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { asSessionMember } from "../sessions/authority";
+import { jsonDownload } from "../storage/download";
 
 const Download = z.object({ exportId: z.uuid(), orgId: z.uuid() });
 
@@ -16,12 +17,6 @@ export function registerExportDownloads(app: Hono<AppEnv>): void {
       (await tx.sql.query<{ object_key: string }>("SELECT object_key FROM data_exports WHERE id = $1 AND completed_at IS NOT NULL", [exportId])).rows[0]?.object_key);
     const object = key ? await c.env.EXPORTS?.get(key) : null;
     if (!object) throw new Refusal("not_found", "No finished export with that id in this organization.");
-    return new Response(object.body, {
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        "content-length": String(object.size),
-        "content-disposition": `attachment; filename="data-export-${exportId}.json"`,
-      },
-    });
+    return jsonDownload(object, `data-export-${exportId}.json`);
   });
 }
