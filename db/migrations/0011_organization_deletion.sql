@@ -28,12 +28,11 @@ CREATE TABLE deletion_steps (
 );
 SELECT svc_protect_tenant_table('deletion_steps');
 
--- What the Cron Trigger reads across organizations: which deletion is due when, nothing more.
-CREATE TABLE deletion_queue (
-  org_id uuid PRIMARY KEY,
-  next_attempt_at timestamptz NOT NULL
-);
-GRANT SELECT, INSERT, UPDATE, DELETE ON deletion_queue TO svc_app;
+-- The Cron Trigger finds due deletions across organizations as the maintenance role, which sees
+-- only those (and, through its grant, only their organization and schedule); each is then advanced
+-- as the application role acting as its organization.
+GRANT SELECT (org_id, next_attempt_at, called_off_at) ON deletions TO svc_maintenance;
+CREATE POLICY maintenance_due ON deletions FOR SELECT TO svc_maintenance USING (called_off_at IS NULL AND next_attempt_at <= now());
 
 -- The held export of a deleted organization: it outlives the organization, and is found only by the
 -- hash of the token in the requester's link.

@@ -12,6 +12,7 @@ import cliTokensFollowPerson from "./0008_cli_tokens_follow_person.sql";
 import billing from "./0009_billing.sql";
 import dataExports from "./0010_data_exports.sql";
 import organizationDeletion from "./0011_organization_deletion.sql";
+import codehostDeliveryOutcomes from "./0012_codehost_delivery_outcomes.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -25,4 +26,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0009_billing", sql: billing },
   { name: "0010_data_exports", sql: dataExports },
   { name: "0011_organization_deletion", sql: organizationDeletion },
+  { name: "0012_codehost_delivery_outcomes", sql: codehostDeliveryOutcomes },
 ];

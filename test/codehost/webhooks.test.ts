@@ -68,11 +68,58 @@ describe("signatures", () => {
     expect(await response.json()).toEqual({ error: expect.any(String) });
   });
 
-  it("answers 400 to a signed delivery without its id or event, with a body that is not JSON, or a payload of the wrong shape", async () => {
+  it("answers 400 to a signed delivery without its id or event, or with a body that is not JSON", async () => {
     expect((await deliver("installation", created(), { delivery: "" })).status).toBe(400);
     expect((await deliver("", created())).status).toBe(400);
     expect((await deliver("installation", null, { body: "{not json" })).status).toBe(400);
-    expect((await deliver("installation", { action: "created", installation: { id: "x" } })).status).toBe(400);
+  });
+
+  it("answers 413 to a body over 5 MiB, before checking its signature", async () => {
+    const response = await deliver("installation", null, { body: JSON.stringify({ pad: "x".repeat(5 * 1024 * 1024) }), signature: "sha256=" + "0".repeat(64) });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/5 MiB/) });
+  });
+});
+
+describe("deliveries this service cannot take", () => {
+  const outcomeOf = (delivery: string) =>
+    asRole("superuser", async (client) => (await client.query("SELECT outcome FROM codehost_deliveries WHERE delivery_id = $1", [delivery])).rows[0]?.outcome ?? null);
+
+  it("refuses a payload of the wrong shape, records it as refused, and answers its redelivery as a duplicate", async () => {
+    const delivery = crypto.randomUUID();
+    const first = await deliver("installation", { action: "created", installation: { id: "x" } }, { delivery });
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ delivery, outcome: "refused", reason: expect.stringMatching(/installation\.id/) });
+    expect(await outcomeOf(delivery)).toBe("refused");
+    expect(await (await deliver("installation", { action: "created", installation: { id: "x" } }, { delivery })).json()).toEqual({ delivery, outcome: "duplicate" });
+  });
+
+  it("refuses an account login holding a NUL character: no 500, nothing created, recorded as refused", async () => {
+    const delivery = crypto.randomUUID();
+    const installationId = someInstallationId();
+    const { id } = account();
+    const response = await deliver("installation", installationPayload("created", installationId, { login: "evil\u0000corp", id }), { delivery });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ delivery, outcome: "refused", reason: expect.stringMatching(/installation\.account\.login.*NUL/) });
+    expect(await installation(installationId)).toBeNull();
+    expect(await outcomeOf(delivery)).toBe("refused");
+  });
+
+  it("refuses a repository name holding a lone surrogate the same way", async () => {
+    const delivery = crypto.randomUUID();
+    const installationId = someInstallationId();
+    const response = await deliver("installation", installationPayload("created", installationId, account(), { repositories: [repo("owner/na\udfffme")] }), { delivery });
+    expect(await response.json()).toMatchObject({ delivery, outcome: "refused" });
+    expect(await installation(installationId)).toBeNull();
+  });
+
+  it("records what became of the deliveries it took", async () => {
+    const delivery = crypto.randomUUID();
+    await deliver("installation", installationPayload("created", someInstallationId(), account()), { delivery });
+    expect(await outcomeOf(delivery)).toBe("applied");
+    const unknown = crypto.randomUUID();
+    expect(await (await deliver("installation", installationPayload("deleted", someInstallationId(), account()), { delivery: unknown })).json()).toMatchObject({ outcome: "ignored" });
+    expect(await outcomeOf(unknown)).toBe("ignored");
   });
 });
 

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { NOT_UTF8 } from "../support/bodies";
 import { call } from "../support/http";
 import { poll, startFlow, uniqueAddress, waitInterval } from "../support/device";
 import { seedOrganization } from "../support/seed";
@@ -72,7 +73,7 @@ describe("device flow", () => {
   });
 
   it("refuses unknown scopes and grant types", async () => {
-    const unknownScope = await call("/auth/device/code", { method: "POST", json: { scope: "rule.world" }, headers: { "x-forwarded-for": uniqueAddress() } });
+    const unknownScope = await call("/auth/device/code", { method: "POST", json: { client_id: "svc-cli", scope: "rule.world" }, headers: { "x-forwarded-for": uniqueAddress() } });
     expect(unknownScope.status).toBe(400);
     expect(await unknownScope.json()).toMatchObject({ error: "invalid_scope" });
     const wrongGrant = await call("/auth/device/token", { method: "POST", json: { grant_type: "password", device_code: "x" } });
@@ -91,12 +92,51 @@ describe("device flow", () => {
 
   it("limits device codes per client address", async () => {
     const address = uniqueAddress();
-    const ask = () => call("/auth/device/code", { method: "POST", json: { scope: "" }, headers: { "x-forwarded-for": `203.0.113.9, ${address}` } });
+    const ask = () => call("/auth/device/code", { method: "POST", json: { client_id: "svc-cli", scope: "" }, headers: { "x-forwarded-for": `203.0.113.9, ${address}` } });
     const statuses: number[] = [];
     for (let i = 0; i < 21; i++) statuses.push((await ask()).status);
     expect(statuses.slice(0, 20).every((status) => status === 200)).toBe(true);
     const refused = await ask();
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+});
+
+describe("device flow: bodies it refuses", () => {
+  const ask = (body: BodyInit, contentType = "application/x-www-form-urlencoded") =>
+    call("/auth/device/code", { method: "POST", body, headers: { "content-type": contentType, "x-forwarded-for": uniqueAddress() } });
+
+  it("answers RFC 8628 invalid_request (and no code) to an empty, non-UTF-8, repeated, nested, NUL-holding or untyped body", async () => {
+    const refused: Array<[string, BodyInit, string?]> = [
+      ["empty", ""],
+      ["no client_id", "scope=tokens.manage"],
+      ["not UTF-8", NOT_UTF8, "application/json"],
+      ["a repeated parameter", "client_id=svc-cli&scope=a&scope=b"],
+      ["deeply nested JSON", `{"client_id":${"[".repeat(5000)}${"]".repeat(5000)}}`, "application/json"],
+      ["a NUL in the scope", "client_id=svc-cli&scope=tokens.manage%00"],
+      ["a client_id over 100 characters", `client_id=${"c".repeat(101)}`],
+      ["text/plain", "client_id=svc-cli", "text/plain"],
+    ];
+    for (const [what, body, type] of refused) {
+      const response = await ask(body, type);
+      expect(response.status, what).toBe(400);
+      expect(await response.json(), what).toEqual({ error: "invalid_request", error_description: expect.any(String) });
+    }
+  });
+
+  it("answers 413 to a 10 MB body without reading it", async () => {
+    const response = await ask(new Uint8Array(10_000_000).fill(0x61));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/16 KiB/) });
+  });
+
+  it("polls with the same checks: a NUL in the device code is invalid_request", async () => {
+    const response = await call("/auth/device/token", {
+      method: "POST",
+      body: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=x%00",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: "invalid_request", error_description: expect.stringMatching(/device_code.*NUL/) });
   });
 });

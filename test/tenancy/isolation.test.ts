@@ -31,6 +31,14 @@ const SEED_ROWS: Record<string, string> = {
   invitations: `INSERT INTO invitations (org_id, email, role, token_hash, expires_at)
                 VALUES ($1, 'x@example.com', 'member', md5(random()::text), now() + interval '1 day')`,
   audit_log: `INSERT INTO audit_log (org_id, seq, action, actor_label, hash) VALUES ($1, 1000000 + (random() * 1e6)::int, 'x', 'test', 'h')`,
+  billing_customers: `INSERT INTO billing_customers (org_id, customer_id) VALUES ($1, 'cus_' || md5(random()::text))`,
+  subscriptions: `INSERT INTO subscriptions (subscription_id, org_id, customer_id, status, event_created, state_rank)
+                  VALUES ('sub_' || md5(random()::text), $1, 'cus_x', 'active', now(), 2)`,
+  billing_history: `INSERT INTO billing_history (org_id, source, from_plan, to_plan, note) VALUES ($1, 'operator', 'free', 'team', 'x')`,
+  data_exports: `INSERT INTO data_exports (org_id, object_key) VALUES ($1, 'data-exports/x.json')`,
+  // Called off, so no Cron Trigger run elsewhere in the suite takes it up.
+  deletions: `INSERT INTO deletions (org_id, export_token_hash, called_off_at) VALUES ($1, md5(random()::text), now())`,
+  deletion_steps: `INSERT INTO deletion_steps (org_id, step, note) VALUES ($1, 'stop', 'x')`,
 };
 
 // A new person per statement, named as the transaction's person lookup so that inserting it is allowed.

@@ -1,12 +1,13 @@
 // The provider's deliveries this service acts on (Stripe's event shapes), validated after the
 // signature passed. Unknown fields are kept out; unknown event types are recorded and ignored.
 import { z } from "zod";
+import { text } from "../http/text";
 
-const Id = z.string().min(1).max(255);
+const Id = text({ min: 1, max: 255 });
 
 export const BillingEvent = z.object({
   id: Id,
-  type: z.string().min(1).max(100),
+  type: text({ min: 1, max: 100 }),
   created: z.int().min(0),
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
@@ -17,14 +18,14 @@ const Metadata = z.record(z.string(), z.string()).nullish();
 export const CheckoutSession = z.object({
   id: Id,
   customer: Id.nullish(),
-  client_reference_id: z.string().nullish(),
+  client_reference_id: text({ max: 255 }).nullish(),
   metadata: Metadata,
 });
 
 export const Subscription = z.object({
   id: Id,
   customer: Id,
-  status: z.string().min(1).max(40),
+  status: text({ min: 1, max: 40 }),
   cancel_at_period_end: z.boolean().default(false),
   /** Seconds; newer API versions carry it on the items instead. */
   current_period_end: z.int().nullish(),

@@ -2,7 +2,7 @@
 // it carries). The signature is checked over the raw bytes before anything is parsed.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { validate } from "../http/input";
+import { BODY_LIMITS, readBytes, validate } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { handleBillingEvent } from "./deliveries";
 import { BillingEvent } from "./events";
@@ -19,7 +19,7 @@ export function registerBillingWebhooks(app: Hono<AppEnv>): void {
   app.post("/webhooks/billing", async (c) => {
     const provider = c.var.config.billing.provider;
     if (!provider) throw new Refusal("webhook_not_configured", "Billing is off on this service, so it accepts no billing deliveries.");
-    const body = new Uint8Array(await c.req.arrayBuffer());
+    const body = await readBytes(c, BODY_LIMITS.webhook);
     const signature = await checkBillingSignature(provider.webhookSecret, c.req.header(BILLING_SIGNATURE_HEADER), body, Math.floor(Date.now() / 1000));
     if (signature !== "valid") throw new Refusal("signature_invalid", UNSIGNED[signature]);
     let payload: unknown;

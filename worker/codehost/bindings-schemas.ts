@@ -1,6 +1,7 @@
 // Shapes of the repository-claim routes (spec: Repository claim (OidcBinding), Binding list, Binding
 // revocation result).
 import { z } from "zod";
+import { text } from "../http/text";
 import type { Claim } from "./claims";
 import { RepositoryName } from "./repository";
 
@@ -35,10 +36,10 @@ export const BindingRevocation = z
   .meta({ id: "BindingRevocation" });
 
 export const BindingPath = z.object({
-  binding: z.string().describe("The claim's id (uuid), or its repository as `owner/name` with the slash URL-encoded."),
+  binding: text({ min: 1, max: 200 }).describe("The claim's id (uuid), or its repository as `owner/name` with the slash URL-encoded."),
 });
 
-export const RepositoryPath = z.object({ owner: z.string(), name: z.string() });
+export const RepositoryPath = z.object({ owner: text({ min: 1, max: 100 }), name: text({ min: 1, max: 100 }) });
 
 export const toBinding = (claim: Claim): z.infer<typeof OidcBinding> => ({
   id: claim.id,

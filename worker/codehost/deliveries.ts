@@ -2,7 +2,7 @@
 // transaction as its effect, so a redelivery (or a concurrent copy) changes nothing, and a delivery
 // whose handling failed is handled again when the code host redelivers it.
 import { inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
-import { validate } from "../http/input";
+import { describeIssue } from "../http/input";
 import { applyInstallationChange, organizationFor, type InstallationChange } from "./installation-sync";
 import { InstallationEvent, InstallationRepositoriesEvent } from "./webhook-schemas";
 
@@ -12,49 +12,74 @@ export interface Delivery {
   payload: unknown;
 }
 
-export type DeliveryOutcome = "applied" | "ignored" | "duplicate";
+type Recorded = "applied" | "ignored" | "refused";
+export type DeliveryOutcome = Recorded | "duplicate";
+export type Handled = { outcome: DeliveryOutcome; reason?: string };
 
-/** What a delivery changes, or null for the events and actions this service does not act on. */
-function changeOf(delivery: Delivery): InstallationChange | null {
+/**
+ * What a delivery changes; null for the events and actions this service does not act on; a reason
+ * when an acted-on delivery breaks its shape (a field missing, too long, or text PostgreSQL cannot
+ * store, such as a NUL character in a login).
+ */
+function changeOf(delivery: Delivery): InstallationChange | null | { refused: string } {
   const action = (delivery.payload as { action?: unknown }).action;
-  if (delivery.event === "installation" && InstallationEvent.shape.action.safeParse(action).success) {
-    const event = validate(InstallationEvent, delivery.payload);
-    return event.action === "created"
-      ? { kind: "created", installation: event.installation, repositories: event.repositories ?? [] }
-      : { kind: event.action, installation: event.installation };
+  const schema =
+    delivery.event === "installation" && InstallationEvent.shape.action.safeParse(action).success
+      ? InstallationEvent
+      : delivery.event === "installation_repositories" && InstallationRepositoriesEvent.shape.action.safeParse(action).success
+        ? InstallationRepositoriesEvent
+        : null;
+  if (!schema) return null;
+  const parsed = schema.safeParse(delivery.payload);
+  if (!parsed.success) return { refused: `The ${delivery.event} delivery is not one this service can take: ${describeIssue(parsed.error.issues[0]!)}.` };
+  const event = parsed.data;
+  switch (event.action) {
+    case "created":
+      return { kind: "created", installation: event.installation, repositories: event.repositories ?? [] };
+    case "added":
+      return { kind: "repositories_added", installation: event.installation, repositories: event.repositories_added };
+    case "removed":
+      return { kind: "repositories_removed", installation: event.installation, repositories: event.repositories_removed };
+    default:
+      return { kind: event.action, installation: event.installation };
   }
-  if (delivery.event === "installation_repositories" && InstallationRepositoriesEvent.shape.action.safeParse(action).success) {
-    const event = validate(InstallationRepositoriesEvent, delivery.payload);
-    return event.action === "added"
-      ? { kind: "repositories_added", installation: event.installation, repositories: event.repositories_added }
-      : { kind: "repositories_removed", installation: event.installation, repositories: event.repositories_removed };
-  }
-  return null;
 }
 
 /** False when the delivery was recorded before. Ids older than the code host's redelivery window are pruned. */
-async function recordDelivery(tx: Tx, delivery: Delivery): Promise<boolean> {
+async function recordDelivery(tx: Tx, delivery: Delivery, outcome: Recorded): Promise<boolean> {
   const { rowCount } = await tx.sql.query(
     `WITH pruned AS (DELETE FROM codehost_deliveries WHERE received_at < now() - interval '30 days')
-     INSERT INTO codehost_deliveries (delivery_id, event) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-    [delivery.id, delivery.event],
+     INSERT INTO codehost_deliveries (delivery_id, event, outcome) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    [delivery.id, delivery.event, outcome],
   );
   return rowCount === 1;
 }
 
-export async function handleDelivery(connect: () => Promise<Connection>, delivery: Delivery): Promise<DeliveryOutcome> {
+/** Records a delivery that changes nothing; a redelivery of it is a duplicate. */
+const recordOnly = (connect: () => Promise<Connection>, delivery: Delivery, outcome: Recorded) =>
+  inTransaction(connect, {}, async (tx): Promise<DeliveryOutcome> => ((await recordDelivery(tx, delivery, outcome)) ? outcome : "duplicate"));
+
+export async function handleDelivery(connect: () => Promise<Connection>, delivery: Delivery): Promise<Handled> {
   const change = changeOf(delivery);
-  if (!change) return inTransaction(connect, {}, async (tx) => ((await recordDelivery(tx, delivery)) ? "ignored" : "duplicate"));
+  if (!change) return { outcome: await recordOnly(connect, delivery, "ignored") };
+  if ("refused" in change) {
+    const outcome = await recordOnly(connect, delivery, "refused");
+    return outcome === "refused" ? { outcome, reason: change.refused } : { outcome };
+  }
   const { installation } = change;
   const lookups = { codehost_installation: String(installation.id), installation_account: installation.account.login.toLowerCase() };
-  return inTransaction(connect, { lookups }, async (tx) => {
-    if (!(await recordDelivery(tx, delivery))) return "duplicate";
+  const outcome = await inTransaction(connect, { lookups }, async (tx): Promise<DeliveryOutcome> => {
+    if (!(await recordDelivery(tx, delivery, "applied"))) return "duplicate";
     // Deliveries about one account apply one at a time: two first deliveries must not both create its organization.
     await tx.sql.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`codehost-account:${installation.account.id}`]);
     const orgId = await organizationFor(tx, change);
-    if (!orgId) return "ignored";
+    if (!orgId) {
+      await tx.sql.query("UPDATE codehost_deliveries SET outcome = 'ignored' WHERE delivery_id = $1", [delivery.id]);
+      return "ignored";
+    }
     await actAs(tx, orgId);
     await applyInstallationChange(tx, orgId, change);
     return "applied";
   });
+  return { outcome };
 }

@@ -1,11 +1,12 @@
 // Shapes of POST /v1/auth/codehost-oidc (spec: Identity exchange result; 401 and 403 reasons).
 import { z } from "zod";
+import { text } from "../http/text";
 import { NOT_BOUND_REASONS } from "./identity-refusal";
 import { UNVERIFIED_REASONS } from "./oidc-verify";
 
 export const IdentityExchangeRequest = z
   .object({
-    token: z.string().min(1).describe("A workflow identity token minted for the audience GET /v1/oidc/bindings returns."),
+    token: text({ min: 1, max: 16_384 }).describe("A workflow identity token minted for the audience GET /v1/oidc/bindings returns."),
   })
   .meta({ id: "IdentityExchangeRequest" });
 

@@ -1,10 +1,11 @@
 // Repository names as the code host writes them (`owner/name`). The code host ignores case, so every
 // comparison goes through `repositoryKey`.
 import { z } from "zod";
+import { storable } from "../http/text";
 
 export const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
-export const RepositoryName = z.string().max(140).regex(REPOSITORY_PATTERN, "must be `owner/name`");
+export const RepositoryName = storable(z.string().max(140).regex(REPOSITORY_PATTERN, "must be `owner/name`"));
 
 export const repositoryKey = (repository: string) => repository.toLowerCase();
 

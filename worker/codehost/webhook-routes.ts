@@ -2,6 +2,7 @@
 // The signature is checked over the raw bytes before anything is parsed.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
+import { BODY_LIMITS, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { handleDelivery } from "./deliveries";
 import { checkWebhookSignature, SIGNATURE_HEADER, type SignatureCheck } from "./webhook-signature";
@@ -17,7 +18,7 @@ export function registerCodehostWebhooks(app: Hono<AppEnv>): void {
   app.post("/webhooks/codehost", async (c) => {
     const secret = c.var.config.codehost.app?.webhookSecret;
     if (!secret) throw new Refusal("webhook_not_configured", "This service has no code-host App configured, so it accepts no deliveries.");
-    const body = new Uint8Array(await c.req.arrayBuffer());
+    const body = await readBytes(c, BODY_LIMITS.webhook);
     const signature = await checkWebhookSignature(secret, c.req.header(SIGNATURE_HEADER), body);
     if (signature !== "valid") throw new Refusal("signature_invalid", UNSIGNED[signature]);
 
@@ -33,7 +34,7 @@ export function registerCodehostWebhooks(app: Hono<AppEnv>): void {
       throw new Refusal("invalid_json");
     }
     if (typeof payload !== "object" || payload === null) throw new Refusal("invalid_request", "A delivery's body must be a JSON object.");
-    const outcome = await handleDelivery(c.var.database().connect, { id, event, payload });
-    return c.json({ delivery: id, outcome }, 200);
+    const handled = await handleDelivery(c.var.database().connect, { id, event, payload });
+    return c.json({ delivery: id, ...handled }, 200);
   });
 }

@@ -1,13 +1,15 @@
 // The parts of the code host's installation deliveries this service reads. Anything else in a
 // payload is ignored; an event or action not listed here is acknowledged and changes nothing.
 import { z } from "zod";
+import { text } from "../http/text";
+import { RepositoryName } from "./repository";
 
-const Account = z.object({ login: z.string().min(1).max(100), id: z.number().int().positive() });
+const Account = z.object({ login: text({ min: 1, max: 100 }), id: z.number().int().positive() });
 
 export const InstallationRef = z.object({ id: z.number().int().positive(), account: Account });
 export type InstallationRef = z.infer<typeof InstallationRef>;
 
-const Repository = z.object({ id: z.number().int().positive(), full_name: z.string().min(1).max(200) });
+const Repository = z.object({ id: z.number().int().positive(), full_name: RepositoryName });
 export type InstallationRepository = z.infer<typeof Repository>;
 
 export const InstallationEvent = z.object({

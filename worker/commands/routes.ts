@@ -52,8 +52,7 @@ const UUID = z.uuid();
 export function registerCommands(app: Hono<AppEnv>): void {
   app.post(honoPath(claim), requireToken("engine", { allowSuspended: true }), async (c) => {
     // An engine may send no body at all.
-    const text = await c.req.text();
-    const { limit = MAX_COMMANDS_PER_CLAIM } = text.trim() === "" ? {} : await readBody(c, ClaimCommandsRequest);
+    const { limit = MAX_COMMANDS_PER_CLAIM } = await readBody(c, ClaimCommandsRequest, { emptyAs: {} });
     const { orgId, tokenId } = c.var.principal;
     const commands = await inTenant(c.var.database().connect, orgId, (tx) => claimCommands(tx, orgId, tokenId, limit));
     return c.json({ commands }, 200);

@@ -1,5 +1,6 @@
 // Shapes of the command engine endpoints (the spec leaves them to us).
 import { z } from "zod";
+import { text } from "../http/text";
 
 export const MAX_COMMANDS_PER_CLAIM = 50;
 
@@ -23,7 +24,7 @@ export const AckRequest = z
   .strictObject({
     leaseId: z.uuid(),
     outcome: z.enum(["done", "failed"]),
-    message: z.string().max(1000).optional().describe("What happened, for a person."),
+    message: text({ max: 1000 }).optional().describe("What happened, for a person."),
   })
   .meta({ id: "CommandAckRequest" });
 

@@ -1,7 +1,8 @@
 // Advancing deletions: the Cron Trigger takes every due deletion through as many steps as can finish
 // now. A step that cannot finish yet (the paid period) waits; one that fails is retried with backoff,
 // its sentence visible in the status, never skipped.
-import { inTransaction, inTenant } from "../../db/transaction";
+import type { SqlClient } from "../../db/sql-client";
+import { inTenant } from "../../db/transaction";
 import { log } from "../log";
 import { backoffSeconds, STEPS, type Step } from "./steps";
 import { NotYet, STEP_WORK, StepFailed, type DeletionDeps } from "./work";
@@ -17,14 +18,13 @@ interface Current {
 
 async function reschedule(deps: DeletionDeps, orgId: string, at: string, failure?: { sentence: string }) {
   await inTenant(deps.connect, orgId, async (tx) => {
-    const { rows } = await tx.sql.query<{ next_attempt_at: Date }>(
+    await tx.sql.query(
       failure
         ? `UPDATE deletions SET attempts = attempts + 1, last_error = $3,
-             next_attempt_at = now() + make_interval(secs => $2::double precision) WHERE org_id = $1 RETURNING next_attempt_at`
-        : "UPDATE deletions SET next_attempt_at = $2::timestamptz WHERE org_id = $1 RETURNING next_attempt_at",
+             next_attempt_at = now() + make_interval(secs => $2::double precision) WHERE org_id = $1`
+        : "UPDATE deletions SET next_attempt_at = $2::timestamptz WHERE org_id = $1",
       failure ? [orgId, at, failure.sentence] : [orgId, at],
     );
-    await tx.sql.query("UPDATE deletion_queue SET next_attempt_at = $2 WHERE org_id = $1", [orgId, rows[0]!.next_attempt_at]);
   });
 }
 
@@ -37,11 +37,9 @@ export async function advanceDeletion(deps: DeletionDeps, orgId: string, maxStep
         "SELECT step, called_off_at IS NOT NULL AS called_off, next_attempt_at <= now() AS due, attempts FROM deletions WHERE org_id = $1",
         [orgId],
       )).rows[0]);
-    if (!current || current.called_off) {
-      // Deleted (its row went with the organization) or called off: nothing is left to drive.
-      await inTransaction(deps.connect, {}, (tx) => tx.sql.query("DELETE FROM deletion_queue WHERE org_id = $1", [orgId]));
-      return current ? "called_off" : outcome === "none" ? "none" : "deleted";
-    }
+    // Deleted (its row went with the organization) or called off: nothing is left to drive.
+    if (!current) return outcome === "none" ? "none" : "deleted";
+    if (current.called_off) return "called_off";
     if (!current.due) return run === 0 ? "not_due" : outcome;
     try {
       await STEP_WORK[current.step](deps, orgId);
@@ -60,11 +58,15 @@ export async function advanceDeletion(deps: DeletionDeps, orgId: string, maxStep
   return outcome;
 }
 
-/** The Cron Trigger's pass: every deletion that is due, oldest first. */
-export async function advanceDueDeletions(deps: DeletionDeps, limit = 25): Promise<Record<string, Advanced>> {
-  const due = await inTransaction(deps.connect, {}, async (tx) =>
-    (await tx.sql.query<{ org_id: string }>("SELECT org_id FROM deletion_queue WHERE next_attempt_at <= now() ORDER BY next_attempt_at LIMIT $1", [limit])).rows);
+/** Due deletions across organizations, oldest first: read as the maintenance role, which sees only those. */
+export async function dueDeletions(maintenance: SqlClient, limit = 25): Promise<string[]> {
+  const { rows } = await maintenance.query<{ org_id: string }>("SELECT org_id FROM deletions ORDER BY next_attempt_at LIMIT $1", [limit]);
+  return rows.map((row) => row.org_id);
+}
+
+/** The Cron Trigger's pass over the due deletions. */
+export async function advanceDueDeletions(deps: DeletionDeps, due: readonly string[]): Promise<Record<string, Advanced>> {
   const outcomes: Record<string, Advanced> = {};
-  for (const { org_id: orgId } of due) outcomes[orgId] = await advanceDeletion(deps, orgId);
+  for (const orgId of due) outcomes[orgId] = await advanceDeletion(deps, orgId);
   return outcomes;
 }

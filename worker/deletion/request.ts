@@ -23,10 +23,6 @@ export async function requestDeletion(tx: Tx, orgId: string, actor: Actor): Prom
   const { rows } = await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [orgId]);
   await tx.sql.query("INSERT INTO deletion_exports (token_hash, org_slug) VALUES ($1, $2)", [tokenHash, rows[0]!.slug]);
   await tx.sql.query("INSERT INTO deletions (org_id, requested_by, export_token_hash) VALUES ($1, $2, $3)", [orgId, actor.personId, tokenHash]);
-  await tx.sql.query(
-    "INSERT INTO deletion_queue (org_id, next_attempt_at) VALUES ($1, now()) ON CONFLICT (org_id) DO UPDATE SET next_attempt_at = now()",
-    [orgId],
-  );
   await appendAudit(tx, { orgId, action: "organization.deletion_requested", actorPersonId: actor.personId, actorLabel: actor.label });
   return { token };
 }
@@ -43,7 +39,6 @@ export async function callOffDeletion(tx: Tx, orgId: string, actor: Actor): Prom
   if (!deletion || deletion.called_off) return { ok: false, reason: "none" };
   if (!callableOff(deletion.step)) return { ok: false, reason: "too_late", step: deletion.step };
   await tx.sql.query("UPDATE deletions SET called_off_at = now() WHERE org_id = $1", [orgId]);
-  await tx.sql.query("DELETE FROM deletion_queue WHERE org_id = $1", [orgId]);
   await tx.sql.query("UPDATE organizations SET suspended_at = NULL, suspended_reason = NULL WHERE id = $1 AND suspended_reason = 'deletion'", [orgId]);
   await appendAudit(tx, { orgId, action: "organization.deletion_called_off", actorPersonId: actor.personId, actorLabel: actor.label, data: { atStep: deletion.step } });
   return { ok: true, subscriptions: deletion.cancelled_subscriptions };

@@ -21,7 +21,6 @@ export async function recordStep(tx: Tx, orgId: string, step: Step, note: string
        wait_until = CASE WHEN $3::boolean THEN $4 ELSE wait_until END WHERE org_id = $1`,
     [orgId, next, more.waitUntil !== undefined, more.waitUntil ?? null],
   );
-  await tx.sql.query("UPDATE deletion_queue SET next_attempt_at = now() WHERE org_id = $1", [orgId]);
 }
 
 /** How long a failed step waits before it is tried again: 1, 2, 4 ... minutes, at most an hour. */

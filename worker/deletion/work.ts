@@ -153,7 +153,6 @@ async function deleteOrganization(deps: DeletionDeps, orgId: string) {
     await tx.sql.query("DELETE FROM events WHERE org_id = $1", [orgId]);
     // Every other tenant table cascades from the organization's row (a test walks the catalog).
     await tx.sql.query("DELETE FROM organizations WHERE id = $1", [orgId]);
-    await tx.sql.query("DELETE FROM deletion_queue WHERE org_id = $1", [orgId]);
   });
 }
 

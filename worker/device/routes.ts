@@ -2,10 +2,11 @@
 // (RFC 8628 bodies and errors), GET /auth/device (the verification page) and
 // POST /auth/device/approve for the signed-in person.
 import type { Context, Hono } from "hono";
+import type { z } from "zod";
 import { isPermission, type Permission } from "../auth/permissions";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
-import { readBody, validate } from "../http/input";
+import { BODY_LIMITS, decodeUtf8, describeIssue, isJsonType, readBody, readBytes } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { personContext } from "../people/context";
@@ -15,22 +16,40 @@ import { resolveSession } from "../sessions/store";
 import { displayUserCode } from "./codes";
 import { decideDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
 import { signInFirstPage, verificationPage } from "./page";
-import { DEVICE_GRANT, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest } from "./schemas";
+import { DEVICE_GRANT, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";
 
 /** RFC 6749 5.2 error body: the shape OAuth clients expect from a token endpoint. */
 const oauthError = (c: Context<AppEnv>, error: string, description: string) => c.json({ error, error_description: description }, 400);
 
-/** OAuth clients send form bodies; JSON is accepted too. */
-async function formOrJson(c: AppContext): Promise<unknown> {
+/**
+ * RFC 8628 bodies: a form, as OAuth clients send, or a flat JSON object of strings; bounded, UTF-8,
+ * each parameter once (RFC 6749 3.1). Null when the body is none of these.
+ */
+async function readParameters(c: AppContext): Promise<Record<string, string> | null> {
+  const text = decodeUtf8(await readBytes(c, BODY_LIMITS.form));
   const type = c.req.header("content-type") ?? "";
-  if (type.includes("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(await c.req.text()));
-  const text = await c.req.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Refusal("invalid_json");
+  if (text === null) return null;
+  if (type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    const pairs = [...new URLSearchParams(text)];
+    const fields = Object.fromEntries(pairs);
+    return Object.keys(fields).length === pairs.length ? fields : null;
   }
+  if (!isJsonType(type)) return null;
+  try {
+    const parsed = FlatParameters.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The body's parameters checked against `schema`, or the RFC 6749 5.2 `invalid_request` answer. */
+async function readDeviceRequest<S extends z.ZodType>(c: AppContext, schema: S): Promise<{ ok: true; data: z.output<S> } | { ok: false; response: Response }> {
+  const parameters = await readParameters(c);
+  if (!parameters) return { ok: false, response: oauthError(c, "invalid_request", "Send a UTF-8 form (application/x-www-form-urlencoded), or a flat JSON object of strings, with each parameter once.") };
+  const parsed = schema.safeParse(parameters);
+  if (!parsed.success) return { ok: false, response: oauthError(c, "invalid_request", `The request is not valid: ${describeIssue(parsed.error.issues[0]!)}.`) };
+  return { ok: true, data: parsed.data };
 }
 
 const baseUrl = (c: AppContext) => c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin;
@@ -38,7 +57,9 @@ const baseUrl = (c: AppContext) => c.var.config.server.appBaseUrl ?? new URL(c.r
 export function registerDeviceFlow(app: Hono<AppEnv>): void {
   app.post("/auth/device/code", async (c) => {
     await enforceRateLimit(c.env, addressBucket("device-code", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
-    const { scope = "" } = validate(DeviceCodeRequest, await formOrJson(c));
+    const request = await readDeviceRequest(c, DeviceCodeRequest);
+    if (!request.ok) return request.response;
+    const { scope = "" } = request.data;
     const scopes = scope.split(/\s+/).filter(Boolean);
     const unknown = scopes.filter((name) => !isPermission(name));
     if (unknown.length) return oauthError(c, "invalid_scope", `Unknown scope ${unknown.join(", ")}; scopes are permission names such as tokens.manage.`);
@@ -55,10 +76,10 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
   });
 
   app.post("/auth/device/token", async (c) => {
-    const parsed = DeviceTokenRequest.safeParse(await formOrJson(c));
-    if (!parsed.success) return oauthError(c, "invalid_request", "Send grant_type and device_code.");
-    if (parsed.data.grant_type !== DEVICE_GRANT) return oauthError(c, "unsupported_grant_type", `Only ${DEVICE_GRANT} is served here.`);
-    const poll = await pollDeviceAuthorization(c.var.database().connect, parsed.data.device_code);
+    const request = await readDeviceRequest(c, DeviceTokenRequest);
+    if (!request.ok) return request.response;
+    if (request.data.grant_type !== DEVICE_GRANT) return oauthError(c, "unsupported_grant_type", `Only ${DEVICE_GRANT} is served here.`);
+    const poll = await pollDeviceAuthorization(c.var.database().connect, request.data.device_code);
     switch (poll.status) {
       case "issued":
         return c.json({ access_token: poll.token, token_type: "Bearer", scope: poll.scopes.join(" ") });

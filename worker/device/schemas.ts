@@ -1,17 +1,25 @@
 // Shapes of the device flow: RFC 8628 names and errors (the spec leaves the exchange to us).
 import { z } from "zod";
+import { text } from "../http/text";
 
 export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
+/** A device-flow body once read: flat string parameters (a form, or a JSON object of strings); the known ones are checked below, others ignored (RFC 6749 3.1). */
+export const FlatParameters = z.record(z.string(), z.string());
+
 export const DeviceCodeRequest = z.object({
-  scope: z.string().max(2000).optional().describe("Space-separated permission names the CLI token should carry."),
-  client_id: z.string().optional(),
+  client_id: text({ min: 1, max: 100 }).describe("The client asking (RFC 8628 3.1), such as svc-cli."),
+  scope: text({ max: 2000 }).optional().describe("Space-separated permission names the CLI token should carry."),
 });
 
-export const DeviceTokenRequest = z.object({ grant_type: z.string(), device_code: z.string().min(1) });
+export const DeviceTokenRequest = z.object({
+  grant_type: text({ min: 1, max: 100 }),
+  device_code: text({ min: 1, max: 200 }),
+  client_id: text({ max: 100 }).optional(),
+});
 
 export const DeviceDecision = z.strictObject({
-  userCode: z.string().min(4).max(20),
+  userCode: text({ min: 4, max: 20 }),
   orgId: z.uuid(),
   approve: z.boolean(),
 });

@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import { requireToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
-import { readBody } from "../http/input";
+import { BODY_LIMITS, readBody } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
 import { takeIngestAllowance } from "./rate-limit";
@@ -34,7 +34,7 @@ const postEvents = describeRoute({
 
 export function registerEvents(app: Hono<AppEnv>): void {
   app.post(honoPath(postEvents), requireToken("engine"), async (c) => {
-    const { events } = await readBody(c, IngestRequest);
+    const { events } = await readBody(c, IngestRequest, { limit: BODY_LIMITS.events });
     if (events.length > MAX_EVENTS_PER_BATCH) {
       throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
     }

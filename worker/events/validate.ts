@@ -24,7 +24,10 @@ export function checkEvent(raw: unknown, index: number, now: number): Checked {
   const payloadShape = isEnvironmentEvent(event.type) ? EnvironmentPayload : isFinalEvent(event.type) ? FinalEventPayload : null;
   if (payloadShape) {
     const payload = payloadShape.safeParse(event.payload ?? {});
-    if (!payload.success) return { ok: false, id, reason: `Event ${index}: payload.${describeIssue(payload.error.issues[0]!)}.` };
+    if (!payload.success) {
+      const issue = payload.error.issues[0]!;
+      return { ok: false, id, reason: `Event ${index}: ${describeIssue({ ...issue, path: ["payload", ...issue.path] })}.` };
+    }
   }
   return { ok: true, event, at };
 }

@@ -1,5 +1,6 @@
 // /openapi.json: generated at request time from the routes this deployment serves.
 import { z } from "zod";
+import { BODY_LIMITS } from "../http/input";
 import { describedRoutes, type ResponseDoc, type RouteDoc } from "./route";
 
 const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;
@@ -61,7 +62,9 @@ export function openApiDocument(serverUrl: string, more: readonly RouteDoc[] = [
       version: "1.0.0",
       license: { name: "MIT", identifier: "MIT" },
       description:
-        "The control plane's API for its engine, CLI and console. Required token scopes are stated in each operation's text.",
+        "The control plane's API for its engine, CLI and console. Required token scopes are stated in each operation's text. " +
+        `Request bodies are JSON (application/json), UTF-8, and at most ${BODY_LIMITS.default / 1024 / 1024} MiB (${BODY_LIMITS.events / 1024 / 1024} MiB on POST /v1/events), answered 413 past it; ` +
+        "no text may hold a NUL character or a lone surrogate.",
     },
     servers: [{ url: serverUrl }],
     paths,

@@ -21,10 +21,11 @@ export async function completeSignIn(
   client: Client,
 ): Promise<SignInResult> {
   if (!allowedToSignIn(config, account.login)) return { ok: false, refused: "allowlist" };
+  // Read before any row is written: a list the code host fails to give whole refuses the sign-in.
+  const organizations = await fetchOrganizationLogins(config, accessToken);
   const personId = await upsertCodehostPerson(connect, account);
   const person = { id: personId, login: account.login };
 
-  const organizations = await fetchOrganizationLogins(config, accessToken);
   const accounts = [
     { account: account.login, codehostRole: "admin" as const },
     ...(await Promise.all(organizations.map(async (org) => ({ account: org, codehostRole: await fetchOrganizationRole(config, accessToken, org) })))),

@@ -2,6 +2,7 @@
 // account's identity and organization roles read with the person's own token.
 import type { Config } from "../config/types";
 import { callCodehost } from "../codehost/codehost-api";
+import { readAllPages } from "../codehost/paged";
 
 /** Where the authorize page and the token exchange live: github.com beside api.github.com; an
  *  enterprise server's web root beside its `/api/v3`; any other API base serves both itself. */
@@ -57,11 +58,10 @@ export async function fetchAccount(config: Config, accessToken: string): Promise
   return { id: user.id, login: user.login, name: text(user.name), email: text(user.email), avatarUrl: text(user.avatar_url) };
 }
 
-/** The logins of the organizations the account belongs to, as far as the code host will say. */
+/** The logins of every organization the account belongs to; throws CodehostListFailed when any page fails. */
 export async function fetchOrganizationLogins(config: Config, accessToken: string): Promise<string[]> {
-  const answer = await callCodehost(config.codehost.apiBase, "GET", "/user/orgs?per_page=100", accessToken);
-  if (answer.status !== 200 || !Array.isArray(answer.body)) return [];
-  return answer.body.map((org) => (org as { login?: unknown }).login).filter((login): login is string => typeof login === "string");
+  const organizations = await readAllPages(config.codehost.apiBase, "/user/orgs", accessToken);
+  return organizations.map((org) => (org as { login?: unknown } | null)?.login).filter((login): login is string => typeof login === "string");
 }
 
 /** `admin` for an organization owner, `member` otherwise, null when the code host will not say. */

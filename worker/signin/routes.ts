@@ -3,6 +3,7 @@
 // reads the account and completes the sign-in. Both are rate limited per client address.
 import type { Hono } from "hono";
 import { CodehostUnreachable } from "../codehost/codehost-api";
+import { CodehostListFailed } from "../codehost/paged";
 import { addressBucket, clientAddressOf as addressOf } from "../http/client-address";
 import { constantTimeEqual } from "../http/constant-time";
 import type { AppEnv } from "../http/context";
@@ -48,6 +49,7 @@ export function registerSignIn(app: Hono<AppEnv>): void {
       return c.redirect("/", 302);
     } catch (error) {
       if (error instanceof CodehostUnreachable) return c.html(failedSignInPage("The code host could not be reached. Try again in a moment."), 502);
+      if (error instanceof CodehostListFailed) return c.html(failedSignInPage("The code host did not list all your organizations. Try again in a moment."), 502);
       throw error;
     }
   });

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { text } from "../http/text";
 
 export const CreateEngineTokenRequest = z
   .strictObject({
-    name: z.string().min(1).max(100).optional().describe("Shown in token lists; defaults to `engine token`."),
+    name: text({ min: 1, max: 100 }).optional().describe("Shown in token lists; defaults to `engine token`."),
   })
   .meta({ id: "CreateEngineTokenRequest" });
 

@@ -1,8 +1,13 @@
 // Shapes of the workload engine endpoints (the spec leaves them to us).
 import { z } from "zod";
+import { EnvId } from "../events/schemas";
+import { storableJson } from "../http/text";
+
+/** A workload version's compiled form: at most 256 KiB as UTF-8 JSON (README: Limits). */
+export const CompiledWorkload = storableJson(256 * 1024);
 
 export const ClaimWorkloadRequest = z
-  .strictObject({ envId: z.string().min(1).describe("The environment whose oldest waiting run to claim.") })
+  .strictObject({ envId: EnvId.describe("The environment whose oldest waiting run to claim.") })
   .meta({ id: "ClaimWorkloadRequest" });
 
 const Lease = z

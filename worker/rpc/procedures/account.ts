@@ -1,6 +1,7 @@
 // account.context and account.close (spec: Console RPC, Authentication rule 9).
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { text } from "../../http/text";
 import { actAs } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { endMembership } from "../../members/remove";
@@ -14,7 +15,7 @@ const context = signedIn
 
 const close = signedIn
   .meta({ permission: "account.close", summary: "Close one's own account: refused only for the last owner of an organization" })
-  .input(z.strictObject({ confirm: z.string().min(1).max(200).describe("What the person typed to confirm.") }))
+  .input(z.strictObject({ confirm: text({ min: 1, max: 200 }).describe("What the person typed to confirm.") }))
   .mutation(async ({ ctx }) => {
     const { tx, session: { personId } } = ctx;
     const { person, organizations } = await readPersonContext(tx, personId);

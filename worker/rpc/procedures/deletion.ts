@@ -2,6 +2,7 @@
 // organization (spec: Organization deletion). The Cron Trigger runs the steps; the status shows them.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { text } from "../../http/text";
 import { callBilling } from "../../billing/provider";
 import { callOffDeletion, requestDeletion } from "../../deletion/request";
 import { inOrganization, router, type OrgContext } from "../trpc";
@@ -10,7 +11,7 @@ const actorOf = (ctx: OrgContext) => ({ personId: ctx.actor.actorPersonId, label
 
 const request = inOrganization
   .meta({ permission: "organization.delete", summary: "Request the organization's deletion (type its slug); answers the export link, once" })
-  .input(z.object({ confirm: z.string().min(1).max(200).describe("The organization's slug, typed by the person.") }))
+  .input(z.object({ confirm: text({ min: 1, max: 200 }).describe("The organization's slug, typed by the person.") }))
   .mutation(async ({ ctx, input }) => {
     const { rows } = await ctx.tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [ctx.org.id]);
     if (input.confirm !== rows[0]!.slug) {

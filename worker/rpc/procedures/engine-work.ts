@@ -2,7 +2,8 @@
 // itself; it asks the code host to run a workflow in the customer's repository, and answers the
 // dispatch record, refused or not. The engine learns its work by polling, never from the inputs.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import { EnvId as EnvIdText } from "../../events/schemas";
+import { text } from "../../http/text";
 import type { Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { dispatchWorkflow } from "../../codehost/dispatch";
@@ -12,15 +13,12 @@ import type { OrgContext } from "../trpc";
 /** The workflow file the engine's setup puts in a repository; dispatched unless a procedure is told another. */
 export const STANDARD_WORKFLOW = "control-plane.yml";
 
-export const WorkflowFile = z
-  .string()
-  .min(1)
-  .max(100)
+export const WorkflowFile = text({ min: 1, max: 100 })
   .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, "must be a workflow file name such as control-plane.yml")
   .default(STANDARD_WORKFLOW)
   .describe(`The workflow file under .github/workflows; default ${STANDARD_WORKFLOW}.`);
 
-export const EnvId = z.string().min(1).describe("The environment, as its engine names it in events.");
+export const EnvId = EnvIdText.describe("The environment, as its engine names it in events.");
 
 /** What the engine is asked to do, as the `command` input of the workflow. */
 export type EngineCommand = "up" | "down" | "agents" | "load" | "workload";

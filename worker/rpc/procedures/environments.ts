@@ -4,6 +4,7 @@
 // appears when the engine reports. Teardown is a durable command plus the engine's down workflow (rule 4).
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { text } from "../../http/text";
 import { inTenant } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { RepositoryName } from "../../codehost/repository";
@@ -34,7 +35,7 @@ const create = inOrganization
     z.object({
       repository: RepositoryName.describe("`owner/name`, a repository where the organization's App is installed."),
       // Git refuses control characters and spaces in branch names; 255 is the code host's limit.
-      branch: z.string().min(1).max(255).regex(/^[^\s\x00-\x1f\x7f~^:?*[\\]+$/, "must be a branch name").describe("The branch the workflow runs on."),
+      branch: text({ min: 1, max: 255 }).regex(/^[^\s\x00-\x1f\x7f~^:?*[\\]+$/, "must be a branch name").describe("The branch the workflow runs on."),
       pullRequest: z.int().min(1).optional(),
       workflow: WorkflowFile,
     }),

@@ -3,6 +3,7 @@
 // which is answered once by create and once by each resend; nothing ever answers its hash.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { text } from "../../http/text";
 import { ROLES, type Role } from "../../../db/schema";
 import { actAs, addLookup, type Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
@@ -132,7 +133,7 @@ const revoke = inOrganization
 
 const accept = signedIn
   .meta({ permission: null, summary: "Accept an invitation by the token from its link: the signed-in account joins with its role" })
-  .input(z.object({ token: z.string().min(1).max(200).describe("The token from the invitation link.") }))
+  .input(z.object({ token: text({ min: 1, max: 200 }).describe("The token from the invitation link.") }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;
     const { actorPersonId, actorLabel } = await actorOf(ctx);

@@ -1,5 +1,6 @@
 // organization.get and organization.settings.
 import { z } from "zod";
+import { DisplayName } from "../../http/text";
 import { appendAudit } from "../../audit/append";
 import { inOrganization, router } from "../trpc";
 
@@ -16,7 +17,7 @@ const get = inOrganization
 
 const settings = inOrganization
   .meta({ permission: "organization.settings", summary: "Change the display name" })
-  .input(z.object({ name: z.string().trim().min(1).max(100) }))
+  .input(z.object({ name: DisplayName }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;
     const { rows } = await tx.sql.query<{ old: string }>(

@@ -4,6 +4,7 @@
 // host answers.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { text } from "../../http/text";
 import { inTenant } from "../../../db/transaction";
 import { environmentObject } from "../../../durable-objects/environment";
 import { appendAudit } from "../../audit/append";
@@ -28,7 +29,7 @@ const agentsRun = inOrganization
   .input(
     z.object({
       envId: EnvId,
-      workflows: z.array(z.string().min(1).max(200)).max(50).optional().describe("The agent workflows to run; all of them when left out."),
+      workflows: z.array(text({ min: 1, max: 200 })).max(50).optional().describe("The agent workflows to run; all of them when left out."),
       workflow: WorkflowFile,
     }),
   )

@@ -3,6 +3,7 @@
 // its person and the scopes it holds now (its grant narrowed by the person's current role).
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { DisplayName } from "../../http/text";
 import type { Role } from "../../../db/schema";
 import { appendAudit } from "../../audit/append";
 import { effectiveScopes } from "../../auth/authorize";
@@ -43,7 +44,7 @@ const list = inOrganization
 
 const create = inOrganization
   .meta({ permission: "tokens.manage", summary: "Create an engine token, shown once" })
-  .input(z.object({ name: z.string().trim().min(1).max(100) }))
+  .input(z.object({ name: DisplayName }))
   .mutation(({ ctx, input }) =>
     createEngineToken(ctx.tx, ctx.org.id, input.name, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel }),
   );

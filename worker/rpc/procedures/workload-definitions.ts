@@ -2,6 +2,8 @@
 // their versions, in the compiled form an engine runs. Joined with workloads.start in one router.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { CompiledWorkload } from "../../workloads/schemas";
+import { DisplayName } from "../../http/text";
 import { isUniqueViolation } from "../../../db/errors";
 import { appendAudit } from "../../audit/append";
 import { defineWorkload } from "../../workloads/requests";
@@ -23,7 +25,7 @@ const list = inOrganization
 
 const define = inOrganization
   .meta({ permission: "workloads.edit", summary: "Create a workload with its first version (the compiled form an engine runs)" })
-  .input(z.object({ name: z.string().trim().min(1).max(100), compiled: z.record(z.string(), z.unknown()) }))
+  .input(z.object({ name: DisplayName, compiled: CompiledWorkload }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;
     const created = await defineWorkload(tx, ctx.org.id, input.name, input.compiled).catch((error: unknown) => {
