@@ -113,3 +113,9 @@ export async function organizationOfInstallation(installationId: number): Promis
 export async function claim(cliToken: string, repository: string) {
   return call("/v1/oidc/bindings", { method: "POST", token: cliToken, json: { repository } });
 }
+
+/** Makes page `page` of the fake's list at `path` answer `status`, or link its next page to `next`; neither puts it right. */
+export async function listFault(path: string, page: number, fault: { status?: number; next?: string } = {}) {
+  const response = await fake("/_fake/list-faults", { json: { path, page, ...fault } });
+  if (response.status !== 204) throw new Error(`setting a list fault answered ${response.status}`);
+}

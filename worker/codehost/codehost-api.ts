@@ -8,6 +8,8 @@ export class CodehostUnreachable extends Error {
 export interface ApiAnswer {
   status: number;
   body: unknown;
+  /** The `Link` header: where the next page of a list is (see paged.ts). */
+  link: string | null;
 }
 
 const TIMEOUT_MS = 10_000;
@@ -33,7 +35,7 @@ export async function callCodehost(apiBase: string, method: "GET" | "POST" | "DE
     } catch {
       // Not JSON: the status alone speaks.
     }
-    return { status: response.status, body };
+    return { status: response.status, body, link: response.headers.get("link") };
   } catch (error) {
     throw new CodehostUnreachable(error instanceof Error && error.name === "TimeoutError" ? "it did not answer in time" : "the connection failed");
   }

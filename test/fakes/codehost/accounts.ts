@@ -1,11 +1,13 @@
 // People and their organizations: the OAuth web flow (authorize, code for token), the signed-in
-// user, their organizations and membership roles, and organization member lists. A control route adds
-// people; `octocat` exists from the start. The authorize page signs in `?login=` (default octocat).
+// user, their organizations and membership roles, and organization member lists (both lists paged).
+// A control route adds people; `octocat` exists from the start. The authorize page signs in `?login=`
+// (default octocat).
 // An organization in `hiddenOrgs` lists the person but will not say their role (403), as one with
 // OAuth App access restrictions does.
 import { fields, json, type FakeRequest, type Route } from "./http";
 import type { FakeApp } from "./app";
 import type { Ids } from "./ids";
+import type { FakePaging } from "./paging";
 
 type OrgRole = "admin" | "member";
 
@@ -26,6 +28,7 @@ export class FakeAccounts {
   constructor(
     private readonly ids: Ids,
     private readonly app: FakeApp,
+    private readonly paging: FakePaging,
   ) {
     this.add({ login: "octocat" });
   }
@@ -85,7 +88,7 @@ export class FakeAccounts {
       ["GET", /^\/user\/orgs$/, (request) => {
         const person = this.signedIn(request);
         if (!person) return unauthorized;
-        return json(200, Object.keys(person.orgs).map((login) => ({ login, id: this.ids.of("account", login) })));
+        return this.paging.page(request, Object.keys(person.orgs).map((login) => ({ login, id: this.ids.of("account", login) })));
       }],
       ["GET", /^\/user\/memberships\/orgs\/([^/]+)$/, (request) => {
         const person = this.signedIn(request);
@@ -105,7 +108,7 @@ export class FakeAccounts {
         const role = request.url.searchParams.get("role") ?? "all";
         const members = [...this.people.values()].filter((person) =>
           Object.entries(person.orgs).some(([login, held]) => login.toLowerCase() === org && (role === "all" || role === held)));
-        return json(200, members.map((person) => ({ login: person.login, id: person.id })));
+        return this.paging.page(request, members.map((person) => ({ login: person.login, id: person.id })));
       }],
       // { login, name?, email?, orgs?: { <org login>: "admin" | "member" }, hiddenOrgs?: [<org login>] }
       ["POST", /^\/_fake\/users$/, (request) => {

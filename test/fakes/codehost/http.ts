@@ -41,7 +41,8 @@ export function fields(request: FakeRequest): Record<string, unknown> {
 export async function serve(routes: Route[], incoming: IncomingMessage, outgoing: ServerResponse, onRequest: (url: URL) => void) {
   const chunks: Buffer[] = [];
   for await (const chunk of incoming) chunks.push(chunk as Buffer);
-  const url = new URL(incoming.url ?? "/", "http://fake");
+  // The origin the client reached, so that absolute addresses the fake hands out (`Link`) lead back to it.
+  const url = new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "fake"}`);
   onRequest(url);
   const method = incoming.method ?? "GET";
   let answer: FakeResponse = json(404, { message: "Not Found" });

@@ -1,7 +1,8 @@
 // A fake code host on a real HTTP port, reached by the Worker only through SVC_CODEHOST_API_BASE: the
 // OAuth web flow and user APIs, App installation tokens, Actions workflow files and dispatch, and the
 // Actions identity-token issuer. Control routes under /_fake/ let tests (and a person, locally) mint
-// identity tokens, set up workflows and refusals, and read what was dispatched.
+// identity tokens, set up workflows and refusals, make a page of a list fail, and read what was
+// dispatched.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FakeAccounts } from "./accounts";
@@ -10,6 +11,7 @@ import { FakeApp, type AppCredentials } from "./app";
 import { serve } from "./http";
 import { Ids } from "./ids";
 import { IdentityIssuer } from "./identity";
+import { FakePaging } from "./paging";
 
 export interface FakeCodehost {
   /** The API base: what SVC_CODEHOST_API_BASE names. */
@@ -37,11 +39,13 @@ export async function startFakeCodehost(options: FakeOptions): Promise<FakeCodeh
   const identity = await IdentityIssuer.start(url, options.audience, ids);
   // How often each address (path and query) was asked for: tests count key-set fetches with it.
   const requests = new Map<string, number>();
+  const paging = new FakePaging();
   const routes = [
     ...identity.routes(),
     ...app.routes(),
     ...new FakeActions(app).routes(),
-    ...new FakeAccounts(ids, app).routes(),
+    ...new FakeAccounts(ids, app, paging).routes(),
+    ...paging.routes(),
     ["GET", /^\/_fake\/requests$/, (request) => ({ status: 200, json: { count: requests.get(request.url.searchParams.get("address") ?? "") ?? 0 } })],
   ] satisfies Parameters<typeof serve>[0];
   server.on("request", (incoming, outgoing) => {

@@ -7,7 +7,8 @@ import { ROLES, type Role } from "../../../db/schema";
 import type { Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { appAccessTo } from "../../codehost/app-access";
-import { callCodehost } from "../../codehost/codehost-api";
+import { accountMembers } from "../../codehost/account-members";
+import { CodehostListFailed } from "../../codehost/paged";
 import { decideRole, type RoleSource } from "../../members/role-rules";
 import { removeMember } from "../../members/remove";
 import { inOrganization, router, type OrgContext } from "../trpc";
@@ -104,12 +105,11 @@ async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "
   for (const { account_login: account } of accounts) {
     const access = await appAccessTo(ctx.tx, ctx.config.codehost, account);
     if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
-    for (const role of ["member", "admin"] as const) {
-      const answer = await callCodehost(ctx.config.codehost.apiBase, "GET", `/orgs/${encodeURIComponent(account)}/members?per_page=100&role=${role}`, access.token);
-      if (answer.status !== 200 || !Array.isArray(answer.body)) {
-        throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (HTTP ${answer.status}); nothing was changed.` });
-      }
-      for (const member of answer.body as Array<{ login?: unknown }>) if (typeof member.login === "string") listed.set(member.login.toLowerCase(), role);
+    try {
+      for (const [login, role] of await accountMembers(ctx.config.codehost.apiBase, account, access.token)) listed.set(login, role);
+    } catch (error) {
+      if (!(error instanceof CodehostListFailed)) throw error;
+      throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (${error.message}); nothing was changed.` });
     }
   }
   return listed;
