@@ -94,6 +94,12 @@ async function withToken<T>(
   });
 }
 
+/**
+ * An engine route whose work shares the transaction that found the token (ingestion): fewer round
+ * trips, and the token and organization checked are the ones in force when the work commits.
+ */
+export const asEngineToken = <T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>) => withToken(c, ["engine"], {}, work);
+
 /** Engine routes: the caller's live engine token, set as `principal`; with `allowSuspended`, a suspended organization still passes. */
 export function requireToken(kind: "engine", options: { allowSuspended?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

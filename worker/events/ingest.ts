@@ -2,7 +2,7 @@
 // environment events through each environment's Durable Object (one call per environment per batch).
 import type { EnvironmentObject } from "../../durable-objects/environment";
 import { environmentObjectName } from "../../durable-objects/environment";
-import { inTenant, type Connection } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
 import { storeEvents } from "./store";
@@ -11,10 +11,9 @@ import { checkEvent, isEnvironmentEvent } from "./validate";
 import { applyFinalEvents, isFinalEvent, type FinalEvent } from "../workloads/finals";
 
 export interface IngestDeps {
-  connect: () => Promise<Connection>;
   environments: DurableObjectNamespace<EnvironmentObject>;
-  now: number;
 }
+
 
 interface Valid {
   position: number;
@@ -22,22 +21,34 @@ interface Valid {
   at: number;
 }
 
-export async function ingestBatch(deps: IngestDeps, orgId: string, tokenId: string, raw: readonly unknown[]): Promise<IngestResult> {
+/** A batch stored (and its final workload events applied) in the caller's transaction, waiting to be projected. */
+export interface StoredBatch {
+  outcomes: Outcome[];
+  valid: Valid[];
+  stored: Set<number>;
+  finalNotes: Map<number, string>;
+}
+
+/**
+ * Validates each event and, in `tx` (acting as the organization: the one that also found the
+ * caller's token), stores the valid ones idempotently and applies final workload events: an applied
+ * final event is never lost, and a stored one is applied exactly once (a retry is a duplicate).
+ */
+export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: readonly unknown[], now: number): Promise<StoredBatch> {
   const outcomes: Outcome[] = new Array(raw.length);
   const valid: Valid[] = [];
   raw.forEach((item, position) => {
-    const checked = checkEvent(item, position, deps.now);
+    const checked = checkEvent(item, position, now);
     if (checked.ok) valid.push({ position, event: checked.event, at: checked.at });
     else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
   });
+  const stored = await storeEvents(tx, orgId, tokenId, valid.map((v) => v.event));
+  const finals = valid.filter((v, i) => stored.has(i) && isFinalEvent(v.event.type)).map(finalEvent);
+  return { outcomes, valid, stored, finalNotes: await applyFinalEvents(tx, orgId, finals) };
+}
 
-  // Storing and applying final workload events share one transaction: an applied final event is
-  // never lost, and a stored one is applied exactly once (a retry is a duplicate).
-  const { stored, finalNotes } = await inTenant(deps.connect, orgId, async (tx) => {
-    const stored = await storeEvents(tx, orgId, tokenId, valid.map((v) => v.event));
-    const finals = valid.filter((v, i) => stored.has(i) && isFinalEvent(v.event.type)).map(finalEvent);
-    return { stored, finalNotes: await applyFinalEvents(tx, orgId, finals) };
-  });
+/** After the store committed: environment events through their objects, and the answer. */
+export async function projectBatch(deps: IngestDeps, orgId: string, { outcomes, valid, stored, finalNotes }: StoredBatch): Promise<IngestResult> {
   valid.forEach((v, i) => {
     outcomes[v.position] = { id: v.event.id, status: stored.has(i) ? "accepted" : "duplicate" };
   });

@@ -1,12 +1,12 @@
 // POST /v1/events (spec: POST /v1/events).
 import type { Hono } from "hono";
-import { requireToken } from "../auth/bearer";
+import { asEngineToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
 import { BODY_LIMITS, readBody } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
 import { takeIngestAllowance } from "./rate-limit";
-import { ingestBatch } from "./ingest";
+import { projectBatch, storeBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
 
 const postEvents = describeRoute({
@@ -33,19 +33,19 @@ const postEvents = describeRoute({
 });
 
 export function registerEvents(app: Hono<AppEnv>): void {
-  app.post(honoPath(postEvents), requireToken("engine"), async (c) => {
+  app.post(honoPath(postEvents), async (c) => {
+    // A request with no token is refused before its body is read; the body is read before a
+    // connection is taken, and then one transaction finds the token, takes the allowance and stores.
+    if (!c.req.header("authorization")) throw new Refusal("unauthenticated", "Send an engine token as an HTTP bearer.");
     const { events } = await readBody(c, IngestRequest, { limit: BODY_LIMITS.events });
     if (events.length > MAX_EVENTS_PER_BATCH) {
       throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
     }
-    const { orgId, tokenId } = c.var.principal;
-    await takeIngestAllowance(c, orgId, events.length);
-    const result = await ingestBatch(
-      { connect: c.var.database().connect, environments: c.env.ENVIRONMENTS, now: Date.now() },
-      orgId,
-      tokenId,
-      events,
-    );
+    const { orgId, batch } = await asEngineToken(c, async (tx, principal) => {
+      await takeIngestAllowance(c, principal.orgId, events.length);
+      return { orgId: principal.orgId, batch: await storeBatch(tx, principal.orgId, principal.tokenId, events, Date.now()) };
+    });
+    const result = await projectBatch({ environments: c.env.ENVIRONMENTS }, orgId, batch);
     return c.json(result, result.rejected > 0 ? 207 : 202);
   });
 }
