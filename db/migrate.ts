@@ -1,5 +1,7 @@
 // Applies pending SQL migrations in order, once, under an advisory lock so that concurrent starters
-// (several isolates with SVC_MIGRATE=1, or a deploy pipeline) never apply one twice.
+// (several isolates with SVC_MIGRATE=1, or a deploy pipeline) never apply one twice. Each applied
+// migration's SHA-256 is kept: a file changed after it was applied is refused before anything runs,
+// since the database would no longer match what the files say.
 import type { SqlClient } from "./sql-client";
 
 export interface Migration {
@@ -7,24 +9,54 @@ export interface Migration {
   sql: string;
 }
 
+export class MigrationChanged extends Error {
+  constructor(readonly migration: string) {
+    super(
+      `Migration ${migration} was changed after it was applied (its SHA-256 differs from the one recorded). ` +
+        "Restore the file as it was applied and put the change in a new migration.",
+    );
+    this.name = "MigrationChanged";
+  }
+}
+
 // An arbitrary constant that names "migrations" among this database's advisory locks.
 const MIGRATION_LOCK = 72_310_001;
+
+async function checksum(sql: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sql));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
 
 export async function applyMigrations(client: SqlClient, migrations: readonly Migration[]): Promise<string[]> {
   await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
   try {
+    // The runner's own bookkeeping, so it is kept here rather than in a migration; the ALTER brings
+    // a table made before checksums were kept up to date.
     await client.query(
-      "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+      "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)",
     );
-    const { rows } = await client.query<{ name: string }>("SELECT name FROM schema_migrations");
-    const done = new Set(rows.map((row) => row.name));
+    await client.query("ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text");
+    const { rows } = await client.query<{ name: string; checksum: string | null }>("SELECT name, checksum FROM schema_migrations");
+    const recorded = new Map(rows.map((row) => [row.name, row.checksum]));
+    const ordered = await Promise.all(
+      [...migrations].sort((a, b) => a.name.localeCompare(b.name)).map(async (migration) => ({ ...migration, checksum: await checksum(migration.sql) })),
+    );
+    for (const migration of ordered) {
+      if (recorded.get(migration.name) && recorded.get(migration.name) !== migration.checksum) throw new MigrationChanged(migration.name);
+    }
     const applied: string[] = [];
-    for (const migration of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
-      if (done.has(migration.name)) continue;
+    for (const migration of ordered) {
+      if (recorded.has(migration.name)) {
+        // Applied before checksums were kept: recorded as the file is now.
+        if (recorded.get(migration.name) === null) {
+          await client.query("UPDATE schema_migrations SET checksum = $2 WHERE name = $1", [migration.name, migration.checksum]);
+        }
+        continue;
+      }
       await client.query("BEGIN");
       try {
         await client.query(migration.sql);
-        await client.query("INSERT INTO schema_migrations (name) VALUES ($1)", [migration.name]);
+        await client.query("INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)", [migration.name, migration.checksum]);
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK");

@@ -1,7 +1,6 @@
 // Cron Triggers (wrangler.toml [triggers]): the daily partition pass; every five minutes the deadline
 // sweep that backs up the environment objects' alarms, and the steps of organization deletions.
-import { Client } from "@neondatabase/serverless";
-import { openPool, useBridge } from "../db/neon";
+import { openPool, useBridge, withClient } from "../db/neon";
 import type { Config } from "./config/types";
 import { advanceDueDeletions, dueDeletions } from "./deletion/advance";
 import { configFor } from "./config/for-env";
@@ -13,10 +12,23 @@ import { abandonOverdueEverywhere } from "./workloads/abandon";
 export const PARTITION_CRON = "17 3 * * *";
 export const SWEEP_CRON = "*/5 * * * *";
 
+type Job = (env: Env, config: Config, at: Date) => Promise<unknown>;
+
+/** The job of each Cron Trigger; wrangler.toml's `crons` are exactly these (test/scheduled checks it). */
+export const CRON_JOBS: Readonly<Record<string, Job>> = {
+  [PARTITION_CRON]: partitionPassFromWorker,
+  [SWEEP_CRON]: maintenancePass,
+};
+
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
-  const config = configFor(env);
-  if (controller.cron === SWEEP_CRON) return maintenancePass(env, config);
-  await partitionPassFromWorker(env, config, new Date(controller.scheduledTime));
+  const job = CRON_JOBS[controller.cron];
+  if (!job) {
+    // A cron added to wrangler.toml without a job here: say so rather than run some other job.
+    const known = Object.keys(CRON_JOBS).join('", "');
+    log("error", "cron.unknown", { cron: controller.cron, known: Object.keys(CRON_JOBS) });
+    throw new Error(`No job is defined for the Cron Trigger "${controller.cron}"; this Worker runs "${known}".`);
+  }
+  await job(env, configFor(env), new Date(controller.scheduledTime));
 }
 
 /**
@@ -31,16 +43,10 @@ async function maintenancePass(env: Env, config: Config): Promise<void> {
     return;
   }
   useBridge(config.database.wsProxy);
-  const client = new Client(url);
-  client.on("error", () => {});
-  await client.connect();
-  let due: string[];
-  try {
+  const due = await withClient(url, async (client) => {
     log("info", "sweep.deadlines", { abandoned: await abandonOverdueEverywhere(client) });
-    due = await dueDeletions(client);
-  } finally {
-    await client.end().catch(() => {});
-  }
+    return dueDeletions(client);
+  });
   if (due.length === 0) return;
   const pool = openPool(config.database.url, config.database.poolMax);
   try {

@@ -1,8 +1,11 @@
 import { Client } from "@neondatabase/serverless";
 import { describe, expect, inject, it } from "vitest";
+import { applyMigrations, type Migration } from "../../db/migrate";
 import { BUNDLED_MIGRATIONS } from "../../db/migrations/bundled";
-import { useBridge } from "../../db/neon";
+import { useBridge, withClient } from "../../db/neon";
+import { sha256Hex } from "../../worker/tokens/secret";
 import { callWith } from "../support/http";
+import { ownDatabase } from "../support/own-database";
 
 describe("migrations", () => {
   it("the Worker carries every migration on disk", () => {
@@ -25,5 +28,31 @@ describe("migrations", () => {
     } finally {
       await client.end();
     }
+  });
+});
+
+describe("migration checksums", () => {
+  const recorded = (url: string) =>
+    withClient(url, async (client) => (await client.query<{ name: string; checksum: string | null }>("SELECT name, checksum FROM schema_migrations ORDER BY name")).rows);
+  const expected = () => Promise.all(BUNDLED_MIGRATIONS.map(async ({ name, sql }) => ({ name, checksum: await sha256Hex(sql) })));
+
+  it("records each applied migration's SHA-256, and backfills a database migrated before checksums were kept", async () => {
+    const { database } = await ownDatabase();
+    expect(await recorded(database.migration)).toEqual(await expected());
+
+    await withClient(database.migration, (client) => client.query("ALTER TABLE schema_migrations DROP COLUMN checksum"));
+    expect(await withClient(database.migration, (client) => applyMigrations(client, BUNDLED_MIGRATIONS))).toEqual([]);
+    expect(await recorded(database.migration)).toEqual(await expected());
+  });
+
+  it("refuses, naming it, an applied migration whose file changed, and applies nothing", async () => {
+    const { database } = await ownDatabase();
+    const changed: Migration[] = BUNDLED_MIGRATIONS.map((migration) =>
+      migration.name === "0002_core" ? { ...migration, sql: `${migration.sql}\n-- edited after it was applied\n` } : migration,
+    );
+    const pending: Migration = { name: "9999_pending", sql: "CREATE TABLE never_created (id int)" };
+    const refusal = await withClient(database.migration, (client) => applyMigrations(client, [...changed, pending])).catch((error: unknown) => error);
+    expect((refusal as Error).message).toMatch(/^Migration 0002_core was changed after it was applied/);
+    expect((await recorded(database.migration)).map((row) => row.name)).not.toContain("9999_pending");
   });
 });

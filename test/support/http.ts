@@ -26,8 +26,10 @@ export function call(path: string, init: CallInit = {}): Promise<Response> {
 export async function callWith(overrides: Record<string, unknown>, path: string, init: CallInit = {}): Promise<Response> {
   const ctx = createExecutionContext();
   const response = await worker.fetch(request(path, init), { ...env, ...overrides }, ctx);
+  // The request's work ends only once its body is read (worker/http/services.ts): read it first.
+  const body = response.body ? await response.arrayBuffer() : null;
   await waitOnExecutionContext(ctx);
-  return response;
+  return new Response(body, response);
 }
 
 /** A database URL nothing listens on. */

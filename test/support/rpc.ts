@@ -1,19 +1,35 @@
-// The console's RPC as the console calls it: the unmodified @trpc/client, batching on, carrying the
-// session cookie and (for mutations) the CSRF header; and raw requests for the wire shapes.
-import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
-import { exports } from "cloudflare:workers";
+// The console's RPC as the console calls it: the unmodified @trpc/client, batching on (or off, or
+// streamed), carrying the session cookie and (for mutations) the CSRF header; and raw requests for the
+// wire shapes.
+import { createTRPCClient, httpBatchLink, httpBatchStreamLink, httpLink } from "@trpc/client";
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import worker from "../../worker/index";
 import type { AppRouter } from "../../worker/rpc/router";
 import { BASE, call } from "./http";
 import { browser } from "./sessions";
 
-export async function rpcClient(sessionToken: string | null, options: { batch?: boolean; csrf?: string | null } = {}) {
+interface ClientOptions {
+  batch?: boolean;
+  /** httpBatchStreamLink: results as JSON lines, each as its procedure finishes. */
+  stream?: boolean;
+  csrf?: string | null;
+  /** Settings over the suite's. */
+  env?: Record<string, string>;
+}
+
+export async function rpcClient(sessionToken: string | null, options: ClientOptions = {}) {
   const csrf = options.csrf === undefined && sessionToken ? await browser(sessionToken).csrf() : options.csrf;
-  const link = options.batch === false ? httpLink : httpBatchLink;
+  const link = options.stream ? httpBatchStreamLink : options.batch === false ? httpLink : httpBatchLink;
   return createTRPCClient<AppRouter>({
     links: [
       link({
         url: `${BASE}/rpc`,
-        fetch: (url, init) => exports.default.fetch(new Request(url, init as RequestInit)),
+        fetch: async (url, init) => {
+          const request = new Request(url, init as RequestInit) as Request<unknown, IncomingRequestCfProperties>;
+          // Under other settings: the Worker itself, its response returned as soon as it starts.
+          return options.env ? worker.fetch(request, { ...env, ...options.env }, createExecutionContext()) : exports.default.fetch(request);
+        },
         headers: () => ({
           ...(sessionToken ? { cookie: `svc_session=${sessionToken}` } : {}),
           ...(csrf ? { "x-svc-csrf": csrf } : {}),

@@ -1,6 +1,7 @@
 // Signed-in people for the browser tests, made through the service's own functions (the sign-in
 // through the code host itself is tested in test/signin).
 import type { Role } from "../../db/schema";
+import { inject } from "vitest";
 import { inTransaction } from "../../db/transaction";
 import { upsertCodehostPerson } from "../../worker/people/upsert";
 import { beginSession } from "../../worker/sessions/begin";
@@ -9,8 +10,8 @@ import { appPool } from "./seed";
 
 let nextAccountId = Math.floor(Math.random() * 1e9);
 
-export async function seedPerson(login: string, memberships: Array<{ orgId: string; role: Role }> = []): Promise<string> {
-  const pool = appPool();
+export async function seedPerson(login: string, memberships: Array<{ orgId: string; role: Role }> = [], database = inject("database")): Promise<string> {
+  const pool = appPool(database);
   try {
     const id = await upsertCodehostPerson(pool.connect, { id: ++nextAccountId, login, name: login, email: null, avatarUrl: null });
     for (const { orgId, role } of memberships) {

@@ -6,8 +6,8 @@ import type { TestDatabase } from "../setup/bindings";
 
 export type RoleName = Exclude<keyof TestDatabase, "bridge" | "emptyMigration">;
 
-export async function asRole<T>(role: RoleName, work: (client: Client) => Promise<T>): Promise<T> {
-  const database = inject("database");
+/** Runs `work` connected as `role`, to the suite's shared database unless told another (see own-database.ts). */
+export async function asRole<T>(role: RoleName, work: (client: Client) => Promise<T>, database: TestDatabase = inject("database")): Promise<T> {
   useBridge(database.bridge);
   const client = new Client(database[role]);
   client.on("error", () => {});

@@ -1,7 +1,6 @@
 // The audit log as a file (NDJSON): one entry a line, each with its hash and its predecessor's,
 // then a last line naming the chain head. Read in pages by sequence number, so a long log streams.
-import type { RequestPool } from "../../db/neon";
-import type { Tx } from "../../db/transaction";
+import type { Connection, Tx } from "../../db/transaction";
 import { inTenant } from "../../db/transaction";
 import { STORED_TIME } from "./append";
 import type { ExportedEntry, ExportHead } from "./entry";
@@ -34,26 +33,15 @@ export async function exportPage(tx: Tx, orgId: string, afterSeq: number, limit 
 
 /**
  * The export as a stream: the head is fixed first, so entries appended while it streams are left for
- * the next export and the file still ends with a head its entries reach. The stream owns `pool` (it
- * outlives the request's handler) and ends it when it closes, fails or is cancelled.
+ * the next export and the file still ends with a head its entries reach. (The request's pool stays
+ * open until the body is sent: worker/http/services.ts.)
  */
-export function streamAuditExport(pool: RequestPool, orgId: string): ReadableStream<Uint8Array> {
-  const { connect } = pool;
+export function streamAuditExport(connect: () => Promise<Connection>, orgId: string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let head: { seq: number; hash: string | null } | null = null;
   let after = 0;
   let entries = 0;
-  return new ReadableStream({
-    cancel: () => pool.end(),
-    async pull(controller) {
-      try {
-        await nextChunk(controller);
-      } catch (error) {
-        await pool.end();
-        throw error;
-      }
-    },
-  });
+  return new ReadableStream({ pull: (controller) => nextChunk(controller) });
 
   async function nextChunk(controller: ReadableStreamDefaultController<Uint8Array>) {
     head ??= await inTenant(connect, orgId, async (tx) => {
@@ -65,7 +53,6 @@ export function streamAuditExport(pool: RequestPool, orgId: string): ReadableStr
       const last: ExportHead = { head: { organization: orgId, seq: head.seq, hash: head.hash, entries, exportedAt: new Date().toISOString() } };
       controller.enqueue(encoder.encode(JSON.stringify(last) + "\n"));
       controller.close();
-      await pool.end();
       return;
     }
     entries += page.length;

@@ -2,7 +2,6 @@
 // the last line), for a person whose role holds audit.export. Verify it offline with
 // `svc audit verify <file>`.
 import type { Hono } from "hono";
-import { openPool } from "../../db/neon";
 import { z } from "zod";
 import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
@@ -16,8 +15,7 @@ export function registerAuditExport(app: Hono<AppEnv>): void {
     const { orgId } = validate(ExportQuery, c.req.query());
     const slug = await asSessionMember(c, orgId, "audit.export", async (tx) =>
       (await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [orgId])).rows[0]!.slug);
-    const { url, poolMax } = c.var.config.database;
-    return new Response(streamAuditExport(openPool(url, Math.min(poolMax, 2)), orgId), {
+    return new Response(streamAuditExport(c.var.database().connect, orgId), {
       headers: {
         "content-type": "application/x-ndjson; charset=utf-8",
         "content-disposition": `attachment; filename="audit-${slug}-${new Date().toISOString().slice(0, 10)}.ndjson"`,

@@ -2,6 +2,7 @@
 // environment events through each environment's Durable Object (one call per environment per batch).
 import type { EnvironmentObject } from "../../durable-objects/environment";
 import { environmentObjectName } from "../../durable-objects/environment";
+import { retryOnceIfRetryable } from "../../durable-objects/errors";
 import type { Tx } from "../../db/transaction";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
@@ -9,6 +10,7 @@ import { storeEvents } from "./store";
 import { KNOWN_EVENT_TYPES } from "./types";
 import { checkEvent, isEnvironmentEvent } from "./validate";
 import { applyFinalEvents, isFinalEvent, type FinalEvent } from "../workloads/finals";
+import { forEachLimited } from "../concurrency";
 
 export interface IngestDeps {
   environments: DurableObjectNamespace<EnvironmentObject>;
@@ -69,6 +71,8 @@ export async function projectBatch(deps: IngestDeps, orgId: string, { outcomes, 
   return { accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected"), unprojected, outcomes };
 }
 
+const PROJECTION_CONCURRENCY = 8;
+
 /**
  * Notes by batch position for every event that changed no environment row. Duplicates are projected
  * again too: projection is idempotent, and it lets a retry finish a projection an earlier attempt
@@ -91,12 +95,13 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
       byEnvironment.set(event.envId, list);
     }
   }
-  await Promise.all(
-    [...byEnvironment].map(async ([envId, events]) => {
-      const stub = deps.environments.get(deps.environments.idFromName(environmentObjectName(orgId, envId)));
-      for (const { ref, note } of await stub.project(orgId, envId, events)) notes.set(ref, note);
-    }),
-  );
+  // Each object opens its own database connection: a few at a time. A transient platform fault is
+  // retried once, through a fresh stub (a stub that failed may stay broken).
+  await forEachLimited([...byEnvironment], PROJECTION_CONCURRENCY, async ([envId, events]) => {
+    const id = deps.environments.idFromName(environmentObjectName(orgId, envId));
+    const projected = await retryOnceIfRetryable(() => deps.environments.get(id).project(orgId, envId, events));
+    for (const { ref, note } of projected) notes.set(ref, note);
+  });
   return notes;
 }
 

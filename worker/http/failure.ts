@@ -1,8 +1,10 @@
 // The one error handler: a Refusal answers in the spec's Refusal shape; anything else is a 500
-// ServerFailure carrying a catalog code and the request id. Nothing of the request is logged or echoed.
+// ServerFailure carrying a catalog code and the request id, logged as diagnosis.ts describes it.
+// Nothing of the request is logged or echoed.
 import type { ErrorHandler, NotFoundHandler } from "hono";
 import { ERROR_CATALOG, type ErrorCode } from "./catalog";
 import type { AppEnv } from "./context";
+import { diagnose, FAILURE_CODE } from "./diagnosis";
 import { Refusal } from "./refusal";
 import { REQUEST_ID_HEADER } from "./services";
 import { log } from "../log";
@@ -16,12 +18,6 @@ export function refusalResponse(refusal: Refusal, requestId: string | undefined)
   return new Response(JSON.stringify(refusal.body()), { status: refusal.status, headers });
 }
 
-// Connection failures from the driver and the bridge, told apart from our own bugs by their shape.
-function isDatabaseUnreachable(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.name} ${error.message}` : "";
-  return /ECONNREFUSED|connection terminated|Connection terminated|WebSocket|Network connection lost|timeout exceeded when trying to connect/i.test(text);
-}
-
 export function serverFailure(code: ErrorCode, requestId: string): Response {
   const entry = ERROR_CATALOG[code];
   return Response.json(
@@ -33,18 +29,9 @@ export function serverFailure(code: ErrorCode, requestId: string): Response {
 export const onError: ErrorHandler<AppEnv> = (error, c) => {
   const requestId = c.get("requestId") ?? crypto.randomUUID();
   if (error instanceof Refusal) return refusalResponse(error, requestId);
-  const code: ErrorCode = isDatabaseUnreachable(error) ? "database_unavailable" : "internal_error";
-  // The error's class, its SQLSTATE and where it was thrown; never its message, which may quote input.
-  const stack = error instanceof Error ? error.stack?.split("\n").slice(1, 6).map((line) => line.trim()) : undefined;
-  log("error", "request.failed", {
-    requestId,
-    code,
-    method: c.req.method,
-    route: c.req.routePath,
-    errorName: error instanceof Error ? error.name : typeof error,
-    sqlState: (error as { code?: unknown }).code,
-    stack,
-  });
+  const diagnosis = diagnose(error);
+  const code = FAILURE_CODE[diagnosis.kind];
+  log("error", "request.failed", { requestId, code, method: c.req.method, route: c.req.routePath, ...diagnosis });
   return serverFailure(code, requestId);
 };
 

@@ -1,36 +1,28 @@
-// SVC_MIGRATE=1: the first request an isolate serves applies pending migrations (Workers allows no
-// I/O at isolate start). The advisory lock in applyMigrations keeps concurrent isolates apart.
-import { Client } from "@neondatabase/serverless";
+// SVC_MIGRATE=1: requests an isolate serves apply pending migrations until one has succeeded
+// (Workers allows no I/O at isolate start). Each request runs the migration itself rather than await
+// another request's promise (workerd forbids sharing I/O across requests); the advisory lock in
+// applyMigrations keeps them, and other isolates, apart, and a second run finds nothing pending.
 import type { MiddlewareHandler } from "hono";
-import { applyMigrations } from "../../db/migrate";
+import { withClient } from "../../db/neon";
+import { applyMigrations, MigrationChanged } from "../../db/migrate";
 import { BUNDLED_MIGRATIONS } from "../../db/migrations/bundled";
 import type { AppEnv } from "./context";
 import { log } from "../log";
 
-let migrated: Promise<void> | undefined;
-
-async function migrate(url: string): Promise<void> {
-  const client = new Client(url);
-  client.on("error", () => {});
-  await client.connect();
-  try {
-    const applied = await applyMigrations(client, BUNDLED_MIGRATIONS);
-    log("info", "migrations.applied", { applied });
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+let done = false;
 
 export const migrateOnStart: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { migrate: wanted, migrationUrl } = c.var.config.database;
   // Liveness never waits on the database.
-  const url = wanted && c.req.path !== "/health" ? migrationUrl : null;
-  if (url) {
-    migrated ??= migrate(url).catch((error: unknown) => {
-      migrated = undefined; // the next request tries again
+  if (wanted && migrationUrl && !done && c.req.path !== "/health") {
+    const applied = await withClient(migrationUrl, (client) => applyMigrations(client, BUNDLED_MIGRATIONS)).catch((error: unknown) => {
+      // Every request is refused until the file is restored; the log says which migration (our own
+      // sentence, quoting nothing of a request).
+      if (error instanceof MigrationChanged) log("error", "migrations.refused", { migration: error.migration, reason: error.message });
       throw error;
     });
-    await migrated;
+    if (applied.length > 0) log("info", "migrations.applied", { applied });
+    done = true;
   }
   await next();
 };

@@ -1,5 +1,7 @@
-// Per-request services: the request id, the configuration and a lazily opened database pool that is
-// always ended once the response is decided (Workers forbids I/O objects across requests).
+// Per-request services: the request id (on every answer), the configuration and a lazily opened
+// database pool, ended once the response body is sent or cancelled (Workers forbids I/O objects
+// across requests; a streamed body, such as a tRPC batch streamed as JSON lines, still runs queries
+// after the handler has returned).
 import type { MiddlewareHandler } from "hono";
 import { configFor } from "../config/for-env";
 import { openPool, useBridge, type RequestPool } from "../../db/neon";
@@ -16,9 +18,27 @@ export const services: MiddlewareHandler<AppEnv> = async (c, next) => {
   useBridge(config.database.wsProxy);
   let pool: RequestPool | undefined;
   c.set("database", () => (pool ??= openPool(config.database.url, config.database.poolMax)));
+  const endPool = async () => pool?.end();
   try {
     await next();
-  } finally {
-    if (pool) c.executionCtx.waitUntil(pool.end());
+  } catch (error) {
+    c.executionCtx.waitUntil(endPool());
+    throw error;
   }
+  c.res = afterBody(c.res, endPool, c.executionCtx);
+  // Handlers that return a Response of their own (the tRPC adapter) carry it too.
+  c.header(REQUEST_ID_HEADER, requestId);
 };
+
+/** The response, with `done` run (and waited for) once its body has been sent or cancelled. */
+function afterBody(response: Response, done: () => Promise<void>, ctx: Pick<ExecutionContext, "waitUntil">): Response {
+  if (!response.body) {
+    ctx.waitUntil(done());
+    return response;
+  }
+  const length = response.headers.get("content-length");
+  const { readable, writable } = length ? new FixedLengthStream(Number(length)) : new TransformStream<Uint8Array, Uint8Array>();
+  // pipeTo settles when the body is fully sent, and rejects when the reader cancels or fails.
+  ctx.waitUntil(response.body.pipeTo(writable).catch(() => {}).then(done));
+  return new Response(readable, response);
+}

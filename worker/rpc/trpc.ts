@@ -9,11 +9,11 @@ import { authorize, Denied } from "../auth/authorize";
 import { checkPlanGate, PlanRequired, PROCEDURE_GATE } from "../billing/gate";
 import type { Permission } from "../auth/permissions";
 import { Refusal } from "../http/refusal";
-import { log } from "../log";
 import { checkCsrf } from "../sessions/csrf";
 import { findLiveSession, type LiveSession } from "../sessions/store";
 import { hashToken } from "../tokens/secret";
 import type { RpcContext } from "./context";
+import { formatRpcError } from "./errors";
 
 export interface ProcedureMeta {
   /**
@@ -31,12 +31,7 @@ const t = initTRPC
   .meta<ProcedureMeta>()
   .create({
     isDev: false,
-    errorFormatter({ shape, error, ctx }) {
-      if (error.code !== "INTERNAL_SERVER_ERROR") return shape;
-      // The cause stays in the logs (by name, never its message or the input); the caller gets a sentence.
-      log("error", "rpc.failed", { requestId: ctx?.requestId, path: shape.data.path, errorName: error.cause?.name });
-      return { ...shape, message: "Something went wrong on our side; try again, and report the request id if it persists." };
-    },
+    errorFormatter: formatRpcError,
   });
 
 export const router = t.router;

@@ -1,0 +1,29 @@
+// How /rpc words a failure. An unexpected one is logged as diagnosis.ts describes it (never its
+// message nor the input) and answered with the catalog's sentence; the request id is in x-request-id.
+// Input that fails validation is answered with a sentence naming the field, not the validator's JSON.
+import type { TRPCDefaultErrorShape as DefaultErrorShape, TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { ERROR_CATALOG } from "../http/catalog";
+import { diagnose, FAILURE_CODE } from "../http/diagnosis";
+import { describeIssue } from "../http/input";
+import { log } from "../log";
+import type { RpcContext } from "./context";
+
+interface Failure {
+  shape: DefaultErrorShape;
+  error: TRPCError;
+  ctx: RpcContext | undefined;
+}
+
+export function formatRpcError({ shape, error, ctx }: Failure): DefaultErrorShape {
+  if (error.code === "BAD_REQUEST" && error.cause instanceof z.ZodError) {
+    const first = error.cause.issues[0];
+    return first ? { ...shape, message: `The input is not valid: ${describeIssue(first)}.` } : shape;
+  }
+  if (error.code !== "INTERNAL_SERVER_ERROR") return shape;
+  const diagnosis = diagnose(error.cause ?? error);
+  const code = FAILURE_CODE[diagnosis.kind];
+  log("error", "rpc.failed", { requestId: ctx?.requestId, code, procedure: shape.data.path, ...diagnosis });
+  const { message, resolution } = ERROR_CATALOG[code];
+  return { ...shape, message: `${message} ${resolution}` };
+}
