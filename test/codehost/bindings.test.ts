@@ -189,7 +189,7 @@ describe("/openapi.json", () => {
     expect(Object.keys(doc.paths["/v1/oidc/bindings"]!).sort()).toEqual(["get", "post"]);
     expect(Object.keys(doc.paths["/v1/oidc/bindings/{binding}"]!)).toEqual(["delete"]);
     expect(Object.keys(doc.paths["/v1/oidc/bindings/{owner}/{name}"]!)).toEqual(["delete"]);
-    expect(Object.keys(doc.paths["/v1/auth/codehost-oidc"]!.post!.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500"]);
+    expect(Object.keys(doc.paths["/v1/auth/codehost-oidc"]!.post!.responses).sort()).toEqual(["200", "400", "401", "403", "413", "429", "500"]);
     expect(doc.paths).not.toHaveProperty("/webhooks/codehost");
     for (const shape of ["OidcBinding", "BindingList", "BindingRevocation", "IdentityExchangeResult", "IdentityUnverified", "IdentityNotBound"]) {
       expect(doc.components.schemas).toHaveProperty(shape);

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { text } from "../http/text";
 import type { Claim } from "./claims";
-import { RepositoryName } from "./repository";
+import { REPOSITORY_PART_PATTERN, RepositoryName } from "./repository";
 
 export const CreateBindingRequest = z
   .strictObject({ repository: RepositoryName.describe("The repository to claim, `owner/name`.") })
@@ -36,10 +36,13 @@ export const BindingRevocation = z
   .meta({ id: "BindingRevocation" });
 
 export const BindingPath = z.object({
-  binding: text({ min: 1, max: 200 }).describe("The claim's id (uuid), or its repository as `owner/name` with the slash URL-encoded."),
+  binding: z.union([z.uuid(), RepositoryName]).describe("The claim's id (uuid), or its repository as `owner/name` with the slash URL-encoded."),
 });
 
-export const RepositoryPath = z.object({ owner: text({ min: 1, max: 100 }), name: text({ min: 1, max: 100 }) });
+const repositoryPart = (what: string) =>
+  text({ min: 1, max: 100 }).regex(REPOSITORY_PART_PATTERN, "must be letters, digits, `_`, `.` or `-`").describe(what);
+
+export const RepositoryPath = z.object({ owner: repositoryPart("The repository's owner."), name: repositoryPart("The repository's name.") });
 
 export const toBinding = (claim: Claim): z.infer<typeof OidcBinding> => ({
   id: claim.id,

@@ -3,9 +3,8 @@
 import type { Hono } from "hono";
 import type { BucketRule } from "../../durable-objects/rate-limiter";
 import type { AppEnv } from "../http/context";
-import { readBody } from "../http/input";
 import { enforceRateLimit } from "../http/rate-limit";
-import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/route";
 import { identityAudience } from "./audience";
 import { exchangeIdentity } from "./exchange";
 import { IdentityExchangeRequest, IdentityExchangeResult, IdentityNotBound, IdentityUnverified } from "./exchange-schemas";
@@ -19,7 +18,7 @@ import { repositoryKey } from "./repository";
 export const EXCHANGE_RATE_LIMIT: BucketRule = { capacity: 60, refillPerSecond: 1 };
 export const exchangeLimiterName = (repository: string) => `oidc:${repositoryKey(repository)}`;
 
-const exchange = describeRoute({
+const exchange = route({
   method: "post",
   path: "/v1/auth/codehost-oidc",
   operationId: "exchangeWorkflowIdentity",
@@ -40,11 +39,7 @@ const exchange = describeRoute({
     429: refusal("Too many exchanges for this repository", { "Retry-After": "Seconds to wait before exchanging again" }),
     500: serverFailure,
   },
-});
-
-export function registerIdentityExchange(app: Hono<AppEnv>): void {
-  app.post(honoPath(exchange), async (c) => {
-    const { token } = await readBody(c, IdentityExchangeRequest);
+  handler: async (c, { body: { token }, reply }) => {
     const { config } = c.var;
     const verified = await verifyIdentityToken(token, {
       issuer: identityIssuer(config.codehost.apiBase),
@@ -57,9 +52,10 @@ export function registerIdentityExchange(app: Hono<AppEnv>): void {
     await enforceRateLimit(c.env, exchangeLimiterName(repository), EXCHANGE_RATE_LIMIT, 1,
       `Too many identity exchanges for ${repository}; each job needs one exchange, not one per request.`);
     const exchanged = await exchangeIdentity(c.var.database().connect, verified.identity);
-    return c.json(
-      { token: exchanged.token, expires_at: exchanged.expiresAt.toISOString(), org_id: exchanged.orgId, repository: exchanged.repository },
-      200,
-    );
-  });
+    return reply(200, { token: exchanged.token, expires_at: exchanged.expiresAt.toISOString(), org_id: exchanged.orgId, repository: exchanged.repository });
+  },
+});
+
+export function registerIdentityExchange(app: Hono<AppEnv>): void {
+  register(app, exchange);
 }

@@ -3,7 +3,10 @@
 import { z } from "zod";
 import { storable } from "../http/text";
 
-export const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const PART = "[A-Za-z0-9_.-]+";
+export const REPOSITORY_PATTERN = new RegExp(`^${PART}/${PART}$`);
+/** One half of `owner/name`. */
+export const REPOSITORY_PART_PATTERN = new RegExp(`^${PART}$`);
 
 export const RepositoryName = storable(z.string().max(140).regex(REPOSITORY_PATTERN, "must be `owner/name`"));
 

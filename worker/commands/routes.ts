@@ -4,13 +4,12 @@ import { z } from "zod";
 import { inTenant } from "../../db/transaction";
 import { requireToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
-import { readBody } from "../http/input";
 import { Refusal } from "../http/refusal";
-import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/route";
 import { acknowledgeCommand, claimCommands } from "./lease";
 import { AckRequest, AckResult, ClaimCommandsRequest, CommandClaim, MAX_COMMANDS_PER_CLAIM } from "./schemas";
 
-const claim = describeRoute({
+const claim = route({
   method: "post",
   path: "/v1/commands/claim",
   operationId: "claimCommands",
@@ -18,16 +17,27 @@ const claim = describeRoute({
   description: "Reachable while the organization is suspended, so an engine can still tear down. A command leased but not acknowledged before its lease expires is handed out again.",
   tag: "commands",
   security: ["engineToken"],
+  middleware: [requireToken("engine", { allowSuspended: true })],
   body: ClaimCommandsRequest,
+  // An engine may send no body at all.
+  bodyOptions: { emptyAs: {} },
   responses: {
     200: { description: "The commands now leased to the caller (possibly none)", schema: CommandClaim },
     400: refusal("Body not JSON or invalid"),
     401: refusal("Token invalid"),
     500: serverFailure,
   },
+  handler: async (c, { body: { limit = MAX_COMMANDS_PER_CLAIM }, reply }) => {
+    const { orgId, tokenId } = c.var.principal;
+    const commands = await inTenant(c.var.database().connect, orgId, (tx) => claimCommands(tx, orgId, tokenId, limit));
+    return reply(200, { commands });
+  },
 });
 
-const ack = describeRoute({
+// The spec answers an acknowledgement matching no leased command with 409, a malformed id included.
+const noLeasedCommand = () => new Refusal("lease_not_held", "No command leased to this engine matches this acknowledgement.");
+
+const ack = route({
   method: "post",
   path: "/v1/commands/{id}/ack",
   operationId: "acknowledgeCommand",
@@ -35,7 +45,9 @@ const ack = describeRoute({
   description: "Only the lease holder. An acknowledgement matching no leased command (unknown id, another lease, already acknowledged) answers 409.",
   tag: "commands",
   security: ["engineToken"],
-  pathParams: z.object({ id: z.string().describe("The command's id.") }),
+  middleware: [requireToken("engine")],
+  params: z.object({ id: z.uuid().describe("The command's id.") }),
+  paramsRefusal: noLeasedCommand,
   body: AckRequest,
   responses: {
     200: { description: "Acknowledged", schema: AckResult },
@@ -45,25 +57,15 @@ const ack = describeRoute({
     409: refusal("No leased command matches"),
     500: serverFailure,
   },
+  handler: async (c, { params: { id }, body, reply }) => {
+    const { orgId } = c.var.principal;
+    const result = await inTenant(c.var.database().connect, orgId, (tx) => acknowledgeCommand(tx, orgId, id, body));
+    if (!result) throw noLeasedCommand();
+    return reply(200, result);
+  },
 });
 
-const UUID = z.uuid();
-
 export function registerCommands(app: Hono<AppEnv>): void {
-  app.post(honoPath(claim), requireToken("engine", { allowSuspended: true }), async (c) => {
-    // An engine may send no body at all.
-    const { limit = MAX_COMMANDS_PER_CLAIM } = await readBody(c, ClaimCommandsRequest, { emptyAs: {} });
-    const { orgId, tokenId } = c.var.principal;
-    const commands = await inTenant(c.var.database().connect, orgId, (tx) => claimCommands(tx, orgId, tokenId, limit));
-    return c.json({ commands }, 200);
-  });
-
-  app.post(honoPath(ack), requireToken("engine"), async (c) => {
-    const body = await readBody(c, AckRequest);
-    const id = UUID.safeParse(c.req.param("id"));
-    const { orgId } = c.var.principal;
-    const result = id.success ? await inTenant(c.var.database().connect, orgId, (tx) => acknowledgeCommand(tx, orgId, id.data, body)) : null;
-    if (!result) throw new Refusal("lease_not_held", "No command leased to this engine matches this acknowledgement.");
-    return c.json(result, 200);
-  });
+  register(app, claim);
+  register(app, ack);
 }

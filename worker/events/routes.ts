@@ -2,14 +2,14 @@
 import type { Hono } from "hono";
 import { asEngineToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
-import { BODY_LIMITS, readBody } from "../http/input";
+import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
-import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/route";
 import { takeIngestAllowance } from "./rate-limit";
 import { projectBatch, storeBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
 
-const postEvents = describeRoute({
+const postEvents = route({
   method: "post",
   path: "/v1/events",
   operationId: "ingestEvents",
@@ -20,24 +20,21 @@ const postEvents = describeRoute({
   tag: "events",
   security: ["engineToken"],
   body: IngestRequest,
+  bodyOptions: { limit: BODY_LIMITS.events },
   responses: {
     202: { description: "Every event accepted or duplicate", schema: IngestResult },
     207: { description: "Some events rejected; outcomes say which and why", schema: IngestResult },
     400: refusal("Body not JSON or no events array; nothing stored"),
     401: refusal("Token invalid"),
+    402: refusal("The organization's plan lacks the hosted control plane"),
     403: refusal("Organization suspended; keep the batch and resend after retryAfterSeconds"),
     413: refusal(`More than ${MAX_EVENTS_PER_BATCH} events; nothing stored`),
     429: refusal("Too many events", { "Retry-After": "Seconds to wait before resending" }),
     500: serverFailure,
   },
-});
-
-export function registerEvents(app: Hono<AppEnv>): void {
-  app.post(honoPath(postEvents), async (c) => {
-    // A request with no token is refused before its body is read; the body is read before a
-    // connection is taken, and then one transaction finds the token, takes the allowance and stores.
-    if (!c.req.header("authorization")) throw new Refusal("unauthenticated", "Send an engine token as an HTTP bearer.");
-    const { events } = await readBody(c, IngestRequest, { limit: BODY_LIMITS.events });
+  // The hook refuses a request with no token before its body is read, and reads the body before a
+  // connection is taken; then one transaction finds the token, takes the allowance and stores.
+  handler: async (c, { body: { events }, reply }) => {
     if (events.length > MAX_EVENTS_PER_BATCH) {
       throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
     }
@@ -46,6 +43,10 @@ export function registerEvents(app: Hono<AppEnv>): void {
       return { orgId: principal.orgId, batch: await storeBatch(tx, principal.orgId, principal.tokenId, events, Date.now()) };
     });
     const result = await projectBatch({ environments: c.env.ENVIRONMENTS }, orgId, batch);
-    return c.json(result, result.rejected > 0 ? 207 : 202);
-  });
+    return reply(result.rejected > 0 ? 207 : 202, result);
+  },
+});
+
+export function registerEvents(app: Hono<AppEnv>): void {
+  register(app, postEvents);
 }

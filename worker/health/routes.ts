@@ -1,19 +1,22 @@
 // Liveness and readiness, without authentication.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { describeRoute, honoPath, serverFailure } from "../openapi/route";
+import { register, route, serverFailure } from "../openapi/route";
 import { HealthShape, ReadinessShape } from "./schemas";
 
-const health = describeRoute({
+const READY_TIMEOUT_MS = 3_000;
+
+const health = route({
   method: "get",
   path: "/health",
   operationId: "health",
   summary: "Liveness: answers without touching the database",
   tag: "health",
   responses: { 200: { description: "Alive", schema: HealthShape }, 500: serverFailure },
+  handler: (_c, { reply }) => reply(200, { ok: true }),
 });
 
-const readyz = describeRoute({
+const readyz = route({
   method: "get",
   path: "/readyz",
   operationId: "readyz",
@@ -24,20 +27,16 @@ const readyz = describeRoute({
     503: { description: "The database did not answer", schema: ReadinessShape },
     500: serverFailure,
   },
-});
-
-const READY_TIMEOUT_MS = 3_000;
-
-export function registerHealth(app: Hono<AppEnv>): void {
-  app.get(honoPath(health), (c) => c.json({ ok: true as const }));
-
-  app.get(honoPath(readyz), async (c) => {
+  handler: async (c, { reply }) => {
     const { version, commit } = c.var.config.build;
     const reason = await probeDatabase(c.var.database().connect);
-    return reason === null
-      ? c.json({ ready: true, version, commit }, 200)
-      : c.json({ ready: false, version, commit, reason }, 503);
-  });
+    return reason === null ? reply(200, { ready: true, version, commit }) : reply(503, { ready: false, version, commit, reason });
+  },
+});
+
+export function registerHealth(app: Hono<AppEnv>): void {
+  register(app, health);
+  register(app, readyz);
 }
 
 /** Null when the database answered; otherwise a sentence saying why not. */

@@ -78,12 +78,6 @@ export const ERROR_CATALOG = {
     resolution: "Check the address and the identifier; another organization's resources answer like missing ones.",
     retrySafe: false,
   },
-  method_not_allowed: {
-    status: 405,
-    message: "This address does not accept that method.",
-    resolution: "Use one of the methods named in the Allow header.",
-    retrySafe: false,
-  },
   claim_held_elsewhere: {
     status: 409,
     message: "Another organization holds a claim on this repository.",
@@ -118,6 +112,36 @@ export const ERROR_CATALOG = {
     status: 503,
     message: "This service has no webhook secret for the sender, so it cannot accept deliveries.",
     resolution: "The operator sets the sender's credentials: the App's (SVC_CODEHOST_APP_ID, SVC_CODEHOST_APP_PRIVATE_KEY, SVC_CODEHOST_APP_WEBHOOK_SECRET) or billing's (SVC_BILLING_SECRET_KEY, SVC_BILLING_WEBHOOK_SECRET, SVC_BILLING_PRICE_TEAM).",
+    retrySafe: true,
+  },
+  model_unpriced: {
+    status: 400,
+    message: "The model proxy has no price for this model, so it cannot keep the request within a budget.",
+    resolution: "Use a model with a built-in price, or have the operator add one to SVC_MODEL_PRICES (`<model>=<input>/<output>` US dollars per million tokens).",
+    retrySafe: false,
+  },
+  provider_key_missing: {
+    status: 412,
+    message: "The organization has no key stored for this model provider.",
+    resolution: "An owner or admin stores the provider's key on the console's providers page (or with the CLI's provider command), then the request can be sent again.",
+    retrySafe: false,
+  },
+  budget_exceeded: {
+    status: 402,
+    message: "This request could cost more than is left of the organization's monthly budget for the provider.",
+    resolution: "Ask for fewer output tokens, wait for the next month (UTC), or have an owner raise the provider's monthly budget.",
+    retrySafe: false,
+  },
+  provider_unreachable: {
+    status: 502,
+    message: "The model provider could not be reached.",
+    resolution: "Try again in a moment; nothing was charged to the budget.",
+    retrySafe: true,
+  },
+  sealing_key_missing: {
+    status: 503,
+    message: "This installation has no sealing key for model-provider keys, so none can be stored or opened.",
+    resolution: "The operator sets SVC_PROVIDER_KEY_SECRET (or SVC_PROVIDER_KEY_SECRETS with SVC_PROVIDER_KEY_VERSION), keeping every version that sealed a stored key until `svc reseal` has moved them.",
     retrySafe: true,
   },
   internal_error: {

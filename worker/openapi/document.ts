@@ -1,7 +1,7 @@
 // /openapi.json: generated at request time from the routes this deployment serves.
 import { z } from "zod";
 import { BODY_LIMITS } from "../http/input";
-import { describedRoutes, type ResponseDoc, type RouteDoc } from "./route";
+import type { OperationDoc, ResponseDoc } from "./route";
 
 const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;
 
@@ -9,8 +9,8 @@ const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;
 function schemaOf(schema: z.ZodType, io: "input" | "output" = "output"): Record<string, unknown> {
   const id = z.globalRegistry.get(schema)?.id;
   if (id) return { $ref: COMPONENT_REF(id) };
-  // Route bodies are named (meta id) and live in components; inlined here: path parameters and the
-  // console procedures' inputs.
+  // Route bodies are named (meta id) and live in components; inlined here: path and query parameters
+  // and the console procedures' inputs.
   const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any", io }) as Record<string, unknown>;
   return json;
 }
@@ -25,35 +25,36 @@ function response(doc: ResponseDoc) {
   };
 }
 
-function operation(route: RouteDoc) {
-  const params = route.pathParams
-    ? Object.entries(route.pathParams.shape).map(([name, schema]) => ({ name, in: "path", required: true, schema: schemaOf(schema as z.ZodType) }))
-    : [];
+/** One parameter per property of `schema`; a query parameter is required when it cannot be left out. */
+function parameters(schema: z.ZodObject | undefined, where: "path" | "query") {
+  return Object.entries(schema?.shape ?? {}).map(([name, property]) => {
+    const field = property as z.ZodType;
+    return { name, in: where, required: where === "path" || !field.safeParse(undefined).success, schema: schemaOf(field, "input") };
+  });
+}
+
+function operation(route: OperationDoc) {
+  const params = [
+    ...parameters(route.params, "path"),
+    ...parameters(route.query, "query"),
+    ...(route.rpcInput ? [{ name: "input", in: "query", required: true, content: { "application/json": { schema: schemaOf(route.rpcInput, "input") } } }] : []),
+  ];
   return {
     operationId: route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
     security: route.security ? route.security.map((scheme) => ({ [scheme]: [] })) : [],
-    ...(params.length || route.queryInput
-      ? {
-          parameters: [
-            ...params,
-            ...(route.queryInput
-              ? [{ name: "input", in: "query", required: true, content: { "application/json": { schema: schemaOf(route.queryInput, "input") } } }]
-              : []),
-          ],
-        }
-      : {}),
-    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } } } : {}),
+    ...(params.length ? { parameters: params } : {}),
+    ...(route.body ? { requestBody: { required: route.bodyOptions?.emptyAs === undefined, content: { "application/json": { schema: schemaOf(route.body, "input") } } } } : {}),
     responses: Object.fromEntries(Object.entries(route.responses).map(([status, doc]) => [status, response(doc)])),
   };
 }
 
-/** The routes described in their modules, plus `more` (the console procedures). */
-export function openApiDocument(serverUrl: string, more: readonly RouteDoc[] = []) {
+/** The document of `operations`: the published routes the app serves and the console procedures. */
+export function openApiDocument(serverUrl: string, operations: readonly OperationDoc[]) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of [...describedRoutes(), ...more]) (paths[route.path] ??= {})[route.method] = operation(route);
+  for (const route of operations) (paths[route.path] ??= {})[route.method] = operation(route);
   const components = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", unrepresentable: "any", uri: COMPONENT_REF });
   return {
     openapi: "3.1.0",

@@ -1,16 +1,26 @@
-// A route's description: the same zod schemas that validate it produce its OpenAPI entry.
+// A hand-written route is one value: how it is called (path parameters, query, body), what it answers
+// (a schema per status), who may call it, and its handler. `register` mounts it behind the one
+// validation hook and marks its handler, so /openapi.json is built from what the app serves.
+import type { Hono, MiddlewareHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import type { AppContext, AppEnv } from "../http/context";
+import { readBody, validate, type BodyOptions } from "../http/input";
+import { Refusal } from "../http/refusal";
 import { RefusalShape, ServerFailureShape } from "../http/shapes";
 
 export type Security = "engineToken" | "cliToken" | "session";
 
-export interface ResponseDoc {
+export interface ResponseDoc<S extends z.ZodType = z.ZodType> {
   description: string;
-  schema?: z.ZodType;
+  schema?: S;
   headers?: Record<string, string>;
 }
 
-export interface RouteDoc {
+export type Responses = Record<number, ResponseDoc>;
+
+/** What /openapi.json says of one operation: a route's declaration, or a console procedure. */
+export interface OperationDoc {
   method: "get" | "post" | "put" | "delete";
   /** OpenAPI form: `/v1/things/{id}`. */
   path: string;
@@ -19,30 +29,117 @@ export interface RouteDoc {
   description?: string;
   tag: string;
   security?: Security[];
-  pathParams?: z.ZodObject;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
   body?: z.ZodType;
-  /** A query's input, JSON-encoded in the `input` query parameter (the console RPC). */
-  queryInput?: z.ZodType;
-  responses: Record<number, ResponseDoc>;
+  /** The body's size limit and what an empty body means (worker/http/input.ts). */
+  bodyOptions?: BodyOptions;
+  /** The console RPC: a query's input, JSON-encoded in the one `input` query parameter. */
+  rpcInput?: z.ZodType;
+  responses: Responses;
 }
 
-/** Hono's form of an OpenAPI path: `{id}` becomes `:id`. */
-export const honoPath = (route: RouteDoc) => route.path.replace(/\{(\w+)\}/g, ":$1");
+declare const replied: unique symbol;
+/** A response made by `reply`, so a handler cannot answer with a body its declaration does not name. */
+export type Replied = Response & { readonly [replied]: true };
 
-export const refusal = (description: string, headers?: Record<string, string>): ResponseDoc => ({
+type BodyOf<D> = D extends { schema: infer S extends z.ZodType } ? z.input<S> : never;
+export type Reply<R extends Responses> = <S extends keyof R & number>(status: S, body: BodyOf<R[S]>) => Replied;
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface Route<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R extends Responses = Responses,
+> extends OperationDoc {
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** What a path parameter failing `params` answers, where the spec says more than 400 (an unknown id). */
+  paramsRefusal?: () => Refusal;
+  responses: R;
+  /** Runs before the hook (a route whose token is checked before its input is read). */
+  middleware?: MiddlewareHandler<AppEnv>[];
+  /** False: served and validated alike, left out of /openapi.json (the spec lists what it carries). */
+  published?: false;
+  handler: (c: AppContext, request: { params: Parsed<P>; query: Parsed<Q>; body: Parsed<B>; reply: Reply<R> }) => Promise<Replied> | Replied;
+}
+
+/** A route whatever its schemas. */
+export type AnyRoute = Route<any, any, any, any>;
+
+/** Declares a route; the compiler checks every `reply` against the schema of its status. */
+export const route = <
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R extends Responses = Responses,
+>(declaration: Route<P, Q, B, R>): Route<P, Q, B, R> => declaration;
+
+export const refusal = (description: string, headers?: Record<string, string>): ResponseDoc<typeof RefusalShape> => ({
   description,
   schema: RefusalShape,
   ...(headers ? { headers } : {}),
 });
 
-export const serverFailure: ResponseDoc = { description: "Unexpected failure", schema: ServerFailureShape };
+export const serverFailure: ResponseDoc<typeof ServerFailureShape> = { description: "Unexpected failure", schema: ServerFailureShape };
 
-const routes: RouteDoc[] = [];
+/** Hono's form of an OpenAPI path: `{id}` becomes `:id`. */
+export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
-/** Declares a route for the OpenAPI description; every route module calls it for what it serves. */
-export function describeRoute<R extends RouteDoc>(route: R): R {
-  routes.push(route);
-  return route;
+const BEARER_KINDS: Partial<Record<Security, string>> = { engineToken: "an engine", cliToken: "a CLI" };
+
+/** A bearer route refuses a request with no Authorization header before reading its body. */
+function requireBearerHeader(c: AppContext, security: Security[] | undefined): void {
+  const kinds = (security ?? []).map((scheme) => BEARER_KINDS[scheme]).filter((kind) => kind !== undefined);
+  if (kinds.length && !c.req.header("authorization")) throw new Refusal("unauthenticated", `Send ${kinds.join(" or ")} token as an HTTP bearer.`);
 }
 
-export const describedRoutes = (): readonly RouteDoc[] => routes;
+function parseParams(c: AppContext, declared: AnyRoute) {
+  if (!declared.paramsRefusal) return validate(declared.params, c.req.param());
+  const parsed = declared.params.safeParse(c.req.param());
+  if (!parsed.success) throw declared.paramsRefusal();
+  return parsed.data;
+}
+
+const DECLARATION = Symbol("route declaration");
+type Marked = { [DECLARATION]?: AnyRoute };
+
+/**
+ * Mounts `declared`: its middleware, then the hook (path parameters, query and body validated with
+ * the declared schemas; a failure is the spec's 400 Refusal unless `paramsRefusal` says otherwise),
+ * then the handler with what was parsed and a `reply` typed by the declared responses.
+ */
+export function register<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined, R extends Responses>(
+  app: Hono<AppEnv>,
+  declared: Route<P, Q, B, R>,
+): void {
+  const loose = declared as AnyRoute;
+  const hook: MiddlewareHandler<AppEnv> = async (c) => {
+    requireBearerHeader(c, loose.security);
+    const params = loose.params ? parseParams(c, loose) : undefined;
+    const query = loose.query ? validate(loose.query, c.req.query()) : undefined;
+    const body = loose.body ? await readBody(c, loose.body, loose.bodyOptions) : undefined;
+    const reply = ((status: number, json: unknown) => c.json(json as object, status as ContentfulStatusCode)) as unknown as Reply<R>;
+    return declared.handler(c, { params, query, body, reply } as Parameters<typeof declared.handler>[1]);
+  };
+  const chain: MiddlewareHandler<AppEnv>[] = [...(declared.middleware ?? []), Object.assign(hook, { [DECLARATION]: loose })];
+  app.on(declared.method.toUpperCase(), honoPath(declared.path), chain[0]!, ...chain.slice(1));
+}
+
+/** The routes mounted on `app` through `register`, in the order they were mounted. */
+export const declaredRoutes = (app: Hono<AppEnv>): AnyRoute[] =>
+  app.routes.flatMap(({ handler }) => (handler as Marked)[DECLARATION] ?? []);
+
+/**
+ * The responses the hook itself gives a route, beside those it declares: 400 when it takes input,
+ * 413 when it reads a body.
+ */
+export function hookResponses(declared: OperationDoc): Responses {
+  const responses: Responses = {};
+  if (declared.params || declared.query || declared.body) responses[400] = refusal("Input not valid: the message names the field");
+  if (declared.body) responses[413] = refusal("Body larger than the limit (the description gives it); nothing read or stored");
+  return responses;
+}

@@ -1,8 +1,19 @@
+// GET /openapi.json: built at request time from the routes mounted on this app (their declarations)
+// and the console procedures.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { rpcRouteDocs } from "../rpc/openapi";
 import { openApiDocument } from "./document";
+import { declaredRoutes, hookResponses, type OperationDoc } from "./route";
+
+/** The routes of `app` that /openapi.json describes, each with the answers its hook gives too. */
+export const publishedRoutes = (app: Hono<AppEnv>): OperationDoc[] =>
+  declaredRoutes(app)
+    .filter((declared) => declared.published !== false)
+    .map((declared) => ({ ...declared, responses: { ...hookResponses(declared), ...declared.responses } }));
 
 export function registerOpenApi(app: Hono<AppEnv>): void {
-  app.get("/openapi.json", (c) => c.json(openApiDocument(c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin, rpcRouteDocs())));
+  app.get("/openapi.json", (c) =>
+    c.json(openApiDocument(c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin, [...publishedRoutes(app), ...rpcRouteDocs()])),
+  );
 }

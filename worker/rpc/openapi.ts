@@ -1,7 +1,7 @@
 // The console procedures in /openapi.json: every customer procedure with its input schema (queries
 // as GET with `input`, mutations as POST with a JSON body); operator procedures (admin.*) left out.
 import { z } from "zod";
-import type { RouteDoc } from "../openapi/route";
+import type { OperationDoc } from "../openapi/route";
 import { appRouter } from "./router";
 import type { ProcedureMeta } from "./trpc";
 
@@ -28,7 +28,7 @@ function flatten(record: Record<string, Node>, prefix = ""): Array<[string, { _d
   );
 }
 
-export function rpcRouteDocs(): RouteDoc[] {
+export function rpcRouteDocs(): OperationDoc[] {
   return flatten(appRouter._def.record as unknown as Record<string, Node>)
     .filter(([name, procedure]) => !procedure._def.meta?.operator && !name.startsWith("admin."))
     .map(([name, { _def }]) => {
@@ -48,8 +48,8 @@ export function rpcRouteDocs(): RouteDoc[] {
           (_def.type === "query" ? " Input: the JSON-encoded `input` query parameter." : " Needs the x-svc-csrf header."),
         tag: "console",
         security: ["session"],
-        ...(input ? (_def.type === "query" ? { queryInput: input } : { body: input }) : {}),
+        ...(input ? (_def.type === "query" ? { rpcInput: input } : { body: input }) : {}),
         responses: { 200: { description: "`{ result: { data } }`" }, 400: { description: "Input failed validation" }, 401: { description: "No session" }, 403: { description: "Role lacks the permission" } },
-      } satisfies RouteDoc;
+      } satisfies OperationDoc;
     });
 }

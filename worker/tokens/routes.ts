@@ -3,17 +3,34 @@
 import type { Hono } from "hono";
 import { asCliToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
-import { readBody } from "../http/input";
+import { refusal, register, route, serverFailure } from "../openapi/route";
 import { createEngineToken } from "./engine-token";
-import { CreateEngineTokenRequest } from "./schemas";
+import { CreatedEngineToken, CreateEngineTokenRequest } from "./schemas";
+
+const createToken = route({
+  method: "post",
+  path: "/v1/tokens",
+  operationId: "createEngineToken",
+  summary: "Create an engine token for the CLI token's organization, shown once",
+  tag: "tokens",
+  security: ["cliToken"],
+  // Not in /openapi.json: the spec lists the operations it carries, and this is not one of them.
+  published: false,
+  body: CreateEngineTokenRequest,
+  responses: {
+    201: { description: "The new engine token", schema: CreatedEngineToken },
+    401: refusal("Not a valid CLI token"),
+    403: refusal("The token or its person lacks tokens.manage, or the organization is suspended"),
+    500: serverFailure,
+  },
+  handler: async (c, { body: { name = "engine token" }, reply }) => {
+    const created = await asCliToken(c, "tokens.manage", (tx, grant) =>
+      createEngineToken(tx, grant.orgId, name, { personId: grant.personId, label: grant.actorLabel }),
+    );
+    return reply(201, created);
+  },
+});
 
 export function registerTokens(app: Hono<AppEnv>): void {
-  // Not in /openapi.json: the spec lists the operations it carries, and this is not one of them.
-  app.post("/v1/tokens", async (c) => {
-    const created = await asCliToken(c, "tokens.manage", async (tx, grant) => {
-      const { name = "engine token" } = await readBody(c, CreateEngineTokenRequest);
-      return createEngineToken(tx, grant.orgId, name, { personId: grant.personId, label: grant.actorLabel });
-    });
-    return c.json(created, 201);
-  });
+  register(app, createToken);
 }

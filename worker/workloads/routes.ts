@@ -5,9 +5,8 @@ import { environmentObject } from "../../durable-objects/environment";
 import { inTenant } from "../../db/transaction";
 import { requireToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
-import { readBody } from "../http/input";
 import { Refusal } from "../http/refusal";
-import { describeRoute, honoPath, refusal, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/route";
 import { heartbeat } from "./heartbeat";
 import { ClaimWorkloadRequest, HeartbeatRequest, HeartbeatResult, WorkloadClaim } from "./schemas";
 
@@ -18,7 +17,7 @@ const engineRefusals = {
   500: serverFailure,
 };
 
-const claim = describeRoute({
+const claim = route({
   method: "post",
   path: "/v1/workloads/claim",
   operationId: "claimWorkloadRun",
@@ -28,13 +27,23 @@ const claim = describeRoute({
     "to accepted and returns it with its compiled version, a lease and the run's deadline. 200 with a null run when nothing waits.",
   tag: "workloads",
   security: ["engineToken"],
+  middleware: [requireToken("engine")],
   body: ClaimWorkloadRequest,
   responses: { 200: { description: "The claimed run, or null", schema: WorkloadClaim }, ...engineRefusals, 404: refusal("No such environment in this organization") },
+  handler: async (c, { body: { envId }, reply }) => {
+    const { orgId, tokenId } = c.var.principal;
+    const run = await environmentObject(c.env, orgId, envId).claim(orgId, envId, tokenId);
+    if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
+    return reply(200, { run });
+  },
 });
 
-const RunPath = z.object({ runId: z.string().describe("The run's id.") });
+const RunPath = z.object({ runId: z.uuid().describe("The run's id.") });
 
-const beat = describeRoute({
+// A malformed id names no run either.
+const noSuchRun = () => new Refusal("not_found", "No workload run with that id exists in this organization.");
+
+const beat = route({
   method: "post",
   path: "/v1/workloads/runs/{runId}/heartbeat",
   operationId: "heartbeatWorkloadRun",
@@ -42,7 +51,9 @@ const beat = describeRoute({
   description: "Only the current lease holder. 409 means the engine lost the run: it stops and sends no final event.",
   tag: "workloads",
   security: ["engineToken"],
-  pathParams: RunPath,
+  middleware: [requireToken("engine")],
+  params: RunPath,
+  paramsRefusal: noSuchRun,
   body: HeartbeatRequest,
   responses: {
     200: { description: "Lease and deadline extended", schema: HeartbeatResult },
@@ -50,28 +61,16 @@ const beat = describeRoute({
     404: refusal("No such run in this organization"),
     409: refusal("The caller no longer holds the lease"),
   },
+  handler: async (c, { params: { runId }, body: { leaseId }, reply }) => {
+    const { orgId } = c.var.principal;
+    const result = await inTenant(c.var.database().connect, orgId, (tx) => heartbeat(tx, orgId, runId, leaseId));
+    if (result.held) return reply(200, { runId, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline });
+    if (!result.exists) throw noSuchRun();
+    throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");
+  },
 });
 
-const UUID = z.uuid();
-
 export function registerWorkloads(app: Hono<AppEnv>): void {
-  app.post(honoPath(claim), requireToken("engine"), async (c) => {
-    const { envId } = await readBody(c, ClaimWorkloadRequest);
-    const { orgId, tokenId } = c.var.principal;
-    const run = await environmentObject(c.env, orgId, envId).claim(orgId, envId, tokenId);
-    if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
-    return c.json({ run }, 200);
-  });
-
-  app.post(honoPath(beat), requireToken("engine"), async (c) => {
-    const { leaseId } = await readBody(c, HeartbeatRequest);
-    const runId = UUID.safeParse(c.req.param("runId"));
-    const { orgId } = c.var.principal;
-    const result = runId.success
-      ? await inTenant(c.var.database().connect, orgId, (tx) => heartbeat(tx, orgId, runId.data, leaseId))
-      : { held: false as const, exists: false };
-    if (result.held) return c.json({ runId: runId.data, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline }, 200);
-    if (!result.exists) throw new Refusal("not_found", "No workload run with that id exists in this organization.");
-    throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");
-  });
+  register(app, claim);
+  register(app, beat);
 }

@@ -1,0 +1,105 @@
+// The error catalog holds only codes the service produces: each one is drawn by a real request (its
+// answer carries the code in x-svc-error-code and the catalog's status) or, for the start-up codes, by
+// the configuration check's exit status; and the published form lists exactly the catalog.
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../worker/config/parse";
+import { catalogDocument, ERROR_CATALOG, type ErrorCode } from "../../worker/http/catalog";
+import { baseEnv, envWith, LICENCE_PUBLIC_KEY, NOW } from "../config/fixtures";
+import { seedTenant } from "../support/bearer-routes";
+import { call, callWith, UNREACHABLE_DATABASE } from "../support/http";
+import { PROXY, proxyEnv, seedProviderOrg, uniqueKey, workerFetch } from "../support/providers";
+import { rpcClient } from "../support/rpc";
+import { browser } from "../support/sessions";
+import { asRole } from "../support/sql";
+import { ANSWERS, type Ask } from "../openapi/answers";
+
+type StartupCode = "config_invalid" | "licence_invalid";
+
+/** Where the configuration check stops with the code's exit status. */
+const STARTUP: Record<StartupCode, Record<string, string>> = {
+  config_invalid: envWith({ SVC_EVENT_RETENTION_MONTHS: "x" }),
+  licence_invalid: envWith({ SVC_LICENSE_KEY: "licence-garbage-value", SVC_ORG: "acme", SVC_LICENSE_PUBLIC_KEYS: `k1=${LICENCE_PUBLIC_KEY}` }, baseEnv),
+};
+
+/** A deletion just requested: its export link answers 409 until the Export step ran. */
+async function exportNotReady() {
+  const tenant = await seedTenant("catalog-deletion");
+  const { rows } = await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [tenant.orgId]));
+  const { exportLink } = await (await rpcClient(tenant.ownerSession)).deletion.request.mutate({ orgId: tenant.orgId, confirm: rows[0].slug });
+  return call(new URL(exportLink).pathname + new URL(exportLink).search);
+}
+
+/** A model request through the proxy with `engine`'s organization's key, as the messages API's clients send it. */
+const askModel = (engine: string, model = "claude-haiku-4-5", overrides = proxyEnv()) =>
+  workerFetch(overrides).fetch(`${PROXY}/messages-provider/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": engine, "content-type": "application/json" },
+    body: JSON.stringify({ model, max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+  });
+
+const keyed = () => seedProviderOrg({ keys: { "messages-provider": uniqueKey("messages") }, budgets: { "messages-provider": 5 } });
+
+/** Every code answered over HTTP, each with a request that draws it. */
+const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
+  invalid_json: () => call("/v1/auth/codehost-oidc", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }),
+  invalid_request: ANSWERS["post /v1/auth/codehost-oidc"]![400]!,
+  unauthenticated: ANSWERS["post /v1/events"]![401]!,
+  identity_unverified: ANSWERS["post /v1/auth/codehost-oidc"]![401]!,
+  signature_invalid: () => call("/webhooks/codehost", { method: "POST", json: {} }),
+  csrf_failed: async () => browser((await seedTenant("catalog-csrf")).ownerSession).post("/auth/signout", {}),
+  forbidden: ANSWERS["get /v1/oidc/bindings"]![403]!,
+  organization_suspended: ANSWERS["post /v1/events"]![403]!,
+  identity_not_bound: ANSWERS["post /v1/auth/codehost-oidc"]![403]!,
+  plan_required: ANSWERS["post /v1/events"]![402]!,
+  not_found: ANSWERS["delete /v1/oidc/bindings/{binding}"]![404]!,
+  claim_held_elsewhere: ANSWERS["post /v1/oidc/bindings"]![409]!,
+  export_not_ready: exportNotReady,
+  lease_not_held: ANSWERS["post /v1/workloads/runs/{runId}/heartbeat"]![409]!,
+  payload_too_large: ANSWERS["post /v1/events"]![413]!,
+  rate_limited: ANSWERS["post /v1/events"]![429]!,
+  // Billing is off in the suite's configuration.
+  webhook_not_configured: () => call("/webhooks/billing", { method: "POST", body: "{}" }),
+  model_unpriced: async () => askModel((await keyed()).engine, "model-without-a-price"),
+  provider_key_missing: async () => askModel((await seedProviderOrg({ budgets: { "messages-provider": 5 } })).engine),
+  // No budget set: nothing may be spent.
+  budget_exceeded: async () => askModel((await seedProviderOrg({ keys: { "messages-provider": uniqueKey("messages") } })).engine),
+  provider_unreachable: async () => askModel((await keyed()).engine, undefined, proxyEnv({ SVC_MESSAGES_PROVIDER_API_BASE: "http://127.0.0.1:1" })),
+  sealing_key_missing: async () =>
+    (await seedProviderOrg({ env: proxyEnv({ SVC_PROVIDER_KEY_SECRET: undefined }) })).consoleApi("PUT", "/messages-provider", { key: uniqueKey("messages") }),
+  internal_error: ANSWERS["get /health"]![500]!,
+  database_unavailable: async () => callWith(UNREACHABLE_DATABASE, "/v1/events", { method: "POST", token: (await seedTenant("catalog-db")).engine, json: { events: [] } }),
+};
+
+describe("the error catalog", () => {
+  it("has a way to produce every code, and no more", () => {
+    expect([...Object.keys(PRODUCED), ...Object.keys(STARTUP)].sort()).toEqual(Object.keys(ERROR_CATALOG).sort());
+  });
+
+  it.each(Object.keys(PRODUCED) as Array<keyof typeof PRODUCED>)("produces %s with its status", async (code) => {
+    const response = await PRODUCED[code]();
+    expect({ code: response.headers.get("x-svc-error-code"), status: response.status }).toEqual({ code, status: ERROR_CATALOG[code].status });
+  });
+
+  it.each(Object.keys(STARTUP) as StartupCode[])("stops the configuration check with the exit status of %s", (code) => {
+    const result = parseConfig(STARTUP[code], { now: NOW });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(Math.max(...result.errors.map((error) => error.exitStatus))).toBe(ERROR_CATALOG[code].exitStatus);
+  });
+
+  it("is published (errors.v1.json) as exactly its codes with their status, message, recovery, retry safety and exit status", () => {
+    const published = catalogDocument();
+    expect(published.version).toBe(1);
+    expect(published.errors).toEqual(
+      Object.entries(ERROR_CATALOG).map(([code, entry]) => ({
+        code,
+        status: entry.status,
+        message: entry.message,
+        recovery: entry.resolution,
+        retrySafe: entry.retrySafe,
+        documentation: `/docs/errors#${code}`,
+        exitStatus: "exitStatus" in entry ? entry.exitStatus : null,
+      })),
+    );
+  });
+});
