@@ -26,3 +26,10 @@ export const withLocalDefaults = (env: NodeJS.ProcessEnv): Record<string, string
   ...readEnvFile(LOCAL_ENV_FILE),
   ...env,
 });
+
+/** 32 random bytes (base64) kept in `.data/<file>`, made on first use: local keys survive restarts. */
+export function persistentSecret(file: string): string {
+  const path = DATA_DIR + file;
+  if (!existsSync(path)) writeFileSync(path, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))), { mode: 0o600 });
+  return readFileSync(path, "utf8").trim();
+}

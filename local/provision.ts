@@ -11,6 +11,7 @@ const LOGINS = {
   app: { role: "svc_app", password: "svc_app_local" },
   operator: { role: "svc_operator", password: "svc_operator_local" },
   maintenance: { role: "svc_maintenance", password: "svc_maintenance_local" },
+  reseal: { role: "svc_reseal", password: "svc_reseal_local" },
 } as const;
 
 export type DatabaseUrls = Record<keyof typeof LOGINS, string>;
@@ -39,9 +40,9 @@ export async function provision(port: number, superuserUrl: (database?: string) 
   });
   await withClient(url("migration"), (client) => applyMigrations(client, migrationsOnDisk()));
   await withClient(superuserUrl(DATABASE), async (client) => {
-    for (const login of ["app", "operator", "maintenance"] as const) {
+    for (const login of ["app", "operator", "maintenance", "reseal"] as const) {
       await client.query(`ALTER ROLE ${LOGINS[login].role} LOGIN PASSWORD '${LOGINS[login].password}'`);
     }
   });
-  return { migration: url("migration"), app: url("app"), operator: url("operator"), maintenance: url("maintenance") };
+  return { migration: url("migration"), app: url("app"), operator: url("operator"), maintenance: url("maintenance"), reseal: url("reseal") };
 }

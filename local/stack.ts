@@ -46,6 +46,7 @@ export function localWorkerDefaults(stack: LocalStack, port: string, ssoKey: str
     SVC_ADMIN_DATABASE_URL: stack.urls.operator,
     SVC_MIGRATION_DATABASE_URL: stack.urls.migration,
     SVC_MAINTENANCE_DATABASE_URL: stack.urls.maintenance,
+    SVC_RESEAL_DATABASE_URL: stack.urls.reseal,
     SVC_DATABASE_WS_PROXY: stack.bridge,
     SVC_CODEHOST_CLIENT_ID: "local-client-id",
     SVC_CODEHOST_CLIENT_SECRET: "local-client-secret",

@@ -6,6 +6,7 @@ import { dataExport } from "./commands/export";
 import { migrate } from "./commands/migrate";
 import { orgs } from "./commands/orgs";
 import { partitions } from "./commands/partitions";
+import { reseal } from "./commands/reseal";
 import { tokens } from "./commands/tokens";
 import { UsageError, type Command } from "./command";
 
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   partitions,
   audit,
   export: dataExport,
+  reseal,
 };
 
 const USAGE = `usage: svc <command>
@@ -27,7 +29,8 @@ const USAGE = `usage: svc <command>
                                             print a new token alone on standard output
   partitions                                keep event partitions ahead; archive and drop past the retention
   audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry
-  export <slug> [--out DIR]                 write the organization's data export document to a file`;
+  export <slug> [--out DIR]                 write the organization's data export document to a file
+  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

@@ -13,6 +13,7 @@ import billing from "./0009_billing.sql";
 import dataExports from "./0010_data_exports.sql";
 import organizationDeletion from "./0011_organization_deletion.sql";
 import codehostDeliveryOutcomes from "./0012_codehost_delivery_outcomes.sql";
+import providerKeys from "./0013_provider_keys.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -27,4 +28,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0010_data_exports", sql: dataExports },
   { name: "0011_organization_deletion", sql: organizationDeletion },
   { name: "0012_codehost_delivery_outcomes", sql: codehostDeliveryOutcomes },
+  { name: "0013_provider_keys", sql: providerKeys },
 ];

@@ -90,6 +90,9 @@ const refusals: RefusalCase[] = [
   { name: "SVC_BILLING_API_BASE not an address", changes: { SVC_BILLING_API_BASE: "localhost:8101" }, refused: ["SVC_BILLING_API_BASE"] },
   { name: "SVC_MAIL_BASE_URL not an address", changes: { SVC_MAIL_BASE_URL: "resend" }, refused: ["SVC_MAIL_BASE_URL"] },
   { name: "SVC_ENV_URL not an address", changes: { SVC_ENV_URL: "preview" }, refused: ["SVC_ENV_URL"] },
+  { name: "SVC_MESSAGES_PROVIDER_API_BASE not an address", changes: { SVC_MESSAGES_PROVIDER_API_BASE: "api.anthropic.com" }, refused: ["SVC_MESSAGES_PROVIDER_API_BASE"] },
+  { name: "SVC_CHAT_PROVIDER_API_BASE not http", changes: { SVC_CHAT_PROVIDER_API_BASE: "ftp://127.0.0.1:8103" }, refused: ["SVC_CHAT_PROVIDER_API_BASE"] },
+  { name: "SVC_ANALYTICS_VENDOR_API_BASE not an address", changes: { SVC_ANALYTICS_VENDOR_API_BASE: "capture" }, refused: ["SVC_ANALYTICS_VENDOR_API_BASE"] },
 
   // Site origins.
   { name: "SVC_SITE_ORIGIN with a path", changes: { SVC_SITE_ORIGIN: "https://example.com/site" }, refused: ["SVC_SITE_ORIGIN"] },
@@ -234,7 +237,8 @@ describe("parseConfig defaults", () => {
     expect(config.mail.productName).not.toBe("");
     expect(config.events).toEqual({ retentionMonths: null, archiveDir: null, ingestRateLimit: { refillPerSecond: 2000, capacity: 20000 } });
     expect(config.failures).toEqual({ store: true, retentionDays: 30 });
-    expect(config.analytics).toEqual({ surrogateSecret: null, operatorOrg: null, retentionDays: null, vendorRegion: null, vendorProjectKey: null });
+    expect(config.analytics).toEqual({ surrogateSecret: null, operatorOrg: null, retentionDays: null, vendorRegion: null, vendorProjectKey: null, vendorApiBase: null });
+    expect(config.modelProviders).toEqual({ messagesApiBase: "https://api.anthropic.com", chatApiBase: "https://api.openai.com" });
     expect(config.enterprise?.baseUrl).toBe("https://cp.example.com");
     expect(config.enterprise?.licence).toEqual({ state: "none" });
     expect(config.modelPrices.size).toBeGreaterThan(0);
@@ -271,7 +275,9 @@ describe("parseConfig defaults", () => {
       retentionDays: 90,
       vendorRegion: "eu",
       vendorProjectKey: fullEnv.SVC_ANALYTICS_VENDOR_PROJECT_KEY,
+      vendorApiBase: "http://127.0.0.1:8105",
     });
+    expect(config.modelProviders).toEqual({ messagesApiBase: "http://127.0.0.1:8103", chatApiBase: "http://127.0.0.1:8104" });
     expect(config.enterprise?.baseUrl).toBe("https://sso.example.com");
   });
 
@@ -349,6 +355,13 @@ describe("model prices", () => {
     expect(config.modelPrices.get("my-model")).toEqual({ input: 1.25, output: 5 });
     expect(config.modelPrices.get("gpt-4o")).toEqual({ input: 2, output: 8 });
     expect(config.modelPrices.size).toBe(builtIn.size + 1);
+  });
+});
+
+describe("analytics capture host", () => {
+  it("is the region's own host unless SVC_ANALYTICS_VENDOR_API_BASE names another", () => {
+    expect(parsed(envWith({ SVC_ANALYTICS_VENDOR_REGION: "us" })).config.analytics.vendorApiBase).toBe("https://us.i.posthog.com");
+    expect(parsed(envWith({ SVC_ANALYTICS_VENDOR_REGION: "eu" })).config.analytics.vendorApiBase).toBe("https://eu.i.posthog.com");
   });
 });
 

@@ -4,6 +4,8 @@ export interface TestDatabase {
   operator: string;
   migration: string;
   maintenance: string;
+  /** The re-seal role (svc_reseal): every organization's sealed provider keys, nothing else. */
+  reseal: string;
   superuser: string;
   bridge: string;
   /** The migration role's URL for a database no migration has touched. */

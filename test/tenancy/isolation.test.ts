@@ -39,6 +39,11 @@ const SEED_ROWS: Record<string, string> = {
   // Called off, so no Cron Trigger run elsewhere in the suite takes it up.
   deletions: `INSERT INTO deletions (org_id, export_token_hash, called_off_at) VALUES ($1, md5(random()::text), now())`,
   deletion_steps: `INSERT INTO deletion_steps (org_id, step, note) VALUES ($1, 'stop', 'x')`,
+  // Revoked, so the one-live-key-per-provider index never meets it.
+  provider_keys: `INSERT INTO provider_keys (id, org_id, provider, key_version, nonce, ciphertext, last_four, revoked_at)
+                  VALUES (gen_random_uuid(), $1, 'chat-provider', 'v1', decode(repeat('00', 12), 'hex'), '\\x00', 'abcd', now())`,
+  provider_budgets: `INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES ($1, 'chat-provider', 1000000)`,
+  provider_spend: `INSERT INTO provider_spend (org_id, provider, month) VALUES ($1, 'chat-provider', date '2001-01-01' + (random() * 1e5)::int)`,
 };
 
 // A new person per statement, named as the transaction's person lookup so that inserting it is allowed.

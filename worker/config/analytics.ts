@@ -1,19 +1,23 @@
 // First-party analytics: what is recorded, who reads it, and the vendor proxy under `/px`.
-import { listNames, readWholeNumber, type EnvReader } from "./readers";
+import { listNames, readHttpUrl, readWholeNumber, type EnvReader } from "./readers";
 import type { AnalyticsConfig } from "./types";
 
 const HEX_32_BYTES = /^[0-9a-fA-F]{64}$/;
 const REGIONS = ["us", "eu"] as const;
+/** The vendor's capture hosts: a closed set, one per region. */
+const CAPTURE_HOSTS: Record<(typeof REGIONS)[number], string> = { us: "https://us.i.posthog.com", eu: "https://eu.i.posthog.com" };
 
 export function readAnalytics(r: EnvReader): AnalyticsConfig {
   const surrogateSecret = readSurrogateSecret(r);
   const vendorRegion = readRegion(r);
+  const apiBase = readHttpUrl(r, "SVC_ANALYTICS_VENDOR_API_BASE");
   return {
     surrogateSecret,
     operatorOrg: r.text("SVC_ANALYTICS_OPERATOR_ORG") ?? null,
     retentionDays: readWholeNumber(r, "SVC_ANALYTICS_RETENTION_DAYS", 1),
     vendorRegion,
     vendorProjectKey: readProjectKey(r),
+    vendorApiBase: vendorRegion === null ? null : (apiBase ?? CAPTURE_HOSTS[vendorRegion]),
   };
 }
 

@@ -7,6 +7,7 @@ import { readDatabase } from "./database";
 import { readEnterprise } from "./enterprise";
 import { readMail } from "./mail";
 import { readModelPrices } from "./model-prices";
+import { readModelProviders } from "./model-providers";
 import { EnvReader, listNames } from "./readers";
 import { readEvents, readFailures } from "./retention";
 import { readSealingKeys } from "./sealing-keys";
@@ -40,6 +41,7 @@ export function parseConfig(env: Readonly<Record<string, unknown>>, options: Par
     signIn: readSignIn(r),
     providerKeys: readSealingKeys(r),
     modelPrices: readModelPrices(r),
+    modelProviders: readModelProviders(r),
     billing: readBilling(r),
     mail,
     events: readEvents(r),

@@ -25,6 +25,8 @@ export interface Config {
   providerKeys: SealingKeys | null;
   /** Built-in prices with SVC_MODEL_PRICES laid over them, keyed by model name. */
   modelPrices: ReadonlyMap<string, ModelPrice>;
+  /** The upstream APIs the model proxy forwards to. */
+  modelProviders: ModelProvidersConfig;
   billing: BillingConfig;
   mail: MailConfig;
   events: {
@@ -105,6 +107,13 @@ export interface ModelPrice {
   output: number;
 }
 
+export interface ModelProvidersConfig {
+  /** The messages API (`POST /v1/messages`), without a trailing `/v1`. */
+  messagesApiBase: string;
+  /** The chat-completions API (`POST /v1/chat/completions`), without a trailing `/v1`. */
+  chatApiBase: string;
+}
+
 export interface BillingConfig {
   /** Null when billing is off (none, or only some, of the three variables set). */
   provider: BillingProvider | null;
@@ -138,6 +147,8 @@ export interface AnalyticsConfig {
   vendorRegion: "us" | "eu" | null;
   /** Null unless the key, the region and the surrogate secret are all set: nothing is sent. */
   vendorProjectKey: string | null;
+  /** The capture API: SVC_ANALYTICS_VENDOR_API_BASE, else the region's host; null without a region. */
+  vendorApiBase: string | null;
 }
 
 export interface EnterpriseConfig {

@@ -79,6 +79,11 @@ export const EXTENSION_VARIABLES = [
   "SVC_DATABASE_WS_PROXY",
   // Event ingestion allowance per organization: `<events per second>/<burst>`, or `off`.
   "SVC_INGEST_RATE_LIMIT",
+  // Where the model proxy forwards to: the providers' public APIs unless set (tests, self-hosting).
+  "SVC_MESSAGES_PROVIDER_API_BASE",
+  "SVC_CHAT_PROVIDER_API_BASE",
+  // Where hosted-usage analytics go instead of the region's capture host (tests, a self-hosted vendor).
+  "SVC_ANALYTICS_VENDOR_API_BASE",
 ] as const;
 
 export const CONFIG_VARIABLES = [...REQUIRED_VARIABLES, ...OPTIONAL_VARIABLES, ...EXTENSION_VARIABLES] as const;

@@ -120,10 +120,8 @@ async function revoke(deps: DeletionDeps, orgId: string) {
   });
 }
 
-/** Provider keys, where this installation stores them. */
+/** The organization's sealed model-provider keys. */
 async function revokeProviderKeys(tx: Tx, orgId: string): Promise<number> {
-  const { rows } = await tx.sql.query<{ present: boolean }>("SELECT to_regclass('public.provider_keys') IS NOT NULL AS present");
-  if (!rows[0]!.present) return 0;
   const revoked = await tx.sql.query("UPDATE provider_keys SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
   return revoked.rowCount ?? 0;
 }

@@ -19,7 +19,7 @@ const Workload = z.strictObject({
 });
 const WorkloadRun = z.strictObject({ workload: z.string(), version: z.int(), envId: z.string(), state: z.string(), requestedAt: z.iso.datetime(), endedAt: When, abandonReason: z.string().nullable() });
 const Credential = z.strictObject({
-  kind: z.enum(["engine token", "cli token", "repository claim"]), name: z.string(), person: z.string().nullable(), scopes: z.array(z.string()),
+  kind: z.enum(["engine token", "cli token", "repository claim", "provider key"]), name: z.string(), person: z.string().nullable(), scopes: z.array(z.string()),
   createdAt: z.iso.datetime(), lastUsedAt: When, expiresAt: When, revokedAt: When,
 });
 const BillingEntry = z.strictObject({ at: z.iso.datetime(), source: z.string(), from: z.string(), to: z.string(), status: z.string().nullable(), note: z.string() });

@@ -78,6 +78,9 @@ export const SECTIONS: readonly Section[] = [
             FROM tokens t LEFT JOIN people p ON p.id = t.person_id WHERE t.org_id = $1
             UNION ALL
             SELECT 'c' || id::text, 'repository claim', repository, NULL, '{}', created_at, last_used_at, NULL, revoked_at FROM repository_claims WHERE org_id = $1
+            UNION ALL
+            SELECT 'p' || k.id::text, 'provider key', k.provider || ' (ends ' || k.last_four || ')', p.login, '{}', k.created_at, NULL, NULL, k.revoked_at
+            FROM provider_keys k LEFT JOIN people p ON p.id = k.created_by WHERE k.org_id = $1
           ) c WHERE k > $2 ORDER BY k LIMIT $3`,
     rows: each((row) => ({
       kind: row.kind, name: row.name, person: row.person, scopes: row.scopes, createdAt: row.created_at.toISOString(),

@@ -18,6 +18,8 @@ export interface FakeResponse {
   json?: unknown;
   text?: string;
   headers?: Record<string, string>;
+  /** A body written part by part as it is produced (server-sent events); stops if the client goes away. */
+  stream?: AsyncIterable<string>;
 }
 
 export type Route = [method: string, path: RegExp, handler: (request: FakeRequest) => FakeResponse | Promise<FakeResponse>];
@@ -63,5 +65,13 @@ export async function serve(routes: Route[], incoming: IncomingMessage, outgoing
   const headers = { ...answer.headers };
   if (answer.json !== undefined) headers["content-type"] = "application/json";
   outgoing.writeHead(answer.status, headers);
+  if (answer.stream) {
+    for await (const part of answer.stream) {
+      if (outgoing.destroyed) break;
+      outgoing.write(part);
+    }
+    outgoing.end();
+    return;
+  }
   outgoing.end(answer.json !== undefined ? JSON.stringify(answer.json) : (answer.text ?? ""));
 }

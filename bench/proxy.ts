@@ -1,0 +1,109 @@
+// The model proxy's added latency: the same chat-completions requests (plain and streamed) sent to
+// the fake provider directly and through `POST /byok/chat-provider/v1/chat/completions` on the local
+// stack (Worker under `wrangler dev`, neon driver, bridge, PostgreSQL), one at a time. Prints the
+// median and 90th percentile of time to first byte and total time, and what the proxy adds.
+// Bounded: BENCH_REQUESTS requests per mode (default 60). Asserts nothing.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { inTenant } from "../db/transaction";
+import { nodePool } from "../db/cli/node-pool";
+import { localWorkerDefaults, startLocalStack } from "../local/stack";
+import { writeEnvFile } from "../local/env-file";
+import { startWrangler, workerAnswers } from "../local/wrangler";
+import { startFakeModelProvider } from "../test/fakes/model-providers/server";
+import { freePort } from "../test/setup/free-port";
+import { createOrganization } from "../worker/organizations/create";
+import { seal } from "../worker/providers/sealing";
+import { issueToken } from "../worker/tokens/issue";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
+const PROVIDER_KEY = "sk-bench-provider-key";
+
+interface Timing {
+  firstByte: number;
+  total: number;
+}
+
+/** One request, timed to its first body byte and to its last. */
+async function timed(url: string, token: string, stream: boolean): Promise<Timing> {
+  const started = performance.now();
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-4o-mini", max_tokens: 64, stream, messages: [{ role: "user", content: "Say something short." }] }),
+  });
+  if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+  const reader = response.body!.getReader();
+  let firstByte = 0;
+  for (;;) {
+    const { done } = await reader.read();
+    if (firstByte === 0) firstByte = performance.now() - started;
+    if (done) break;
+  }
+  return { firstByte, total: performance.now() - started };
+}
+
+const percentile = (values: number[], p: number) => values.toSorted((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+
+async function series(url: string, token: string, stream: boolean): Promise<Timing[]> {
+  const timings: Timing[] = [];
+  for (let i = 0; i < REQUESTS; i++) timings.push(await timed(url, token, stream));
+  return timings;
+}
+
+async function main() {
+  const dataDir = join(mkdtempSync(join(tmpdir(), "svc-bench-")), "data");
+  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
+  const provider = await startFakeModelProvider("chat");
+  const sealingKey = crypto.getRandomValues(new Uint8Array(32));
+  const port = String(await freePort());
+  const envFile = join(dirname(dataDir), "worker.env");
+  writeEnvFile(envFile, {
+    ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),
+    SVC_CHAT_PROVIDER_API_BASE: provider.url,
+    SVC_PROVIDER_KEY_SECRET: btoa(String.fromCharCode(...sealingKey)),
+  });
+  const wrangler = startWrangler({ port, envFile, persistTo: join(dirname(dataDir), "wrangler"), output: "ignore" });
+  const pool = nodePool(stack.urls.app);
+  try {
+    if (!(await workerAnswers(port))) throw new Error("the Worker did not start");
+    const org = await createOrganization(pool.connect, { slug: "bench-proxy", actorLabel: "bench" });
+    const { token } = await inTenant(pool.connect, org.id, async (tx) => {
+      // The key sealed as the Worker seals it, and a budget no run of this benchmark reaches.
+      const keyId = crypto.randomUUID();
+      const sealed = await seal({ keys: new Map([["v1", sealingKey]]), sealingVersion: "v1" }, { keyId, orgId: org.id, provider: "chat-provider" }, PROVIDER_KEY);
+      await tx.sql.query(
+        "INSERT INTO provider_keys (id, org_id, provider, key_version, nonce, ciphertext, last_four) VALUES ($1, $2, 'chat-provider', $3, $4, $5, $6)",
+        [keyId, org.id, sealed.version, sealed.nonce, sealed.ciphertext, PROVIDER_KEY.slice(-4)],
+      );
+      await tx.sql.query("INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES ($1, 'chat-provider', 1000000000)", [org.id]);
+      return issueToken(tx, { orgId: org.id, kind: "engine", name: "bench" });
+    });
+    const direct = `${provider.url}/v1/chat/completions`;
+    const proxied = `http://127.0.0.1:${port}/byok/chat-provider/v1/chat/completions`;
+    await timed(proxied, token, true); // warm the isolate and its pools
+    console.log(`model proxy: ${REQUESTS} chat-completions requests per mode, one at a time (ms)`);
+    console.log("mode      path    ttfb p50  ttfb p90  total p50  total p90");
+    for (const stream of [false, true]) {
+      const rows: Array<[string, Timing[]]> = [["direct", await series(direct, PROVIDER_KEY, stream)], ["proxy", await series(proxied, token, stream)]];
+      for (const [path, timings] of rows) {
+        const first = timings.map((t) => t.firstByte);
+        const total = timings.map((t) => t.total);
+        console.log(
+          `${(stream ? "streamed" : "plain").padEnd(8)}  ${path.padEnd(6)}  ${[percentile(first, 0.5), percentile(first, 0.9), percentile(total, 0.5), percentile(total, 0.9)].map((v) => v.toFixed(1).padStart(8)).join("  ")}`,
+        );
+      }
+      const added = (pick: (t: Timing) => number) => percentile(rows[1]![1].map(pick), 0.5) - percentile(rows[0]![1].map(pick), 0.5);
+      console.log(`${(stream ? "streamed" : "plain").padEnd(8)}  added   ${added((t) => t.firstByte).toFixed(1).padStart(8)}            ${added((t) => t.total).toFixed(1).padStart(9)}`);
+    }
+  } finally {
+    await pool.end();
+    wrangler.kill("SIGTERM");
+    await provider.close();
+    await stack.stop();
+    rmSync(dirname(dataDir), { recursive: true, force: true });
+  }
+}
+
+await main();

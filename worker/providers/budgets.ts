@@ -1,0 +1,106 @@
+// Monthly spend caps per provider, and the proxy's reservations against them. Money is counted in
+// micro-dollars (1e-6 US dollars): a price in dollars per million tokens is micro-dollars per token.
+import type { Tx } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+import type { Grant } from "../auth/authorize";
+import { Refusal } from "../http/refusal";
+import type { Provider } from "./names";
+
+export interface BudgetSummary {
+  monthlyCapUsd: number;
+  /** The current month (UTC), `YYYY-MM`. */
+  month: string;
+  spentUsd: number;
+  /** Worst-case cost of requests in flight (and of any whose answer never reported usage). */
+  reservedUsd: number;
+}
+
+const CURRENT_MONTH = "date_trunc('month', now() AT TIME ZONE 'UTC')::date";
+
+export const usd = (micros: number | string) => Number(micros) / 1e6;
+export const micros = (dollars: number) => Math.round(dollars * 1e6);
+
+export async function setBudget(tx: Tx, grant: Grant, provider: Provider, monthlyCapUsd: number): Promise<void> {
+  await tx.sql.query(
+    `INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES ($1, $2, $3)
+     ON CONFLICT (org_id, provider) DO UPDATE SET monthly_cap_micros = EXCLUDED.monthly_cap_micros, updated_at = now()`,
+    [grant.orgId, provider, micros(monthlyCapUsd)],
+  );
+  await appendAudit(tx, { orgId: grant.orgId, action: "provider_budget.set", actorPersonId: grant.personId, actorLabel: grant.actorLabel, data: { provider, monthlyCapUsd } });
+}
+
+interface BudgetRow {
+  provider: Provider;
+  monthly_cap_micros: string;
+  month: string;
+  spent_micros: string;
+  reserved_micros: string;
+}
+
+export async function budgetSummaries(tx: Tx, orgId: string): Promise<Map<Provider, BudgetSummary>> {
+  const { rows } = await tx.sql.query<BudgetRow>(
+    `SELECT b.provider, b.monthly_cap_micros, to_char(${CURRENT_MONTH}, 'YYYY-MM') AS month,
+            COALESCE(s.spent_micros, 0) AS spent_micros, COALESCE(s.reserved_micros, 0) AS reserved_micros
+     FROM provider_budgets b
+     LEFT JOIN provider_spend s ON s.org_id = b.org_id AND s.provider = b.provider AND s.month = ${CURRENT_MONTH}
+     WHERE b.org_id = $1`,
+    [orgId],
+  );
+  return new Map(rows.map((row) => [row.provider, {
+    monthlyCapUsd: usd(row.monthly_cap_micros),
+    month: row.month,
+    spentUsd: usd(row.spent_micros),
+    reservedUsd: usd(row.reserved_micros),
+  }]));
+}
+
+/** A reservation the proxy holds until the answer's usage is known. */
+export interface Reservation {
+  orgId: string;
+  provider: Provider;
+  /** The month it was made in (`YYYY-MM-01`): it is settled there even if the answer ends in the next. */
+  month: string;
+  micros: number;
+}
+
+/**
+ * Reserves `amount` micro-dollars of this month's budget, or refuses. The one conditional UPDATE is the
+ * whole decision: concurrent reservations queue on the month's row and each sees the others' sums.
+ */
+export async function reserve(tx: Tx, orgId: string, provider: Provider, amount: number): Promise<Reservation> {
+  await tx.sql.query(`INSERT INTO provider_spend (org_id, provider, month) VALUES ($1, $2, ${CURRENT_MONTH}) ON CONFLICT DO NOTHING`, [orgId, provider]);
+  const { rows } = await tx.sql.query<{ month: string }>(
+    `UPDATE provider_spend s SET reserved_micros = s.reserved_micros + $3, requests = s.requests + 1
+     FROM provider_budgets b
+     WHERE s.org_id = $1 AND s.provider = $2 AND s.month = ${CURRENT_MONTH}
+       AND b.org_id = s.org_id AND b.provider = s.provider
+       AND s.spent_micros + s.reserved_micros + $3 <= b.monthly_cap_micros
+     RETURNING to_char(s.month, 'YYYY-MM-DD') AS month`,
+    [orgId, provider, amount],
+  );
+  if (rows[0]) return { orgId, provider, month: rows[0].month, micros: amount };
+  throw await refusal(tx, orgId, provider, amount);
+}
+
+async function refusal(tx: Tx, orgId: string, provider: Provider, amount: number): Promise<Refusal> {
+  const budget = (await budgetSummaries(tx, orgId)).get(provider);
+  const dollars = (value: number) => `$${value.toFixed(value < 0.01 && value > 0 ? 6 : 2)}`;
+  if (!budget) {
+    return new Refusal("budget_exceeded", `This organization has no monthly budget for ${provider}, so the proxy forwards nothing to it; an owner sets one (PUT /console/api/providers/${provider}/budget).`);
+  }
+  return new Refusal(
+    "budget_exceeded",
+    `This request could cost up to ${dollars(usd(amount))}, more than is left of the ${provider} budget for ${budget.month} ` +
+      `(${dollars(budget.monthlyCapUsd)}, of which ${dollars(budget.spentUsd)} is spent and ${dollars(budget.reservedUsd)} reserved). ` +
+      "Ask for fewer output tokens, or an owner raises the budget.",
+  );
+}
+
+/** Replaces the reservation by what the answer cost (0 for a refused request). */
+export async function settle(tx: Tx, reservation: Reservation, charged: number): Promise<void> {
+  await tx.sql.query(
+    `UPDATE provider_spend SET reserved_micros = GREATEST(reserved_micros - $4, 0), spent_micros = spent_micros + $5
+     WHERE org_id = $1 AND provider = $2 AND month = $3::date`,
+    [reservation.orgId, reservation.provider, reservation.month, reservation.micros, charged],
+  );
+}
