@@ -2,18 +2,39 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  plugins: [
-    cloudflareTest(({ inject }) => ({
-      main: "./worker/index.ts",
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: inject("workerBindings") },
-    })),
-  ],
   test: {
-    globalSetup: ["./test/setup/global.ts"],
-    include: ["test/**/*.test.ts"],
     reporters: ["default", "./test/setup/fail-on-unhandled.ts"],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    projects: [
+      {
+        // The Worker inside workerd against a real PostgreSQL and HTTP fakes.
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            main: "./worker/index.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: inject("workerBindings") },
+          })),
+        ],
+        test: {
+          name: "worker",
+          globalSetup: ["./test/setup/global.ts"],
+          include: ["test/**/*.test.ts"],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The console in a real headless Chromium against the local stack under `wrangler dev`.
+        test: {
+          name: "e2e",
+          environment: "node",
+          globalSetup: ["./test/e2e/setup/global.ts"],
+          include: ["test/e2e/**/*.e2e.ts"],
+          // After the worker project, so Chromium and wrangler do not compete with it for the cores.
+          sequence: { groupOrder: 1 },
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
   },
 });

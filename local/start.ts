@@ -1,25 +1,21 @@
 // `npm start`: the whole control plane on this machine. PostgreSQL (data kept in .data/ across
 // restarts), the bridge, migrations and roles, a demo organization, then the Worker under
 // `wrangler dev`. Every SVC_* variable of this shell reaches the Worker and wins over the defaults.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { formatConfigErrors, parseConfig } from "../worker/config/parse";
-import { DATA_DIR, LOCAL_ENV_FILE, writeEnvFile } from "./env-file";
+import { DATA_DIR, LOCAL_ENV_FILE, persistentSecret, writeEnvFile } from "./env-file";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "./stack";
 import { ensureDemoOrganization, DEMO_SLUG } from "./demo";
 import { startWrangler, workerAnswers } from "./wrangler";
+import { buildConsole } from "./console-build";
 import { startLocalFakeCodehost } from "./fake-codehost";
 import { startLocalFakeBilling } from "./fake-billing";
+import { startLocalModelProviders } from "./fake-model-providers";
 import { partitionPassFromNode } from "../db/cli/commands/partitions";
 
 const POSTGRES_PORT = 54329;
 const POSTGRES_DATA_DIR = DATA_DIR + "postgres";
 const BRIDGE_PORT = 54330;
-
-function persistentSecret(file: string): string {
-  const path = DATA_DIR + file;
-  if (!existsSync(path)) writeFileSync(path, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))), { mode: 0o600 });
-  return readFileSync(path, "utf8").trim();
-}
 
 /** The local defaults, with every SVC_* variable of this shell laid over them. */
 function workerEnvironment(stack: LocalStack, port: string, fakes: Record<string, string>): Record<string, string> {
@@ -36,17 +32,19 @@ async function main(): Promise<number> {
   const stack = await startLocalStack({ dataDir: POSTGRES_DATA_DIR, postgresPort: POSTGRES_PORT, bridgePort: BRIDGE_PORT, persistent: true });
   const codehost = await startLocalFakeCodehost(port);
   const billing = await startLocalFakeBilling(port);
+  const modelProviders = await startLocalModelProviders();
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await codehost?.close().catch(() => {});
     await billing?.close().catch(() => {});
+    await modelProviders.close().catch(() => {});
     await stack.stop().catch(() => {});
     process.exit(code);
   };
 
-  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables });
+  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables, ...modelProviders.variables });
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     console.error(formatConfigErrors(parsed.errors));
@@ -59,6 +57,8 @@ async function main(): Promise<number> {
     if (report?.created.length) console.log(`created event partitions: ${report.created.join(", ")}`);
   }
 
+  console.log("building the console ...");
+  await buildConsole();
   const wrangler = startWrangler({ port, envFile: LOCAL_ENV_FILE, persistTo: DATA_DIR + "wrangler", output: "inherit" });
   wrangler.on("exit", (code) => void stop(code ?? 1));
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -69,10 +69,10 @@ async function main(): Promise<number> {
   }
   if (await workerAnswers(port)) {
     console.log(`
-control plane  http://127.0.0.1:${port}   (GET /health, /readyz, /openapi.json)
+control plane  http://127.0.0.1:${port}   (the console; GET /health, /readyz, /openapi.json)
 PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${POSTGRES_DATA_DIR})
 bridge         ws://${stack.bridge}  (WebSocket-to-TCP for the neon driver)
-${codehost ? codehost.banner + "\n" : ""}${billing ? billing.banner + "\n" : ""}demo org       "${DEMO_SLUG}"
+${codehost ? codehost.banner + "\n" : ""}${billing ? billing.banner + "\n" : ""}${modelProviders.banner}demo org       "${DEMO_SLUG}"
 
 an engine token for the demo organization:
   npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind engine

@@ -10,13 +10,14 @@ import { registerDeletionExportLink } from "./deletion/export-link";
 import { registerExportDownloads } from "./exports/routes";
 import { registerCodehost } from "./codehost/routes";
 import { registerCommands } from "./commands/routes";
+import { registerConsole } from "./console/routes";
 import { registerDeviceFlow } from "./device/routes";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
 import { registerOpenApi } from "./openapi/routes";
+import { registerProviders } from "./providers/routes";
 import { registerRpc } from "./rpc/routes";
-import { registerHome } from "./sessions/home";
 import { registerSessions } from "./sessions/routes";
 import { registerSignIn } from "./signin/routes";
 import { registerTokens } from "./tokens/routes";
@@ -40,10 +41,12 @@ export function createApp(): Hono<AppEnv> {
   registerDeletionExportLink(app);
   registerSignIn(app);
   registerSessions(app);
-  registerHome(app);
   registerDeviceFlow(app);
   registerMagicLinks(app);
+  registerProviders(app);
   registerRpc(app);
   registerOpenApi(app);
+  // Last: every other GET is a console page.
+  registerConsole(app);
   return app;
 }

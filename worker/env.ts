@@ -9,6 +9,8 @@ export interface Bindings {
   EVENT_ARCHIVE?: R2Bucket;
   /** Data export documents, under `data-exports/<organization>/`. */
   EXPORTS?: R2Bucket;
+  /** The console's build (Workers Assets, wrangler.toml [assets]); its directory holds no index.html before a build. */
+  ASSETS?: Fetcher;
 }
 
 export type Env = Bindings & { readonly [variable: `SVC_${string}`]: string | undefined };

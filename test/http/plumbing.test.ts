@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { call } from "../support/http";
 
 describe("HTTP plumbing", () => {
-  it("answers an unknown route with a 404 Refusal", async () => {
-    const response = await call("/no/such/route");
+  it("answers an unknown route of its own with a 404 Refusal", async () => {
+    // Under an API prefix: every other GET is a console page.
+    const response = await call("/v1/no/such/route");
     expect(response.status).toBe(404);
     const body = await response.json();
     expect(body).toEqual({ error: expect.any(String) });

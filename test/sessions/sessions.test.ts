@@ -96,12 +96,3 @@ describe("GET /auth/sessions", () => {
     expect(sessions.filter((session) => session.current)).toHaveLength(1);
   });
 });
-
-describe("GET /", () => {
-  it("offers sign-in without a session, and shows the person and their organizations with one", async () => {
-    expect(await (await call("/")).text()).toContain('href="/auth/signin"');
-    const html = await (await browser(token).get("/")).text();
-    expect(html).toContain("Signed in as");
-    expect(html).toMatch(/sess-[0-9a-f]{8}: admin/);
-  });
-});

@@ -1,6 +1,6 @@
 // Runs in Node before the suite: a fresh PostgreSQL with every migration and role, the bridge, and
 // the Worker's bindings handed to the pool through `provide`.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -11,6 +11,8 @@ import type { LocalStack } from "../../local/stack";
 import { startFakeCodehost } from "../fakes/codehost/server";
 import { startFakeMail } from "../fakes/mail";
 import { startFakeBilling } from "../fakes/billing/server";
+import { startFakeModelProvider } from "../fakes/model-providers/server";
+import { startFakeAnalytics } from "../fakes/analytics";
 import { freePort } from "./free-port";
 import { APP_BASE_URL, testBindings, type TestDatabase } from "./bindings";
 
@@ -25,6 +27,7 @@ export default async function setup(project: TestProject) {
     emptyMigration: await emptyDatabase(stack, "svc_empty"),
   };
   project.provide("migrationNames", migrationsOnDisk().map((migration) => migration.name));
+  project.provide("cronTriggers", cronTriggers());
   project.provide("database", database);
   const codehost = await startFakeCodehost({ audience: APP_BASE_URL });
   project.provide("codehostBase", codehost.url);
@@ -34,13 +37,28 @@ export default async function setup(project: TestProject) {
   // Tests deliver its events themselves (the Worker under test listens on no port).
   const billing = await startFakeBilling();
   project.provide("billingBase", billing.url);
+  // The model proxy's upstreams and the analytics vendor; tests name them per call (test/support/providers.ts).
+  const messagesProvider = await startFakeModelProvider("messages");
+  const chatProvider = await startFakeModelProvider("chat");
+  const analytics = await startFakeAnalytics();
+  project.provide("modelProviders", { messages: messagesProvider.url, chat: chatProvider.url, analytics: analytics.url });
   return async () => {
+    await messagesProvider.close();
+    await chatProvider.close();
+    await analytics.close();
     await codehost.close();
     await mail.close();
     await billing.close();
     await stack.stop();
     rmSync(dirname(dataDir), { recursive: true, force: true });
   };
+}
+
+/** wrangler.toml's Cron Triggers: its one `crons = [...]` line. */
+function cronTriggers(): string[] {
+  const line = /^crons\s*=\s*(\[.*\])\s*$/m.exec(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
+  if (!line) throw new Error("wrangler.toml has no `crons = [...]` line");
+  return JSON.parse(line[1]!) as string[];
 }
 
 /** A database with no schema yet, owned by the migration role: for testing SVC_MIGRATE=1. */

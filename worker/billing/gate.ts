@@ -68,6 +68,17 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "GET /v1/oidc/bindings": "gated",
   "DELETE /v1/oidc/bindings/:binding": "gated",
   "DELETE /v1/oidc/bindings/:owner/:name": "gated",
+  // Bring your own model key: the proxy, the CLI's provider operations and the console's, all gated.
+  "POST /byok/messages-provider/v1/messages": "gated",
+  "POST /byok/chat-provider/v1/chat/completions": "gated",
+  "GET /console/api/providers": "gated",
+  "PUT /console/api/providers/:provider": "gated",
+  "DELETE /console/api/providers/:provider": "gated",
+  "PUT /console/api/providers/:provider/budget": "gated",
+  "GET /v1/providers": "gated",
+  "PUT /v1/providers/:provider": "gated",
+  "DELETE /v1/providers/:provider": "gated",
+  "PUT /v1/providers/:provider/budget": "gated",
   // Engine work already asked for runs to its end, and teardowns stay claimable: exits too.
   "POST /v1/workloads/claim": "reachable",
   "POST /v1/workloads/runs/:runId/heartbeat": "reachable",

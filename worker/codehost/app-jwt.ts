@@ -15,7 +15,7 @@ function derLength(length: number): number[] {
 }
 
 /** PrivateKeyInfo { version 0, rsaEncryption, OCTET STRING <the PKCS#1 key> }. */
-function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array {
+function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array<ArrayBuffer> {
   const body = [0x02, 0x01, 0x00, ...RSA_ENCRYPTION, 0x04, ...derLength(pkcs1.length)];
   const head = [0x30, ...derLength(body.length + pkcs1.length), ...body];
   const der = new Uint8Array(head.length + pkcs1.length);
@@ -24,7 +24,7 @@ function pkcs1ToPkcs8(pkcs1: Uint8Array): Uint8Array {
   return der;
 }
 
-function pemToPkcs8(pem: string): Uint8Array {
+function pemToPkcs8(pem: string): Uint8Array<ArrayBuffer> {
   const label = /-----BEGIN ([A-Z ]+)-----/.exec(pem)?.[1];
   const base64 = pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, "");
   const der = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));

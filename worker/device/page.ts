@@ -3,7 +3,7 @@
 import { escapeHtml, page } from "../signin/pages";
 
 export function signInFirstPage(): string {
-  return page("Sign in to continue", `<p>Approving a command-line sign-in needs you to be signed in.</p><p><a href="/auth/signin">Sign in</a>, then open this page again.</p>`);
+  return page("Sign in to continue", `<p>Approving a command-line sign-in needs you to be signed in.</p><p><a class="button" href="/auth/signin">Sign in</a> then open this page again.</p>`);
 }
 
 export function verificationPage(userCode: string, organizations: Array<{ id: string; slug: string; role: string }>): string {
@@ -13,12 +13,15 @@ export function verificationPage(userCode: string, organizations: Array<{ id: st
     "Sign in the command line",
     `<form id="device"><p><label>Code <input name="userCode" value="${escapeHtml(userCode)}" autocomplete="off" required></label></p>
 <p><label>Organization <select name="orgId">${options}</select></label></p>
-<p><button name="approve" value="true">Approve</button> <button name="approve" value="false">Deny</button></p></form>
+<p><button name="approve" value="true">Approve</button> <button class="danger" name="approve" value="false">Deny</button></p></form>
 <p id="result" role="status"></p>
 <script>
 document.getElementById("device").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
+  const result = document.getElementById("result");
+  result.className = "muted";
+  result.textContent = "Working...";
   const session = await (await fetch("/auth/session")).json();
   const response = await fetch("/auth/device/approve", {
     method: "POST",
@@ -26,7 +29,8 @@ document.getElementById("device").addEventListener("submit", async (event) => {
     body: JSON.stringify({ userCode: form.get("userCode"), orgId: form.get("orgId"), approve: event.submitter.value === "true" }),
   });
   const body = await response.json();
-  document.getElementById("result").textContent = response.ok
+  result.className = response.ok ? "ok" : "danger";
+  result.textContent = response.ok
     ? (body.approved ? "Approved: return to the command line." : "Denied.")
     : body.error;
 });

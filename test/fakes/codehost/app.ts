@@ -18,7 +18,6 @@ export class FakeApp {
   private readonly tokens = new Map<string, number>();
   /** Installations removed through the API (an organization's deletion), in order. */
   private readonly removed: number[] = [];
-  private nextInstallation = 50_000_000;
 
   private constructor(
     readonly credentials: AppCredentials,
@@ -71,7 +70,7 @@ export class FakeApp {
     const body = fields(request) as { account?: string; repositories?: string[] };
     if (typeof body.account !== "string") return json(400, { message: "account (a login) is required" });
     if (!this.webhookTarget) return json(409, { message: "this fake was started without a webhook target" });
-    const installation = { id: this.nextInstallation++, account: { login: body.account, id: this.ids.of("account", body.account), type: "Organization" } };
+    const installation = { id: this.ids.installation(), account: { login: body.account, id: this.ids.of("account", body.account), type: "Organization" } };
     const repositories = (body.repositories ?? []).map((full_name) => ({ id: this.ids.of("repository", full_name), full_name, name: full_name.split("/")[1] }));
     const payload = JSON.stringify({ action: "created", installation, repositories, sender: { login: body.account } });
     const delivered = await fetch(this.webhookTarget, {

@@ -1,0 +1,108 @@
+// Which page an address shows: sign-in, the invitation link, the waiting page, the account, and an
+// organization's sections (/o/<slug>/<section>[/<id>]).
+import { useEffect, useState } from "preact/hooks";
+import { FailureNote } from "./components/feedback";
+import { Layout, SECTIONS } from "./components/layout";
+import { Link } from "./components/link";
+import { AcceptInvitationPage, takePendingInvitation } from "./pages/accept";
+import { AccountPage } from "./pages/account";
+import { AuditPage } from "./pages/audit";
+import { ClaimsPage } from "./pages/claims";
+import { EnvironmentPage } from "./pages/environment";
+import { EnvironmentsPage } from "./pages/environments";
+import { MembersPage } from "./pages/members";
+import { OrgSessionsPage } from "./pages/org-sessions";
+import { SettingsPage } from "./pages/settings";
+import { SignInPage } from "./pages/signin";
+import { TokensPage } from "./pages/tokens";
+import { WaitingPage } from "./pages/waiting";
+import { WorkloadsPage } from "./pages/workloads";
+import { describeFailure, type Failure } from "./rpc";
+import { match, navigate, useLocation } from "./router";
+import { loadSession, orgView, rememberedOrganization, rememberOrganization, SessionContext, type OrgView, type Session } from "./session";
+
+const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JSX.Element> = {
+  environments: EnvironmentsPage,
+  workloads: WorkloadsPage,
+  members: MembersPage,
+  tokens: TokensPage,
+  claims: ClaimsPage,
+  sessions: OrgSessionsPage,
+  audit: AuditPage,
+  settings: SettingsPage,
+};
+
+export function App() {
+  const url = useLocation();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const refresh = () =>
+    loadSession().then(
+      (loaded) => {
+        setFailure(null);
+        setSession(loaded);
+      },
+      (error: unknown) => setFailure(describeFailure(error)),
+    );
+  useEffect(() => void refresh(), []);
+
+  const path = url.pathname.replace(/\/+$/, "") || "/";
+  if (failure) return <main class="narrow"><h1>The console could not start</h1><FailureNote failure={failure} /><button onClick={() => void refresh()}>Try again</button></main>;
+  if (session === undefined) return <main class="narrow"><p role="status" class="muted">Loading...</p></main>;
+  if (path === "/invitations/accept") {
+    return <AcceptInvitationPage token={url.searchParams.get("token")} session={session} refresh={refresh} />;
+  }
+  if (session === null) return <SignInPage />;
+
+  const state = { session, refresh };
+  return <SessionContext.Provider value={state}>{route(path, session)}</SessionContext.Provider>;
+}
+
+function route(path: string, session: Session) {
+  // Back from signing in to accept an invitation (a person with no organization yet included).
+  const invitation = path === "/" ? takePendingInvitation() : null;
+  if (invitation) return <Redirect to={`/invitations/accept?token=${encodeURIComponent(invitation)}`} />;
+  if (path === "/account") return <Layout view={null} section="account"><AccountPage /></Layout>;
+  if (session.organizations.length === 0) return <Layout view={null} section="waiting"><WaitingPage /></Layout>;
+  if (path === "/") return <Redirect to={landing(session)} />;
+  const params = match("/o/:slug/:section", path) ?? match("/o/:slug/:section/:id", path);
+  const org = params && session.organizations.find((membership) => membership.slug === params.slug);
+  const Page = params && (params.id ? (params.section === "environments" ? EnvironmentPage : undefined) : PAGES[params.section!]);
+  if (!params || !org || !Page) {
+    return (
+      <Layout view={null} section="missing">
+        <h1>Nothing here</h1>
+        <p>This address shows no page of an organization you belong to. <Link href="/">Go to your organization</Link>.</p>
+      </Layout>
+    );
+  }
+  const view = orgView(org);
+  const section = SECTIONS.find((entry) => entry.path === params.section)!;
+  return (
+    <Layout view={view} section={section.path}>
+      <Remember slug={org.slug} />
+      {section.permission && !view.can(section.permission) ? (
+        <p role="alert">Your role ({org.role}) does not include {section.permission}, so this section is not shown to you.</p>
+      ) : (
+        <Page view={view} id={params.id} />
+      )}
+    </Layout>
+  );
+}
+
+/** Where `/` leads: the last organization used, else the first. */
+function landing(session: Session): string {
+  const remembered = rememberedOrganization();
+  const org = session.organizations.find((membership) => membership.slug === remembered) ?? session.organizations[0]!;
+  return `/o/${encodeURIComponent(org.slug)}/environments`;
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
+function Remember({ slug }: { slug: string }) {
+  useEffect(() => rememberOrganization(slug), [slug]);
+  return null;
+}

@@ -1,0 +1,42 @@
+// What a person is told: progress, a result, a refusal in the server's own words, and for an
+// unexpected failure the request id to report.
+import type { ComponentChildren } from "preact";
+import type { Loaded, Outcome } from "../load";
+import type { Failure } from "../rpc";
+
+export function FailureNote({ failure }: { failure: Failure }) {
+  return (
+    <p role="alert" class="danger">
+      {failure.message}
+      {failure.requestId && (
+        <>
+          {" "}
+          <span class="muted">(request id <code>{failure.requestId}</code>)</span>
+        </>
+      )}
+    </p>
+  );
+}
+
+export function OutcomeNote({ outcome, pending }: { outcome: Outcome | null; pending: boolean }) {
+  if (pending) return <p role="status" class="muted">Working...</p>;
+  if (!outcome) return <p role="status" class="sr-only" />;
+  return outcome.ok ? <p role="status" class="ok">{outcome.message}</p> : <FailureNote failure={outcome.failure} />;
+}
+
+/** A page's data: loading, its failure, or the content made from it. */
+export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  if (loaded.failure) return <FailureNote failure={loaded.failure} />;
+  if (loaded.data === undefined) return <p role="status" class="muted">Loading...</p>;
+  // Reloading after an action: the shown data stays, marked busy until the new answer replaces it.
+  return <div class="loaded" aria-busy={loaded.loading}>{children(loaded.data)}</div>;
+}
+
+/** What to do when a list is empty. */
+export const Empty = ({ children }: { children: ComponentChildren }) => <p class="panel muted">{children}</p>;
+
+/** A moment in the reader's own time zone; `none` says what its absence means (default "never"). */
+export function When({ at, none = "never" }: { at: string | null; none?: string }) {
+  if (!at) return <span class="muted">{none}</span>;
+  return <time dateTime={at} title={at}>{new Date(at).toLocaleString()}</time>;
+}

@@ -1,0 +1,73 @@
+// The signed-in person: their sessions (GET /auth/sessions), signing this browser out, and closing
+// the account (refused, with the reason, for the last owner of an organization).
+import { useContext } from "preact/hooks";
+import { ActionButton, ActionForm, field } from "../components/actions";
+import { Show, When } from "../components/feedback";
+import { useLoad } from "../load";
+import { navigate } from "../router";
+import { authCall, rpc } from "../rpc";
+import { SessionContext, signOut } from "../session";
+
+interface OwnSession {
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  clientAddress: string | null;
+  userAgent: string | null;
+  current: boolean;
+}
+
+export function AccountPage() {
+  const { session, refresh } = useContext(SessionContext)!;
+  const { person, organizations } = session;
+  const sessions = useLoad(async () => (await authCall<{ sessions: OwnSession[] }>("/auth/sessions"))?.sessions ?? [], []);
+  const name = person.login ?? person.email ?? person.id;
+  return (
+    <>
+      <h1>Your account</h1>
+      <dl class="facts">
+        <dt>Login</dt><dd>{person.login ?? "none"}</dd>
+        <dt>Name</dt><dd>{person.name ?? "not given"}</dd>
+        <dt>Email</dt><dd>{person.email ?? "not given"}</dd>
+        <dt>Organizations</dt><dd>{organizations.length ? organizations.map((org) => `${org.name} (${org.role})`).join(", ") : "none yet"}</dd>
+      </dl>
+      <h2>Your sessions</h2>
+      <Show loaded={sessions}>
+        {(rows) => (
+          <div class="table-wrap">
+            <table>
+              <thead><tr><th>Signed in</th><th>Last seen</th><th>Address</th><th>Browser</th></tr></thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.id}>
+                    <td><When at={row.createdAt} />{row.current && <strong> (this browser)</strong>}</td>
+                    <td><When at={row.lastSeenAt} /></td>
+                    <td>{row.clientAddress ?? <span class="muted">unknown</span>}</td>
+                    <td class="muted">{row.userAgent ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Show>
+      <ActionButton label="Sign out of this browser" run={async () => { await signOut(); await refresh(); navigate("/"); return "Signed out."; }} />
+      <h2>Close your account</h2>
+      <p>
+        Closing removes you from every organization, revokes your command-line tokens, signs you out everywhere and erases your
+        name, address and code-host identity. The last owner of an organization cannot close their account: make someone else an owner first.
+      </p>
+      <ActionForm
+        label="Close my account"
+        submit={async (fields) => {
+          if (field(fields, "confirm") !== name) throw new Error(`Type ${name} to confirm.`);
+          const closed = await rpc.account.close.mutate({ confirm: name });
+          await refresh();
+          return `Your account is closed; you left ${closed.organizationsLeft} organization(s).`;
+        }}
+      >
+        <label>Type <strong>{name}</strong> to confirm<input name="confirm" required autoComplete="off" /></label>
+      </ActionForm>
+    </>
+  );
+}

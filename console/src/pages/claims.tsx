@@ -1,0 +1,56 @@
+// Repository claims: which repositories' workflows may exchange identity tokens for engine tokens.
+// Claiming stays with the CLI; revoking one kills every engine token minted through it.
+import { ActionButton } from "../components/actions";
+import { Empty, Show, When } from "../components/feedback";
+import { useLoad } from "../load";
+import { rpc } from "../rpc";
+import type { OrgView } from "../session";
+
+export function ClaimsPage({ view }: { view: OrgView }) {
+  const { org } = view;
+  const claims = useLoad(() => rpc.claims.list.query({ orgId: org.id }), [org.id]);
+  return (
+    <>
+      <h1>Repository claims</h1>
+      <Show loaded={claims}>
+        {({ audience, claims: rows }) => (
+          <>
+            <p>Workflows request identity tokens for the audience <code>{audience}</code>.</p>
+            {rows.length === 0 ? (
+              <Empty>No repository is claimed. Claim one from the command line with a CLI token holding tokens.manage (<code>svc login --scope tokens.manage</code>, then <code>POST /v1/oidc/bindings</code>).</Empty>
+            ) : (
+              <div class="table-wrap">
+                <table>
+                  <thead><tr><th>Repository</th><th>Claimed</th><th>Last used</th><th>State</th></tr></thead>
+                  <tbody>
+                    {rows.map((claim) => (
+                      <tr key={claim.id}>
+                        <td>{claim.repository}</td>
+                        <td><When at={claim.createdAt} /></td>
+                        <td><When at={claim.lastUsedAt} /></td>
+                        <td>
+                          {claim.revokedAt ? <>revoked <When at={claim.revokedAt} /></> : (
+                            <ActionButton
+                              label="Revoke"
+                              kind="danger"
+                              confirm={`Revoke the claim on ${claim.repository}? Its engine tokens stop working.`}
+                              run={async () => {
+                                const revoked = await rpc.claims.revoke.mutate({ orgId: org.id, claimId: claim.id });
+                                claims.reload();
+                                return `Revoked; ${revoked.tokensRevoked} engine token(s) stopped working.`;
+                              }}
+                            />
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </>
+        )}
+      </Show>
+    </>
+  );
+}

@@ -1,0 +1,93 @@
+// One environment: its facts, preview addresses, latest teardown, its workload runs, and the engine
+// work a member may start on it (tear down, agents, load).
+import { ActionButton, ActionForm, field } from "../components/actions";
+import { dispatchSentence } from "../components/dispatch";
+import { Show, When } from "../components/feedback";
+import { Link } from "../components/link";
+import { useLoad } from "../load";
+import { rpc } from "../rpc";
+import type { OrgView } from "../session";
+import { teardownText } from "./environments";
+import { RunsTable } from "./workloads";
+
+export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
+  const { org, can } = view;
+  const envId = id ?? "";
+  const environment = useLoad(() => rpc.environments.get.query({ orgId: org.id, envId }), [org.id, envId]);
+  const live = environment.data && environment.data.state !== "torn_down";
+  return (
+    <>
+      <p><Link href={`/o/${encodeURIComponent(org.slug)}/environments`}>All environments</Link></p>
+      <h1>Environment <code>{envId}</code></h1>
+      <Show loaded={environment}>
+        {(env) => (
+          <>
+            <dl class="facts">
+              <dt>State</dt><dd data-testid="env-state">{env.state}</dd>
+              <dt>Repository</dt><dd>{env.repository}</dd>
+              <dt>Branch</dt><dd>{env.branch ?? "none reported"}{env.pullRequest ? `, pull request #${env.pullRequest}` : ""}</dd>
+              <dt>Started</dt><dd><When at={env.startedAt} none="not reported yet" /></dd>
+              <dt>Expires</dt><dd><When at={env.expiresAt} none="no expiry reported" /></dd>
+              <dt>Last heard from</dt><dd><When at={env.lastEventAt} /></dd>
+              <dt>Latest teardown</dt>
+              <dd data-testid="teardown">
+                {teardownText(env.teardown)}
+                {env.teardown && <> (requested <When at={env.teardown.requestedAt} />)</>}
+              </dd>
+            </dl>
+            <h2>Preview addresses</h2>
+            {env.previewUrls.length ? (
+              <ul>{env.previewUrls.map((url) => <li key={url}><a href={url} rel="noreferrer" target="_blank">{url}</a></li>)}</ul>
+            ) : (
+              <p class="muted">The engine has reported none yet.</p>
+            )}
+            <button type="button" class="secondary" onClick={environment.reload}>Refresh</button>
+          </>
+        )}
+      </Show>
+      {live && (can("environments.teardown") || can("agents.run") || can("load.run")) && (
+        <>
+          <h2>Act on it</h2>
+          <div class="row-actions">
+            {can("environments.teardown") && (
+              <ActionButton
+                label="Tear down"
+                kind="danger"
+                confirm={`Tear down ${envId}?`}
+                run={async () => {
+                  const answer = await rpc.environments.teardown.mutate({ orgId: org.id, envId });
+                  environment.reload();
+                  return `Teardown requested. ${dispatchSentence(answer.dispatch)}`;
+                }}
+              />
+            )}
+            {can("load.run") && (
+              <ActionButton
+                label="Run load"
+                run={async () => `Load run requested. ${dispatchSentence((await rpc.load.run.mutate({ orgId: org.id, envId })).dispatch)}`}
+              />
+            )}
+          </div>
+          {can("agents.run") && (
+            <ActionForm
+              label="Run agents"
+              submit={async (fields) => {
+                const names = field(fields, "workflows")?.split(",").map((name) => name.trim()).filter(Boolean);
+                const answer = await rpc.agents.run.mutate({ orgId: org.id, envId, ...(names?.length ? { workflows: names } : {}) });
+                return `Agent run requested. ${dispatchSentence(answer.dispatch)}`;
+              }}
+            >
+              <label>Agent workflows (comma-separated; all when empty)<input name="workflows" /></label>
+            </ActionForm>
+          )}
+        </>
+      )}
+      {can("workloads.view") && (
+        <>
+          <h2>Workload runs here</h2>
+          <RunsTable orgId={org.id} envId={envId} />
+        </>
+      )}
+    </>
+  );
+}

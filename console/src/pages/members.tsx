@@ -1,0 +1,184 @@
+// Members and their roles (change, remove, sync from the code host) and invitations (create, resend,
+// revoke); what a role may not do is not offered.
+import { useContext, useState } from "preact/hooks";
+import type { Role } from "../../../db/schema";
+import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
+import { Empty, Show, When } from "../components/feedback";
+import { useLoad } from "../load";
+import { rpc, type Outputs } from "../rpc";
+import { SessionContext, type OrgView } from "../session";
+
+const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
+const INVITATIONS_PAGE = 50;
+
+export function MembersPage({ view }: { view: OrgView }) {
+  const { org, can } = view;
+  const manage = can("members.manage");
+  const members = useLoad(() => rpc.members.list.query({ orgId: org.id }), [org.id]);
+  return (
+    <>
+      <h1>Members</h1>
+      <Show loaded={members}>{(rows) => <MemberTable view={view} rows={rows} reload={members.reload} />}</Show>
+      {manage && (
+        <div class="row-actions">
+          <ActionButton
+            label="Sync from the code host"
+            run={async () => {
+              const result = await rpc.members.sync.mutate({ orgId: org.id });
+              members.reload();
+              const said = [`${result.changed.length} role(s) changed`, `${result.removed.length} removed`];
+              if (result.kept.length) said.push(`kept ${result.kept.join(", ")} (the last owner)`);
+              return `Synced: ${said.join(", ")}.`;
+            }}
+          />
+        </div>
+      )}
+      {manage && <Invitations view={view} />}
+    </>
+  );
+}
+
+function MemberTable({ view, rows, reload }: { view: OrgView; rows: Outputs["members"]["list"]; reload: () => void }) {
+  const { org, can } = view;
+  const me = useContext(SessionContext)!.session.person.id;
+  // Only an owner makes owners or changes an owner's role; the server refuses the rest too.
+  const mayChange = (role: string) => can("members.manage") && (org.role === "owner" || role !== "owner");
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead><tr><th>Person</th><th>Role</th><th>Joined</th>{can("members.manage") && <th>Actions</th>}</tr></thead>
+        <tbody>
+          {rows.map((member) => {
+            const label = member.login ?? member.name ?? member.personId;
+            return (
+              <tr key={member.personId} data-login={member.login ?? undefined}>
+                <td>{label}{member.personId === me && <span class="muted"> (you)</span>}{member.name && member.login && <div class="muted">{member.name}</div>}</td>
+                <td>{member.role}{member.manual && <span class="muted"> (set by hand)</span>}</td>
+                <td><When at={member.joinedAt} /></td>
+                {can("members.manage") && (
+                  <td>
+                    {mayChange(member.role) && (
+                      <div class="row-actions">
+                        <RoleChange view={view} personId={member.personId} label={label} current={member.role} reload={reload} />
+                        <ActionButton
+                          label="Remove"
+                          kind="danger"
+                          confirm={`Remove ${label}?`}
+                          run={async () => {
+                            await rpc.members.remove.mutate({ orgId: org.id, personId: member.personId });
+                            reload();
+                            return `Removed ${label}.`;
+                          }}
+                        />
+                      </div>
+                    )}
+                  </td>
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RoleChange({ view, personId, label, current, reload }: { view: OrgView; personId: string; label: string; current: string; reload: () => void }) {
+  const { org } = view;
+  const offered = ROLES.filter((role) => org.role === "owner" || role !== "owner");
+  const [role, setRole] = useState(current);
+  return (
+    <span class="row-actions">
+      <label>
+        New role for {label}
+        <select value={role} onChange={(event) => setRole(event.currentTarget.value)}>
+          {offered.map((option) => <option key={option} value={option}>{option}</option>)}
+        </select>
+      </label>
+      <ActionButton
+        label="Change role"
+        run={async () => {
+          const changed = await rpc.members.changeRole.mutate({ orgId: org.id, personId, role: role as Role });
+          reload();
+          return `${label} is now ${changed.role}.`;
+        }}
+      />
+    </span>
+  );
+}
+
+function Invitations({ view }: { view: OrgView }) {
+  const { org } = view;
+  const [limit, setLimit] = useState(INVITATIONS_PAGE);
+  const invitations = useLoad(() => rpc.invitations.list.query({ orgId: org.id, limit }), [org.id, limit]);
+  const [link, setLink] = useState<string | null>(null);
+  const delivered = (answer: Outputs["invitations"]["create"]) => {
+    setLink(answer.link);
+    invitations.reload();
+    return answer.mailed ? `Invitation mailed to ${answer.invitation.email}.` : `Invitation made for ${answer.invitation.email}; send them the link.`;
+  };
+  return (
+    <>
+      <h2>Invitations</h2>
+      <ActionForm
+        label="Invite"
+        submit={async (fields) => {
+          setLink(null);
+          return delivered(await rpc.invitations.create.mutate({ orgId: org.id, email: field(fields, "email") ?? "", role: (field(fields, "role") ?? "member") as Role }));
+        }}
+      >
+        <label>Email address<input name="email" type="email" required /></label>
+        <label>Role
+          <select name="role">
+            {ROLES.filter((role) => org.role === "owner" || role !== "owner").map((role) => <option key={role} value={role} selected={role === "member"}>{role}</option>)}
+          </select>
+        </label>
+      </ActionForm>
+      {link && <ShownOnce label="The invitation link" value={link} />}
+      <Show loaded={invitations}>
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty>No invitations yet. Invite someone by email address above; they join when they open the link and sign in.</Empty>
+          ) : (
+            <>
+              <div class="table-wrap">
+                <table>
+                  <thead><tr><th>Address</th><th>Role</th><th>State</th><th>Invited by</th><th>Expires</th><th>Actions</th></tr></thead>
+                  <tbody>
+                    {rows.map((invitation) => (
+                      <tr key={invitation.id}>
+                        <td>{invitation.email}</td>
+                        <td>{invitation.role}</td>
+                        <td>{invitation.state}</td>
+                        <td>{invitation.invitedBy ?? <span class="muted">a former member</span>}</td>
+                        <td><When at={invitation.expiresAt} /></td>
+                        <td>
+                          {invitation.state !== "accepted" && invitation.state !== "revoked" && (
+                            <div class="row-actions">
+                              <ActionButton label="Resend" run={async () => delivered(await rpc.invitations.resend.mutate({ orgId: org.id, invitationId: invitation.id }))} />
+                              <ActionButton
+                                label="Revoke"
+                                kind="danger"
+                                confirm={`Revoke the invitation for ${invitation.email}?`}
+                                run={async () => {
+                                  await rpc.invitations.revoke.mutate({ orgId: org.id, invitationId: invitation.id });
+                                  invitations.reload();
+                                  return "Revoked: its link no longer works.";
+                                }}
+                              />
+                            </div>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {rows.length === limit && limit < 200 && <button type="button" class="secondary" onClick={() => setLimit(200)}>Show up to 200</button>}
+            </>
+          )
+        }
+      </Show>
+    </>
+  );
+}

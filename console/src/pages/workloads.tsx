@@ -1,0 +1,173 @@
+// Workloads: definitions with their latest version, defining one, starting a run on an environment,
+// and the runs with their lease, deadline and abandon reason (paged by requestedAt).
+import { useEffect, useState } from "preact/hooks";
+import { ActionForm, field } from "../components/actions";
+import { dispatchSentence } from "../components/dispatch";
+import { Empty, FailureNote, Show, When } from "../components/feedback";
+import { useLoad } from "../load";
+import { describeFailure, rpc, type Failure, type Outputs } from "../rpc";
+import type { OrgView } from "../session";
+
+const PAGE = 25;
+
+type Run = Outputs["workloads"]["runs"][number];
+
+export function WorkloadsPage({ view }: { view: OrgView }) {
+  const { org, can } = view;
+  const definitions = useLoad(() => rpc.workloads.list.query({ orgId: org.id }), [org.id]);
+  const [runsRound, setRunsRound] = useState(0);
+  return (
+    <>
+      <h1>Workloads</h1>
+      <Show loaded={definitions}>
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty>No workloads defined yet. {can("workloads.edit") ? "Define one below with its compiled form." : "A member can define one."}</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th>Workload</th><th>Latest version</th><th>Defined</th></tr></thead>
+                <tbody>
+                  {rows.map((workload) => (
+                    <tr key={workload.id}><td>{workload.name}</td><td>v{workload.latestVersion.number}</td><td><When at={workload.createdAt} /></td></tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+      {can("workloads.run") && definitions.data?.length ? (
+        <StartRun view={view} definitions={definitions.data} onStarted={() => setRunsRound((round) => round + 1)} />
+      ) : null}
+      <h2>Runs</h2>
+      <RunsTable key={runsRound} orgId={org.id} />
+      {can("workloads.edit") && (
+        <>
+          <h2>Define a workload</h2>
+          <ActionForm
+            label="Define workload"
+            submit={async (fields) => {
+              let compiled: unknown;
+              try {
+                compiled = JSON.parse(field(fields, "compiled") ?? "");
+              } catch {
+                throw new Error("The compiled form must be JSON.");
+              }
+              if (typeof compiled !== "object" || compiled === null || Array.isArray(compiled)) throw new Error("The compiled form must be a JSON object.");
+              await rpc.workloads.define.mutate({ orgId: org.id, name: field(fields, "name") ?? "", compiled: compiled as Record<string, unknown> });
+              definitions.reload();
+              return `Defined ${field(fields, "name")} (version 1).`;
+            }}
+          >
+            <label>Name<input name="name" required /></label>
+            <label>Compiled form (JSON, as the engine runs it)<textarea name="compiled" rows={4} cols={40} required defaultValue={'{"steps":["load"]}'} /></label>
+          </ActionForm>
+        </>
+      )}
+    </>
+  );
+}
+
+function StartRun({ view, definitions, onStarted }: { view: OrgView; definitions: Outputs["workloads"]["list"]; onStarted: () => void }) {
+  const { org } = view;
+  const environments = useLoad(() => rpc.environments.list.query({ orgId: org.id, limit: 200 }), [org.id]);
+  const workable = environments.data?.filter((env) => env.state !== "torn_down" && env.branch !== null) ?? [];
+  return (
+    <>
+      <h2>Start a run</h2>
+      {environments.failure && <FailureNote failure={environments.failure} />}
+      {environments.data && workable.length === 0 ? (
+        <Empty>No environment can take a run: a run needs a live environment whose engine reported its branch.</Empty>
+      ) : (
+        <ActionForm
+          label="Start run"
+          submit={async (fields) => {
+            const workflow = field(fields, "workflow");
+            const started = await rpc.workloads.start.mutate({
+              orgId: org.id,
+              envId: field(fields, "envId") ?? "",
+              versionId: field(fields, "versionId") ?? "",
+              ...(workflow ? { workflow } : {}),
+            });
+            onStarted();
+            return `Run of ${started.workload} v${started.version} recorded on ${started.envId}; an engine claims it. ${dispatchSentence(started.dispatch)}`;
+          }}
+        >
+          <label>Workload
+            <select name="versionId" required>
+              {definitions.map((workload) => <option key={workload.id} value={workload.latestVersion.id}>{workload.name} v{workload.latestVersion.number}</option>)}
+            </select>
+          </label>
+          <label>Environment
+            <select name="envId" required>
+              {workable.map((env) => <option key={env.envId} value={env.envId}>{env.envId} ({env.state})</option>)}
+            </select>
+          </label>
+          <label>Workflow file (optional)<input name="workflow" placeholder="control-plane.yml" /></label>
+        </ActionForm>
+      )}
+    </>
+  );
+}
+
+/** Runs, newest first, a page at a time; "Older runs" continues from the last one shown. */
+export function RunsTable({ orgId, envId }: { orgId: string; envId?: string }) {
+  const [runs, setRuns] = useState<Run[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [loading, setLoading] = useState(false);
+  const load = async (before?: string) => {
+    setLoading(true);
+    try {
+      const page = await rpc.workloads.runs.query({ orgId, limit: PAGE, ...(envId ? { envId } : {}), ...(before ? { before } : {}) });
+      setRuns((shown) => (before ? [...(shown ?? []), ...page] : page));
+      setMore(page.length === PAGE);
+      setFailure(null);
+    } catch (error) {
+      setFailure(describeFailure(error));
+    } finally {
+      setLoading(false);
+    }
+  };
+  useEffect(() => void load(), [orgId, envId]);
+  return (
+    <>
+      {failure && <FailureNote failure={failure} />}
+      {runs === null ? (
+        !failure && <p role="status" class="muted">Loading...</p>
+      ) : runs.length === 0 ? (
+        <Empty>
+          No workload runs {envId ? "on this environment" : ""} yet. Start one {envId ? "from Workloads" : "above"}; an engine in the environment
+          claims it through POST /v1/workloads/claim.
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr><th>Workload</th>{!envId && <th>Environment</th>}<th>State</th><th>Requested</th><th>Lease</th><th>Deadline</th><th>Claims</th><th>Ended</th></tr>
+            </thead>
+            <tbody>
+              {runs.map((run) => (
+                <tr key={run.id}>
+                  <td>{run.workload} v{run.version}</td>
+                  {!envId && <td><code>{run.envId}</code></td>}
+                  <td data-testid="run-state">{run.state}{run.abandonReason && <span class="warn"> ({run.abandonReason})</span>}</td>
+                  <td><When at={run.requestedAt} /></td>
+                  <td>{run.lease.held ? <>held until <When at={run.lease.expiresAt} /></> : <span class="muted">not held</span>}</td>
+                  <td><When at={run.deadline} /></td>
+                  <td>{run.claims}</td>
+                  <td>{run.endedAt ? <When at={run.endedAt} /> : <span class="muted">running or waiting</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="row-actions">
+        <button type="button" class="secondary" disabled={loading} onClick={() => void load()}>Refresh runs</button>
+        {more && <button type="button" class="secondary" disabled={loading} onClick={() => void load(runs!.at(-1)!.requestedAt)}>Older runs</button>}
+      </div>
+    </>
+  );
+}

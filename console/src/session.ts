@@ -1,0 +1,53 @@
+// Who is signed in (GET /auth/session): their organizations with their roles, and the CSRF token
+// every mutation carries. The organization a page acts on comes from its address.
+import { createContext } from "preact";
+import { roleAllows, type Permission } from "../../worker/auth/permissions";
+import type { Role } from "../../db/schema";
+import { authCall, setCsrfToken } from "./rpc";
+
+export interface Membership {
+  id: string;
+  slug: string;
+  name: string;
+  plan: string;
+  role: string;
+}
+
+export interface Session {
+  person: { id: string; login: string | null; name: string | null; email: string | null; avatarUrl: string | null };
+  organizations: Membership[];
+  waiting: boolean;
+  installUrl: string | null;
+}
+
+/** The signed-in person, or null when nobody is. */
+export async function loadSession(): Promise<Session | null> {
+  const body = await authCall<Session & { csrfToken: string }>("/auth/session");
+  if (!body) return null;
+  setCsrfToken(body.csrfToken);
+  return body;
+}
+
+export async function signOut(): Promise<void> {
+  await authCall("/auth/signout", { method: "POST" });
+}
+
+export interface SessionState {
+  session: Session;
+  /** Reads the session again (after joining or leaving an organization). */
+  refresh: () => Promise<void>;
+}
+
+export const SessionContext = createContext<SessionState | null>(null);
+
+/** The organization a page acts on, and what the person's role there allows. */
+export interface OrgView {
+  org: Membership;
+  can: (permission: Permission) => boolean;
+}
+
+export const orgView = (org: Membership): OrgView => ({ org, can: (permission) => roleAllows(org.role as Role, permission) });
+
+const LAST_ORG = "console:last-organization";
+export const rememberOrganization = (slug: string) => localStorage.setItem(LAST_ORG, slug);
+export const rememberedOrganization = () => localStorage.getItem(LAST_ORG);

@@ -1,0 +1,146 @@
+// Two people in two browsers: an owner invites a second person, who accepts from the link after
+// signing in, sees the organization as a viewer (no mutating actions), and sees their view change
+// when the owner makes them an admin.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique } from "./support/browser";
+import { fake } from "./support/browser";
+
+let browser: Browser;
+let owner: Page;
+let guest: Page;
+const ownerLogin = unique("inviter");
+const guestLogin = unique("guest");
+let link = "";
+
+beforeAll(async () => {
+  browser = await launch();
+  await installedAccount(ownerLogin);
+  await fake("/_fake/users", { login: guestLogin, email: `${guestLogin}@example.test` });
+  owner = await signedIn(browser, ownerLogin);
+  await owner.waitForURL(/\/o\/[^/]+\/environments$/);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const section = async (page: Page, name: string) => {
+  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name }).click();
+  await page.getByRole("heading", { level: 1, name }).waitFor();
+};
+
+describe("inviting someone", () => {
+  it("shows the owner the invitation link once", async () => {
+    await section(owner, "Members");
+    await said(owner, /No invitations yet/);
+    await owner.getByLabel("Email address").fill(`${guestLogin}@example.test`);
+    await owner.getByRole("form", { name: "Invite" }).getByLabel("Role").selectOption("viewer");
+    await owner.getByRole("button", { name: "Invite", exact: true }).click();
+    await said(owner, /send them the link/);
+    link = (await owner.getByTestId("shown-once").textContent())!;
+    expect(link).toMatch(/\/invitations\/accept\?token=/);
+    await owner.getByRole("row", { name: /pending/ }).waitFor();
+  });
+
+  it("lets the invited person sign in from the link and accept it", async () => {
+    guest = await signedIn(browser, guestLogin, { startAt: link });
+    await guest.getByRole("heading", { name: "You are invited" }).waitFor();
+    await signInFrom(guest, "Sign in to accept");
+    // Signing in comes back to the link, which now offers acceptance.
+    await guest.getByRole("button", { name: "Accept the invitation" }).waitFor();
+    // Elsewhere, a person in no organization yet is told how to get into one.
+    await guest.goto("/");
+    await guest.getByRole("heading", { name: "You belong to no organization yet" }).waitFor();
+    await screenshot(guest, "waiting");
+    await guest.goto(link);
+    await guest.getByRole("button", { name: "Accept the invitation" }).click();
+    await said(guest, /You joined .* as viewer\./);
+    await guest.getByRole("link", { name: "Go to the console" }).click();
+    await guest.waitForURL(/\/o\/[^/]+\/environments$/);
+  });
+
+  it("shows a viewer no action their role may not take", async () => {
+    await guest.getByRole("heading", { level: 1, name: "Environments" }).waitFor();
+    await expect(guest.getByRole("button", { name: "Create environment" }).count()).resolves.toBe(0);
+    const nav = guest.getByRole("navigation", { name: "Sections" });
+    for (const hidden of ["Tokens", "Sessions", "Repository claims"]) await expect(nav.getByRole("link", { name: hidden }).count()).resolves.toBe(0);
+    await section(guest, "Members");
+    await guest.getByRole("row", { name: new RegExp(ownerLogin) }).waitFor();
+    for (const action of ["Change role", "Remove", "Invite", "Sync from the code host"]) {
+      await expect(guest.getByRole("button", { name: action }).count()).resolves.toBe(0);
+    }
+    await section(guest, "Workloads");
+    await expect(guest.getByRole("button", { name: "Define workload" }).count()).resolves.toBe(0);
+    await screenshot(guest, "viewer-members");
+  });
+
+  it("changes the person's view when the owner makes them an admin", async () => {
+    await owner.reload();
+    const row = owner.getByRole("row", { name: new RegExp(guestLogin) });
+    await row.getByLabel(/New role for/).selectOption("admin");
+    await row.getByRole("button", { name: "Change role" }).click();
+    await said(owner, `${guestLogin} is now admin.`);
+    await owner.getByRole("row", { name: /accepted/ }).waitFor();
+    await screenshot(owner, "members");
+    await guest.reload();
+    await guest.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Tokens" }).waitFor();
+    await section(guest, "Members");
+    await guest.getByRole("button", { name: "Invite", exact: true }).waitFor();
+    // An admin may not touch the owner: the owner's row offers nothing.
+    await expect(guest.getByRole("row", { name: new RegExp(ownerLogin) }).getByRole("button").count()).resolves.toBe(0);
+  });
+});
+
+describe("an invitation nobody used", () => {
+  it("gets a new link when resent, and stops working when revoked", async () => {
+    const address = `${unique("other")}@example.test`;
+    await section(owner, "Members");
+    await owner.getByLabel("Email address").fill(address);
+    await owner.getByRole("button", { name: "Invite", exact: true }).click();
+    await said(owner, `Invitation made for ${address}; send them the link.`);
+    const first = await owner.getByTestId("shown-once").textContent();
+    const row = owner.getByRole("row", { name: new RegExp(address) });
+    await row.getByRole("button", { name: "Resend" }).click();
+    await row.getByText(/send them the link/).waitFor();
+    await expect(owner.getByTestId("shown-once").textContent()).resolves.not.toBe(first);
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByRole("button", { name: "Yes, revoke" }).click();
+    await row.getByRole("cell", { name: "revoked", exact: true }).waitFor();
+  });
+});
+
+describe("the organization's settings and sessions", () => {
+  it("renames the organization, and the switcher shows the new name", async () => {
+    await section(owner, "Settings");
+    await owner.getByLabel("Display name").fill("Renamed Org");
+    await owner.getByRole("button", { name: "Save name" }).click();
+    await said(owner, "Renamed to Renamed Org.");
+    await owner.getByRole("combobox", { name: "Organization" }).getByRole("option", { name: /Renamed Org/ }).waitFor({ state: "attached" });
+  });
+
+  it("lets the owner sign the other person out everywhere", async () => {
+    await section(owner, "Sessions");
+    const row = owner.getByRole("row", { name: new RegExp(guestLogin) });
+    await row.getByRole("button", { name: "Sign out everywhere" }).click();
+    await row.getByRole("button", { name: "Yes, sign out everywhere" }).click();
+    await said(owner, /Ended 1 session\(s\)\./);
+    await guest.reload();
+    await guest.getByRole("link", { name: "Sign in with the code host" }).waitFor();
+  });
+});
+
+describe("the organization switcher", () => {
+  it("moves a person who belongs to two organizations between them, on the same section", async () => {
+    await fake("/_fake/app/installations", { account: guestLogin });
+    await signInFrom(guest);
+    const switcher = guest.getByRole("combobox", { name: "Organization" });
+    await switcher.getByRole("option", { name: `${guestLogin} (owner)` }).waitFor({ state: "attached" });
+    await section(guest, "Members");
+    await switcher.selectOption({ label: `${guestLogin} (owner)` });
+    await guest.waitForURL(new RegExp(`/o/${guestLogin}/members$`));
+    await guest.getByRole("row", { name: new RegExp(`${guestLogin}.*owner`) }).waitFor();
+    await switcher.selectOption({ label: "Renamed Org (admin)" });
+    await guest.locator(`tr[data-login="${ownerLogin}"]`).waitFor();
+  });
+});

@@ -1,0 +1,58 @@
+// Before the end-to-end tests: the console built, Chromium found (or installed), and the local stack
+// as `npm start` runs it (PostgreSQL and the bridge in a temporary folder, the fake code host with its
+// App, the Worker under `wrangler dev` on a free port), all stopped afterwards.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { partitionPassFromNode } from "../../../db/cli/commands/partitions";
+import { buildConsole } from "../../../local/console-build";
+import { writeEnvFile } from "../../../local/env-file";
+import { localWorkerDefaults, startLocalStack } from "../../../local/stack";
+import { startWrangler, workerAnswers } from "../../../local/wrangler";
+import { parseConfig } from "../../../worker/config/parse";
+import { startFakeCodehost } from "../../fakes/codehost/server";
+import { freePort } from "../../setup/free-port";
+import { findChromium } from "./chromium";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    e2e: { base: string; codehost: string; chromium: string };
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const chromium = findChromium();
+  await buildConsole();
+  const dir = mkdtempSync(join(tmpdir(), "svc-e2e-"));
+  const stack = await startLocalStack({ dataDir: join(dir, "postgres"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
+  const port = String(await freePort());
+  const base = `http://127.0.0.1:${port}`;
+  const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost` });
+  const ssoKey = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
+  const env = {
+    ...localWorkerDefaults(stack, port, ssoKey),
+    SVC_CODEHOST_API_BASE: codehost.url,
+    SVC_CODEHOST_APP_ID: codehost.app.id,
+    SVC_CODEHOST_APP_PRIVATE_KEY: codehost.app.privateKeyPem,
+    SVC_CODEHOST_APP_WEBHOOK_SECRET: codehost.app.webhookSecret,
+  };
+  const parsed = parseConfig(env);
+  if (!parsed.ok) throw new Error(`the end-to-end configuration is refused: ${JSON.stringify(parsed.errors)}`);
+  await partitionPassFromNode(parsed.config);
+  const envFile = join(dir, "worker.env");
+  writeEnvFile(envFile, env);
+  const wrangler = startWrangler({ port, envFile, persistTo: join(dir, "wrangler"), output: "ignore" });
+  const stop = async () => {
+    wrangler.kill("SIGTERM");
+    await codehost.close();
+    await stack.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  if (!(await workerAnswers(port))) {
+    await stop();
+    throw new Error("wrangler dev did not start for the end-to-end tests");
+  }
+  project.provide("e2e", { base, codehost: codehost.url, chromium });
+  return stop;
+}

@@ -1,0 +1,59 @@
+// People in a real Chromium against the local stack: each person a browser context of their own,
+// signed in through the fake code host exactly as a person clicks through it.
+import { mkdirSync } from "node:fs";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+export const { base, codehost } = inject("e2e");
+
+const SCREENSHOTS = new URL("../screenshots/", import.meta.url).pathname;
+
+export const launch = (): Promise<Browser> => chromium.launch({ executablePath: inject("e2e").chromium });
+
+/** A name no other test (or earlier run) uses. */
+export const unique = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+
+export async function fake(path: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(codehost + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`the fake code host answered ${response.status} to ${path}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** A code-host account with the App installed on it: the organization its login owns once signed in. */
+export async function installedAccount(login: string, repositories: string[] = []): Promise<void> {
+  await fake("/_fake/users", { login, email: `${login}@example.test` });
+  await fake("/_fake/app/installations", { account: login, repositories });
+}
+
+/** A new browser context signed in as `login` (made on the fake when missing); the page is the console. */
+export async function signedIn(browser: Browser, login: string, options: { startAt?: string } = {}): Promise<Page> {
+  const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  // The fake code host signs in the login its authorize address names: add it to the redirect there.
+  await page.route((url) => url.origin === base && url.pathname === "/auth/signin", async (route) => {
+    const response = await route.fetch({ maxRedirects: 0 });
+    const location = new URL(response.headers().location!);
+    location.searchParams.set("login", login);
+    await route.fulfill({ response, headers: { ...response.headers(), location: location.toString() } });
+  });
+  if (options.startAt) await page.goto(options.startAt);
+  else await signInFrom(page);
+  return page;
+}
+
+/** Follows the console's sign-in link through the code host and back. */
+export async function signInFrom(page: Page, linkName = "Sign in with the code host"): Promise<void> {
+  if (!page.url().startsWith(base)) await page.goto("/");
+  const back = page.waitForResponse((response) => new URL(response.url()).pathname === "/auth/callback");
+  await page.getByRole("link", { name: linkName }).click();
+  if ((await back).status() !== 302) throw new Error(`signing in answered ${(await back).status()}`);
+  await page.waitForURL((url) => url.origin === base && !url.pathname.startsWith("/auth/"));
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+}
+
+/** Waits for the sentence an action reports (role=status) or a refusal (role=alert). */
+export const said = (page: Page, text: string | RegExp) => page.getByText(text).first().waitFor();

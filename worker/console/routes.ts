@@ -1,0 +1,28 @@
+// Console pages. Workers Assets answer every page address with the console's index.html before the
+// Worker runs; a page address reaches the Worker only when there is no build (or when the Worker is
+// called directly, as the tests do), and then it answers the built index.html if the ASSETS binding
+// has one, else a page saying how to build the console: never a blank page or a 500.
+import type { Hono } from "hono";
+import type { AppEnv } from "../http/context";
+import { page } from "../signin/pages";
+import { isApiPath } from "./api-prefixes";
+
+/** 503: the console is unavailable until it is built; the API keeps answering. */
+const NOT_BUILT_STATUS = 503;
+
+export const notBuiltPage = () =>
+  page(
+    "The console is not built",
+    `<p>This control plane is running, but its browser console has not been built, so there is no page to show here yet.</p>
+<p>Run <code>npm run build:console</code> (<code>npm start</code> does it), then reload this page.</p>
+<p class="muted">The API is unaffected: <a href="/health">/health</a>, <a href="/openapi.json">/openapi.json</a>.</p>`,
+  );
+
+export function registerConsole(app: Hono<AppEnv>): void {
+  app.get("*", async (c) => {
+    if (isApiPath(c.req.path)) return c.notFound();
+    const built = await c.env.ASSETS?.fetch(new URL("/index.html", c.req.url));
+    if (built?.ok) return new Response(built.body, built);
+    return c.html(notBuiltPage(), NOT_BUILT_STATUS);
+  });
+}
