@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DataExport } from "../../worker/exports/schema";
 import { PAGE, textSink, writeDataExport } from "../../worker/exports/document";
 import { claim } from "../support/codehost";
+import { call } from "../support/http";
 import { newEnvId, reportEnvironment, workplace } from "../support/engine-work";
 import { rpcClient } from "../support/rpc";
 import { appPool, seedToken } from "../support/seed";
@@ -79,5 +80,12 @@ describe("the data export document", () => {
     const ids = document.environments.map((environment) => environment.envId);
     expect(ids).toHaveLength(count);
     expect(new Set(ids).size).toBe(count);
+  });
+});
+
+describe("the published schema", () => {
+  it("is the DataExport component of /openapi.json", async () => {
+    const document = (await (await call("/openapi.json")).json()) as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+    expect(Object.keys(document.components.schemas.DataExport!.properties!)).toEqual(expect.arrayContaining(["people", "auditLog", "files", "notIncluded"]));
   });
 });
