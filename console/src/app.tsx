@@ -7,11 +7,14 @@ import { Link } from "./components/link";
 import { AcceptInvitationPage, takePendingInvitation } from "./pages/accept";
 import { AccountPage } from "./pages/account";
 import { AuditPage } from "./pages/audit";
+import { BillingPage } from "./pages/billing";
 import { ClaimsPage } from "./pages/claims";
 import { EnvironmentPage } from "./pages/environment";
 import { EnvironmentsPage } from "./pages/environments";
+import { LeavingPage } from "./pages/leaving";
 import { MembersPage } from "./pages/members";
 import { OrgSessionsPage } from "./pages/org-sessions";
+import { ProvidersPage } from "./pages/providers";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/signin";
 import { TokensPage } from "./pages/tokens";
@@ -30,6 +33,9 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   sessions: OrgSessionsPage,
   audit: AuditPage,
   settings: SettingsPage,
+  providers: ProvidersPage,
+  billing: BillingPage,
+  leaving: LeavingPage,
 };
 
 export function App() {
@@ -64,7 +70,9 @@ function route(path: string, session: Session) {
   if (invitation) return <Redirect to={`/invitations/accept?token=${encodeURIComponent(invitation)}`} />;
   if (path === "/account") return <Layout view={null} section="account"><AccountPage /></Layout>;
   if (session.organizations.length === 0) return <Layout view={null} section="waiting"><WaitingPage /></Layout>;
-  if (path === "/") return <Redirect to={landing(session)} />;
+  if (path === "/") return <Redirect to={landing(session, "environments")} />;
+  // The billing provider's checkout comes back here (subscriptions.checkout names no organization).
+  if (path === "/billing") return <Redirect to={landing(session, "billing") + location.search} />;
   const params = match("/o/:slug/:section", path) ?? match("/o/:slug/:section/:id", path);
   const org = params && session.organizations.find((membership) => membership.slug === params.slug);
   const Page = params && (params.id ? (params.section === "environments" ? EnvironmentPage : undefined) : PAGES[params.section!]);
@@ -90,11 +98,11 @@ function route(path: string, session: Session) {
   );
 }
 
-/** Where `/` leads: the last organization used, else the first. */
-function landing(session: Session): string {
+/** A section of the last organization used, else the first (where `/` leads). */
+function landing(session: Session, section: string): string {
   const remembered = rememberedOrganization();
   const org = session.organizations.find((membership) => membership.slug === remembered) ?? session.organizations[0]!;
-  return `/o/${encodeURIComponent(org.slug)}/environments`;
+  return `/o/${encodeURIComponent(org.slug)}/${section}`;
 }
 
 function Redirect({ to }: { to: string }) {

@@ -40,11 +40,11 @@ export function describeFailure(error: unknown): Failure {
   return { message: error instanceof Error ? error.message : String(error), requestId: null };
 }
 
-/** The session routes outside /rpc (/auth/*): their JSON, or null when nobody is signed in (401). */
+/** The session routes outside /rpc (/auth/*, /console/api/*): their JSON, or null when nobody is signed in (401). */
 export async function authCall<T>(path: string, init: RequestInit = {}): Promise<T | null> {
   let response: Response;
   try {
-    response = await fetch(path, { ...init, headers: { ...init.headers, ...(init.method === "POST" ? { "x-svc-csrf": csrfToken } : {}) } });
+    response = await fetch(path, { ...init, headers: { ...init.headers, ...(init.method && init.method !== "GET" ? { "x-svc-csrf": csrfToken } : {}) } });
   } catch {
     throw new AuthFailure({ message: "The control plane did not answer; check your connection and try again.", requestId: null });
   }

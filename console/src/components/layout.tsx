@@ -18,6 +18,10 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
   { path: "sessions", title: "Sessions", permission: "sessions.manage" },
   { path: "audit", title: "Audit log", permission: "audit.read" },
   { path: "settings", title: "Settings", permission: null },
+  { path: "providers", title: "Model provider keys", permission: "tokens.manage" },
+  { path: "billing", title: "Billing", permission: "billing.manage" },
+  // Managers export; the deletion on the same page is the owners' (organization.delete).
+  { path: "leaving", title: "Leaving", permission: "data.export" },
 ];
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {

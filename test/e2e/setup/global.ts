@@ -36,6 +36,8 @@ export default async function setup(project: TestProject) {
     SVC_CODEHOST_APP_ID: codehost.app.id,
     SVC_CODEHOST_APP_PRIVATE_KEY: codehost.app.privateKeyPem,
     SVC_CODEHOST_APP_WEBHOOK_SECRET: codehost.app.webhookSecret,
+    // Provider keys can be stored (sealed under v1) and tried from the console.
+    SVC_PROVIDER_KEY_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
   };
   const parsed = parseConfig(env);
   if (!parsed.ok) throw new Error(`the end-to-end configuration is refused: ${JSON.stringify(parsed.errors)}`);

@@ -1,0 +1,133 @@
+// Leaving cleanly: the audit log as a download, data exports (take one, download it), and the
+// organization's deletion (request it by typing the slug, follow its steps, call it off while it waits).
+import { useState } from "preact/hooks";
+import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
+import { Empty, Show, When } from "../components/feedback";
+import { useLoad } from "../load";
+import { rpc } from "../rpc";
+import type { OrgView } from "../session";
+
+export function LeavingPage({ view }: { view: OrgView }) {
+  const { org, can } = view;
+  return (
+    <>
+      <h1>Leaving</h1>
+      {can("audit.export") && (
+        <>
+          <h2>Audit log</h2>
+          <p>
+            <a href={`/console/api/audit/export?orgId=${encodeURIComponent(org.id)}`} download>Download the audit log</a>{" "}
+            <span class="muted">(NDJSON with the chain's head; check it offline with <code>svc audit verify</code>)</span>
+          </p>
+        </>
+      )}
+      {can("data.export") && <DataExports orgId={org.id} />}
+      {can("organization.delete") && <Deletion orgId={org.id} slug={org.slug} />}
+    </>
+  );
+}
+
+function DataExports({ orgId }: { orgId: string }) {
+  const exports = useLoad(() => rpc.exports.list.query({ orgId }), [orgId]);
+  return (
+    <>
+      <h2>Data exports</h2>
+      <p class="muted">A copy of the organization's configuration and history as one JSON document; token and key values are never included.</p>
+      <ActionButton
+        kind="primary"
+        label="Take a data export"
+        run={async () => {
+          const taken = await rpc.exports.create.mutate({ orgId });
+          exports.reload();
+          return `Export taken (${taken.sizeBytes} bytes).`;
+        }}
+      />
+      <Show loaded={exports}>
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty>No export taken yet.</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th>Taken</th><th>By</th><th>Size</th><th>Download</th></tr></thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <tr key={row.id}>
+                      <td><When at={row.createdAt} /></td>
+                      <td>{row.requestedBy ?? <span class="muted">closed account</span>}</td>
+                      <td>{row.sizeBytes === null ? "" : `${row.sizeBytes} bytes`}</td>
+                      <td>{row.download ? <a href={row.download} download>Download</a> : <span class="muted">did not finish; take another</span>}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </>
+  );
+}
+
+function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
+  const status = useLoad(() => rpc.deletion.status.query({ orgId }), [orgId]);
+  const [exportLink, setExportLink] = useState<string | null>(null);
+  return (
+    <>
+      <h2>Delete the organization</h2>
+      <Show loaded={status}>
+        {({ deletion }) => (
+          <>
+            {(!deletion || deletion.calledOffAt) && (
+              <ActionForm
+                label="Delete this organization"
+                submit={async (fields) => {
+                  const requested = await rpc.deletion.request.mutate({ orgId, confirm: field(fields, "confirm") ?? "" });
+                  setExportLink(requested.exportLink);
+                  status.reload();
+                  return "Deletion requested: it runs in steps, shown below.";
+                }}
+              >
+                <p class="muted">Environments stop, the subscription ends at its period's end, then credentials are revoked, a last export is taken and everything is deleted.</p>
+                <label>Type the slug <code>{slug}</code> to confirm<input name="confirm" required autoComplete="off" /></label>
+              </ActionForm>
+            )}
+            {exportLink && <ShownOnce label="The link to the organization's last export (works for 7 days once the export step has run; it is shown only now)" value={exportLink} />}
+            {deletion && (
+              <dl class="facts" data-testid="deletion">
+                <dt>Requested</dt><dd><When at={deletion.requestedAt} /></dd>
+                {deletion.calledOffAt ? (
+                  <><dt>Called off</dt><dd><When at={deletion.calledOffAt} /></dd></>
+                ) : (
+                  <><dt>Next step</dt><dd><code data-testid="next-step">{deletion.nextStep}</code></dd></>
+                )}
+                {deletion.waitUntil && <><dt>Waits until</dt><dd><When at={deletion.waitUntil} /></dd></>}
+                {deletion.lastError && (
+                  <><dt>Last failure</dt><dd>{deletion.lastError} <span class="muted">({deletion.failedAttempts} attempts; next <When at={deletion.nextAttemptAt} />)</span></dd></>
+                )}
+                <dt>Steps done</dt>
+                <dd>
+                  {deletion.steps.length === 0 ? <span class="muted">none yet</span> : (
+                    <ol>{deletion.steps.map((step) => <li key={step.step}><code>{step.step}</code> <When at={step.doneAt} />: {step.note}</li>)}</ol>
+                  )}
+                </dd>
+              </dl>
+            )}
+            {deletion && !deletion.calledOffAt && (
+              <ActionButton
+                label="Call off the deletion"
+                confirm="Call off the deletion and keep the organization?"
+                run={async () => {
+                  const outcome = await rpc.deletion.callOff.mutate({ orgId });
+                  status.reload();
+                  const ending = outcome.subscriptionsStillEnding;
+                  return ending.length === 0 ? "Deletion called off." : `Deletion called off; the billing provider did not resume ${ending.join(", ")}, which still ends at its period's end.`;
+                }}
+              />
+            )}
+          </>
+        )}
+      </Show>
+    </>
+  );
+}

@@ -1,0 +1,97 @@
+// Model provider keys and budgets, through the console's REST routes (/console/api/providers, not
+// /rpc): which provider has a key (its last four characters only), the month's budget and spend;
+// store a key, revoke it, set the budget (owners).
+import { useState } from "preact/hooks";
+import type { z } from "zod";
+import type { ProviderList } from "../../../worker/providers/schemas";
+import { ActionButton, ActionForm, field } from "../components/actions";
+import { Show, When } from "../components/feedback";
+import { useLoad } from "../load";
+import { authCall } from "../rpc";
+import type { OrgView } from "../session";
+
+type ProviderState = z.output<typeof ProviderList>["providers"][number];
+
+/** A provider route of this organization; signed out (null) is a failure here, not an answer. */
+async function providers<T>(orgId: string, suffix: string, init: RequestInit = {}): Promise<T> {
+  const body = await authCall<T>(`/console/api/providers${suffix}?orgId=${encodeURIComponent(orgId)}`, {
+    ...init,
+    headers: { "content-type": "application/json" },
+  });
+  if (body === null) throw new Error("Your session has ended; sign in again.");
+  return body;
+}
+
+const dollars = (value: number) => `$${value.toFixed(2)}`;
+
+export function ProvidersPage({ view }: { view: OrgView }) {
+  const { org } = view;
+  const list = useLoad(() => providers<{ providers: ProviderState[] }>(org.id, ""), [org.id]);
+  return (
+    <>
+      <h1>Model provider keys</h1>
+      <p class="muted">Engines and the CLI call the model providers through this service with their own token; the organization's key goes upstream in its place, within the monthly budget.</p>
+      <Show loaded={list}>
+        {({ providers: states }) => states.map((state) => <Provider key={state.provider} orgId={org.id} state={state} view={view} reload={list.reload} />)}
+      </Show>
+    </>
+  );
+}
+
+function Provider({ orgId, state, view, reload }: { orgId: string; state: ProviderState; view: OrgView; reload: () => void }) {
+  const { provider, key, budget } = state;
+  const path = `/${encodeURIComponent(provider)}`;
+  // The key is typed into a controlled field so it can be cleared once stored.
+  const [typed, setTyped] = useState("");
+  return (
+    <section aria-label={provider}>
+      <h2>{provider}</h2>
+      <dl class="facts">
+        <dt>Key</dt>
+        <dd data-testid={`${provider}-key`}>
+          {key ? <>ending <code>{key.lastFour}</code> <span class="muted">(stored <When at={key.createdAt} />, sealed under {key.sealedUnder})</span></> : <span class="muted">none: the proxy refuses requests</span>}
+        </dd>
+        <dt>Budget</dt>
+        <dd>
+          {budget ? `${dollars(budget.spentUsd)} spent and ${dollars(budget.reservedUsd)} reserved of ${dollars(budget.monthlyCapUsd)} in ${budget.month}` : <span class="muted">none set: the proxy refuses requests</span>}
+        </dd>
+      </dl>
+      <ActionForm
+        label={`Save ${provider} key`}
+        submit={async () => {
+          const stored = await providers<{ key: { lastFour: string }; replaced: boolean }>(orgId, path, { method: "PUT", body: JSON.stringify({ key: typed }) });
+          setTyped("");
+          reload();
+          return `Stored the key ending ${stored.key.lastFour}${stored.replaced ? "; the previous one is revoked" : ""}.`;
+        }}
+      >
+        <label>Key<input type="password" autoComplete="off" required minLength={8} maxLength={512} value={typed} onInput={(event) => setTyped(event.currentTarget.value)} /></label>
+      </ActionForm>
+      {key && (
+        <ActionButton
+          label="Revoke key"
+          kind="danger"
+          confirm={`Revoke the ${provider} key ending ${key.lastFour}?`}
+          run={async () => {
+            await providers(orgId, path, { method: "DELETE" });
+            reload();
+            return "Revoked.";
+          }}
+        />
+      )}
+      {view.can("billing.manage") && (
+        <ActionForm
+          label={`Set ${provider} budget`}
+          submit={async (fields) => {
+            const monthlyCapUsd = Number(field(fields, "cap"));
+            const set = await providers<{ budget: { monthlyCapUsd: number } }>(orgId, `${path}/budget`, { method: "PUT", body: JSON.stringify({ monthlyCapUsd }) });
+            reload();
+            return `The monthly budget is ${dollars(set.budget.monthlyCapUsd)}.`;
+          }}
+        >
+          <label>Monthly budget (US dollars)<input name="cap" type="number" required min={0} max={1000000} step="0.01" defaultValue={budget ? String(budget.monthlyCapUsd) : ""} /></label>
+        </ActionForm>
+      )}
+    </section>
+  );
+}
