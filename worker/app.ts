@@ -12,6 +12,7 @@ import { registerCodehost } from "./codehost/routes";
 import { registerCommands } from "./commands/routes";
 import { registerConsole } from "./console/routes";
 import { registerDeviceFlow } from "./device/routes";
+import { registerEnterprise } from "./enterprise/routes";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
@@ -46,6 +47,7 @@ export function createApp(): Hono<AppEnv> {
   registerProviders(app);
   registerRpc(app);
   registerOpenApi(app);
+  registerEnterprise(app);
   // Last: every other GET is a console page.
   registerConsole(app);
   return app;

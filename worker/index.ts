@@ -9,7 +9,9 @@ import { scheduled } from "./scheduled";
 export { EnvironmentObject } from "../durable-objects/environment";
 export { RateLimiter } from "../durable-objects/rate-limiter";
 
-startWith(env);
+// Top-level await: the licence signature is verified (WebCrypto, no I/O) before the isolate serves
+// anything; a licence that does not verify fails the start like any refused variable.
+await startWith(env);
 
 const app = createApp();
 

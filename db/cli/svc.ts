@@ -3,6 +3,7 @@ import { withLocalDefaults } from "../../local/env-file";
 import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
 import { dataExport } from "./commands/export";
+import { licence } from "./commands/licence";
 import { migrate } from "./commands/migrate";
 import { orgs } from "./commands/orgs";
 import { partitions } from "./commands/partitions";
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   audit,
   export: dataExport,
   reseal,
+  licence,
 };
 
 const USAGE = `usage: svc <command>
@@ -30,7 +32,10 @@ const USAGE = `usage: svc <command>
   partitions                                keep event partitions ahead; archive and drop past the retention
   audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry
   export <slug> [--out DIR]                 write the organization's data export document to a file
-  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)`;
+  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)
+  licence keygen --out <private.pem>        make an Ed25519 key pair; prints the public key for SVC_LICENSE_PUBLIC_KEYS
+  licence issue --key <private.pem> --kid K --org ORG --id LID (--expires DATE | --days N) [--grace-days N] [--feature F ...]
+                                            print a signed licence (SVC_LICENSE_KEY); features: sso, scim`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

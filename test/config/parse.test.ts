@@ -161,6 +161,8 @@ const refusals: RefusalCase[] = [
   { name: "licence header without kid", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({ kid: undefined }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
   { name: "licence payload without lid", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { lid: undefined }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
   { name: "licence exp not a number", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { exp: "2040-01-01" }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
+  { name: "licence grace not a whole number", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { grace: -1 }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
+  { name: "SVC_LICENSE_PUBLIC_KEYS key not 32 bytes", changes: { ...licence, SVC_LICENSE_PUBLIC_KEYS: "k1=AAAA" }, refused: ["SVC_LICENSE_PUBLIC_KEYS"] },
   { name: "licence features not strings", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { features: [1] }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
   { name: "licence signed by an untrusted key", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({ kid: "k2" }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
 ];
@@ -452,10 +454,10 @@ describe("licence", () => {
   it("keeps the parsed token and the trusted public key for later verification", () => {
     const parsedLicence = withLicence();
     if (parsedLicence.state === "none") throw new Error("expected a licence");
-    expect(parsedLicence.state).toBe("present");
+    expect(parsedLicence.state).toBe("valid");
     expect(parsedLicence.publicKey).toBe(LICENCE_PUBLIC_KEY);
     expect(parsedLicence.token.header).toEqual({ alg: "EdDSA", kid: "k1" });
-    expect(parsedLicence.token.payload).toEqual({ lid: "lic-001", sub: "acme", exp: LICENCE_EXP, features: ["sso", "scim"] });
+    expect(parsedLicence.token.payload).toEqual({ lid: "lic-001", sub: "acme", exp: LICENCE_EXP, grace: 0, features: ["sso", "scim"] });
     expect(parsedLicence.token.signingInput).toBe(licence.SVC_LICENSE_KEY.split(".").slice(0, 2).join("."));
     expect(parsedLicence.token.signature).toEqual(new Uint8Array(64).fill("s".charCodeAt(0)));
   });
@@ -468,8 +470,13 @@ describe("licence", () => {
     expect(withLicence({ SVC_LICENSE_REVOKED: "lic-000, lic-001" }).state).toBe("revoked");
   });
 
-  it("is expired after exp", () => {
+  it("is expired after exp when it has no grace period", () => {
     expect(withLicence({ SVC_LICENSE_KEY: licenceToken({}, { exp: NOW / 1000 - 1 }) }).state).toBe("expired");
+  });
+
+  it("is in grace after exp until exp + grace, then expired", () => {
+    expect(withLicence({ SVC_LICENSE_KEY: licenceToken({}, { exp: NOW / 1000 - 1, grace: 60 }) }).state).toBe("grace");
+    expect(withLicence({ SVC_LICENSE_KEY: licenceToken({}, { exp: NOW / 1000 - 60, grace: 60 }) }).state).toBe("expired");
   });
 
   it("is none when the key is empty, even without its companions", () => {

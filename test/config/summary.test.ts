@@ -6,7 +6,7 @@ import { baseEnv, envWith, fullEnv, NOW, SECRET_NAMES } from "./fixtures";
 function summary(env: Readonly<Record<string, string>>, edition: "enterprise" | "community" = "enterprise") {
   const result = parseConfig(env, { edition, now: NOW });
   if (!result.ok) throw new Error(formatConfigErrors(result.errors));
-  return describeConfig(result.config);
+  return describeConfig(result.config, NOW);
 }
 
 describe("describeConfig", () => {
@@ -26,7 +26,14 @@ describe("describeConfig", () => {
       version: "1.4.2",
       commit: "abc1234",
       extensions: { operatorPortal: "on", codehostApp: "on", billing: "on", magicLink: "on", analyticsProxy: "eu", enterprise: "on" },
-      licence: { state: "present", id: "lic-001", expiresAt: "2040-01-01T00:00:00.000Z", permissions: ["sso", "scim"], signature: "verified after start" },
+      licence: {
+        state: "valid",
+        id: "lic-001",
+        expiresAt: "2040-01-01T00:00:00.000Z",
+        graceEndsAt: "2040-01-01T00:00:00.000Z",
+        features: ["sso", "scim"],
+        permissions: ["sso", "scim"],
+      },
       auditForwarding: "off",
       signIn: "allowlist of 3 logins",
       selfServeSignup: "on",

@@ -51,6 +51,8 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   organization_suspended: ANSWERS["post /v1/events"]![403]!,
   identity_not_bound: ANSWERS["post /v1/auth/codehost-oidc"]![403]!,
   plan_required: ANSWERS["post /v1/events"]![402]!,
+  // The suite installs no licence: every enterprise route answers 402.
+  licence_required: () => call("/sso/acme/login"),
   not_found: ANSWERS["delete /v1/oidc/bindings/{binding}"]![404]!,
   claim_held_elsewhere: ANSWERS["post /v1/oidc/bindings"]![409]!,
   export_not_ready: exportNotReady,

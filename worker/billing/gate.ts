@@ -96,6 +96,13 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "GET /health": "reachable",
   "GET /readyz": "reachable",
   "GET /openapi.json": "reachable",
+  // Enterprise routes: the licence gates them (worker/enterprise/gate.ts), not the plan; /metrics names no organization.
+  "GET /.well-known/svc-enterprise": "reachable",
+  "ALL /sso": "reachable",
+  "ALL /sso/*": "reachable",
+  "ALL /scim/v2": "reachable",
+  "ALL /scim/v2/*": "reachable",
+  "GET /metrics": "reachable",
   "POST /v1/auth/codehost-oidc": "reachable",
   "POST /webhooks/codehost": "reachable",
   "POST /webhooks/billing": "reachable",

@@ -1,5 +1,6 @@
 // The licence: a compact JWS (`header.payload.signature`, base64url) signed with EdDSA.
-// Only its shape and key id are checked here; the signature is verified later, asynchronously.
+// Only its shape and key id are checked here; the signature is verified asynchronously with jose
+// (worker/enterprise/licence.ts) at isolate start and by `config check`, both before anything is served.
 import { decodeBase64, readEntries, splitNames, type EnvReader } from "./readers";
 import type { Licence, LicencePayload, LicenceState, LicenceToken } from "./types";
 
@@ -33,8 +34,9 @@ export function licenceState(licence: { org: string; revoked: string[]; token: L
   const { sub, lid, exp } = licence.token.payload;
   if (sub !== licence.org) return "wrong_org";
   if (licence.revoked.includes(lid)) return "revoked";
-  if (now >= exp * 1000) return "expired";
-  return "present";
+  if (now < exp * 1000) return "valid";
+  if (now < (exp + licence.token.payload.grace) * 1000) return "grace";
+  return "expired";
 }
 
 function readPublicKeys(r: EnvReader): Map<string, string> | null {
@@ -43,8 +45,9 @@ function readPublicKeys(r: EnvReader): Map<string, string> | null {
     return null;
   }
   const keys = readEntries(r, "SVC_LICENSE_PUBLIC_KEYS", "<kid>=<base64 key>");
-  const bad = [...(keys ?? [])].filter(([, key]) => !decodeBase64(key)?.length).map(([kid]) => kid);
-  for (const kid of bad) r.refuse("SVC_LICENSE_PUBLIC_KEYS", `SVC_LICENSE_PUBLIC_KEYS key "${kid}" is not base64.`);
+  // Raw Ed25519 public keys are 32 bytes (what `svc licence keygen` prints).
+  const bad = [...(keys ?? [])].filter(([, key]) => decodeBase64(key)?.length !== 32).map(([kid]) => kid);
+  for (const kid of bad) r.refuse("SVC_LICENSE_PUBLIC_KEYS", `SVC_LICENSE_PUBLIC_KEYS key "${kid}" is not the base64 of a 32-byte Ed25519 public key.`);
   return bad.length === 0 ? keys : null;
 }
 
@@ -57,9 +60,10 @@ function parseToken(text: string): LicenceToken | null {
   if (!isHeader(headerJson) || !isPayload(payloadJson) || signatureBytes === null) return null;
   return {
     header: { alg: "EdDSA", kid: headerJson.kid },
-    payload: { lid: payloadJson.lid, sub: payloadJson.sub, exp: payloadJson.exp, features: payloadJson.features ?? [] },
+    payload: { lid: payloadJson.lid, sub: payloadJson.sub, exp: payloadJson.exp, grace: payloadJson.grace ?? 0, features: payloadJson.features ?? [] },
     signingInput: `${header}.${payload}`,
     signature: signatureBytes,
+    compact: text,
   };
 }
 
@@ -82,9 +86,10 @@ function isHeader(value: unknown): value is { alg: "EdDSA"; kid: string } {
   return isRecord(value) && value.alg === "EdDSA" && isNonEmptyString(value.kid);
 }
 
-function isPayload(value: unknown): value is Omit<LicencePayload, "features"> & { features?: string[] } {
+function isPayload(value: unknown): value is Omit<LicencePayload, "features" | "grace"> & { features?: string[]; grace?: number } {
   return isRecord(value) && isNonEmptyString(value.lid) && isNonEmptyString(value.sub) &&
     typeof value.exp === "number" && Number.isInteger(value.exp) && value.exp >= 0 && value.exp <= LAST_DATE_SECONDS &&
+    (value.grace === undefined || (typeof value.grace === "number" && Number.isInteger(value.grace) && value.grace >= 0 && value.grace <= LAST_DATE_SECONDS)) &&
     (value.features === undefined || (Array.isArray(value.features) && value.features.every((feature) => typeof feature === "string")));
 }
 
@@ -94,4 +99,32 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isNonEmptyString(value: unknown): value is string {
   return typeof value === "string" && value !== "";
+}
+
+/** What a licence grants at `now`: the facts the start-up line, the enterprise gate and the published document share. */
+export interface LicenceFacts {
+  state: LicenceState;
+  id: string | null;
+  expiresAt: string | null;
+  graceEndsAt: string | null;
+  /** Features the licence lists, whatever its state. */
+  features: string[];
+  /** Features usable now: the listed ones while valid or in grace, none otherwise. */
+  permissions: string[];
+}
+
+export function licenceFacts(licence: Licence | undefined, now: number): LicenceFacts {
+  if (licence === undefined || licence.state === "none") {
+    return { state: "none", id: null, expiresAt: null, graceEndsAt: null, features: [], permissions: [] };
+  }
+  const { lid, exp, grace, features } = licence.token.payload;
+  const state = licenceState(licence, now);
+  return {
+    state,
+    id: lid,
+    expiresAt: new Date(exp * 1000).toISOString(),
+    graceEndsAt: new Date((exp + grace) * 1000).toISOString(),
+    features,
+    permissions: state === "valid" || state === "grace" ? features : [],
+  };
 }

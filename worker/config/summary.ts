@@ -1,11 +1,12 @@
 // The "what it decided" line logged on every start. It is built field by field from facts that
 // are safe to print: never a secret, a key, a password, a connection string or a licence token.
+import { licenceFacts } from "./licence";
 import type { Config } from "./types";
 
 const onOff = (on: boolean): "on" | "off" => (on ? "on" : "off");
 
-export function describeConfig(config: Config): Record<string, unknown> {
-  const licence = config.enterprise?.licence;
+/** `now` decides the licence state (valid, grace, expired); the licence signature is verified before this is logged. */
+export function describeConfig(config: Config, now = Date.now()) {
   const allowlist = config.signIn.allowlist;
   return {
     edition: config.edition,
@@ -20,15 +21,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
       enterprise: onOff(config.enterprise !== null),
     },
     licence:
-      licence === undefined || licence.state === "none"
-        ? { state: licence?.state ?? "not read by the community edition", permissions: [] }
-        : {
-            state: licence.state,
-            id: licence.token.payload.lid,
-            expiresAt: new Date(licence.token.payload.exp * 1000).toISOString(),
-            permissions: licence.token.payload.features,
-            signature: "verified after start",
-          },
+      config.enterprise === null
+        ? { state: "not read by the community edition", permissions: [] }
+        : licenceFacts(config.enterprise.licence, now),
     // No variable configures audit forwarding yet.
     auditForwarding: "off",
     signIn: allowlist === null ? "open" : allowlist.length === 0 ? "closed" : `allowlist of ${allowlist.length} logins`,

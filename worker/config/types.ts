@@ -158,7 +158,12 @@ export interface EnterpriseConfig {
   licence: Licence;
 }
 
-export type LicenceState = "none" | "wrong_org" | "revoked" | "expired" | "present";
+/**
+ * none: no key. valid: before `exp`. grace: past `exp`, still working for `grace` seconds (with a
+ * warning). expired: past the grace period (402, settings kept). wrong_org: issued to another
+ * organization than SVC_ORG. revoked: its `lid` is in SVC_LICENSE_REVOKED.
+ */
+export type LicenceState = "none" | "valid" | "grace" | "expired" | "wrong_org" | "revoked";
 
 /**
  * A parsed, NOT yet verified licence. The signature is checked later (WebCrypto is async);
@@ -181,6 +186,8 @@ export interface LicenceToken {
   /** `header.payload` exactly as received: the bytes the signature covers. */
   signingInput: string;
   signature: Uint8Array;
+  /** The whole compact JWS as received (verified with jose). */
+  compact: string;
 }
 
 export interface LicencePayload {
@@ -188,5 +195,8 @@ export interface LicencePayload {
   sub: string;
   /** Unix seconds. */
   exp: number;
+  /** Seconds after `exp` the licence keeps working (state `grace`); 0 when the payload has none. */
+  grace: number;
+  /** What the licence permits (the spec's "licence permissions"), e.g. `sso`, `scim`. */
   features: string[];
 }

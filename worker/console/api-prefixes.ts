@@ -3,6 +3,7 @@
 export const API_PREFIXES = [
   "/rpc/*", "/v1/*", "/auth/*", "/webhooks/*", "/health", "/readyz", "/openapi.json", "/metrics", "/mcp",
   "/.well-known/*", "/admin*", "/exports/*", "/byok/*", "/console/api/*", "/px/*",
+  "/sso", "/sso/*", "/scim/*",
 ] as const;
 
 /** Whether `path` is one of the Worker's own addresses, as Workers Assets match the patterns above. */

@@ -72,6 +72,12 @@ export const ERROR_CATALOG = {
     resolution: "An owner subscribes to the plan the message names on the console's Billing page; billing, data export, deletion and sessions stay reachable meanwhile.",
     retrySafe: false,
   },
+  licence_required: {
+    status: 402,
+    message: "The enterprise licence does not permit this feature.",
+    resolution: "Read `feature` and `licence`: the operator installs a licence (SVC_LICENSE_KEY, for SVC_ORG) that lists the feature and is valid, or renews an expired or revoked one.",
+    retrySafe: false,
+  },
   not_found: {
     status: 404,
     message: "Nothing is here.",
