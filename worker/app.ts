@@ -16,6 +16,9 @@ import { registerEnterprise } from "./enterprise/routes";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
+import { MetricsBuffer } from "./metrics/buffer";
+import { observe } from "./metrics/observe";
+import { registerMetrics } from "./metrics/routes";
 import { registerOpenApi } from "./openapi/routes";
 import { registerProviders } from "./providers/routes";
 import { registerRpc } from "./rpc/routes";
@@ -24,8 +27,11 @@ import { registerSignIn } from "./signin/routes";
 import { registerTokens } from "./tokens/routes";
 import { registerWorkloads } from "./workloads/routes";
 
-export function createApp(): Hono<AppEnv> {
+/** `metrics`: this isolate's buffer (one app per isolate); tests give two apps two buffers, as two isolates have. */
+export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // First: it sees every answer, the error handler's too.
+  app.use(observe(options.metrics ?? new MetricsBuffer()));
   app.use(services);
   app.use(migrateOnStart);
   app.onError(onError);
@@ -48,6 +54,7 @@ export function createApp(): Hono<AppEnv> {
   registerRpc(app);
   registerOpenApi(app);
   registerEnterprise(app);
+  registerMetrics(app);
   // Last: every other GET is a console page.
   registerConsole(app);
   return app;

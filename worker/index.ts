@@ -8,6 +8,7 @@ import { scheduled } from "./scheduled";
 
 export { EnvironmentObject } from "../durable-objects/environment";
 export { RateLimiter } from "../durable-objects/rate-limiter";
+export { MetricsAggregator } from "../durable-objects/metrics";
 
 // Top-level await: the licence signature is verified (WebCrypto, no I/O) before the isolate serves
 // anything; a licence that does not verify fails the start like any refused variable.

@@ -30,6 +30,7 @@ const claim = route({
   handler: async (c, { body: { limit = MAX_COMMANDS_PER_CLAIM }, reply }) => {
     const { orgId, tokenId } = c.var.principal;
     const commands = await inTenant(c.var.database().connect, orgId, (tx) => claimCommands(tx, orgId, tokenId, limit));
+    c.var.metrics.count("svc_claims_total", { kind: "command", outcome: commands.length > 0 ? "claimed" : "none" });
     return reply(200, { commands });
   },
 });

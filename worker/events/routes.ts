@@ -43,6 +43,9 @@ const postEvents = route({
       return { orgId: principal.orgId, batch: await storeBatch(tx, principal.orgId, principal.tokenId, events, Date.now()) };
     });
     const result = await projectBatch({ environments: c.env.ENVIRONMENTS }, orgId, batch);
+    c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);
+    c.var.metrics.count("svc_events_ingested_total", { outcome: "duplicate" }, result.duplicates);
+    c.var.metrics.count("svc_events_ingested_total", { outcome: "rejected" }, result.rejected);
     return reply(result.rejected > 0 ? 207 : 202, result);
   },
 });

@@ -5,6 +5,7 @@ import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
 import type { Principal } from "../auth/bearer";
 import type { LiveSession } from "../sessions/store";
+import type { MetricsBuffer } from "../metrics/buffer";
 
 export interface AppEnv {
   Bindings: Env;
@@ -17,6 +18,8 @@ export interface AppEnv {
     principal: Principal;
     /** The browser session, set by requireSession. */
     session: LiveSession;
+    /** This isolate's metrics buffer (worker/metrics), set by the first middleware. */
+    metrics: MetricsBuffer;
   };
 }
 

@@ -34,6 +34,7 @@ const claim = route({
     const { orgId, tokenId } = c.var.principal;
     const run = await environmentObject(c.env, orgId, envId).claim(orgId, envId, tokenId);
     if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
+    c.var.metrics.count("svc_claims_total", { kind: "workload", outcome: run ? "claimed" : "none" });
     return reply(200, { run });
   },
 });
