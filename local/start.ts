@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   }
   if (await workerAnswers(port)) {
     console.log(`
-control plane  http://127.0.0.1:${port}   (the console; GET /health, /readyz, /openapi.json)
+control plane  http://127.0.0.1:${port}   (the console; GET /health, /readyz, /openapi.json, /metrics, /.well-known/svc-enterprise)
 PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${POSTGRES_DATA_DIR})
 bridge         ws://${stack.bridge}  (WebSocket-to-TCP for the neon driver)
 ${codehost ? codehost.banner + "\n" : ""}${billing ? billing.banner + "\n" : ""}${modelProviders.banner}demo org       "${DEMO_SLUG}"

@@ -9,11 +9,13 @@ import { log } from "../log";
 const parsed = new WeakMap<object, Config>();
 
 export class ConfigRefusal extends Error {
-  override readonly name = "ConfigRefusal";
+  override readonly name: string = "ConfigRefusal";
 }
 
 /** An unusable licence key: `config check` exits 2 for the same reason. */
-export class LicenceRefusal extends ConfigRefusal {}
+export class LicenceRefusal extends ConfigRefusal {
+  override readonly name: string = "LicenceRefusal";
+}
 
 export function configFor(env: object): Config {
   const known = parsed.get(env);
