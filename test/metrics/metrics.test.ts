@@ -12,7 +12,8 @@ import parsePrometheusTextFormat, { type ParsedFamily } from "parse-prometheus-t
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/app";
 import { MetricsBuffer } from "../../worker/metrics/buffer";
-import { METRICS } from "../../worker/metrics/series";
+import { exposition } from "../../worker/metrics/exposition";
+import { METRICS, seriesKey } from "../../worker/metrics/series";
 import { seedTenant } from "../support/bearer-routes";
 import { makeEvent } from "../support/events";
 import { BASE, call, UNREACHABLE_DATABASE } from "../support/http";
@@ -152,5 +153,13 @@ describe("GET /metrics", () => {
       const allowed = new Set<string>([...(METRICS[family.name as keyof typeof METRICS]?.labels ?? []), "le"]);
       for (const metric of family.metrics) for (const label of Object.keys(metric.labels ?? {})) expect(allowed, `${family.name} ${label}`).toContain(label);
     }
+  });
+
+  it("escapes label values so a parser reads them back exactly", () => {
+    const route = 'odd "route" \\ with\na newline';
+    const families = parsePrometheusTextFormat(exposition([[seriesKey("svc_http_requests_total", { route, status_class: "2xx" }), 3]]));
+    expect(counter(families, "svc_http_requests_total", { route, status_class: "2xx" })).toBe(3);
+    // A counter without labels reads 0 before its first count.
+    expect(counter(families, "svc_metrics_flushes_total")).toBe(0);
   });
 });
