@@ -77,7 +77,7 @@ describe("enterprise routes with each licence state", () => {
     const vars = await installed({ expiresAt: nowSeconds() - DAY, graceSeconds: 7 * DAY });
     expect((await callWith(vars, "/scim/v2/Users")).status).toBe(404);
     const document = (await (await callWith(vars, "/.well-known/svc-enterprise")).json()) as { licence: { state: string; permissions: string[] } };
-    expect(document.licence).toMatchObject({ state: "grace", permissions: ["sso", "scim"] });
+    expect(document.licence).toMatchObject({ state: "grace", permissions: ["sso", "scim"], warning: expect.stringMatching(/^The licence expired at .* Install a renewed SVC_LICENSE_KEY\.$/) });
   });
 
   it("expired: past the grace period, 402 as expired", async () => {
@@ -117,7 +117,7 @@ describe("the published document at SVC_ENTERPRISE_BASE_URL", () => {
     expect(await response.json()).toEqual({
       edition: "enterprise",
       baseUrl: "https://sso.example.com/ee",
-      licence: { state: "valid", expiresAt: expect.any(String), graceEndsAt: expect.any(String), permissions: ["scim"] },
+      licence: { state: "valid", expiresAt: expect.any(String), graceEndsAt: expect.any(String), permissions: ["scim"], warning: null },
       features: [
         { feature: "sso", name: "single sign-on", url: "https://sso.example.com/ee/sso", permitted: false },
         { feature: "scim", name: "SCIM provisioning", url: "https://sso.example.com/ee/scim/v2", permitted: true },
@@ -128,7 +128,7 @@ describe("the published document at SVC_ENTERPRISE_BASE_URL", () => {
   it("with no licence, permits nothing and defaults to SVC_APP_BASE_URL", async () => {
     const body = (await (await call("/.well-known/svc-enterprise")).json()) as { baseUrl: string; licence: unknown; features: Array<{ permitted: boolean }> };
     expect(body.baseUrl).toBe(env.SVC_APP_BASE_URL);
-    expect(body.licence).toEqual({ state: "none", expiresAt: null, graceEndsAt: null, permissions: [] });
+    expect(body.licence).toEqual({ state: "none", expiresAt: null, graceEndsAt: null, permissions: [], warning: null });
     expect(body.features.every((feature) => !feature.permitted)).toBe(true);
   });
 });
