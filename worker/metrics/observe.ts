@@ -22,17 +22,20 @@ export function observe(metrics: MetricsBuffer): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = Date.now();
     c.set("metrics", metrics);
+    let escaped = true;
     try {
       await next();
+      escaped = false;
     } finally {
-      const status = c.res?.status ?? 500;
+      // An error past the error handler reaches the runtime, which answers 500.
+      const status = escaped ? 500 : c.res.status;
       const route = routeTemplate(c);
       metrics.count("svc_http_requests_total", { route, status_class: `${Math.floor(status / 100)}xx` });
       metrics.observeLatency(route, (Date.now() - started) / 1000);
       if (status === 500) metrics.count("svc_unexpected_failures_total", { route });
       if (status === 429) metrics.count("svc_rate_limit_refusals_total", { route });
       if (route === IDENTITY_EXCHANGE) {
-        metrics.count("svc_identity_exchanges_total", { outcome: status < 300 ? "minted" : (c.res?.headers.get(ERROR_CODE_HEADER) ?? `${Math.floor(status / 100)}xx`) });
+        metrics.count("svc_identity_exchanges_total", { outcome: status < 300 ? "minted" : ((escaped ? null : c.res.headers.get(ERROR_CODE_HEADER)) ?? `${Math.floor(status / 100)}xx`) });
       }
       const sender = WEBHOOK_SENDERS[route];
       if (sender) metrics.count("svc_webhook_deliveries_total", { sender, outcome: status < 300 ? "accepted" : status >= 500 ? "failed" : "refused" });
