@@ -1,5 +1,6 @@
 // The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "../../local/env-file";
+import { admin } from "./commands/admin";
 import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
 import { dataExport } from "./commands/export";
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   audit,
   export: dataExport,
   reseal,
+  admin,
 };
 
 const USAGE = `usage: svc <command>
@@ -30,7 +32,10 @@ const USAGE = `usage: svc <command>
   partitions                                keep event partitions ahead; archive and drop past the retention
   audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry
   export <slug> [--out DIR]                 write the organization's data export document to a file
-  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)`;
+  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)
+  admin bootstrap|add|reset-password <login>  the first operator / another / a new password; the password only from
+                                            SVC_ADMIN_BOOTSTRAP_PASSWORD or standard input (SVC_ADMIN_DATABASE_URL)
+  admin remove <login> | admin list         remove an operator (and their sessions); list operators`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
