@@ -16,6 +16,7 @@ import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
 import { registerOpenApi } from "./openapi/routes";
+import { registerOperators } from "./operators/routes";
 import { registerProviders } from "./providers/routes";
 import { registerRpc } from "./rpc/routes";
 import { registerSessions } from "./sessions/routes";
@@ -44,6 +45,7 @@ export function createApp(): Hono<AppEnv> {
   registerDeviceFlow(app);
   registerMagicLinks(app);
   registerProviders(app);
+  registerOperators(app);
   registerRpc(app);
   registerOpenApi(app);
   // Last: every other GET is a console page.
