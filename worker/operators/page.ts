@@ -16,6 +16,7 @@ header{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:s
 header nav a{margin-right:1rem}header nav a[aria-current=page]{font-weight:700;text-decoration:none}
 main{max-width:72rem;margin:1.5rem auto;padding:0 1rem}
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
+.row label{margin-bottom:0}
 td .row{gap:.35rem}
 .badge{display:inline-block;padding:0 .4rem;border-radius:4px;border:1px solid currentColor;font-size:.85rem}
 details pre{white-space:pre-wrap;font-size:.8rem}

@@ -33,7 +33,7 @@ export async function readNewPassword(env: CommandEnv, stdin: () => Promise<stri
   const fromEnv = env[PASSWORD_VARIABLE];
   const password = fromEnv !== undefined ? fromEnv : await stdin();
   const problem = passwordProblem(password);
-  return problem ? { problem: `${problem} (${fromEnv !== undefined ? PASSWORD_VARIABLE : "standard input"})` } : { password };
+  return problem ? { problem: `The password from ${fromEnv !== undefined ? PASSWORD_VARIABLE : "standard input"} is refused: ${problem}` } : { password };
 }
 
 export const admin: Command = async (args, env) => {
