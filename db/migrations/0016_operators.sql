@@ -43,7 +43,7 @@ CREATE TABLE failure_groups (
 );
 CREATE INDEX failure_groups_last_seen ON failure_groups (last_seen_at);
 
-GRANT SELECT, DELETE ON failure_groups TO svc_operator;
+GRANT SELECT ON failure_groups TO svc_operator;
 -- The maintenance pass (Cron Trigger) deletes groups past SVC_FAILURE_RETENTION_DAYS.
 GRANT SELECT, DELETE ON failure_groups TO svc_maintenance;
 

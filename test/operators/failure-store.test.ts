@@ -13,7 +13,10 @@ import { SWEEP_CRON } from "../../worker/scheduled";
 import { callWith, UNREACHABLE_DATABASE } from "../support/http";
 import { adminQuery, dataOf, operatorSignIn, seedOperator } from "../support/operators";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
-import { seedOrganization, seedToken } from "../support/seed";
+import { appPool, seedOrganization, seedToken } from "../support/seed";
+import { seedPerson } from "../support/sessions";
+import { beginSession } from "../../worker/sessions/begin";
+import { csrfTokenFor } from "../../worker/sessions/csrf";
 import { asRole } from "../support/sql";
 
 interface GroupRow {
@@ -75,6 +78,29 @@ describe("recording an unexpected failure", () => {
       const operator = await operatorSignIn(await seedOperator(undefined, undefined, own.database), undefined, own.bindings);
       const listed = await dataOf<{ groups: Array<{ fingerprint: string; occurrences: number; route: string }> }>(adminQuery(operator.cookie, "admin.failures", undefined, own.bindings));
       expect(listed.groups.find((row) => row.fingerprint === group!.fingerprint)).toMatchObject({ occurrences: 1, route: "/v1/tokens" });
+    } finally {
+      await failing.drop();
+    }
+  });
+
+  it("records a failed procedure too, under /rpc/<procedure>", async () => {
+    const failing = await failingTokenRequest();
+    try {
+      const orgId = (await seedOrganization("rpc-failures", own.database)).id;
+      const personId = await seedPerson(`rpc-failure-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }], own.database);
+      const pool = appPool(own.database);
+      const session = await beginSession(pool.connect, { id: personId, label: "test" }, { address: null, userAgent: "test" }, "test").finally(() => pool.end());
+      const response = await callWith(own.bindings, "/rpc/tokens.create", {
+        method: "POST",
+        json: { orgId, name: `runner ${failing.marker}` },
+        headers: { cookie: `svc_session=${session}`, "x-svc-csrf": await csrfTokenFor(session) },
+      });
+      expect(response.status).toBe(500);
+      await response.body?.cancel();
+      const [group] = (await groups()).filter((row) => row.error_type.includes(failing.constraint));
+      expect(group).toMatchObject({ code: "internal_error", route: "/rpc/tokens.create", occurrences: "1", sample: { method: "RPC", route: "/rpc/tokens.create" } });
+      expect(JSON.stringify(group)).not.toContain(failing.marker);
+      expect(JSON.stringify(group)).not.toContain(session);
     } finally {
       await failing.drop();
     }
