@@ -78,6 +78,8 @@ an engine token for the demo organization:
   npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind engine
 a CLI token acting for a member who signed in (its scopes work while their role holds them):
   npm run --silent svc -- tokens create --org <slug> --kind cli --person <login> --scope tokens.manage
+the operator portal at http://127.0.0.1:${port}/admin, after making an operator (password on standard input):
+  npm run --silent svc -- admin bootstrap <login>
 Ctrl-C stops everything.
 `);
   }

@@ -20,6 +20,7 @@ import { MetricsBuffer } from "./metrics/buffer";
 import { observe } from "./metrics/observe";
 import { registerMetrics } from "./metrics/routes";
 import { registerOpenApi } from "./openapi/routes";
+import { registerOperators } from "./operators/routes";
 import { registerProviders } from "./providers/routes";
 import { registerRpc } from "./rpc/routes";
 import { registerSessions } from "./sessions/routes";
@@ -51,6 +52,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerDeviceFlow(app);
   registerMagicLinks(app);
   registerProviders(app);
+  registerOperators(app);
   registerRpc(app);
   registerOpenApi(app);
   registerEnterprise(app);

@@ -7,6 +7,7 @@ import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import { partitionPassFromWorker } from "./events/partitions/run";
 import { log } from "./log";
+import { pruneFailureGroups } from "./operators/failure-store";
 import { abandonOverdueEverywhere } from "./workloads/abandon";
 
 export const PARTITION_CRON = "17 3 * * *";
@@ -32,7 +33,8 @@ export async function scheduled(controller: ScheduledController, env: Env): Prom
 }
 
 /**
- * As the maintenance role, whose policies show it only overdue runs and due deletions: abandons every
+ * As the maintenance role, whose policies show it only overdue runs and due deletions: deletes failure
+ * groups past SVC_FAILURE_RETENTION_DAYS, abandons every
  * overdue run of every organization, then advances each due deletion as the application role acting
  * as its organization.
  */
@@ -45,6 +47,7 @@ async function maintenancePass(env: Env, config: Config): Promise<void> {
   useBridge(config.database.wsProxy);
   const due = await withClient(url, async (client) => {
     log("info", "sweep.deadlines", { abandoned: await abandonOverdueEverywhere(client) });
+    log("info", "sweep.failure_groups", { deleted: await pruneFailureGroups(client, config.failures.retentionDays) });
     return dueDeletions(client);
   });
   if (due.length === 0) return;

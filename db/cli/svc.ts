@@ -1,5 +1,6 @@
 // The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "../../local/env-file";
+import { admin } from "./commands/admin";
 import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
 import { dataExport } from "./commands/export";
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   export: dataExport,
   reseal,
   licence,
+  admin,
 };
 
 const USAGE = `usage: svc <command>
@@ -35,7 +37,10 @@ const USAGE = `usage: svc <command>
   reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)
   licence keygen --out <private.pem>        make an Ed25519 key pair; prints the public key for SVC_LICENSE_PUBLIC_KEYS
   licence issue --key <private.pem> --kid K --org ORG --id LID (--expires DATE | --days N) [--grace-days N] [--feature F ...]
-                                            print a signed licence (SVC_LICENSE_KEY); features: sso, scim`;
+                                            print a signed licence (SVC_LICENSE_KEY); features: sso, scim
+  admin bootstrap|add|reset-password <login>  the first operator / another / a new password; the password only from
+                                            SVC_ADMIN_BOOTSTRAP_PASSWORD or standard input (SVC_ADMIN_DATABASE_URL)
+  admin remove <login> | admin list         remove an operator (and their sessions); list operators`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

@@ -61,6 +61,7 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   rate_limited: ANSWERS["post /v1/events"]![429]!,
   // Billing is off in the suite's configuration.
   webhook_not_configured: () => call("/webhooks/billing", { method: "POST", body: "{}" }),
+  operator_portal_off: () => callWith({ SVC_ADMIN_DATABASE_URL: undefined }, "/admin/session"),
   model_unpriced: async () => askModel((await keyed()).engine, "model-without-a-price"),
   provider_key_missing: async () => askModel((await seedProviderOrg({ budgets: { "messages-provider": 5 } })).engine),
   // No budget set: nothing may be spent.

@@ -61,6 +61,14 @@ export const PROBES: Record<string, Probe> = {
   "deletion.request": { input: org({ confirm: "not-the-slug" }), allowed: 400 },
   "deletion.status": { input: org(), allowed: 200 },
   "deletion.callOff": { input: org(), allowed: 404 },
+  // The operator portal: a customer session, whatever its role, is refused (test/operators covers operators).
+  "admin.overview": { input: () => undefined, allowed: 403 },
+  "admin.organizations": { input: () => ({}), allowed: 403 },
+  "admin.suspend": { input: () => ({ organizationId: nobody() }), allowed: 403 },
+  "admin.liftSuspension": { input: () => ({ organizationId: nobody() }), allowed: 403 },
+  "admin.setPlan": { input: () => ({ organizationId: nobody(), plan: "team" }), allowed: 403 },
+  "admin.failures": { input: () => undefined, allowed: 403 },
+  "admin.operators": { input: () => undefined, allowed: 403 },
 };
 
 interface Procedure {

@@ -25,6 +25,9 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
     why: "handled App delivery ids and their outcome, recorded before any organization is known; no organization's data in them",
   },
   billing_deliveries: { appReads: ["received_at"], why: "handled billing delivery ids, belonging to no organization: added and pruned, never read back" },
+  operators: { appReads: [], why: "the service's operators, not customers: only the operator role (SVC_ADMIN_DATABASE_URL) reads or writes them" },
+  operator_sessions: { appReads: [], why: "operator portal sessions: only the operator role reads or writes them" },
+  failure_groups: { appReads: [], why: "the own-failure store spans organizations: the application role only records through svc_record_failure; operators read it" },
 };
 
 // What svc_protect_tenant_table creates.

@@ -55,6 +55,14 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "environments.teardown": "gated",
   "agents.run": "gated",
   "load.run": "gated",
+  // The operator portal: operators act on every organization, whatever its plan.
+  "admin.overview": "reachable",
+  "admin.organizations": "reachable",
+  "admin.suspend": "reachable",
+  "admin.liftSuspension": "reachable",
+  "admin.setPlan": "reachable",
+  "admin.failures": "reachable",
+  "admin.operators": "reachable",
 };
 
 /**
@@ -118,6 +126,13 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "POST /auth/device/approve": "reachable",
   "POST /auth/magic-link": "reachable",
   "GET /auth/magic-link/callback": "reachable",
+  // The operator portal (operators, not an organization's members).
+  "GET /admin/session": "reachable",
+  "POST /admin/signin": "reachable",
+  "POST /admin/signout": "reachable",
+  "GET /admin": "reachable",
+  "GET /admin/*": "reachable",
+  "ALL /admin/*": "reachable",
 };
 
 export class PlanRequired extends Error {

@@ -120,6 +120,12 @@ export const ERROR_CATALOG = {
     resolution: "The operator sets the sender's credentials: the App's (SVC_CODEHOST_APP_ID, SVC_CODEHOST_APP_PRIVATE_KEY, SVC_CODEHOST_APP_WEBHOOK_SECRET) or billing's (SVC_BILLING_SECRET_KEY, SVC_BILLING_WEBHOOK_SECRET, SVC_BILLING_PRICE_TEAM).",
     retrySafe: true,
   },
+  operator_portal_off: {
+    status: 503,
+    message: "The operator portal is off: SVC_ADMIN_DATABASE_URL is not set.",
+    resolution: "The operator sets SVC_ADMIN_DATABASE_URL to the operator role's connection string.",
+    retrySafe: false,
+  },
   model_unpriced: {
     status: 400,
     message: "The model proxy has no price for this model, so it cannot keep the request within a budget.",

@@ -8,6 +8,7 @@ import { diagnose, FAILURE_CODE } from "./diagnosis";
 import { Refusal } from "./refusal";
 import { REQUEST_ID_HEADER } from "./services";
 import { log } from "../log";
+import { recordFailure } from "../operators/failure-store";
 
 export const ERROR_CODE_HEADER = "x-svc-error-code";
 
@@ -32,6 +33,7 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
   const diagnosis = diagnose(error);
   const code = FAILURE_CODE[diagnosis.kind];
   log("error", "request.failed", { requestId, code, method: c.req.method, route: c.req.routePath, ...diagnosis });
+  recordFailure(c.var.config, (work) => c.executionCtx.waitUntil(work), { requestId, code, method: c.req.method, route: c.req.routePath, diagnosis });
   return serverFailure(code, requestId);
 };
 

@@ -6,6 +6,7 @@ import type { Env } from "../env";
 import type { AppContext } from "../http/context";
 import { readSessionCookie } from "../sessions/cookie";
 import { CSRF_HEADER } from "../sessions/csrf";
+import { readOperatorCookie } from "../operators/sessions";
 
 export interface RpcContext {
   connect: () => Promise<Connection>;
@@ -17,6 +18,10 @@ export interface RpcContext {
   requestId: string;
   /** The public origin, for links in what procedures send (invitations). */
   origin: string;
+  /** The svc_operator_session cookie's value, if any (the operator portal's admin.* procedures). */
+  operatorToken: string | null;
+  /** Work that may finish after the answer (ending the operator pool, recording a failure). */
+  waitUntil: (work: Promise<unknown>) => void;
 }
 
 export function rpcContext(c: AppContext): RpcContext {
@@ -28,5 +33,7 @@ export function rpcContext(c: AppContext): RpcContext {
     csrfHeader: c.req.header(CSRF_HEADER),
     requestId: c.var.requestId,
     origin: c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin,
+    operatorToken: readOperatorCookie(c),
+    waitUntil: (work) => c.executionCtx.waitUntil(work),
   };
 }

@@ -7,6 +7,7 @@ import { ERROR_CATALOG } from "../http/catalog";
 import { diagnose, FAILURE_CODE } from "../http/diagnosis";
 import { describeIssue } from "../http/input";
 import { log } from "../log";
+import { recordFailure } from "../operators/failure-store";
 import type { RpcContext } from "./context";
 
 interface Failure {
@@ -24,6 +25,7 @@ export function formatRpcError({ shape, error, ctx }: Failure): DefaultErrorShap
   const diagnosis = diagnose(error.cause ?? error);
   const code = FAILURE_CODE[diagnosis.kind];
   log("error", "rpc.failed", { requestId: ctx?.requestId, code, procedure: shape.data.path, ...diagnosis });
+  if (ctx) recordFailure(ctx.config, ctx.waitUntil, { requestId: ctx.requestId, code, method: "RPC", route: `/rpc/${shape.data.path ?? ""}`, diagnosis });
   const { message, resolution } = ERROR_CATALOG[code];
   return { ...shape, message: `${message} ${resolution}` };
 }

@@ -13,6 +13,7 @@ import { agentsRouter, loadRouter, workloadsRouter } from "./procedures/runs";
 import { sessionsRouter } from "./procedures/sessions";
 import { tokensRouter } from "./procedures/tokens";
 import { router } from "./trpc";
+import { adminRouter } from "../operators/procedures";
 
 export const appRouter = router({
   account: accountRouter,
@@ -29,6 +30,7 @@ export const appRouter = router({
   invitations: invitationsRouter,
   environments: environmentsRouter,
   agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

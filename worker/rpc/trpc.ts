@@ -35,6 +35,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** The bare procedure, for middlewares of another kind of caller (the operator portal's admin.*). */
+export const procedure = t.procedure;
 
 /** The transaction a procedure works in: opened by its middleware, committed when the procedure succeeds. */
 export interface Work {

@@ -18,6 +18,8 @@ import { findChromium } from "./chromium";
 declare module "vitest" {
   export interface ProvidedContext {
     e2e: { base: string; codehost: string; chromium: string };
+    /** The local stack's database logins, for the operator command line (`svc admin`, `svc orgs`). */
+    e2eDatabase: { app: string; operator: string };
   }
 }
 
@@ -56,5 +58,6 @@ export default async function setup(project: TestProject) {
     throw new Error("wrangler dev did not start for the end-to-end tests");
   }
   project.provide("e2e", { base, codehost: codehost.url, chromium });
+  project.provide("e2eDatabase", { app: stack.urls.app, operator: stack.urls.operator });
   return stop;
 }

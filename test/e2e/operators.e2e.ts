@@ -1,0 +1,127 @@
+// Operators: `svc admin` creates them (the password only from SVC_ADMIN_BOOTSTRAP_PASSWORD or standard
+// input, at least 12 characters, no surrounding whitespace), and an operator signs in to /admin in
+// Chromium, finds an organization, suspends it and lifts the suspension, and sees the other pages.
+import { spawnSync } from "node:child_process";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { base, launch, said, screenshot, unique } from "./support/browser";
+
+const database = inject("e2eDatabase");
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** The operator command line as a person runs it: `npm run --silent svc -- <args>`, here through tsx directly. */
+function svc(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  const result = spawnSync(`${ROOT}node_modules/.bin/tsx`, [`${ROOT}db/cli/svc.ts`, ...args], {
+    cwd: ROOT,
+    input: options.input ?? "",
+    encoding: "utf8",
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_ADMIN_DATABASE_URL: database.operator, SVC_DATABASE_URL: database.app, ...options.env },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const operators = () => svc(["admin", "list"]).stdout.split("\n").filter(Boolean);
+const login = unique("ops");
+const password = "a sound operator password";
+
+describe("svc admin", () => {
+  it("never takes the password as an argument", () => {
+    for (const args of [["admin", "bootstrap", login, password], ["admin", "bootstrap", login, "--password", password], ["admin", "bootstrap", login, `--password=${password}`]]) {
+      const run = svc(args);
+      expect({ args, status: run.status }).toEqual({ args, status: 64 });
+      expect(run.stderr).toMatch(/never given as an argument; set SVC_ADMIN_BOOTSTRAP_PASSWORD or send it on standard input/);
+    }
+    expect(operators()).not.toContain(login);
+  });
+
+  it("refuses a password under 12 characters or with leading or trailing whitespace, from either source", () => {
+    const refusals = [
+      { run: svc(["admin", "bootstrap", login], { input: "elevenchars\n" }), reason: /from standard input is refused: .*at least 12 characters/ },
+      { run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: "elevenchars" } }), reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*at least 12 characters/ },
+      { run: svc(["admin", "bootstrap", login], { input: ` ${password}\n` }), reason: /from standard input is refused: .*whitespace/ },
+      { run: svc(["admin", "bootstrap", login], { input: `${password} \n` }), reason: /from standard input is refused: .*whitespace/ },
+      { run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: `${password}\t` } }), reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*whitespace/ },
+    ];
+    for (const { run, reason } of refusals) {
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(reason);
+    }
+    expect(operators()).not.toContain(login);
+  });
+
+  it("bootstraps the first operator from standard input, once; adds, resets and removes others", () => {
+    const first = svc(["admin", "bootstrap", login], { input: `${password}\n` });
+    expect(first.status).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ login });
+    const again = svc(["admin", "bootstrap", unique("ops")], { input: `${password}\n` });
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+
+    const other = unique("ops");
+    expect(svc(["admin", "add", other], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: password } }).status).toBe(0);
+    expect(svc(["admin", "reset-password", other], { input: "another sound password\n" }).status).toBe(0);
+    expect(operators()).toEqual(expect.arrayContaining([login, other]));
+    expect(svc(["admin", "remove", other]).status).toBe(0);
+    expect(operators()).not.toContain(other);
+    expect(svc(["admin", "remove", other]).status).toBe(1);
+  });
+});
+
+describe("the operator portal in Chromium", () => {
+  let browser: Browser;
+  let page: Page;
+  const slug = unique("portal");
+
+  beforeAll(async () => {
+    browser = await launch();
+    const created = svc(["orgs", "create", slug, "--name", "Portal Demo"]);
+    if (created.status !== 0) throw new Error(`orgs create failed: ${created.stderr}`);
+    page = await (await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } })).newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("refuses a wrong password with a sentence, then signs the operator in to the organizations page", async () => {
+    await page.goto("/admin");
+    await page.getByRole("heading", { name: "Operator sign-in" }).waitFor();
+    await page.getByLabel("Login").fill(login);
+    await page.getByLabel("Password").fill("not the password at all");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await said(page, "That login and password do not match an operator.");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor();
+    await page.getByText(`Operator ${login}`).or(page.getByText(login, { exact: true })).first().waitFor();
+  });
+
+  it("finds an organization, suspends it and lifts the suspension", async () => {
+    await page.getByLabel("Search organizations").fill(slug);
+    await page.getByRole("button", { name: "Search" }).click();
+    const row = page.locator(`tr[data-slug="${slug}"]`);
+    await row.waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(1);
+    await expect(row.textContent()).resolves.toMatch(/Portal Demo.*free.*0.*0 environments.*active/s);
+    await row.getByRole("button", { name: "Suspend" }).click();
+    await said(page, `${slug} is suspended.`);
+    await row.getByText("suspended (operator)").waitFor();
+    await screenshot(page, "admin-organizations");
+    await row.getByRole("button", { name: "Lift suspension" }).click();
+    await said(page, `${slug} is no longer suspended.`);
+    await row.getByText("active").waitFor();
+  });
+
+  it("shows the failure groups and the operators, and signs out", async () => {
+    await page.getByRole("link", { name: "Failures" }).click();
+    await page.getByRole("heading", { level: 1, name: "Failure groups" }).waitFor();
+    await page.getByRole("link", { name: "Operators" }).click();
+    await page.getByRole("heading", { level: 1, name: "Operators" }).waitFor();
+    await page.getByRole("cell", { name: login, exact: true }).waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Operator sign-in" }).waitFor();
+    // The session is gone, not just the page: a reload asks to sign in again.
+    await page.reload();
+    await page.getByRole("heading", { name: "Operator sign-in" }).waitFor();
+  });
+});

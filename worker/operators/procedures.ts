@@ -1,0 +1,151 @@
+// The operator portal's procedures (admin.*): only for an operator session (a customer session gets
+// 403, none 401), refused naming SVC_ADMIN_DATABASE_URL while it is unset, left out of /openapi.json.
+// Reads across organizations run as the operator role in the middleware's transaction; a change to
+// one organization runs as the application role acting for it, audited in its log.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { inTenant } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
+import { changePlan } from "../billing/plan-change";
+import { PLANS } from "../billing/plan";
+import { text } from "../http/text";
+import type { Refusal } from "../http/refusal";
+import type { RpcContext } from "../rpc/context";
+import { procedure, router } from "../rpc/trpc";
+import { checkCsrf } from "../sessions/csrf";
+import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR } from "./access";
+import { listFailureGroups } from "./failure-store";
+import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./suspension";
+
+export type OperatorContext = RpcContext & { operator: { id: string; login: string }; admin: Tx };
+
+const REFUSED = {
+  off: () => new TRPCError({ code: "SERVICE_UNAVAILABLE", message: PORTAL_OFF }),
+  customer: () => new TRPCError({ code: "FORBIDDEN", message: CUSTOMER_SESSION }),
+  none: () => new TRPCError({ code: "UNAUTHORIZED", message: SIGN_IN_AS_OPERATOR }),
+} as const;
+
+/** An operator session, found (and the procedure run) in one transaction as the operator role; mutations also need x-svc-csrf. */
+const asOperator = procedure.use(async ({ ctx, type, next }) => {
+  const pool = openAdminPool(ctx.config);
+  try {
+    const found = await identifyOperator(pool, { operator: ctx.operatorToken, customer: ctx.sessionToken }, ctx.connect);
+    if (typeof found === "string") throw REFUSED[found]();
+    try {
+      if (type === "mutation") {
+        await checkCsrf(found.session.token, ctx.csrfHeader).catch((refusal: Refusal) => {
+          throw new TRPCError({ code: "FORBIDDEN", message: refusal.message });
+        });
+      }
+      const operator = { id: found.session.operatorId, login: found.session.login };
+      const result = await next({ ctx: { ...ctx, operator, admin: found.admin.tx } satisfies OperatorContext });
+      if (result.ok) await found.admin.commit();
+      return result;
+    } finally {
+      await found.admin.rollback(); // a no-op once committed
+    }
+  } finally {
+    if (pool) ctx.waitUntil(pool.end());
+  }
+});
+
+const meta = (summary: string) => ({ permission: null, operator: true, summary });
+
+const OrganizationInput = z.object({ organizationId: z.uuid().describe("The organization acted on.") }).strict();
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+function answer(outcome: SuspensionOutcome) {
+  if (outcome.outcome === "not_found") throw new TRPCError({ code: "NOT_FOUND", message: "No organization has that id." });
+  if (outcome.outcome === "deletion") {
+    throw new TRPCError({ code: "CONFLICT", message: "This organization is suspended because its deletion was requested; an owner lifts it by calling the deletion off." });
+  }
+  return { suspended: outcome.suspended, changed: outcome.outcome === "changed" };
+}
+
+export const adminRouter = router({
+  overview: asOperator.meta(meta("Who is signed in, the licence state and what the portal may do here")).query(({ ctx }) => ({
+    operator: ctx.operator.login,
+    licence: ctx.config.enterprise?.licence.state ?? null,
+    planSettable: ctx.config.billing.operatorSetsPlan,
+    failureStore: ctx.config.failures.store,
+    failureRetentionDays: ctx.config.failures.retentionDays,
+  })),
+
+  organizations: asOperator
+    .meta(meta("Organizations across tenants: plan, members, suspension and usage; searched by slug or name"))
+    .input(z.object({ search: text({ max: 100 }).optional(), limit: z.int().min(1).max(200).default(50) }).strict().default({ limit: 50 }))
+    .query(async ({ ctx, input }) => {
+      const search = input.search?.trim() || null;
+      const { rows } = await ctx.admin.sql.query<{
+        id: string; slug: string; name: string; plan: string; suspended_at: Date | null; suspended_reason: string | null; created_at: Date;
+        members: number; environments: number; events30d: number;
+      }>(
+        `SELECT o.id, o.slug, o.name, o.plan, o.suspended_at, o.suspended_reason, o.created_at,
+                (SELECT count(*) FROM memberships m WHERE m.org_id = o.id)::int AS members,
+                (SELECT count(*) FROM environments e WHERE e.org_id = o.id)::int AS environments,
+                (SELECT count(*) FROM events ev WHERE ev.org_id = o.id AND ev.occurred_at > now() - interval '30 days')::int AS "events30d"
+         FROM organizations o
+         WHERE $1::text IS NULL OR position(lower($1) IN lower(o.slug)) > 0 OR position(lower($1) IN lower(o.name)) > 0
+         ORDER BY o.created_at DESC, o.id LIMIT $2`,
+        [search, input.limit],
+      );
+      return {
+        organizations: rows.map((row) => ({
+          id: row.id,
+          slug: row.slug,
+          name: row.name,
+          plan: row.plan,
+          members: row.members,
+          suspended: row.suspended_at !== null,
+          suspendedAt: iso(row.suspended_at),
+          suspendedReason: row.suspended_reason,
+          createdAt: row.created_at.toISOString(),
+          usage: { environments: row.environments, events30d: row.events30d },
+        })),
+      };
+    }),
+
+  suspend: asOperator
+    .meta(meta("Suspends an organization (ingestion and work refused with 403 and retryAfterSeconds; command claims still work); audited in its log"))
+    .input(OrganizationInput.extend({ note: text({ max: 200 }).optional() }))
+    .mutation(async ({ ctx, input }) => answer(await suspendOrganization(ctx.connect, input.organizationId, ctx.operator, input.note ?? null))),
+
+  liftSuspension: asOperator
+    .meta(meta("Lifts an operator's suspension of an organization; audited in its log"))
+    .input(OrganizationInput)
+    .mutation(async ({ ctx, input }) => answer(await liftSuspension(ctx.connect, input.organizationId, ctx.operator))),
+
+  setPlan: asOperator
+    .meta(meta("Sets an organization's plan where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1); audited and kept in its billing history"))
+    .input(OrganizationInput.extend({ plan: z.enum(PLANS) }))
+    .mutation(async ({ ctx, input }) => {
+      if (!ctx.config.billing.operatorSetsPlan) {
+        throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Plans here come from the billing provider; the operator sets plans only where SVC_OPERATOR_SETS_PLAN=1." });
+      }
+      return inTenant(ctx.connect, input.organizationId, async (tx) => {
+        const { rowCount } = await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1", [input.organizationId]);
+        if (!rowCount) throw new TRPCError({ code: "NOT_FOUND", message: "No organization has that id." });
+        const changed = await changePlan(tx, {
+          orgId: input.organizationId,
+          to: input.plan,
+          source: "operator",
+          actor: { personId: null, label: `operator ${ctx.operator.login}` },
+          note: "set in the operator portal",
+        });
+        return { plan: changed.to, from: changed.from, changed: changed.changed };
+      });
+    }),
+
+  failures: asOperator
+    .meta(meta("The own-failure store: groups of unexpected failures with counts, first and last seen and a redacted sample"))
+    .query(async ({ ctx }) => ({ groups: await listFailureGroups(ctx.admin) })),
+
+  operators: asOperator.meta(meta("The operators and when each last signed in")).query(async ({ ctx }) => {
+    const { rows } = await ctx.admin.sql.query<{ id: string; login: string; created_at: Date; last_sign_in: Date | null }>(
+      `SELECT o.id, o.login, o.created_at, (SELECT max(s.created_at) FROM operator_sessions s WHERE s.operator_id = o.id) AS last_sign_in
+       FROM operators o ORDER BY lower(o.login)`,
+    );
+    return { operators: rows.map((row) => ({ id: row.id, login: row.login, createdAt: row.created_at.toISOString(), lastSignInAt: iso(row.last_sign_in) })) };
+  }),
+});

@@ -1,0 +1,49 @@
+// Suspending an organization and lifting it, as the operator decides: written as the application role
+// acting for that one organization (never across tenants) and audited in its own log. A suspended
+// organization's engines get 403 with retryAfterSeconds on ingestion and the work endpoints, while
+// command claims still work (worker/auth/bearer.ts). A suspension for deletion is the deletion's own:
+// the operator cannot lift it; calling the deletion off does.
+import { inTenant, type Connection, type Tx } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+
+export type SuspensionOutcome =
+  | { outcome: "changed" | "unchanged"; suspended: boolean }
+  | { outcome: "not_found" }
+  | { outcome: "deletion" };
+
+interface Operator {
+  login: string;
+}
+
+const label = (operator: Operator) => `operator ${operator.login}`;
+
+async function current(tx: Tx, orgId: string) {
+  const { rows } = await tx.sql.query<{ suspended: boolean; reason: string | null }>(
+    "SELECT suspended_at IS NOT NULL AS suspended, suspended_reason AS reason FROM organizations WHERE id = $1 FOR UPDATE",
+    [orgId],
+  );
+  return rows[0] ?? null;
+}
+
+export function suspendOrganization(connect: () => Promise<Connection>, orgId: string, operator: Operator, note: string | null): Promise<SuspensionOutcome> {
+  return inTenant(connect, orgId, async (tx) => {
+    const org = await current(tx, orgId);
+    if (!org) return { outcome: "not_found" };
+    if (org.suspended) return { outcome: "unchanged", suspended: true };
+    await tx.sql.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'operator' WHERE id = $1", [orgId]);
+    await appendAudit(tx, { orgId, action: "organization.suspended", actorLabel: label(operator), data: { by: "operator", note } });
+    return { outcome: "changed", suspended: true };
+  });
+}
+
+export function liftSuspension(connect: () => Promise<Connection>, orgId: string, operator: Operator): Promise<SuspensionOutcome> {
+  return inTenant(connect, orgId, async (tx) => {
+    const org = await current(tx, orgId);
+    if (!org) return { outcome: "not_found" };
+    if (!org.suspended) return { outcome: "unchanged", suspended: false };
+    if (org.reason === "deletion") return { outcome: "deletion" };
+    await tx.sql.query("UPDATE organizations SET suspended_at = NULL, suspended_reason = NULL WHERE id = $1", [orgId]);
+    await appendAudit(tx, { orgId, action: "organization.unsuspended", actorLabel: label(operator), data: { by: "operator" } });
+    return { outcome: "changed", suspended: false };
+  });
+}
