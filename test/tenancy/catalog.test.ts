@@ -25,6 +25,8 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
     why: "handled App delivery ids and their outcome, recorded before any organization is known; no organization's data in them",
   },
   billing_deliveries: { appReads: ["received_at"], why: "handled billing delivery ids, belonging to no organization: added and pruned, never read back" },
+  site_leads: { rls: true, why: "the site's contact form, from anyone, before any organization: the application role may only insert (db/migrations/0019_leads.sql)" },
+  site_applications: { rls: true, why: "the site's application form, from anyone, before any organization: the application role may only insert" },
 };
 
 // What svc_protect_tenant_table creates.
