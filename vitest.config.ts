@@ -23,6 +23,16 @@ export default defineConfig({
         },
       },
       {
+        // The site host's build and deploy check, run as commands in Node (issue 17).
+        test: {
+          name: "site",
+          environment: "node",
+          include: ["test/site/**/*.site.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // The console in a real headless Chromium against the local stack under `wrangler dev`.
         test: {
           name: "e2e",
