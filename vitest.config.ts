@@ -28,6 +28,8 @@ export default defineConfig({
           name: "site",
           environment: "node",
           include: ["test/site/**/*.site.ts"],
+          // Last: its commands (builds, bundles) would compete with workerd and Chromium for the cores.
+          sequence: { groupOrder: 2 },
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

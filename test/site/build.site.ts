@@ -139,6 +139,29 @@ describe("npm run site:build", () => {
   });
 });
 
+describe("wrangler deploy --dry-run", () => {
+  const wrangler = (args: string[]) =>
+    run([join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", mkdtempSync(join(dir, "bundle-")), ...args], {
+      ...process.env,
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+    });
+
+  it("bundles the site Worker with its built assets", async () => {
+    const result = await wrangler(["--config", "site/wrangler.toml", "--assets", out]);
+    expect(result.stdout).toContain("env.ASSETS");
+    expect(result.stdout).toContain("--dry-run: exiting now.");
+    expect(result.status).toBe(0);
+  });
+
+  it("bundles the control plane Worker", async () => {
+    const result = await wrangler([]);
+    expect(result.stdout).toContain("env.RATE_LIMITER");
+    expect(result.stdout).toContain("--dry-run: exiting now.");
+    expect(result.status).toBe(0);
+  });
+});
+
 describe("npm run site:check", () => {
   let server: Server;
   let served: unknown = null;
