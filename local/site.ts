@@ -2,6 +2,7 @@
 // `npm run site:build` (its forms posting to the given control plane) and served by `wrangler dev`
 // with site/wrangler.toml on a port of its own.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -18,10 +19,28 @@ export function buildSite(controlPlane: string, output: "inherit" | "ignore" = "
   });
 }
 
-export function startSite(options: { port: string; output: "inherit" | "ignore" }): ChildProcess {
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `wrangler dev` for the site. Its inspector gets a port of its own: two wrangler processes starting
+ * together (the control plane's and this one) would otherwise both pick the same one and one fails.
+ */
+export async function startSite(options: { port: string; output: "inherit" | "ignore" }): Promise<ChildProcess> {
+  const inspectorPort = String(await freePort());
   return spawn(
     ROOT + "node_modules/.bin/wrangler",
-    ["dev", "--config", "site/wrangler.toml", "--ip", "127.0.0.1", "--port", options.port, "--show-interactive-dev-session=false"],
+    ["dev", "--config", "site/wrangler.toml", "--ip", "127.0.0.1", "--port", options.port, "--inspector-port", inspectorPort,
+      "--show-interactive-dev-session=false"],
     { cwd: ROOT, stdio: ["ignore", options.output, options.output], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
   );
 }

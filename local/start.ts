@@ -66,7 +66,7 @@ async function main(): Promise<number> {
   console.log("building the site ...");
   await buildSite(env.SVC_APP_BASE_URL ?? `http://127.0.0.1:${port}`);
   const wrangler = startWrangler({ port, envFile: LOCAL_ENV_FILE, persistTo: DATA_DIR + "wrangler", output: "inherit" });
-  const site = startSite({ port: sitePort, output: "inherit" });
+  const site = await startSite({ port: sitePort, output: "inherit" });
   wrangler.on("exit", (code) => {
     site.kill("SIGTERM");
     void stop(code ?? 1);

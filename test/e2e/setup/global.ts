@@ -51,7 +51,7 @@ export default async function setup(project: TestProject) {
   writeEnvFile(envFile, env);
   const wrangler = startWrangler({ port, envFile, persistTo: join(dir, "wrangler"), output: "ignore" });
   await buildSite(base, "ignore");
-  const siteHost = startSite({ port: sitePort, output: "ignore" });
+  const siteHost = await startSite({ port: sitePort, output: "ignore" });
   const stop = async () => {
     wrangler.kill("SIGTERM");
     siteHost.kill("SIGTERM");
