@@ -59,6 +59,27 @@ ${body}
 `;
 }
 
+/**
+ * Workers Assets' `_headers`: every page may load only its own files and talk only to itself and the
+ * control plane (the forms' posts; a beacon's too), and is never framed.
+ */
+function headersFile(controlPlane: string): string {
+  const policy = [
+    "default-src 'self'",
+    `connect-src 'self' ${new URL(controlPlane).origin}`,
+    "img-src 'self' data:",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "object-src 'none'",
+  ].join("; ");
+  return `/*
+  Content-Security-Policy: ${policy}
+  X-Content-Type-Options: nosniff
+  Referrer-Policy: strict-origin-when-cross-origin
+`;
+}
+
 function revision(): string {
   try {
     return execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: SITE, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
@@ -128,6 +149,7 @@ async function main(): Promise<number> {
     const title = /^<!-- title: (.+?) -->/.exec(source)?.[1] ?? "Control plane";
     writeFileSync(target, layout(title, source.replace(/^<!-- title: .+? -->\n?/, ""), controlPlane));
   }
+  writeFileSync(join(out, "_headers"), headersFile(controlPlane));
   writeJson(join(out, "openapi.json"), openapi);
   writeJson(join(out, "errors.v1.json"), errors);
   writeJson(join(out, "lint-findings.v1.json"), lint);

@@ -75,6 +75,9 @@ describe("the site host", () => {
     const page = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
     const pricing = await page.goto(`${site}/pricing`);
     expect(pricing?.status()).toBe(200);
+    // Its pages talk only to themselves and the control plane (site/build/build.ts, _headers).
+    expect(pricing?.headers()["content-security-policy"]).toContain(`connect-src 'self' ${base}`);
+    expect(pricing?.headers()["x-content-type-options"]).toBe("nosniff");
     for (const plan of ["Free", "Team", "Enterprise"]) await page.getByRole("heading", { name: plan, exact: true }).waitFor();
     const docs = await page.goto(`${site}/docs/api`);
     expect(docs?.status()).toBe(200);
