@@ -19,7 +19,7 @@ export const LeadRequest = z.strictObject({
   role: optional(FORM_LIMITS.role),
   teamSize: z.enum(TEAM_SIZES).optional(),
   message: optional(FORM_LIMITS.message),
-}).meta({ id: "LeadRequest" });
+});
 export type LeadRequest = z.output<typeof LeadRequest>;
 
 /** POST /v1/applications: asking to use the hosted service. */
@@ -33,7 +33,7 @@ export const ApplicationRequest = z.strictObject({
   ).optional(),
   teamSize: z.enum(TEAM_SIZES).optional(),
   useCase: required(FORM_LIMITS.useCase),
-}).meta({ id: "ApplicationRequest" });
+});
 export type ApplicationRequest = z.output<typeof ApplicationRequest>;
 
 /** The answer to either form: received, and nothing to read back. */
