@@ -64,7 +64,10 @@ async function main(): Promise<number> {
   console.log("building the console ...");
   await buildConsole();
   console.log("building the site ...");
-  await buildSite(env.SVC_APP_BASE_URL ?? `http://127.0.0.1:${port}`);
+  await buildSite(env.SVC_APP_BASE_URL ?? `http://127.0.0.1:${port}`).catch(async (error: Error) => {
+    console.error(`${error.message}: see its output above.`);
+    await stop(1);
+  });
   const wrangler = startWrangler({ port, envFile: LOCAL_ENV_FILE, persistTo: DATA_DIR + "wrangler", output: "inherit" });
   const site = await startSite({ port: sitePort, output: "inherit" });
   wrangler.on("exit", (code) => {
