@@ -50,15 +50,18 @@ export default async function setup(project: TestProject) {
   const envFile = join(dir, "worker.env");
   writeEnvFile(envFile, env);
   const wrangler = startWrangler({ port, envFile, persistTo: join(dir, "wrangler"), output: "ignore" });
-  await buildSite(base, "ignore");
-  const siteHost = await startSite({ port: sitePort, output: "ignore" });
+  const siteHost = await buildSite(base, "ignore").then(() => startSite({ port: sitePort, output: "ignore" }), () => null);
   const stop = async () => {
     wrangler.kill("SIGTERM");
-    siteHost.kill("SIGTERM");
+    siteHost?.kill("SIGTERM");
     await codehost.close();
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   };
+  if (!siteHost) {
+    await stop();
+    throw new Error("npm run site:build failed for the end-to-end tests (its errors are above)");
+  }
   if (!(await workerAnswers(port)) || !(await siteAnswers(sitePort))) {
     await stop();
     throw new Error("wrangler dev did not start for the end-to-end tests");
