@@ -23,6 +23,18 @@ export default defineConfig({
         },
       },
       {
+        // The site host's build and deploy check, run as commands in Node (issue 17).
+        test: {
+          name: "site",
+          environment: "node",
+          include: ["test/site/**/*.site.ts"],
+          // Last: its commands (builds, bundles) would compete with workerd and Chromium for the cores.
+          sequence: { groupOrder: 2 },
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // The console in a real headless Chromium against the local stack under `wrangler dev`.
         test: {
           name: "e2e",

@@ -8,6 +8,7 @@ import { localWorkerDefaults, startLocalStack, type LocalStack } from "./stack";
 import { ensureDemoOrganization, DEMO_SLUG } from "./demo";
 import { startWrangler, workerAnswers } from "./wrangler";
 import { buildConsole } from "./console-build";
+import { buildSite, siteAnswers, startSite } from "./site";
 import { startLocalFakeCodehost } from "./fake-codehost";
 import { startLocalFakeBilling } from "./fake-billing";
 import { startLocalModelProviders } from "./fake-model-providers";
@@ -44,7 +45,10 @@ async function main(): Promise<number> {
     process.exit(code);
   };
 
-  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables, ...modelProviders.variables });
+  // The site host on a port of its own (SITE_PORT, default 8081); its origin may post the forms.
+  const sitePort = process.env.SITE_PORT ?? "8081";
+  const siteVariables = { SVC_SITE_ORIGIN: `http://127.0.0.1:${sitePort},http://localhost:${sitePort}` };
+  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables, ...modelProviders.variables, ...siteVariables });
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     console.error(formatConfigErrors(parsed.errors));
@@ -59,17 +63,32 @@ async function main(): Promise<number> {
 
   console.log("building the console ...");
   await buildConsole();
+  console.log("building the site ...");
+  await buildSite(env.SVC_APP_BASE_URL ?? `http://127.0.0.1:${port}`).catch(async (error: Error) => {
+    console.error(`${error.message}: see its output above.`);
+    await stop(1);
+  });
   const wrangler = startWrangler({ port, envFile: LOCAL_ENV_FILE, persistTo: DATA_DIR + "wrangler", output: "inherit" });
-  wrangler.on("exit", (code) => void stop(code ?? 1));
+  const site = await startSite({ port: sitePort, output: "inherit" });
+  wrangler.on("exit", (code) => {
+    site.kill("SIGTERM");
+    void stop(code ?? 1);
+  });
+  site.on("exit", (code) => {
+    wrangler.kill("SIGTERM");
+    void stop(code ?? 1);
+  });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
       wrangler.kill("SIGTERM");
+      site.kill("SIGTERM");
       void stop(0);
     });
   }
-  if (await workerAnswers(port)) {
+  if ((await workerAnswers(port)) && (await siteAnswers(sitePort))) {
     console.log(`
 control plane  http://127.0.0.1:${port}   (the console; GET /health, /readyz, /openapi.json, /metrics, /.well-known/svc-enterprise)
+site           http://127.0.0.1:${sitePort}   (the static site and docs; its forms post to the control plane)
 PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${POSTGRES_DATA_DIR})
 bridge         ws://${stack.bridge}  (WebSocket-to-TCP for the neon driver)
 ${codehost ? codehost.banner + "\n" : ""}${billing ? billing.banner + "\n" : ""}${modelProviders.banner}demo org       "${DEMO_SLUG}"

@@ -4,6 +4,7 @@ import type { AppEnv } from "./http/context";
 import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
+import { registerAnalyticsProxy } from "./analytics-proxy/routes";
 import { registerAuditExport } from "./audit/routes";
 import { registerBillingWebhooks } from "./billing/routes";
 import { registerDeletionExportLink } from "./deletion/export-link";
@@ -25,6 +26,7 @@ import { registerProviders } from "./providers/routes";
 import { registerRpc } from "./rpc/routes";
 import { registerSessions } from "./sessions/routes";
 import { registerSignIn } from "./signin/routes";
+import { registerSiteForms } from "./site-forms/routes";
 import { registerTokens } from "./tokens/routes";
 import { registerWorkloads } from "./workloads/routes";
 
@@ -57,6 +59,9 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerOpenApi(app);
   registerEnterprise(app);
   registerMetrics(app);
+  // The site host's forms and the analytics proxy (issue 17).
+  registerSiteForms(app);
+  registerAnalyticsProxy(app);
   // Last: every other GET is a console page.
   registerConsole(app);
   return app;

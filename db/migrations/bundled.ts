@@ -15,6 +15,7 @@ import organizationDeletion from "./0011_organization_deletion.sql";
 import codehostDeliveryOutcomes from "./0012_codehost_delivery_outcomes.sql";
 import providerKeys from "./0013_provider_keys.sql";
 import operators from "./0016_operators.sql";
+import leads from "./0019_leads.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -31,4 +32,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0012_codehost_delivery_outcomes", sql: codehostDeliveryOutcomes },
   { name: "0013_provider_keys", sql: providerKeys },
   { name: "0016_operators", sql: operators },
+  { name: "0019_leads", sql: leads },
 ];

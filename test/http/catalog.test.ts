@@ -69,6 +69,9 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   provider_unreachable: async () => askModel((await keyed()).engine, undefined, proxyEnv({ SVC_MESSAGES_PROVIDER_API_BASE: "http://127.0.0.1:1" })),
   sealing_key_missing: async () =>
     (await seedProviderOrg({ env: proxyEnv({ SVC_PROVIDER_KEY_SECRET: undefined }) })).consoleApi("PUT", "/messages-provider", { key: uniqueKey("messages") }),
+  origin_not_allowed: () => call("/v1/leads", { method: "POST", headers: { origin: "https://foreign.example" }, json: {} }),
+  analytics_upstream_failed: () =>
+    callWith({ SVC_ANALYTICS_VENDOR_REGION: "eu", SVC_ANALYTICS_VENDOR_API_BASE: "http://127.0.0.1:1" }, "/px/e/", { method: "POST", json: {} }),
   internal_error: ANSWERS["get /health"]![500]!,
   database_unavailable: async () => callWith(UNREACHABLE_DATABASE, "/v1/events", { method: "POST", token: (await seedTenant("catalog-db")).engine, json: { events: [] } }),
 };

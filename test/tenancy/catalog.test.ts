@@ -28,6 +28,8 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
   operators: { appReads: [], why: "the service's operators, not customers: only the operator role (SVC_ADMIN_DATABASE_URL) reads or writes them" },
   operator_sessions: { appReads: [], why: "operator portal sessions: only the operator role reads or writes them" },
   failure_groups: { appReads: [], why: "the own-failure store spans organizations: the application role only records through svc_record_failure; operators read it" },
+  site_leads: { rls: true, why: "the site's contact form, from anyone, before any organization: the application role may only insert (db/migrations/0019_leads.sql)" },
+  site_applications: { rls: true, why: "the site's application form, from anyone, before any organization: the application role may only insert" },
 };
 
 // What svc_protect_tenant_table creates.

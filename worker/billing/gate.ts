@@ -133,6 +133,12 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "GET /admin": "reachable",
   "GET /admin/*": "reachable",
   "ALL /admin/*": "reachable",
+  // The site's forms and the analytics proxy: no organization, no plan.
+  "OPTIONS /v1/leads": "reachable",
+  "POST /v1/leads": "reachable",
+  "OPTIONS /v1/applications": "reachable",
+  "POST /v1/applications": "reachable",
+  "ALL /px/*": "reachable",
 };
 
 export class PlanRequired extends Error {

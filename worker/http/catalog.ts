@@ -156,6 +156,18 @@ export const ERROR_CATALOG = {
     resolution: "The operator sets SVC_PROVIDER_KEY_SECRET (or SVC_PROVIDER_KEY_SECRETS with SVC_PROVIDER_KEY_VERSION), keeping every version that sealed a stored key until `svc reseal` has moved them.",
     retrySafe: true,
   },
+  origin_not_allowed: {
+    status: 403,
+    message: "Cross-origin requests here are accepted only from the site's own origins.",
+    resolution: "Send the form from the site; an operator lists the site's exact origins in SVC_SITE_ORIGIN.",
+    retrySafe: false,
+  },
+  analytics_upstream_failed: {
+    status: 502,
+    message: "The analytics vendor could not be reached, or answered with a redirect, which is not followed.",
+    resolution: "Nothing to do: analytics are best effort and the page works without them.",
+    retrySafe: true,
+  },
   internal_error: {
     status: 500,
     message: "Something went wrong on our side.",

@@ -10,6 +10,7 @@ import { buildConsole } from "../../../local/console-build";
 import { writeEnvFile } from "../../../local/env-file";
 import { localWorkerDefaults, startLocalStack } from "../../../local/stack";
 import { startWrangler, workerAnswers } from "../../../local/wrangler";
+import { buildSite, siteAnswers, startSite } from "../../../local/site";
 import { parseConfig } from "../../../worker/config/parse";
 import { startFakeCodehost } from "../../fakes/codehost/server";
 import { freePort } from "../../setup/free-port";
@@ -17,7 +18,7 @@ import { findChromium } from "./chromium";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    e2e: { base: string; codehost: string; chromium: string };
+    e2e: { base: string; codehost: string; chromium: string; site: string };
     /** The local stack's database logins, for the operator command line (`svc admin`, `svc orgs`). */
     e2eDatabase: { app: string; operator: string };
   }
@@ -31,6 +32,9 @@ export default async function setup(project: TestProject) {
   const port = String(await freePort());
   const base = `http://127.0.0.1:${port}`;
   const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost` });
+  // The site host on its own port: its origin (127.0.0.1 only, so localhost is a foreign origin) may post the forms.
+  const sitePort = String(await freePort());
+  const site = `http://127.0.0.1:${sitePort}`;
   const ssoKey = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
   const env = {
     ...localWorkerDefaults(stack, port, ssoKey),
@@ -40,6 +44,7 @@ export default async function setup(project: TestProject) {
     SVC_CODEHOST_APP_WEBHOOK_SECRET: codehost.app.webhookSecret,
     // Provider keys can be stored (sealed under v1) and tried from the console.
     SVC_PROVIDER_KEY_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+    SVC_SITE_ORIGIN: site,
   };
   const parsed = parseConfig(env);
   if (!parsed.ok) throw new Error(`the end-to-end configuration is refused: ${JSON.stringify(parsed.errors)}`);
@@ -47,17 +52,23 @@ export default async function setup(project: TestProject) {
   const envFile = join(dir, "worker.env");
   writeEnvFile(envFile, env);
   const wrangler = startWrangler({ port, envFile, persistTo: join(dir, "wrangler"), output: "ignore" });
+  const siteHost = await buildSite(base, "ignore").then(() => startSite({ port: sitePort, output: "ignore" }), () => null);
   const stop = async () => {
     wrangler.kill("SIGTERM");
+    siteHost?.kill("SIGTERM");
     await codehost.close();
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-  if (!(await workerAnswers(port))) {
+  if (!siteHost) {
+    await stop();
+    throw new Error("npm run site:build failed for the end-to-end tests (its errors are above)");
+  }
+  if (!(await workerAnswers(port)) || !(await siteAnswers(sitePort))) {
     await stop();
     throw new Error("wrangler dev did not start for the end-to-end tests");
   }
-  project.provide("e2e", { base, codehost: codehost.url, chromium });
   project.provide("e2eDatabase", { app: stack.urls.app, operator: stack.urls.operator });
+  project.provide("e2e", { base, codehost: codehost.url, chromium, site });
   return stop;
 }
