@@ -17,6 +17,7 @@ import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
 import { registerOpenApi } from "./openapi/routes";
 import { registerProviders } from "./providers/routes";
+import { registerPullRequestChecks } from "./pr-checks/routes";
 import { registerRpc } from "./rpc/routes";
 import { registerSessions } from "./sessions/routes";
 import { registerSignIn } from "./signin/routes";
@@ -35,6 +36,7 @@ export function createApp(): Hono<AppEnv> {
   registerWorkloads(app);
   registerCommands(app);
   registerCodehost(app);
+  registerPullRequestChecks(app);
   registerBillingWebhooks(app);
   registerAuditExport(app);
   registerExportDownloads(app);

@@ -11,7 +11,7 @@ import { PROXY, proxyEnv, seedProviderOrg, uniqueKey, workerFetch } from "../sup
 import { rpcClient } from "../support/rpc";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
-import { ANSWERS, type Ask } from "../openapi/answers";
+import { ANSWERS, forkCommitRefused, type Ask } from "../openapi/answers";
 
 type StartupCode = "config_invalid" | "licence_invalid";
 
@@ -66,6 +66,9 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   provider_unreachable: async () => askModel((await keyed()).engine, undefined, proxyEnv({ SVC_MESSAGES_PROVIDER_API_BASE: "http://127.0.0.1:1" })),
   sealing_key_missing: async () =>
     (await seedProviderOrg({ env: proxyEnv({ SVC_PROVIDER_KEY_SECRET: undefined }) })).consoleApi("PUT", "/messages-provider", { key: uniqueKey("messages") }),
+  fork_commit_not_approved: forkCommitRefused,
+  already_reported: ANSWERS["post /v1/pr/report"]![409]!,
+  codehost_refused: ANSWERS["post /v1/pr/callback-token"]![502]!,
   internal_error: ANSWERS["get /health"]![500]!,
   database_unavailable: async () => callWith(UNREACHABLE_DATABASE, "/v1/events", { method: "POST", token: (await seedTenant("catalog-db")).engine, json: { events: [] } }),
 };

@@ -12,6 +12,9 @@ import { organizationRouter } from "./procedures/organization";
 import { agentsRouter, loadRouter, workloadsRouter } from "./procedures/runs";
 import { sessionsRouter } from "./procedures/sessions";
 import { tokensRouter } from "./procedures/tokens";
+// h11b: proposals and pull-request checks
+import { maskingRouter, networkRouter } from "./procedures/proposals";
+import { pullRequestsRouter } from "./procedures/pull-requests";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -29,6 +32,7 @@ export const appRouter = router({
   invitations: invitationsRouter,
   environments: environmentsRouter,
   agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
+  masking: maskingRouter, network: networkRouter, pullRequests: pullRequestsRouter,
 });
 
 export type AppRouter = typeof appRouter;
