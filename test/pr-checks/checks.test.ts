@@ -147,6 +147,9 @@ describe("POST /v1/pr/report", () => {
     expect((await received(place.repository)).checkRuns).toEqual([]);
 
     expect(await refusal(await report("svc_prc_unknown"))).toMatchObject({ status: 401, code: "unauthenticated" });
+    // One scheme per route: an engine token is no commit credential, and a commit credential is no engine token.
+    expect(await refusal(await report(place.engine))).toMatchObject({ status: 401, code: "unauthenticated" });
+    expect((await call("/v1/events", { method: "POST", token: credential.token, json: { events: [] } })).status).toBe(401);
     expect((await call("/v1/pr/report", { method: "POST", json: { conclusion: "success", title: "t", summary: "s" } })).status).toBe(401);
     const hash = await sha256Hex(credential.token);
     await asRole("superuser", (client) => client.query("UPDATE pr_credentials SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [hash]));
@@ -162,6 +165,15 @@ describe("POST /v1/pr/report", () => {
     await gitFault(place.repository, "check-runs", 403, "Resource not accessible by integration");
     expect(await refusal(await report(credential.token))).toMatchObject({ status: 502, code: "codehost_refused", body: { error: expect.stringContaining("HTTP 403") } });
     await gitFault(place.repository, "check-runs", null);
+    expect((await report(credential.token)).status).toBe(201);
+  });
+
+  it("refuses while the organization is suspended (403 with retryAfterSeconds), the credential unspent", async () => {
+    const place = await proposalPlace("pr-suspended");
+    const credential = await credentialFor(place, { sha: sha() });
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [place.orgId]));
+    expect(await refusal(await report(credential.token))).toMatchObject({ status: 403, code: "organization_suspended", body: { retryAfterSeconds: 300 } });
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = NULL WHERE id = $1", [place.orgId]));
     expect((await report(credential.token)).status).toBe(201);
   });
 

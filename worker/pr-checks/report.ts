@@ -6,6 +6,7 @@ import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
 import { ownerOf } from "../codehost/repository";
+import { SUSPENDED_RETRY_SECONDS } from "../auth/bearer";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
 import { ALREADY_REPORTED } from "./credential";
@@ -47,6 +48,10 @@ export async function reportCheck(connect: () => Promise<Connection>, codehost: 
     throw new Refusal("forbidden", `This credential belongs to workflow run ${found.run_id} only.`);
   }
   return inTenant(connect, found.org_id, async (tx) => {
+    const organization = await tx.sql.query<{ suspended: boolean }>("SELECT suspended_at IS NOT NULL AS suspended FROM organizations WHERE id = $1", [found.org_id]);
+    if (organization.rows[0]?.suspended) {
+      throw new Refusal("organization_suspended", "This organization is suspended, so its checks are not reported for now; report again later.", SUSPENDED_RETRY_SECONDS);
+    }
     const { rows } = await tx.sql.query<CredentialRow>("SELECT reported_at FROM pr_credentials WHERE id = $1 FOR UPDATE", [found.id]);
     if (rows[0]?.reported_at) throw ALREADY_REPORTED(found.commit_sha, found.run_id);
     const access = await appAccessTo(tx, codehost, ownerOf(found.repository));

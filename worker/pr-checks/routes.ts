@@ -80,7 +80,7 @@ const report = route({
     201: { description: "The check run the code host created", schema: PullRequestReported },
     400: refusal("Body not JSON, or a field missing or of the wrong shape"),
     401: refusal("No credential, an unknown one, or an expired one"),
-    403: refusal("The report names another commit or run than the credential's"),
+    403: refusal("The report names another commit or run than the credential's, or the organization is suspended (with retryAfterSeconds)"),
     409: refusal("This credential already reported"),
     500: serverFailure,
     502: refusal("The code host did not create the check; the credential is not spent"),
