@@ -23,6 +23,7 @@ import { registerMetrics } from "./metrics/routes";
 import { registerOpenApi } from "./openapi/routes";
 import { registerOperators } from "./operators/routes";
 import { registerProviders } from "./providers/routes";
+import { registerPullRequestChecks } from "./pr-checks/routes";
 import { registerRpc } from "./rpc/routes";
 import { registerSessions } from "./sessions/routes";
 import { registerSignIn } from "./signin/routes";
@@ -45,6 +46,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerWorkloads(app);
   registerCommands(app);
   registerCodehost(app);
+  registerPullRequestChecks(app);
   registerBillingWebhooks(app);
   registerAuditExport(app);
   registerExportDownloads(app);

@@ -14,6 +14,7 @@ import { EnvironmentsPage } from "./pages/environments";
 import { LeavingPage } from "./pages/leaving";
 import { MembersPage } from "./pages/members";
 import { OrgSessionsPage } from "./pages/org-sessions";
+import { ProposalsPage } from "./pages/proposals";
 import { ProvidersPage } from "./pages/providers";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/signin";
@@ -36,6 +37,7 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   providers: ProvidersPage,
   billing: BillingPage,
   leaving: LeavingPage,
+  proposals: ProposalsPage,
 };
 
 export function App() {

@@ -16,6 +16,7 @@ import codehostDeliveryOutcomes from "./0012_codehost_delivery_outcomes.sql";
 import providerKeys from "./0013_provider_keys.sql";
 import operators from "./0016_operators.sql";
 import leads from "./0019_leads.sql";
+import proposals from "./0015_proposals.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -33,4 +34,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0013_provider_keys", sql: providerKeys },
   { name: "0016_operators", sql: operators },
   { name: "0019_leads", sql: leads },
+  { name: "0015_proposals", sql: proposals },
 ];

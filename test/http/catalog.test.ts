@@ -11,7 +11,7 @@ import { PROXY, proxyEnv, seedProviderOrg, uniqueKey, workerFetch } from "../sup
 import { rpcClient } from "../support/rpc";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
-import { ANSWERS, type Ask } from "../openapi/answers";
+import { ANSWERS, forkCommitRefused, type Ask } from "../openapi/answers";
 
 type StartupCode = "config_invalid" | "licence_invalid";
 
@@ -72,6 +72,9 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   origin_not_allowed: () => call("/v1/leads", { method: "POST", headers: { origin: "https://foreign.example" }, json: {} }),
   analytics_upstream_failed: () =>
     callWith({ SVC_ANALYTICS_VENDOR_REGION: "eu", SVC_ANALYTICS_VENDOR_API_BASE: "http://127.0.0.1:1" }, "/px/e/", { method: "POST", json: {} }),
+  fork_commit_not_approved: forkCommitRefused,
+  already_reported: ANSWERS["post /v1/pr/report"]![409]!,
+  codehost_refused: ANSWERS["post /v1/pr/callback-token"]![502]!,
   internal_error: ANSWERS["get /health"]![500]!,
   database_unavailable: async () => callWith(UNREACHABLE_DATABASE, "/v1/events", { method: "POST", token: (await seedTenant("catalog-db")).engine, json: { events: [] } }),
 };

@@ -12,6 +12,7 @@ import { call, callWith, UNREACHABLE_DATABASE } from "../support/http";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
 import { claim as claimRun, seedCommand, seedEnvironment, seedRun, type Claimed } from "../support/workloads";
+import { openPull, proposalPlace } from "../support/proposals";
 
 export type Ask = () => Promise<Response>;
 
@@ -108,7 +109,61 @@ const tooLarge = (path: string, token: () => Promise<string>, limit: number = BO
 
 const events = (count = 1) => ({ events: Array.from({ length: count }, () => makeEvent()) });
 
+// Pull-request checks (h11b).
+const commit = () => [...crypto.getRandomValues(new Uint8Array(20))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+const callbackToken = (json: unknown) => send("POST", "/v1/pr/callback-token", { json });
+/** A repository with the App installed on its owner and claimed: checks can be created on it. */
+const checkable = once(() => proposalPlace("contract-pr"));
+async function commitCredential(repository = (async () => (await checkable()).repository)(), claims: Record<string, unknown> = {}) {
+  const response = await callbackToken({ token: await identityToken(await repository, { sha: commit(), ...claims }) });
+  return (await response.json()) as { token: string; commit: string; run_id: string };
+}
+const prReport = (token: string, more: Record<string, unknown> = {}) =>
+  send("POST", "/v1/pr/report", { token, json: { conclusion: "success", title: "Checked", summary: "All verdicts green", ...more } });
+/** A fork's pull request whose head commit nobody approved. */
+export async function forkCommitRefused() {
+  const place = await checkable();
+  const pull = await openPull(place.repository, `fork-${crypto.randomUUID().slice(0, 6)}/shop`);
+  return callbackToken({ token: await identityToken(place.repository), pullRequest: pull.number });
+}
+
 export const ANSWERS: Record<string, Record<number, Ask>> = {
+  "post /v1/pr/callback-token": {
+    500: () => send("POST", "/v1/pr/callback-token", { json: { token: "x" }, env: BROKEN_CONFIG }),
+    200: async () => callbackToken({ token: await identityToken(await claimedElsewhere(), { sha: commit() }) }),
+    400: () => callbackToken({}),
+    401: () => callbackToken({ token: "not-a-token" }),
+    403: async () => callbackToken({ token: await identityToken(newRepository("contract-unclaimed"), { sha: commit() }) }),
+    409: async () => {
+      const run = String(Date.now());
+      const credential = await commitCredential(undefined, { run_id: run });
+      await (await prReport(credential.token)).json();
+      return callbackToken({ token: await identityToken((await checkable()).repository, { sha: credential.commit, run_id: run }) });
+    },
+    413: () => send("POST", "/v1/pr/callback-token", { body: oversized(BODY_LIMITS.default) }),
+    429: async () => {
+      const repository = await claimedElsewhere();
+      const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(exchangeLimiterName(repository.full)));
+      await limiter.take(EXCHANGE_RATE_LIMIT.capacity, EXCHANGE_RATE_LIMIT);
+      return callbackToken({ token: await identityToken(repository) });
+    },
+    // Claimed, but the App is not installed on its owner: the pull request cannot be read.
+    502: async () => callbackToken({ token: await identityToken(await claimedElsewhere()), pullRequest: 1 }),
+  },
+  "post /v1/pr/report": {
+    ...common("POST", "/v1/pr/report", { conclusion: "success", title: "t", summary: "s" }),
+    201: async () => prReport((await commitCredential()).token),
+    400: async () => prReport((await commitCredential()).token, { conclusion: "great" }),
+    403: async () => prReport((await commitCredential()).token, { commit: commit() }),
+    409: async () => {
+      const { token } = await commitCredential();
+      await (await prReport(token)).json();
+      return prReport(token);
+    },
+    413: tooLarge("/v1/pr/report", async () => "svc_prc_any"),
+    // The App is not installed on the claimed repository's owner: the check cannot be created.
+    502: async () => prReport((await commitCredential(claimedElsewhere())).token),
+  },
   "get /health": {
     200: () => call("/health"),
     500: () => callWith(BROKEN_CONFIG, "/health"),

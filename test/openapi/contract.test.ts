@@ -22,6 +22,9 @@ const SPEC_OPERATIONS = [
   "get /v1/oidc/bindings",
   "delete /v1/oidc/bindings/{binding}",
   "delete /v1/oidc/bindings/{owner}/{name}",
+  // Spec, Other control plane routes: the pull-request check routes (published on purpose).
+  "post /v1/pr/callback-token",
+  "post /v1/pr/report",
 ];
 
 interface Documented {

@@ -42,10 +42,6 @@ const SPEC: Record<Permission, Role[]> = {
 // Permissions whose features (masking, egress, runtimes, data export, analytics, deletion) have no
 // procedure yet; each arrives with its feature.
 const NOT_YET_SERVED: Permission[] = [
-  "masking.edit",
-  "masking.approve",
-  "network.edit",
-  "network.approve",
   "runtimes.manage",
   "analytics.read",
 ];

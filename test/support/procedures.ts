@@ -69,6 +69,22 @@ export const PROBES: Record<string, Probe> = {
   "admin.setPlan": { input: () => ({ organizationId: nobody(), plan: "team" }), allowed: 403 },
   "admin.failures": { input: () => undefined, allowed: 403 },
   "admin.operators": { input: () => undefined, allowed: 403 },
+  // Proposals and pull-request checks (h11b). The walked organization claims no repository, so a
+  // proposal has nowhere to land: 412 after the permission check.
+  "masking.current": { input: org(), allowed: 200 },
+  "masking.proposals": { input: org(), allowed: 200 },
+  "masking.propose": { input: org({ summary: "walked", content: "tables: {}\n" }), allowed: 412 },
+  "masking.approve": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
+  "masking.reject": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
+  "masking.openPullRequest": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
+  "network.current": { input: org(), allowed: 200 },
+  "network.proposals": { input: org(), allowed: 200 },
+  "network.propose": { input: org({ summary: "walked", policy: { default: "deny", allow: [], deny: [] } }), allowed: 412 },
+  "network.approve": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
+  "network.reject": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
+  "network.openPullRequest": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
+  "pullRequests.commits": { input: org(), allowed: 200 },
+  "pullRequests.approveCommit": { input: org({ repository: "nobody/nothing", commit: "a".repeat(40) }), allowed: 404 },
 };
 
 interface Procedure {

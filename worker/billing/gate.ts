@@ -63,6 +63,21 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "admin.setPlan": "reachable",
   "admin.failures": "reachable",
   "admin.operators": "reachable",
+  // Masking and egress proposals, fork commit approvals (h11b).
+  "masking.current": "gated",
+  "masking.proposals": "gated",
+  "masking.propose": "gated",
+  "masking.approve": "gated",
+  "masking.reject": "gated",
+  "masking.openPullRequest": "gated",
+  "network.current": "gated",
+  "network.proposals": "gated",
+  "network.propose": "gated",
+  "network.approve": "gated",
+  "network.reject": "gated",
+  "network.openPullRequest": "gated",
+  "pullRequests.commits": "gated",
+  "pullRequests.approveCommit": "gated",
 };
 
 /**
@@ -112,6 +127,9 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "ALL /scim/v2/*": "reachable",
   "GET /metrics": "reachable",
   "POST /v1/auth/codehost-oidc": "reachable",
+  // Pull-request checks report on work a workflow already ran, like the identity exchange they build on.
+  "POST /v1/pr/callback-token": "reachable",
+  "POST /v1/pr/report": "reachable",
   "POST /webhooks/codehost": "reachable",
   "POST /webhooks/billing": "reachable",
   "GET /": "reachable",

@@ -14,7 +14,7 @@ export interface ApiAnswer {
 
 const TIMEOUT_MS = 10_000;
 
-export async function callCodehost(apiBase: string, method: "GET" | "POST" | "DELETE", path: string, bearer: string, json?: unknown): Promise<ApiAnswer> {
+export async function callCodehost(apiBase: string, method: "GET" | "POST" | "PUT" | "DELETE", path: string, bearer: string, json?: unknown): Promise<ApiAnswer> {
   try {
     const response = await fetch(apiBase.replace(/\/+$/, "") + path, {
       method,

@@ -23,19 +23,7 @@ export interface Exchanged {
 export async function exchangeIdentity(connect: () => Promise<Connection>, identity: WorkflowIdentity): Promise<Exchanged> {
   const claim = await claimFor(connect, identity);
   return inTenant(connect, claim.orgId, async (tx) => {
-    await refuseSuspendedInstallation(tx, identity);
-    const pinned = await useClaim(tx, claim.id, identity);
-    if (!pinned) throw revoked(identity.repository);
-    if (pinned.repositoryId !== identity.repositoryId || pinned.ownerId !== identity.ownerId) {
-      throw new IdentityRefusal(
-        "no_binding",
-        `${identity.repository} is not the repository that was claimed under this name (it was deleted and recreated, or moved); ` +
-          "an owner or admin can revoke the claim and claim the repository again.",
-      );
-    }
-    if (!(await spendTokenId(tx, identity))) {
-      throw new IdentityRefusal("expired", "This identity token was already exchanged; request a new identity token for each exchange.");
-    }
+    await admitIdentity(tx, claim, identity);
     const expiresAt = new Date(Date.now() + EXCHANGED_TOKEN_LIFETIME_MS);
     const issued = await issueToken(tx, {
       orgId: claim.orgId,
@@ -48,11 +36,32 @@ export async function exchangeIdentity(connect: () => Promise<Connection>, ident
   });
 }
 
+/**
+ * In a transaction acting as the claim's organization: the identity may act through the claim (its
+ * installation not suspended, the claim live and pinned to this very repository and owner), and the
+ * token's id is spent, so one identity token is exchanged once (also used by /v1/pr/callback-token).
+ */
+export async function admitIdentity(tx: Tx, claim: Claim, identity: WorkflowIdentity): Promise<void> {
+  await refuseSuspendedInstallation(tx, identity);
+  const pinned = await useClaim(tx, claim.id, identity);
+  if (!pinned) throw revoked(identity.repository);
+  if (pinned.repositoryId !== identity.repositoryId || pinned.ownerId !== identity.ownerId) {
+    throw new IdentityRefusal(
+      "no_binding",
+      `${identity.repository} is not the repository that was claimed under this name (it was deleted and recreated, or moved); ` +
+        "an owner or admin can revoke the claim and claim the repository again.",
+    );
+  }
+  if (!(await spendTokenId(tx, identity))) {
+    throw new IdentityRefusal("expired", "This identity token was already exchanged; request a new identity token for each exchange.");
+  }
+}
+
 const revoked = (repository: string) =>
   new IdentityRefusal("binding_revoked", `The claim on ${repository} was revoked; an owner or admin can claim it again with the CLI.`);
 
 /** The live claim on the repository, created from the owner's App installation when nobody claimed it yet. */
-async function claimFor(connect: () => Promise<Connection>, identity: WorkflowIdentity): Promise<Claim> {
+export async function claimFor(connect: () => Promise<Connection>, identity: WorkflowIdentity): Promise<Claim> {
   const owner = ownerOf(identity.repository);
   const lookups = { claim_repository: repositoryKey(identity.repository), installation_account: owner.toLowerCase() };
   return inTransaction(connect, { lookups }, async (tx) => {

@@ -28,7 +28,10 @@ export interface Expected {
   keys: IssuerKeys;
 }
 
-export type Verification = { ok: true; identity: WorkflowIdentity } | { ok: false; reason: UnverifiedReason; message: string };
+export type Verification =
+  /** `claims`: every claim of the verified token (the commit and run a pull-request check is bound to). */
+  | { ok: true; identity: WorkflowIdentity; claims: JWTPayload }
+  | { ok: false; reason: UnverifiedReason; message: string };
 
 /** Tolerated difference between this service's clock and the issuer's, for `exp` and `nbf`. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
@@ -78,7 +81,7 @@ export async function verifyIdentityToken(token: string, expected: Expected): Pr
   const identity = identityOf(payload);
   if (!identity) return refuse("no_repository", expected);
   if (typeof payload.jti !== "string" || payload.jti === "") return refuse("malformed", expected);
-  return { ok: true, identity: { ...identity, jti: payload.jti, expiresAt: payload.exp! } };
+  return { ok: true, identity: { ...identity, jti: payload.jti, expiresAt: payload.exp! }, claims: payload };
 }
 
 function reasonFor(error: unknown): UnverifiedReason {

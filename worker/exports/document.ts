@@ -3,6 +3,7 @@
 // `notIncluded`. Nothing is held whole, so a large organization exports within the Worker's limits.
 import { inTenant, type Connection } from "../../db/transaction";
 import type { ArchiveWriter } from "../storage/sink";
+import { exportedFiles, PROPOSAL_SECTIONS } from "../proposals/export";
 import { NOT_INCLUDED, SECTIONS } from "./sections";
 
 export type Sink = Pick<ArchiveWriter, "append">;
@@ -10,7 +11,7 @@ export type Sink = Pick<ArchiveWriter, "append">;
 export const PAGE = 500;
 
 /** Members with no records behind them yet: always empty arrays (NOT_INCLUDED says why). */
-const EMPTY_MEMBERS = ["maskingRules", "egressPolicy", "runs", "verdicts", "runtimes"];
+const EMPTY_MEMBERS = ["runs", "verdicts", "runtimes"];
 
 export async function writeDataExport(connect: () => Promise<Connection>, orgId: string, sink: Sink, now = new Date()): Promise<void> {
   const organization = await inTenant(connect, orgId, async (tx) =>
@@ -21,7 +22,7 @@ export async function writeDataExport(connect: () => Promise<Connection>, orgId:
     slug: organization.slug, name: organization.name, plan: organization.plan, createdAt: organization.created_at.toISOString(),
   })}`);
   for (const member of EMPTY_MEMBERS) await sink.append(`,${JSON.stringify(member)}:[]`);
-  for (const section of SECTIONS) {
+  for (const section of [...SECTIONS, ...PROPOSAL_SECTIONS]) {
     await sink.append(`,${JSON.stringify(section.name)}:[`);
     let after = "";
     let first = true;
@@ -39,7 +40,8 @@ export async function writeDataExport(connect: () => Promise<Connection>, orgId:
     }
     await sink.append("]");
   }
-  await sink.append(`,"files":{},"notIncluded":${JSON.stringify(NOT_INCLUDED)}}`);
+  const files = await inTenant(connect, orgId, (tx) => exportedFiles(tx, orgId));
+  await sink.append(`,"files":${JSON.stringify(files)},"notIncluded":${JSON.stringify(NOT_INCLUDED)}}`);
 }
 
 /** A sink that keeps the text: for tests and small documents. */

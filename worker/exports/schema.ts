@@ -23,6 +23,16 @@ const Credential = z.strictObject({
   createdAt: z.iso.datetime(), lastUsedAt: When, expiresAt: When, revokedAt: When,
 });
 const BillingEntry = z.strictObject({ at: z.iso.datetime(), source: z.string(), from: z.string(), to: z.string(), status: z.string().nullable(), note: z.string() });
+const Proposal = z.strictObject({
+  kind: z.enum(["masking", "egress"]), repository: z.string(), path: z.string(), summary: z.string(), content: z.string(),
+  policy: z.record(z.string(), z.unknown()).nullable(), previousContent: z.string(), loosens: z.boolean(), loosened: z.array(z.string()),
+  state: z.enum(["proposed", "approved", "rejected"]), proposedBy: z.string(), proposedAt: z.iso.datetime(), decidedBy: z.string().nullable(),
+  decidedAt: When, decisionNote: z.string().nullable(),
+  pullRequest: z.strictObject({
+    state: z.enum(["opened", "refused"]).nullable(), attempts: z.int(), branch: z.string().nullable(), number: z.int().nullable(),
+    url: z.string().nullable(), refusal: z.string().nullable(), attemptedAt: When,
+  }),
+});
 const AuditEntry = z.strictObject({ seq: z.int(), at: z.string(), action: z.string(), actor: z.string(), target: z.string().nullable(), data: z.record(z.string(), z.unknown()), hash: z.string() });
 
 export const DataExport = z
@@ -33,8 +43,8 @@ export const DataExport = z
     people: z.array(Person),
     invitations: z.array(Invitation),
     repositories: z.array(Repository),
-    maskingRules: z.array(z.unknown()),
-    egressPolicy: z.array(z.unknown()),
+    maskingRules: z.array(Proposal).describe("Every masking file proposal with its decision and pull request."),
+    egressPolicy: z.array(Proposal).describe("Every egress policy proposal with its decision and pull request."),
     environments: z.array(Environment),
     runs: z.array(z.unknown()),
     verdicts: z.array(z.unknown()),

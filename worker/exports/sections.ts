@@ -104,8 +104,7 @@ export const SECTIONS: readonly Section[] = [
 export const NOT_INCLUDED: ReadonlyArray<{ what: string; why: string }> = [
   { what: "engine token values", why: "Only their hashes are stored; a token is shown once, when it is made." },
   { what: "provider key material", why: "Model-provider keys are sealed and never leave the service; the credentials member names them." },
-  { what: "maskingRules, files (masking file)", why: "Masking rule proposals are not recorded by this service yet; nothing exists to export." },
-  { what: "egressPolicy, files (egress block)", why: "Egress policy proposals are not recorded by this service yet; nothing exists to export." },
+  { what: "files before any approval", why: "A masking file or egress block nobody approved a proposal for was never set through this service; its path is left out of files." },
   { what: "runs, verdicts, runtimes", why: "Engine run, verdict and runtime records are not kept by this service yet; nothing exists to export." },
   { what: "events", why: "The raw event stream is not part of the document; what it projected (environments, runs) is." },
   { what: "names in place of ids inside auditLog", why: "Audit entries are exported as recorded (their targets and data may name internal ids), since the hash chain covers exactly that." },

@@ -168,6 +168,25 @@ export const ERROR_CATALOG = {
     resolution: "Nothing to do: analytics are best effort and the page works without them.",
     retrySafe: true,
   },
+  // Pull-request checks (/v1/pr/*).
+  fork_commit_not_approved: {
+    status: 403,
+    message: "This commit comes from a fork's pull request and no maintainer has approved it.",
+    resolution: "A person with tokens.manage approves this exact commit on the console's Proposals page; then request the credential again. A new commit needs its own approval.",
+    retrySafe: false,
+  },
+  already_reported: {
+    status: 409,
+    message: "This commit's check for this workflow run was already reported.",
+    resolution: "Nothing to do: a pull-request check reports once per commit and run. A new run gets a new credential.",
+    retrySafe: false,
+  },
+  codehost_refused: {
+    status: 502,
+    message: "The code host refused or did not answer what this needed.",
+    resolution: "The message quotes the code host's answer; fix what it names (the App's installation or permissions) and try again.",
+    retrySafe: true,
+  },
   internal_error: {
     status: 500,
     message: "Something went wrong on our side.",

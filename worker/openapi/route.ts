@@ -9,7 +9,7 @@ import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { RefusalShape, ServerFailureShape } from "../http/shapes";
 
-export type Security = "engineToken" | "cliToken" | "session";
+export type Security = "engineToken" | "cliToken" | "session" | "commitCredential";
 
 export interface ResponseDoc<S extends z.ZodType = z.ZodType> {
   description: string;
@@ -89,7 +89,7 @@ export const serverFailure: ResponseDoc<typeof ServerFailureShape> = { descripti
 /** Hono's form of an OpenAPI path: `{id}` becomes `:id`. */
 export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
-const BEARER_KINDS: Partial<Record<Security, string>> = { engineToken: "an engine", cliToken: "a CLI" };
+const BEARER_KINDS: Partial<Record<Security, string>> = { engineToken: "an engine", cliToken: "a CLI", commitCredential: "a commit credential" };
 
 /** A bearer route refuses a request with no Authorization header before reading its body. */
 function requireBearerHeader(c: AppContext, security: Security[] | undefined): void {

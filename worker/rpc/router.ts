@@ -12,6 +12,9 @@ import { organizationRouter } from "./procedures/organization";
 import { agentsRouter, loadRouter, workloadsRouter } from "./procedures/runs";
 import { sessionsRouter } from "./procedures/sessions";
 import { tokensRouter } from "./procedures/tokens";
+// h11b: proposals and pull-request checks
+import { maskingRouter, networkRouter } from "./procedures/proposals";
+import { pullRequestsRouter } from "./procedures/pull-requests";
 import { router } from "./trpc";
 import { adminRouter } from "../operators/procedures";
 
@@ -31,6 +34,7 @@ export const appRouter = router({
   environments: environmentsRouter,
   agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
   admin: adminRouter,
+  masking: maskingRouter, network: networkRouter, pullRequests: pullRequestsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -15,6 +15,8 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
   { path: "members", title: "Members", permission: null },
   { path: "tokens", title: "Tokens", permission: "tokens.manage" },
   { path: "claims", title: "Repository claims", permission: "tokens.manage" },
+  // Masking and egress proposals, their pull requests, fork commits waiting for approval.
+  { path: "proposals", title: "Proposals", permission: null },
   { path: "sessions", title: "Sessions", permission: "sessions.manage" },
   { path: "audit", title: "Audit log", permission: "audit.read" },
   { path: "settings", title: "Settings", permission: null },

@@ -28,7 +28,8 @@ export class FakeActions {
     return Object.keys(on?.workflow_dispatch?.inputs ?? {});
   }
 
-  private contents(request: FakeRequest) {
+  /** A workflow file (public: the repositories' contents route reads workflow files through it). */
+  contents(request: FakeRequest) {
     if (this.app.installationOf(request.bearer) === null) return json(401, { message: "Bad credentials" });
     const [owner, repo, path] = request.params;
     const workflow = /^\.github\/workflows\/([^/]+)$/.exec(path!)?.[1];

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { FakeAccounts } from "./accounts";
 import { FakeActions } from "./actions";
 import { FakeApp, type AppCredentials } from "./app";
+import { FakeGit } from "./git";
 import { serve } from "./http";
 import { Ids } from "./ids";
 import { IdentityIssuer } from "./identity";
@@ -40,10 +41,13 @@ export async function startFakeCodehost(options: FakeOptions): Promise<FakeCodeh
   // How often each address (path and query) was asked for: tests count key-set fetches with it.
   const requests = new Map<string, number>();
   const paging = new FakePaging();
+  const actions = new FakeActions(app);
   const routes = [
     ...identity.routes(),
     ...app.routes(),
-    ...new FakeActions(app).routes(),
+    // Before Actions: a repository's contents route answers workflow files through Actions.
+    ...new FakeGit(app, ids, (request) => actions.contents(request)).routes(),
+    ...actions.routes(),
     ...new FakeAccounts(ids, app, paging).routes(),
     ...paging.routes(),
     ["GET", /^\/_fake\/requests$/, (request) => ({ status: 200, json: { count: requests.get(request.url.searchParams.get("address") ?? "") ?? 0 } })],

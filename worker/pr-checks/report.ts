@@ -1,0 +1,85 @@
+// POST /v1/pr/report: the commit credential's one report, made into a check run on its commit at the
+// code host, as the App. The credential's row is locked while the code host is asked, so two reports
+// at once make one check; a refused check leaves the credential unspent, to report again.
+import { inTenant, inTransaction, type Connection } from "../../db/transaction";
+import type { CodehostConfig } from "../config/types";
+import { appAccessTo } from "../codehost/app-access";
+import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
+import { ownerOf } from "../codehost/repository";
+import { SUSPENDED_RETRY_SECONDS } from "../auth/bearer";
+import { Refusal } from "../http/refusal";
+import { hashToken } from "../tokens/secret";
+import { ALREADY_REPORTED } from "./credential";
+import type { CHECK_CONCLUSIONS } from "./schemas";
+
+export interface Report {
+  conclusion: (typeof CHECK_CONCLUSIONS)[number];
+  title: string;
+  summary: string;
+  name: string;
+  commit?: string | undefined;
+  runId?: string | undefined;
+}
+
+interface CredentialRow {
+  id: string;
+  org_id: string;
+  repository: string;
+  commit_sha: string;
+  run_id: string;
+  run_attempt: number;
+  live: boolean;
+  reported_at: Date | null;
+}
+
+export async function reportCheck(connect: () => Promise<Connection>, codehost: CodehostConfig, credential: string, report: Report) {
+  const tokenHash = await hashToken(credential);
+  const found = await inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) =>
+    (await tx.sql.query<CredentialRow>(
+      "SELECT id, org_id, repository, commit_sha, run_id, run_attempt, expires_at > now() AS live, reported_at FROM pr_credentials WHERE token_hash = $1",
+      [tokenHash],
+    )).rows[0]);
+  if (!found) throw new Refusal("unauthenticated", "This commit credential is unknown; request one with POST /v1/pr/callback-token.");
+  if (!found.live) throw new Refusal("unauthenticated", "This commit credential has expired (they last under an hour); request a new one from the workflow run.");
+  if (report.commit !== undefined && report.commit !== found.commit_sha) {
+    throw new Refusal("forbidden", `This credential reports on commit ${found.commit_sha} only.`);
+  }
+  if (report.runId !== undefined && report.runId !== found.run_id) {
+    throw new Refusal("forbidden", `This credential belongs to workflow run ${found.run_id} only.`);
+  }
+  return inTenant(connect, found.org_id, async (tx) => {
+    const organization = await tx.sql.query<{ suspended: boolean }>("SELECT suspended_at IS NOT NULL AS suspended FROM organizations WHERE id = $1", [found.org_id]);
+    if (organization.rows[0]?.suspended) {
+      throw new Refusal("organization_suspended", "This organization is suspended, so its checks are not reported for now; report again later.", SUSPENDED_RETRY_SECONDS);
+    }
+    const { rows } = await tx.sql.query<CredentialRow>("SELECT reported_at FROM pr_credentials WHERE id = $1 FOR UPDATE", [found.id]);
+    if (rows[0]?.reported_at) throw ALREADY_REPORTED(found.commit_sha, found.run_id);
+    const access = await appAccessTo(tx, codehost, ownerOf(found.repository));
+    if (!access.ok) throw new Refusal("codehost_refused", access.reason);
+    let answer;
+    try {
+      answer = await callCodehost(codehost.apiBase, "POST", `/repos/${found.repository.split("/").map(encodeURIComponent).join("/")}/check-runs`, access.token, {
+        name: report.name,
+        head_sha: found.commit_sha,
+        status: "completed",
+        conclusion: report.conclusion,
+        completed_at: new Date().toISOString(),
+        external_id: `${found.run_id}/${found.run_attempt}`,
+        output: { title: report.title, summary: report.summary },
+      });
+    } catch (error) {
+      if (error instanceof CodehostUnreachable) throw new Refusal("codehost_refused", `The code host could not be reached (${error.message}); the check was not created, report again.`);
+      throw error;
+    }
+    const checkRun = answer.body as { id?: unknown; html_url?: unknown } | null;
+    if (answer.status !== 201 || typeof checkRun?.id !== "number") {
+      throw new Refusal("codehost_refused", `The code host did not create the check on ${found.commit_sha} (${describeAnswer(answer)}); report again.`);
+    }
+    const url = typeof checkRun.html_url === "string" ? checkRun.html_url : null;
+    await tx.sql.query(
+      "UPDATE pr_credentials SET reported_at = now(), conclusion = $2, check_run_id = $3, check_url = $4 WHERE id = $1",
+      [found.id, report.conclusion, checkRun.id, url],
+    );
+    return { repository: found.repository, commit: found.commit_sha, conclusion: report.conclusion, checkRunId: checkRun.id, url };
+  });
+}

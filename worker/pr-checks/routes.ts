@@ -1,0 +1,98 @@
+// POST /v1/pr/callback-token and POST /v1/pr/report (spec: Other control plane routes, /v1/pr/*).
+import type { Hono } from "hono";
+import { exchangeLimiterName, EXCHANGE_RATE_LIMIT } from "../codehost/exchange-routes";
+import { IdentityUnverified } from "../codehost/exchange-schemas";
+import { IdentityRefusal } from "../codehost/identity-refusal";
+import { identityAudience } from "../codehost/audience";
+import { identityIssuer } from "../codehost/issuer";
+import { issuerKeys } from "../codehost/jwks";
+import { verifyIdentityToken } from "../codehost/oidc-verify";
+import type { AppEnv } from "../http/context";
+import { enforceRateLimit } from "../http/rate-limit";
+import { Refusal } from "../http/refusal";
+import { refusal, register, route, serverFailure } from "../openapi/route";
+import { issueCommitCredential } from "./credential";
+import { reportCheck } from "./report";
+import { CommitCredential, CommitCredentialRefused, CommitCredentialRequest, PullRequestReport, PullRequestReported } from "./schemas";
+
+const callbackToken = route({
+  method: "post",
+  path: "/v1/pr/callback-token",
+  operationId: "requestCommitCredential",
+  summary: "Exchange a workflow identity token for a commit credential: one commit, one run, under an hour",
+  description:
+    "No header authentication: the body carries a workflow identity token, verified and admitted exactly like POST /v1/auth/codehost-oidc " +
+    "(signature, issuer, audience, expiry, the repository's claim, one exchange per token id; the same per-repository rate limit). " +
+    "The credential is bound to the token's commit (`sha`) and workflow run (`run_id`, `run_attempt`); for a pull request (named by the " +
+    "token's `refs/pull/<n>/merge` ref, or by `pullRequest`) to the pull request's head commit, as the code host reports it to the App. " +
+    "A fork pull request's commit is refused (403 `fork_commit_not_approved`) until a person with tokens.manage approves that exact commit " +
+    "in the console; the refused commit is listed there as waiting. A commit and run whose check was already reported answer 409.",
+  tag: "pull-request checks",
+  body: CommitCredentialRequest,
+  responses: {
+    200: { description: "A commit credential, returned once", schema: CommitCredential },
+    400: refusal("Body not JSON, or no token"),
+    401: { description: "The identity did not verify, or names no commit or run; `reason` says why", schema: IdentityUnverified },
+    403: { description: "The identity grants nothing here, or the fork commit is not approved; `reason` says which", schema: CommitCredentialRefused },
+    409: refusal("This commit's check for this run was already reported"),
+    429: refusal("Too many exchanges for this repository", { "Retry-After": "Seconds to wait before exchanging again" }),
+    500: serverFailure,
+    502: refusal("The code host did not let the App read the pull request"),
+  },
+  handler: async (c, { body, reply }) => {
+    const { config } = c.var;
+    const verified = await verifyIdentityToken(body.token, {
+      issuer: identityIssuer(config.codehost.apiBase),
+      audience: identityAudience(config, c.req.url),
+      keys: issuerKeys,
+    });
+    if (!verified.ok) throw new IdentityRefusal(verified.reason, verified.message);
+    const { repository } = verified.identity;
+    await enforceRateLimit(c.env, exchangeLimiterName(repository), EXCHANGE_RATE_LIMIT, 1,
+      `Too many identity exchanges for ${repository}; each job needs one exchange, not one per request.`);
+    const issued = await issueCommitCredential(c.var.database().connect, config.codehost, verified.identity, verified.claims, body.pullRequest);
+    return reply(200, {
+      token: issued.token,
+      expires_at: issued.expiresAt.toISOString(),
+      repository: issued.repository,
+      commit: issued.commit,
+      run_id: issued.runId,
+      run_attempt: issued.runAttempt,
+      pull_request: issued.pullRequest,
+      fork: issued.fork,
+    });
+  },
+});
+
+const report = route({
+  method: "post",
+  path: "/v1/pr/report",
+  operationId: "reportPullRequestCheck",
+  summary: "Report a pull-request check once, as a check run on the credential's commit",
+  description:
+    "Bearer: the commit credential from POST /v1/pr/callback-token. Creates a completed check run on the credential's commit at the " +
+    "code host, as the App, named `name`. A credential reports once: a second report is 409. Naming another `commit` or `runId` " +
+    "than the credential's is 403. When the code host refuses the check (502) the credential is not spent.",
+  tag: "pull-request checks",
+  security: ["commitCredential"],
+  body: PullRequestReport,
+  responses: {
+    201: { description: "The check run the code host created", schema: PullRequestReported },
+    400: refusal("Body not JSON, or a field missing or of the wrong shape"),
+    401: refusal("No credential, an unknown one, or an expired one"),
+    403: refusal("The report names another commit or run than the credential's, or the organization is suspended (with retryAfterSeconds)"),
+    409: refusal("This credential already reported"),
+    500: serverFailure,
+    502: refusal("The code host did not create the check; the credential is not spent"),
+  },
+  handler: async (c, { body, reply }) => {
+    const credential = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    if (!credential) throw new Refusal("unauthenticated", "Send the commit credential as an HTTP bearer.");
+    return reply(201, await reportCheck(c.var.database().connect, c.var.config.codehost, credential, body));
+  },
+});
+
+export function registerPullRequestChecks(app: Hono<AppEnv>): void {
+  register(app, callbackToken);
+  register(app, report);
+}
