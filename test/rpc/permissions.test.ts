@@ -46,7 +46,6 @@ const NOT_YET_SERVED: Permission[] = [
   "masking.approve",
   "network.edit",
   "network.approve",
-  "runtimes.manage",
   "analytics.read",
 ];
 
@@ -99,5 +98,6 @@ describe("the permission table", () => {
       if (!(input as { orgId?: string } | undefined)?.orgId) continue;
       expect({ name, answered: await status(outsider, name, procedure._def.type, input) }).toEqual({ name, answered: 404 });
     }
-  });
+    // One call per procedure, one after another: the walk grows with every procedure added.
+  }, 90_000);
 });

@@ -12,6 +12,8 @@ import { organizationRouter } from "./procedures/organization";
 import { agentsRouter, loadRouter, workloadsRouter } from "./procedures/runs";
 import { sessionsRouter } from "./procedures/sessions";
 import { tokensRouter } from "./procedures/tokens";
+import { decisionsRouter, runsRouter } from "./procedures/records";
+import { runtimesRouter } from "./procedures/runtimes";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -29,6 +31,8 @@ export const appRouter = router({
   invitations: invitationsRouter,
   environments: environmentsRouter,
   agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
+  // Engine records and runtimes (issue 11).
+  runs: runsRouter, decisions: decisionsRouter, runtimes: runtimesRouter,
 });
 
 export type AppRouter = typeof appRouter;
