@@ -2,6 +2,7 @@
 // of every record type answered per event (207 with a reason), never a 500.
 import { beforeEach, describe, expect, it } from "vitest";
 import { isoAgo, makeEvent, postEvents, type IngestBody } from "../support/events";
+import { call } from "../support/http";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
 import { seedEnvironment, seedRun } from "../support/workloads";
@@ -212,5 +213,19 @@ describe("tenant isolation", () => {
       return found;
     });
     expect(seen).toEqual([{ org_id: other, outcome: "failed" }]);
+  });
+});
+
+describe("published payload shapes", () => {
+  it("/openapi.json carries each record payload as a component", async () => {
+    const response = await call("/openapi.json");
+    const document = (await response.json()) as { components: { schemas: Record<string, { required?: string[] }> } };
+    for (const [id, required] of [
+      ["RunStartedPayload", ["runId"]], ["RunFinishedPayload", ["runId", "outcome"]], ["VerdictRecordedPayload", ["runId", "name", "verdict"]],
+      ["ArtifactStoredPayload", ["runId", "name", "sizeBytes", "digest", "location"]], ["GoldenPublishedPayload", ["name", "version", "digest"]],
+      ["NetworkDecisionPayload", ["host", "port", "decision"]], ["WorkloadStartedPayload", ["runId"]],
+    ] as const) {
+      expect({ id, required: document.components.schemas[id]?.required?.slice().sort() }).toEqual({ id, required: [...required].sort() });
+    }
   });
 });
