@@ -15,6 +15,7 @@ import { LeavingPage } from "./pages/leaving";
 import { MembersPage } from "./pages/members";
 import { OrgSessionsPage } from "./pages/org-sessions";
 import { ProvidersPage } from "./pages/providers";
+import { RuntimesPage } from "./pages/runtimes";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/signin";
 import { TokensPage } from "./pages/tokens";
@@ -36,6 +37,7 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   providers: ProvidersPage,
   billing: BillingPage,
   leaving: LeavingPage,
+  runtimes: RuntimesPage,
 };
 
 export function App() {
