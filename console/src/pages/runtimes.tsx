@@ -30,7 +30,7 @@ export function RuntimesPage({ view }: { view: OrgView }) {
         <label>Name<input name="name" required placeholder="linux-large" /></label>
         <label>Labels (comma-separated)<input name="labels" placeholder="gpu, region=eu" /></label>
       </ActionForm>
-      <label><input type="checkbox" checked={removed} onChange={(event) => setRemoved(event.currentTarget.checked)} /> Show removed runtimes</label>
+      <label class="check"><input type="checkbox" checked={removed} onChange={(event) => setRemoved(event.currentTarget.checked)} /> Show removed runtimes</label>
       <Show loaded={runtimes}>
         {(rows) =>
           rows.length === 0 ? (

@@ -68,7 +68,7 @@ export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView;
                   }}
                 >
                   <label>Compiled form (JSON)<textarea name="compiled" rows={3} cols={40} required defaultValue={JSON.stringify(w.versions[0]?.compiled ?? {})} /></label>
-                  <label><input type="checkbox" name="exploratory" /> Exploration (stays aside until promoted)</label>
+                  <label class="check"><input type="checkbox" name="exploratory" /> Exploration (stays aside until promoted)</label>
                 </ActionForm>
                 <ActionButton
                   label="Archive workload"

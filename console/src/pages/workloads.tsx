@@ -47,7 +47,7 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
           )
         }
       </Show>
-      <label><input type="checkbox" checked={archived} onChange={(event) => setArchived(event.currentTarget.checked)} /> Show archived workloads</label>
+      <label class="check"><input type="checkbox" checked={archived} onChange={(event) => setArchived(event.currentTarget.checked)} /> Show archived workloads</label>
       {managing && <WorkloadDetail key={managing} view={view} workloadId={managing} onChanged={() => { definitions.reload(); setRunsRound((round) => round + 1); }} />}
       {can("workloads.run") && definitions.data?.length ? (
         <StartRun view={view} definitions={definitions.data} onStarted={() => setRunsRound((round) => round + 1)} />
