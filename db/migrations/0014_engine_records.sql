@@ -27,6 +27,8 @@ CREATE TABLE engine_runs (
   CHECK ((finished_at IS NULL) = (outcome IS NULL))
 );
 CREATE INDEX engine_runs_env ON engine_runs (org_id, env_id, seq DESC);
+-- The runtimes page counts the runs that named each runtime.
+CREATE INDEX engine_runs_runtime ON engine_runs (org_id, runtime) WHERE runtime IS NOT NULL;
 SELECT svc_protect_tenant_table('engine_runs');
 
 -- One verdict per check of a run; the latest (occurredAt, then event id) wins.
