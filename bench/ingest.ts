@@ -35,7 +35,8 @@ function batch(): Row[] {
     envId: `env-${i % 20}`,
     sequence: i,
     occurredAt: new Date(now - i).toISOString(),
-    payload: { run: i, verdict: "pass", duration_ms: 1234 },
+    // A valid run.finished (worker/records/payloads.ts): each one projects onto a run record too.
+    payload: { runId: `run-${crypto.randomUUID()}`, outcome: "passed", durationMs: 1234 },
   }));
 }
 

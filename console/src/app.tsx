@@ -16,6 +16,7 @@ import { MembersPage } from "./pages/members";
 import { OrgSessionsPage } from "./pages/org-sessions";
 import { ProposalsPage } from "./pages/proposals";
 import { ProvidersPage } from "./pages/providers";
+import { RuntimesPage } from "./pages/runtimes";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/signin";
 import { TokensPage } from "./pages/tokens";
@@ -38,6 +39,7 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   billing: BillingPage,
   leaving: LeavingPage,
   proposals: ProposalsPage,
+  runtimes: RuntimesPage,
 };
 
 export function App() {

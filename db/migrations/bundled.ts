@@ -14,9 +14,10 @@ import dataExports from "./0010_data_exports.sql";
 import organizationDeletion from "./0011_organization_deletion.sql";
 import codehostDeliveryOutcomes from "./0012_codehost_delivery_outcomes.sql";
 import providerKeys from "./0013_provider_keys.sql";
+import engineRecords from "./0014_engine_records.sql";
+import proposals from "./0015_proposals.sql";
 import operators from "./0016_operators.sql";
 import leads from "./0019_leads.sql";
-import proposals from "./0015_proposals.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -32,7 +33,8 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0011_organization_deletion", sql: organizationDeletion },
   { name: "0012_codehost_delivery_outcomes", sql: codehostDeliveryOutcomes },
   { name: "0013_provider_keys", sql: providerKeys },
+  { name: "0014_engine_records", sql: engineRecords },
+  { name: "0015_proposals", sql: proposals },
   { name: "0016_operators", sql: operators },
   { name: "0019_leads", sql: leads },
-  { name: "0015_proposals", sql: proposals },
 ];

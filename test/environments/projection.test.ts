@@ -74,14 +74,14 @@ describe("environment projection", () => {
   it("notes events that do not project: other types, no envId, unknown environment states", async () => {
     const body = (await (
       await postEvents(token, [
-        makeEvent({ type: "run.finished" }),
+        makeEvent({ type: "engine.custom" }),
         makeEvent({ type: "environment.ready", payload: { repository: "acme/shop" } }),
         makeEvent({ type: "environment.exploded", envId: "e4", payload: { repository: "acme/shop" } }),
       ])
     ).json()) as IngestBody;
     expect(body).toMatchObject({ accepted: 3, unprojected: 3 });
     expect(body.outcomes.map((outcome) => outcome.note)).toEqual([
-      expect.stringMatching(/does not project/),
+      expect.stringMatching(/projects nothing/),
       expect.stringMatching(/envId/),
       expect.stringMatching(/not a known environment state/),
     ]);

@@ -21,7 +21,7 @@ async function storedIds(org = orgId): Promise<string[]> {
 
 describe("POST /v1/events: accepted batches", () => {
   it("answers 202 with an IngestResult of exactly the spec's fields, and stores every event", async () => {
-    const events = [makeEvent(), makeEvent({ type: "verdict.recorded", sequence: 3 })];
+    const events = [makeEvent(), makeEvent({ type: "engine.custom", sequence: 3 })];
     const response = await postEvents(token, events);
     expect(response.status).toBe(202);
     const body = (await response.json()) as IngestBody;

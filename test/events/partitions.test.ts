@@ -100,7 +100,7 @@ describe("the partition pass (daily cron)", () => {
     const lines = (await object!.text()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
     const [line] = lines;
-    expect(line).toMatchObject({ id: old.id, org_id: orgId, type: "run.started", payload: { kept: true } });
+    expect(line).toMatchObject({ id: old.id, org_id: orgId, type: "engine.log", payload: { kept: true } });
     expect(line!.occurred_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
     expect(Date.parse(line!.occurred_at as string)).toBe(Date.parse(old.occurredAt as string));
   });

@@ -13,7 +13,7 @@ export interface EventInput {
 export const isoAgo = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 export function makeEvent(overrides: EventInput = {}): EventInput {
-  return { id: crypto.randomUUID(), type: "run.started", occurredAt: isoAgo(1000), payload: {}, ...overrides };
+  return { id: crypto.randomUUID(), type: "engine.log", occurredAt: isoAgo(1000), payload: {}, ...overrides };
 }
 
 export function postEvents(token: string, events: unknown[]): Promise<Response> {

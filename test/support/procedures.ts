@@ -85,6 +85,22 @@ export const PROBES: Record<string, Probe> = {
   "network.openPullRequest": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
   "pullRequests.commits": { input: org(), allowed: 200 },
   "pullRequests.approveCommit": { input: org({ repository: "nobody/nothing", commit: "a".repeat(40) }), allowed: 404 },
+  // Engine records, workload lifecycle and runtimes (issue 11).
+  "runs.list": { input: org({ envId: "nowhere" }), allowed: 200 },
+  "runs.get": { input: org({ runId: "nothing" }), allowed: 404 },
+  "decisions.list": { input: org({ envId: "nowhere", decision: "denied" }), allowed: 200 },
+  "workloads.get": { input: (orgId) => ({ orgId, workloadId: nobody() }), allowed: 404 },
+  "workloads.addVersion": { input: (orgId) => ({ orgId, workloadId: nobody(), compiled: {} }), allowed: 404 },
+  "workloads.archive": { input: (orgId) => ({ orgId, workloadId: nobody() }), allowed: 404 },
+  "workloads.promote": { input: (orgId) => ({ orgId, versionId: nobody() }), allowed: 404 },
+  "workloads.getRun": { input: (orgId) => ({ orgId, runId: nobody() }), allowed: 404 },
+  "workloads.cancelRun": { input: (orgId) => ({ orgId, runId: nobody() }), allowed: 404 },
+  "workloads.retryRun": { input: (orgId) => ({ orgId, runId: nobody() }), allowed: 404 },
+  "runtimes.list": { input: org(), allowed: 200 },
+  "runtimes.register": { input: (orgId) => ({ orgId, name: `walk-${nobody()}`, labels: ["gpu"] }), allowed: 200 },
+  "runtimes.tag": { input: (orgId) => ({ orgId, runtimeId: nobody(), label: "gpu" }), allowed: 404 },
+  "runtimes.untag": { input: (orgId) => ({ orgId, runtimeId: nobody(), label: "gpu" }), allowed: 404 },
+  "runtimes.remove": { input: (orgId) => ({ orgId, runtimeId: nobody() }), allowed: 404 },
 };
 
 interface Procedure {

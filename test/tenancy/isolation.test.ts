@@ -51,6 +51,15 @@ const SEED_ROWS: Record<string, string> = {
   pr_commit_approvals: `INSERT INTO pr_commit_approvals (org_id, repository, commit_sha, requested_at) VALUES ($1, 'acme/app', md5(random()::text) || '00000000', now())`,
   pr_credentials: `INSERT INTO pr_credentials (org_id, token_hash, repository, commit_sha, run_id, run_attempt, fork, expires_at)
                    VALUES ($1, md5(random()::text), 'acme/app', md5(random()::text) || '00000000', '1', 1, false, now() + interval '10 minutes')`,
+  // Engine records and runtimes (issue 11).
+  engine_runs: `INSERT INTO engine_runs (org_id, run_id, env_id) VALUES ($1, 'run-' || md5(random()::text), 'e')`,
+  run_verdicts: `INSERT INTO run_verdicts (org_id, run_id, name, verdict, recorded_at, event_id) VALUES ($1, 'r', 'v-' || md5(random()::text), 'pass', now(), 'x')`,
+  run_artifacts: `INSERT INTO run_artifacts (org_id, run_id, name, size_bytes, digest, location, stored_at, event_id)
+                  VALUES ($1, 'r', 'a-' || md5(random()::text), 1, 'sha256:00', 's3://b/k', now(), 'x')`,
+  goldens: `INSERT INTO goldens (org_id, name, version, digest, published_at, event_id) VALUES ($1, 'g', md5(random()::text), 'sha256:00', now(), 'x')`,
+  network_decisions: `INSERT INTO network_decisions (org_id, event_id, occurred_at, env_id, host, port, allowed)
+                      VALUES ($1, md5(random()::text), now(), 'e', 'example.com', 443, false)`,
+  runtimes: `INSERT INTO runtimes (org_id, name) VALUES ($1, 'rt-' || md5(random()::text))`,
 };
 
 // A new person per statement, named as the transaction's person lookup so that inserting it is allowed.

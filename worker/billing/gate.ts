@@ -78,6 +78,22 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "network.openPullRequest": "gated",
   "pullRequests.commits": "gated",
   "pullRequests.approveCommit": "gated",
+  // Engine records, workload lifecycle and runtimes (issue 11).
+  "runs.list": "gated",
+  "runs.get": "gated",
+  "decisions.list": "gated",
+  "workloads.get": "gated",
+  "workloads.addVersion": "gated",
+  "workloads.archive": "gated",
+  "workloads.promote": "gated",
+  "workloads.getRun": "gated",
+  "workloads.cancelRun": "gated",
+  "workloads.retryRun": "gated",
+  "runtimes.list": "gated",
+  "runtimes.register": "gated",
+  "runtimes.tag": "gated",
+  "runtimes.untag": "gated",
+  "runtimes.remove": "gated",
 };
 
 /**

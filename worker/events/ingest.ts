@@ -11,6 +11,8 @@ import { KNOWN_EVENT_TYPES } from "./types";
 import { checkEvent, isEnvironmentEvent } from "./validate";
 import { applyFinalEvents, isFinalEvent, type FinalEvent } from "../workloads/finals";
 import { forEachLimited } from "../concurrency";
+import { isRecordEvent } from "../records/payloads";
+import { projectRecords } from "../records/project";
 
 export interface IngestDeps {
   environments: DurableObjectNamespace<EnvironmentObject>;
@@ -23,11 +25,12 @@ interface Valid {
   at: number;
 }
 
-/** A batch stored (and its final workload events applied) in the caller's transaction, waiting to be projected. */
+/** A batch stored (its final workload events and engine records applied) in the caller's transaction, waiting to be projected. */
 export interface StoredBatch {
   outcomes: Outcome[];
   valid: Valid[];
   stored: Set<number>;
+  /** Notes of the final workload events and record events, by batch position. */
   finalNotes: Map<number, string>;
 }
 
@@ -46,7 +49,11 @@ export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: re
   });
   const stored = await storeEvents(tx, orgId, tokenId, valid.map((v) => v.event));
   const finals = valid.filter((v, i) => stored.has(i) && isFinalEvent(v.event.type)).map(finalEvent);
-  return { outcomes, valid, stored, finalNotes: await applyFinalEvents(tx, orgId, finals) };
+  const finalNotes = await applyFinalEvents(tx, orgId, finals);
+  // Engine records project here, set-based, in the transaction that stored them.
+  const records = valid.filter((v, i) => stored.has(i) && isRecordEvent(v.event.type));
+  for (const [position, note] of await projectRecords(tx, orgId, records)) finalNotes.set(position, note);
+  return { outcomes, valid, stored, finalNotes };
 }
 
 /** After the store committed: environment events through their objects, and the answer. */
@@ -82,7 +89,7 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
   const notes = new Map<number, string>();
   const byEnvironment = new Map<string, ProjectionEvent[]>();
   for (const { position, event, at } of valid) {
-    if (isFinalEvent(event.type)) continue; // applied with the store, above
+    if (isFinalEvent(event.type) || isRecordEvent(event.type)) continue; // applied with the store, above
     if (!KNOWN_EVENT_TYPES.has(event.type) && !isEnvironmentEvent(event.type)) {
       notes.set(position, `${event.type} is not a type this service knows; it is stored and projects nothing.`);
     } else if (!isEnvironmentEvent(event.type)) {

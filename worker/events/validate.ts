@@ -1,6 +1,7 @@
 // Per-event validation: shape (spec: Ingested event), the timestamp window, and the environment
 // payload properties. A rejected event gets a reason and is not stored; the rest of the batch goes on.
 import { describeIssue } from "../http/input";
+import { RECORD_PAYLOADS, isRecordEvent } from "../records/payloads";
 import { FinalEventPayload, isFinalEvent } from "../workloads/finals";
 import { EnvironmentPayload, IngestedEvent } from "./schemas";
 
@@ -21,7 +22,13 @@ export function checkEvent(raw: unknown, index: number, now: number): Checked {
   if (at > now + MAX_AHEAD_MS) return { ok: false, id, reason: "occurredAt is more than one day in the future." };
   if (at < now - MAX_BACK_MS) return { ok: false, id, reason: "occurredAt is more than one year in the past." };
   // Types whose payload this service acts on are held to its shape.
-  const payloadShape = isEnvironmentEvent(event.type) ? EnvironmentPayload : isFinalEvent(event.type) ? FinalEventPayload : null;
+  const payloadShape = isEnvironmentEvent(event.type)
+    ? EnvironmentPayload
+    : isFinalEvent(event.type)
+      ? FinalEventPayload
+      : isRecordEvent(event.type)
+        ? RECORD_PAYLOADS[event.type]
+        : null;
   if (payloadShape) {
     const payload = payloadShape.safeParse(event.payload ?? {});
     if (!payload.success) {

@@ -10,9 +10,6 @@ export type Sink = Pick<ArchiveWriter, "append">;
 
 export const PAGE = 500;
 
-/** Members with no records behind them yet: always empty arrays (NOT_INCLUDED says why). */
-const EMPTY_MEMBERS = ["runs", "verdicts", "runtimes"];
-
 export async function writeDataExport(connect: () => Promise<Connection>, orgId: string, sink: Sink, now = new Date()): Promise<void> {
   const organization = await inTenant(connect, orgId, async (tx) =>
     (await tx.sql.query<{ slug: string; name: string; plan: string; created_at: Date }>("SELECT slug, name, plan, created_at FROM organizations WHERE id = $1", [orgId])).rows[0],
@@ -21,7 +18,6 @@ export async function writeDataExport(connect: () => Promise<Connection>, orgId:
   await sink.append(`{"version":1,"exportedAt":${JSON.stringify(now.toISOString())},"organization":${JSON.stringify({
     slug: organization.slug, name: organization.name, plan: organization.plan, createdAt: organization.created_at.toISOString(),
   })}`);
-  for (const member of EMPTY_MEMBERS) await sink.append(`,${JSON.stringify(member)}:[]`);
   for (const section of [...SECTIONS, ...PROPOSAL_SECTIONS]) {
     await sink.append(`,${JSON.stringify(section.name)}:[`);
     let after = "";

@@ -18,6 +18,12 @@ const Workload = z.strictObject({
   versions: z.array(z.strictObject({ number: z.int(), compiled: z.record(z.string(), z.unknown()), createdAt: z.iso.datetime() })),
 });
 const WorkloadRun = z.strictObject({ workload: z.string(), version: z.int(), envId: z.string(), state: z.string(), requestedAt: z.iso.datetime(), endedAt: When, abandonReason: z.string().nullable() });
+const Run = z.strictObject({
+  runId: z.string(), envId: z.string().nullable(), name: z.string().nullable(), runtime: z.string().nullable(), startedAt: When, finishedAt: When,
+  outcome: z.enum(["passed", "failed", "errored", "cancelled"]).nullable(), durationMs: z.int().nullable(),
+});
+const Verdict = z.strictObject({ runId: z.string(), name: z.string(), verdict: z.enum(["pass", "fail", "warn", "skip"]), detail: z.string().nullable(), recordedAt: z.iso.datetime() });
+const Runtime = z.strictObject({ name: z.string(), labels: z.array(z.string()), createdAt: z.iso.datetime(), lastSeenAt: When, removedAt: When });
 const Credential = z.strictObject({
   kind: z.enum(["engine token", "cli token", "repository claim", "provider key"]), name: z.string(), person: z.string().nullable(), scopes: z.array(z.string()),
   createdAt: z.iso.datetime(), lastUsedAt: When, expiresAt: When, revokedAt: When,
@@ -46,9 +52,9 @@ export const DataExport = z
     maskingRules: z.array(Proposal).describe("Every masking file proposal with its decision and pull request."),
     egressPolicy: z.array(Proposal).describe("Every egress policy proposal with its decision and pull request."),
     environments: z.array(Environment),
-    runs: z.array(z.unknown()),
-    verdicts: z.array(z.unknown()),
-    runtimes: z.array(z.unknown()),
+    runs: z.array(Run),
+    verdicts: z.array(Verdict),
+    runtimes: z.array(Runtime),
     workloads: z.array(Workload),
     workloadRuns: z.array(WorkloadRun),
     credentials: z.array(Credential),

@@ -47,6 +47,28 @@ export const SECTIONS: readonly Section[] = [
       startedAt: iso(row.started_at), expiresAt: iso(row.expires_at), lastEventAt: row.last_event_at.toISOString(), previewUrls: row.preview_urls,
     })),
   },
+  // Engine records (issue 11): runs by the engine's run id, verdicts by run id and check, runtimes by name.
+  {
+    name: "runs",
+    sql: `SELECT run_id COLLATE "C" AS k, run_id, env_id, name, runtime, started_at, finished_at, outcome, duration_ms
+          FROM engine_runs WHERE org_id = $1 AND run_id COLLATE "C" > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({
+      runId: row.run_id, envId: row.env_id, name: row.name, runtime: row.runtime, startedAt: iso(row.started_at), finishedAt: iso(row.finished_at),
+      outcome: row.outcome, durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+    })),
+  },
+  {
+    name: "verdicts",
+    sql: `SELECT (run_id || chr(1) || name) COLLATE "C" AS k, run_id, name, verdict, detail, recorded_at
+          FROM run_verdicts WHERE org_id = $1 AND (run_id || chr(1) || name) COLLATE "C" > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({ runId: row.run_id, name: row.name, verdict: row.verdict, detail: row.detail, recordedAt: row.recorded_at.toISOString() })),
+  },
+  {
+    name: "runtimes",
+    sql: `SELECT (name || chr(1) || id::text) COLLATE "C" AS k, name, labels, created_at, last_seen_at, removed_at
+          FROM runtimes WHERE org_id = $1 AND (name || chr(1) || id::text) COLLATE "C" > $2 ORDER BY k LIMIT $3`,
+    rows: each((row) => ({ name: row.name, labels: row.labels, createdAt: row.created_at.toISOString(), lastSeenAt: iso(row.last_seen_at), removedAt: iso(row.removed_at) })),
+  },
   {
     name: "workloads",
     sql: "SELECT id::text AS k, id, name, created_at, archived_at FROM workloads WHERE org_id = $1 AND id::text > $2 ORDER BY k LIMIT $3",
@@ -105,7 +127,7 @@ export const NOT_INCLUDED: ReadonlyArray<{ what: string; why: string }> = [
   { what: "engine token values", why: "Only their hashes are stored; a token is shown once, when it is made." },
   { what: "provider key material", why: "Model-provider keys are sealed and never leave the service; the credentials member names them." },
   { what: "files before any approval", why: "A masking file or egress block nobody approved a proposal for was never set through this service; its path is left out of files." },
-  { what: "runs, verdicts, runtimes", why: "Engine run, verdict and runtime records are not kept by this service yet; nothing exists to export." },
+  { what: "artifacts, goldens, network decisions", why: "Engine records beyond runs and verdicts stay readable in the console (runs.get, decisions.list); artifact contents never reach this service." },
   { what: "events", why: "The raw event stream is not part of the document; what it projected (environments, runs) is." },
   { what: "names in place of ids inside auditLog", why: "Audit entries are exported as recorded (their targets and data may name internal ids), since the hash chain covers exactly that." },
 ];

@@ -12,9 +12,10 @@ import { organizationRouter } from "./procedures/organization";
 import { agentsRouter, loadRouter, workloadsRouter } from "./procedures/runs";
 import { sessionsRouter } from "./procedures/sessions";
 import { tokensRouter } from "./procedures/tokens";
-// h11b: proposals and pull-request checks
 import { maskingRouter, networkRouter } from "./procedures/proposals";
 import { pullRequestsRouter } from "./procedures/pull-requests";
+import { decisionsRouter, runsRouter } from "./procedures/records";
+import { runtimesRouter } from "./procedures/runtimes";
 import { router } from "./trpc";
 import { adminRouter } from "../operators/procedures";
 
@@ -35,6 +36,7 @@ export const appRouter = router({
   agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
   admin: adminRouter,
   masking: maskingRouter, network: networkRouter, pullRequests: pullRequestsRouter,
+  runs: runsRouter, decisions: decisionsRouter, runtimes: runtimesRouter,
 });
 
 export type AppRouter = typeof appRouter;

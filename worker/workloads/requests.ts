@@ -10,16 +10,20 @@ export async function defineWorkload(tx: Tx, orgId: string, name: string, compil
      RETURNING workload_id, id AS version_id`,
     [orgId, name, JSON.stringify(compiled)],
   );
-  return { workloadId: rows[0]!.workload_id, versionId: rows[0]!.version_id };
+  const created = { workloadId: rows[0]!.workload_id, versionId: rows[0]!.version_id };
+  // Version 1 is the current one (worker/workloads/lifecycle.ts: later versions, explorations).
+  await tx.sql.query("UPDATE workloads SET current_version_id = $2 WHERE id = $1", [created.workloadId, created.versionId]);
+  return created;
 }
 
 /** A run waiting for an engine on the environment; abandoned if nothing claims it in time. */
-export async function requestRun(tx: Tx, orgId: string, envId: string, versionId: string): Promise<string> {
+/** `retryOf`: the run this one repeats (workloads.retryRun). */
+export async function requestRun(tx: Tx, orgId: string, envId: string, versionId: string, retryOf: string | null = null): Promise<string> {
   const { rows } = await tx.sql.query<{ id: string }>(
-    `INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, deadline_at)
-     SELECT $1, $2, workload_id, id, now() + make_interval(secs => $4) FROM workload_versions WHERE id = $3
+    `INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, deadline_at, retry_of)
+     SELECT $1, $2, workload_id, id, now() + make_interval(secs => $4), $5 FROM workload_versions WHERE id = $3
      RETURNING id`,
-    [orgId, envId, versionId, UNCLAIMED_SECONDS],
+    [orgId, envId, versionId, UNCLAIMED_SECONDS, retryOf],
   );
   return rows[0]!.id;
 }

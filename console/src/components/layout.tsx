@@ -24,6 +24,7 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
   { path: "billing", title: "Billing", permission: "billing.manage" },
   // Managers export; the deletion on the same page is the owners' (organization.delete).
   { path: "leaving", title: "Leaving", permission: "data.export" },
+  { path: "runtimes", title: "Runtimes", permission: "runtimes.manage" },
 ];
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {

@@ -1,5 +1,5 @@
-// One environment: its facts, preview addresses, latest teardown, its workload runs, and the engine
-// work a member may start on it (tear down, agents, load).
+// One environment: its facts, preview addresses, latest teardown, its engine runs and network
+// decisions (records.tsx), its workload runs, and the engine work a member may start on it.
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
 import { Show, When } from "../components/feedback";
@@ -9,6 +9,7 @@ import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 import { teardownText } from "./environments";
 import { RunsTable } from "./workloads";
+import { EngineRuns, NetworkDecisions } from "./records";
 
 export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
   const { org, can } = view;
@@ -82,10 +83,12 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
           )}
         </>
       )}
+      <EngineRuns orgId={org.id} envId={envId} />
+      <NetworkDecisions orgId={org.id} envId={envId} />
       {can("workloads.view") && (
         <>
           <h2>Workload runs here</h2>
-          <RunsTable orgId={org.id} envId={envId} />
+          <RunsTable orgId={org.id} envId={envId} canRun={can("workloads.run")} />
         </>
       )}
     </>

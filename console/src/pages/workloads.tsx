@@ -1,5 +1,6 @@
-// Workloads: definitions with their latest version, defining one, starting a run on an environment,
-// and the runs with their lease, deadline and abandon reason (paged by requestedAt).
+// Workloads: definitions with their current version, defining one, managing one (versions,
+// explorations, promotion, archive: workload-lifecycle.tsx), starting a run on an environment, and the
+// runs with their lease, deadline and abandon reason (paged by requestedAt), cancelled or retried.
 import { useEffect, useState } from "preact/hooks";
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
@@ -7,6 +8,7 @@ import { Empty, FailureNote, Show, When } from "../components/feedback";
 import { useLoad } from "../load";
 import { describeFailure, rpc, type Failure, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
+import { RunActions, WorkloadDetail } from "./workload-lifecycle";
 
 const PAGE = 25;
 
@@ -14,8 +16,10 @@ type Run = Outputs["workloads"]["runs"][number];
 
 export function WorkloadsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
-  const definitions = useLoad(() => rpc.workloads.list.query({ orgId: org.id }), [org.id]);
+  const [archived, setArchived] = useState(false);
+  const definitions = useLoad(() => rpc.workloads.list.query({ orgId: org.id, includeArchived: archived }), [org.id, archived]);
   const [runsRound, setRunsRound] = useState(0);
+  const [managing, setManaging] = useState<string | null>(null);
   return (
     <>
       <h1>Workloads</h1>
@@ -26,10 +30,16 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Workload</th><th>Latest version</th><th>Defined</th></tr></thead>
+                <thead><tr><th>Workload</th><th>Current version</th><th>Explorations</th><th>Defined</th><th /></tr></thead>
                 <tbody>
                   {rows.map((workload) => (
-                    <tr key={workload.id}><td>{workload.name}</td><td>v{workload.latestVersion.number}</td><td><When at={workload.createdAt} /></td></tr>
+                    <tr key={workload.id} data-testid="workload">
+                      <td>{workload.name}{workload.archivedAt && <span class="muted"> (archived)</span>}</td>
+                      <td data-testid="current-version">v{workload.currentVersion.number}</td>
+                      <td>{workload.explorations || <span class="muted">none</span>}</td>
+                      <td><When at={workload.createdAt} /></td>
+                      <td><button type="button" class="secondary" onClick={() => setManaging(managing === workload.id ? null : workload.id)}>{managing === workload.id ? "Close" : `Manage ${workload.name}`}</button></td>
+                    </tr>
                   ))}
                 </tbody>
               </table>
@@ -37,11 +47,13 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
           )
         }
       </Show>
+      <label class="check"><input type="checkbox" checked={archived} onChange={(event) => setArchived(event.currentTarget.checked)} /> Show archived workloads</label>
+      {managing && <WorkloadDetail key={managing} view={view} workloadId={managing} onChanged={() => { definitions.reload(); setRunsRound((round) => round + 1); }} />}
       {can("workloads.run") && definitions.data?.length ? (
         <StartRun view={view} definitions={definitions.data} onStarted={() => setRunsRound((round) => round + 1)} />
       ) : null}
       <h2>Runs</h2>
-      <RunsTable key={runsRound} orgId={org.id} />
+      <RunsTable key={runsRound} orgId={org.id} canRun={can("workloads.run")} />
       {can("workloads.edit") && (
         <>
           <h2>Define a workload</h2>
@@ -96,7 +108,7 @@ function StartRun({ view, definitions, onStarted }: { view: OrgView; definitions
         >
           <label>Workload
             <select name="versionId" required>
-              {definitions.map((workload) => <option key={workload.id} value={workload.latestVersion.id}>{workload.name} v{workload.latestVersion.number}</option>)}
+              {definitions.filter((workload) => !workload.archivedAt).map((workload) => <option key={workload.id} value={workload.currentVersion.id}>{workload.name} v{workload.currentVersion.number}</option>)}
             </select>
           </label>
           <label>Environment
@@ -112,7 +124,7 @@ function StartRun({ view, definitions, onStarted }: { view: OrgView; definitions
 }
 
 /** Runs, newest first, a page at a time; "Older runs" continues from the last one shown. */
-export function RunsTable({ orgId, envId }: { orgId: string; envId?: string }) {
+export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; envId?: string; canRun?: boolean }) {
   const [runs, setRuns] = useState<Run[] | null>(null);
   const [more, setMore] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
@@ -145,7 +157,7 @@ export function RunsTable({ orgId, envId }: { orgId: string; envId?: string }) {
         <div class="table-wrap">
           <table>
             <thead>
-              <tr><th>Workload</th>{!envId && <th>Environment</th>}<th>State</th><th>Requested</th><th>Lease</th><th>Deadline</th><th>Claims</th><th>Ended</th></tr>
+              <tr><th>Workload</th>{!envId && <th>Environment</th>}<th>State</th><th>Requested</th><th>Lease</th><th>Deadline</th><th>Claims</th><th>Ended</th>{canRun && <th />}</tr>
             </thead>
             <tbody>
               {runs.map((run) => (
@@ -158,6 +170,7 @@ export function RunsTable({ orgId, envId }: { orgId: string; envId?: string }) {
                   <td><When at={run.deadline} /></td>
                   <td>{run.claims}</td>
                   <td>{run.endedAt ? <When at={run.endedAt} /> : <span class="muted">running or waiting</span>}</td>
+                  {canRun && <td><RunActions orgId={orgId} run={run} onChanged={() => void load()} /></td>}
                 </tr>
               ))}
             </tbody>

@@ -1,0 +1,116 @@
+// The workload lifecycle on the Workloads page: one workload's versions (current, exploratory,
+// promoted), adding a version or an exploration, promoting one, archiving; and a run's cancel and retry.
+import { ActionButton, ActionForm } from "../components/actions";
+import { dispatchSentence } from "../components/dispatch";
+import { Show, When } from "../components/feedback";
+import { useLoad } from "../load";
+import { rpc } from "../rpc";
+import type { OrgView } from "../session";
+
+export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView; workloadId: string; onChanged: () => void }) {
+  const { org, can } = view;
+  const workload = useLoad(() => rpc.workloads.get.query({ orgId: org.id, workloadId }), [org.id, workloadId]);
+  const changed = () => {
+    workload.reload();
+    onChanged();
+  };
+  return (
+    <section class="panel" aria-label="Workload">
+      <Show loaded={workload}>
+        {(w) => (
+          <>
+            <h2>Workload {w.name}{w.archivedAt && <span class="muted"> (archived <When at={w.archivedAt} />)</span>}</h2>
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th>Version</th><th>Kind</th><th>Added</th><th /></tr></thead>
+                <tbody>
+                  {w.versions.map((v) => (
+                    <tr key={v.id} data-testid="workload-version">
+                      <td>v{v.number}</td>
+                      <td data-testid="version-kind">
+                        {v.current ? "current" : v.exploratory ? "exploration" : "earlier"}
+                        {v.promotedAt && <span class="muted"> (promoted <When at={v.promotedAt} />)</span>}
+                      </td>
+                      <td><When at={v.createdAt} /></td>
+                      <td>
+                        {can("workloads.edit") && !w.archivedAt && v.exploratory && !v.current && (
+                          <ActionButton
+                            label={`Promote v${v.number}`}
+                            run={async () => {
+                              await rpc.workloads.promote.mutate({ orgId: org.id, versionId: v.id });
+                              changed();
+                              return `Version ${v.number} is now current.`;
+                            }}
+                          />
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {can("workloads.edit") && !w.archivedAt && (
+              <>
+                <ActionForm
+                  label="Add version"
+                  submit={async (fields) => {
+                    let compiled: unknown;
+                    try {
+                      compiled = JSON.parse(String(fields.get("compiled") ?? ""));
+                    } catch {
+                      throw new Error("The compiled form must be JSON.");
+                    }
+                    if (typeof compiled !== "object" || compiled === null || Array.isArray(compiled)) throw new Error("The compiled form must be a JSON object.");
+                    const exploratory = fields.get("exploratory") === "on";
+                    const added = await rpc.workloads.addVersion.mutate({ orgId: org.id, workloadId, compiled: compiled as Record<string, unknown>, exploratory });
+                    changed();
+                    return exploratory ? `Added exploration v${added.number}; promote it to make it current.` : `Added v${added.number}; it is now current.`;
+                  }}
+                >
+                  <label>Compiled form (JSON)<textarea name="compiled" rows={3} cols={40} required defaultValue={JSON.stringify(w.versions[0]?.compiled ?? {})} /></label>
+                  <label class="check"><input type="checkbox" name="exploratory" /> Exploration (stays aside until promoted)</label>
+                </ActionForm>
+                <ActionButton
+                  label="Archive workload"
+                  kind="danger"
+                  confirm={`Archive ${w.name}? It starts no new runs; its versions and runs stay readable.`}
+                  run={async () => {
+                    await rpc.workloads.archive.mutate({ orgId: org.id, workloadId });
+                    changed();
+                    return `${w.name} is archived.`;
+                  }}
+                />
+              </>
+            )}
+          </>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+/** Cancel (a waiting or held run) and retry (an ended one), for a person with workloads.run. */
+export function RunActions({ orgId, run, onChanged }: { orgId: string; run: { id: string; state: string }; onChanged: () => void }) {
+  if (run.state === "requested" || run.state === "accepted") {
+    return (
+      <ActionButton
+        label="Cancel run"
+        run={async () => {
+          const answer = await rpc.workloads.cancelRun.mutate({ orgId, runId: run.id });
+          onChanged();
+          return answer.state === "cancelled" ? "Cancelled." : "Cancel command queued for the engine holding the run.";
+        }}
+      />
+    );
+  }
+  return (
+    <ActionButton
+      label="Retry run"
+      run={async () => {
+        const answer = await rpc.workloads.retryRun.mutate({ orgId, runId: run.id });
+        onChanged();
+        return `Retried as a new run. ${dispatchSentence(answer.dispatch)}`;
+      }}
+    />
+  );
+}

@@ -1,0 +1,137 @@
+// Engine records, the workload lifecycle and runtimes in Chromium: an engine reports runs, verdicts,
+// artifacts and egress decisions, which the environment page shows (one run opened, decisions
+// filtered); a workload gets an exploration that is promoted, a run cancelled and retried, the
+// workload archived; a runtime is registered, labelled, seen by the engine and removed.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
+import { report } from "./support/engine";
+
+let browser: Browser;
+let page: Page;
+const login = unique("records");
+let engineToken = "";
+
+beforeAll(async () => {
+  browser = await launch();
+  await installedAccount(login, [`${login}/shop`]);
+  page = await signedIn(browser, login);
+  await page.waitForURL(/\/o\/[^/]+\/environments$/);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const open = async (section: string) => {
+  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
+  await page.getByRole("heading", { level: 1, name: section }).waitFor();
+};
+
+describe("engine records, workload lifecycle and runtimes", () => {
+  it("gets an engine token", async () => {
+    await open("Tokens");
+    await page.getByLabel("Name").fill("records engine");
+    await page.getByRole("button", { name: "Create token" }).click();
+    await said(page, "Created records engine.");
+    engineToken = (await page.getByTestId("shown-once").textContent())!;
+  });
+
+  it("registers and labels a runtime", async () => {
+    await open("Runtimes");
+    await said(page, /No runtimes registered/);
+    await page.getByRole("form", { name: "Register runtime" }).getByLabel("Name").fill("linux-large");
+    await page.getByRole("form", { name: "Register runtime" }).getByLabel(/Labels/).fill("gpu, region=eu");
+    await page.getByRole("button", { name: "Register runtime" }).click();
+    await said(page, "Registered linux-large.");
+    const row = page.getByTestId("runtime").filter({ hasText: "linux-large" });
+    await row.getByRole("form", { name: "Add label to linux-large" }).getByLabel("Label").fill("arm64");
+    await row.getByRole("button", { name: "Add label to linux-large" }).click();
+    await said(page, "Labelled arm64.");
+    await row.getByRole("button", { name: "Remove label gpu" }).click();
+    // The label leaves the list, its button (and the sentence beside it) with it.
+    await row.getByRole("button", { name: "Remove label gpu" }).waitFor({ state: "detached" });
+    await expect(row.getByTestId("runtime-labels").textContent()).resolves.toMatch(/^arm64.*region=eu/);
+    await expect(row.getByTestId("runtime-seen").textContent()).resolves.toBe("never");
+  });
+
+  it("shows the runs an engine reports on the environment page, one run's verdicts and artifacts, and its egress decisions", async () => {
+    await report(engineToken, "main-1", "environment.ready", { repository: `${login}/shop`, branch: "main" });
+    await report(engineToken, "main-1", "run.started", { runId: "nightly-1", name: "nightly suite", runtime: "linux-large" });
+    await report(engineToken, "main-1", "verdict.recorded", { runId: "nightly-1", name: "checkout", verdict: "fail", detail: "500 on /cart" });
+    await report(engineToken, "main-1", "artifact.stored", { runId: "nightly-1", name: "trace.zip", sizeBytes: 2048, digest: "sha256:abcd", location: "s3://acme/trace.zip" });
+    await report(engineToken, "main-1", "run.finished", { runId: "nightly-1", outcome: "failed" });
+    await report(engineToken, "main-1", "network.decision", { host: "api.payments.example", port: 443, decision: "denied", rule: "default-deny" });
+    await report(engineToken, "main-1", "network.decision", { host: "db.internal", port: 5432, decision: "allowed", rule: "allow-db" });
+
+    await open("Environments");
+    await page.getByRole("link", { name: "main-1" }).click();
+    const run = page.getByTestId("engine-run").filter({ hasText: "nightly-1" });
+    await expect(run.getByTestId("run-outcome").textContent()).resolves.toBe("failed");
+    await run.getByRole("button", { name: "Details" }).click();
+    await page.getByTestId("verdicts").getByText(/fail checkout: 500 on \/cart/).waitFor();
+    await page.getByTestId("artifacts").getByText(/trace\.zip \(2048 bytes/).waitFor();
+
+    await expect(page.getByTestId("decision").count()).resolves.toBe(2);
+    await page.getByRole("region", { name: "Network decisions" }).getByLabel("Show").selectOption("denied");
+    await page.getByTestId("decision").filter({ hasText: "db.internal" }).waitFor({ state: "detached" });
+    await expect(page.getByTestId("decision").count()).resolves.toBe(1);
+    await page.getByTestId("decision").getByText("default-deny").waitFor();
+    await screenshot(page, "environment-records");
+
+    // The engine's run named the registered runtime: its last seen time shows now.
+    await open("Runtimes");
+    await expect(page.getByTestId("runtime").filter({ hasText: "linux-large" }).getByTestId("runtime-seen").textContent()).resolves.not.toBe("never");
+  });
+
+  it("adds an exploration to a workload and promotes it", async () => {
+    await open("Workloads");
+    await page.getByRole("form", { name: "Define workload" }).getByLabel("Name").fill("smoke");
+    await page.getByRole("button", { name: "Define workload" }).click();
+    await said(page, "Defined smoke (version 1).");
+    await page.getByRole("button", { name: "Manage smoke" }).click();
+    const detail = page.getByRole("region", { name: "Workload" });
+    await detail.getByRole("checkbox", { name: /Exploration/ }).check();
+    await detail.getByRole("button", { name: "Add version" }).click();
+    await said(page, "Added exploration v2; promote it to make it current.");
+    await expect(page.getByTestId("current-version").textContent()).resolves.toBe("v1");
+    await detail.getByRole("button", { name: "Promote v2" }).click();
+    await said(page, "Version 2 is now current.");
+    await page.getByTestId("current-version").getByText("v2").waitFor();
+  });
+
+  it("starts a run, cancels it at once, retries it, and archives the workload", async () => {
+    await page.getByLabel("Environment").selectOption("main-1");
+    await page.getByRole("button", { name: "Start run" }).click();
+    await said(page, /Run of smoke v2 recorded on main-1/);
+    // The runs table's rows (the workloads table has a row for smoke too).
+    const runs = () => page.getByRole("row").filter({ has: page.getByTestId("run-state") }).filter({ hasText: "smoke v2" });
+    await runs().getByRole("button", { name: "Cancel run" }).click();
+    await said(page, "Cancelled.");
+    await runs().getByTestId("run-state").getByText("cancelled").waitFor();
+    await runs().getByRole("button", { name: "Retry run" }).click();
+    await runs().getByTestId("run-state").getByText("requested").waitFor();
+    await expect(runs().count()).resolves.toBe(2);
+    await screenshot(page, "workload-lifecycle");
+
+    await page.getByRole("button", { name: "Archive workload" }).click();
+    await page.getByRole("button", { name: "Yes, archive workload" }).click();
+    await said(page, "smoke is archived.");
+    await page.getByTestId("workload").waitFor({ state: "detached" });
+    await page.getByRole("checkbox", { name: "Show archived workloads" }).check();
+    await page.getByTestId("workload").getByText("(archived)").waitFor();
+  });
+
+  it("removes the runtime; runs that named it still show the name", async () => {
+    await open("Runtimes");
+    await page.getByRole("button", { name: "Remove linux-large" }).click();
+    await page.getByRole("button", { name: "Yes, remove linux-large" }).click();
+    // Its row leaves the list (with the sentence beside its button); the removed one shows when asked.
+    await said(page, /No runtimes registered/);
+    await page.getByRole("checkbox", { name: "Show removed runtimes" }).check();
+    await page.getByTestId("runtime").getByText(/removed/).waitFor();
+    await open("Environments");
+    await page.getByRole("link", { name: "main-1" }).click();
+    await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).getByText("(not registered)").waitFor();
+  });
+});

@@ -1,0 +1,122 @@
+// The console's view of engine records (runs.list, runs.get, decisions.list) and runtimes
+// (runtimes.*): paging, filters, what a removed runtime leaves behind, and tenant isolation.
+import { beforeEach, describe, expect, it } from "vitest";
+import { auditEntries, newEnvId, workplace, type Workplace } from "../support/engine-work";
+import { isoAgo, makeEvent, postEvents } from "../support/events";
+import { rpcClient } from "../support/rpc";
+
+let place: Workplace;
+let envId: string;
+let viewer: Awaited<ReturnType<typeof rpcClient>>;
+let admin: Awaited<ReturnType<typeof rpcClient>>;
+
+beforeEach(async () => {
+  place = await workplace("recs");
+  envId = newEnvId();
+  viewer = await rpcClient(place.sessions.viewer);
+  admin = await rpcClient(place.sessions.admin);
+});
+
+const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error("expected a refusal"); }, (error: { data?: { httpStatus: number } }) => error.data?.httpStatus);
+
+async function send(token: string, events: unknown[]) {
+  const response = await postEvents(token, events);
+  expect(response.status).toBe(202);
+  await response.json();
+}
+
+describe("runs.list and runs.get", () => {
+  it("pages an environment's runs newest first, and shows one run with its verdicts, artifacts and goldens", async () => {
+    for (let i = 1; i <= 5; i++) {
+      await send(place.engine, [makeEvent({ type: "run.started", envId, occurredAt: isoAgo(60_000 - i), payload: { runId: `${envId}-r${i}`, name: `suite ${i}` } })]);
+    }
+    await send(place.engine, [
+      makeEvent({ type: "run.finished", envId, occurredAt: isoAgo(1000), payload: { runId: `${envId}-r5`, outcome: "failed" } }),
+      makeEvent({ type: "verdict.recorded", envId, payload: { runId: `${envId}-r5`, name: "login", verdict: "fail", detail: "500 on /login" } }),
+      makeEvent({ type: "verdict.recorded", envId, payload: { runId: `${envId}-r5`, name: "search", verdict: "pass" } }),
+      makeEvent({ type: "artifact.stored", envId, payload: { runId: `${envId}-r5`, name: "trace.zip", sizeBytes: 4096, digest: "sha256:abcd", location: "s3://acme/trace.zip" } }),
+      makeEvent({ type: "golden.published", envId, payload: { runId: `${envId}-r5`, name: "home", version: "7", digest: "sha256:ef01" } }),
+      makeEvent({ type: "run.started", envId: "elsewhere", payload: { runId: "not-this-env" } }),
+    ]);
+    const first = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2 });
+    expect(first.items.map((run) => run.runId)).toEqual([`${envId}-r5`, `${envId}-r4`]);
+    expect(first.items[0]).toMatchObject({ state: "finished", outcome: "failed", verdicts: { pass: 1, fail: 1, warn: 0, skip: 0 }, durationMs: expect.any(Number) });
+    const second = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2, cursor: first.nextCursor! });
+    const third = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2, cursor: second.nextCursor! });
+    expect([...second.items, ...third.items].map((run) => run.runId)).toEqual([`${envId}-r3`, `${envId}-r2`, `${envId}-r1`]);
+    expect(third.nextCursor).toBeNull();
+
+    const run = await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-r5` });
+    expect(run).toMatchObject({
+      name: "suite 5",
+      verdictList: [{ name: "login", verdict: "fail", detail: "500 on /login" }, { name: "search", verdict: "pass", detail: null }],
+      artifacts: [{ name: "trace.zip", sizeBytes: 4096, digest: "sha256:abcd", location: "s3://acme/trace.zip", contentType: null }],
+      goldens: [{ name: "home", version: "7", digest: "sha256:ef01" }],
+    });
+    expect(await failure(viewer.runs.get.query({ orgId: place.orgId, runId: "missing" }))).toBe(404);
+  });
+});
+
+describe("decisions.list", () => {
+  it("lists an environment's egress decisions newest first, filtered by allowed or denied", async () => {
+    await send(place.engine, [
+      makeEvent({ type: "network.decision", envId, occurredAt: isoAgo(3000), payload: { host: "a.example", port: 443, decision: "allowed", rule: "allow-a" } }),
+      makeEvent({ type: "network.decision", envId, occurredAt: isoAgo(2000), payload: { host: "b.example", port: 80, decision: "denied" } }),
+      makeEvent({ type: "network.decision", envId: "other-env", payload: { host: "c.example", port: 80, decision: "denied" } }),
+    ]);
+    const all = await viewer.decisions.list.query({ orgId: place.orgId, envId });
+    expect(all.items.map((d) => [d.host, d.port, d.decision, d.rule])).toEqual([["b.example", 80, "denied", null], ["a.example", 443, "allowed", "allow-a"]]);
+    expect((await viewer.decisions.list.query({ orgId: place.orgId, envId, decision: "denied" })).items.map((d) => d.host)).toEqual(["b.example"]);
+    expect((await viewer.decisions.list.query({ orgId: place.orgId, envId, decision: "allowed", limit: 1 })).items.map((d) => d.host)).toEqual(["a.example"]);
+  });
+});
+
+describe("runtimes", () => {
+  it("registers, tags, untags and removes; last seen comes from engine events; a removed runtime's runs stay readable", async () => {
+    const runtime = await admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large", labels: ["region=eu", "gpu", "gpu"] });
+    expect(runtime).toMatchObject({ name: "linux-large", labels: ["gpu", "region=eu"], lastSeenAt: null, runs: 0 });
+    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large" }))).toBe(409);
+    expect((await admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "arm64" })).labels).toEqual(["arm64", "gpu", "region=eu"]);
+    expect((await admin.runtimes.untag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "gpu" })).labels).toEqual(["arm64", "region=eu"]);
+
+    const seen = makeEvent({ type: "run.started", envId, occurredAt: isoAgo(2000), payload: { runId: `${envId}-rt`, runtime: "linux-large" } });
+    await send(place.engine, [seen]);
+    const [listed] = await admin.runtimes.list.query({ orgId: place.orgId });
+    expect(listed).toMatchObject({ lastSeenAt: seen.occurredAt, runs: 1 });
+    expect((await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-rt` })).runtime).toEqual({ name: "linux-large", registered: true });
+
+    await admin.runtimes.remove.mutate({ orgId: place.orgId, runtimeId: runtime.id });
+    expect(await admin.runtimes.list.query({ orgId: place.orgId })).toEqual([]);
+    expect((await admin.runtimes.list.query({ orgId: place.orgId, includeRemoved: true }))[0]).toMatchObject({ name: "linux-large", removedAt: expect.any(String) });
+    expect((await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-rt` })).runtime).toEqual({ name: "linux-large", registered: false });
+    expect(await failure(admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "x" }))).toBe(404);
+    // The name is free again.
+    expect(await admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large" })).toMatchObject({ runs: 1 });
+    expect((await auditEntries(place.orgId, "runtime.removed")).map((entry) => entry.target)).toEqual(["linux-large"]);
+    expect((await auditEntries(place.orgId, "runtime.tagged")).length).toBe(1);
+  });
+
+  it("refuses a name or label of the wrong shape, and members (not managers) are refused", async () => {
+    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "has space" }))).toBe(400);
+    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "ok", labels: ["-bad"] }))).toBe(400);
+    expect(await failure((await rpcClient(place.sessions.member)).runtimes.list.query({ orgId: place.orgId }))).toBe(403);
+  });
+});
+
+describe("tenant isolation", () => {
+  it("another organization sees none of the records or runtimes", async () => {
+    await send(place.engine, [
+      makeEvent({ type: "run.started", envId, payload: { runId: "secret-run" } }),
+      makeEvent({ type: "network.decision", envId, payload: { host: "secret.example", port: 443, decision: "denied" } }),
+    ]);
+    await admin.runtimes.register.mutate({ orgId: place.orgId, name: "secret-runtime" });
+    const other = await workplace("recs-other");
+    const stranger = await rpcClient(other.sessions.owner);
+    expect((await stranger.runs.list.query({ orgId: other.orgId, envId })).items).toEqual([]);
+    expect(await failure(stranger.runs.get.query({ orgId: other.orgId, runId: "secret-run" }))).toBe(404);
+    expect((await stranger.decisions.list.query({ orgId: other.orgId, envId })).items).toEqual([]);
+    expect(await stranger.runtimes.list.query({ orgId: other.orgId, includeRemoved: true })).toEqual([]);
+    // Naming the other organization is answered like a missing one.
+    expect(await failure(stranger.runs.list.query({ orgId: place.orgId, envId }))).toBe(404);
+  });
+});

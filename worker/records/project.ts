@@ -1,0 +1,227 @@
+// Projecting record events onto the engine records, in the transaction that stored them: one
+// set-based statement per event type present in the batch (never one per event). Each statement is an
+// idempotent upsert whose winner does not depend on arrival order:
+//   run.started       the earliest start of a run stands (a late one never reopens a finished run)
+//   run.finished      the earliest end of a run stands
+//   verdict.recorded  per run and check, the latest verdict stands (occurredAt, then event id)
+//   artifact.stored   per run and name, the latest report stands
+//   golden.published  the first publication of a name and version stands
+//   network.decision  each event is one decision
+//   workload.started  the earliest start of a workload run stands; no run state changes
+// Only events this batch stored are projected: a duplicate was projected with the batch that stored it.
+// Every accepted record event carries a note (the spec counts it as unprojected: it changes no
+// environment row): what it recorded, or why it changed no record at all.
+import type { Tx } from "../../db/transaction";
+import type { IngestedEvent } from "../events/schemas";
+import { isRecordEvent, type RecordEventType } from "./payloads";
+
+export interface RecordEvent {
+  /** Position in the batch, echoed in the notes. */
+  position: number;
+  event: IngestedEvent;
+}
+
+type P = Record<string, any>;
+type Group = Array<{ position: number; event: IngestedEvent; p: P }>;
+
+const iso = (event: IngestedEvent) => new Date(Date.parse(event.occurredAt)).toISOString();
+
+/** Positions (of `group`) whose statement changed a record. */
+async function changed(tx: Tx, sql: string, params: unknown[]): Promise<Set<number>> {
+  const { rows } = await tx.sql.query<{ ord: number }>(sql, params);
+  return new Set(rows.map((row) => Number(row.ord)));
+}
+
+const RUN_STARTED = `
+WITH input AS (
+  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[], $8::text[], $9::int[])
+    AS t(run_id, env_id, name, runtime, workload_run_id, at, event_id, ord)
+), firsts AS (
+  SELECT DISTINCT ON (run_id) * FROM input ORDER BY run_id, at, event_id
+), upserted AS (
+  INSERT INTO engine_runs AS r (org_id, run_id, env_id, name, runtime, workload_run_id, started_at, started_event_id)
+  SELECT $1, run_id, env_id, name, runtime, workload_run_id, at, event_id FROM firsts
+  ON CONFLICT (org_id, run_id) DO UPDATE SET
+    started_at = EXCLUDED.started_at, started_event_id = EXCLUDED.started_event_id,
+    env_id = COALESCE(r.env_id, EXCLUDED.env_id), name = COALESCE(EXCLUDED.name, r.name),
+    runtime = COALESCE(EXCLUDED.runtime, r.runtime), workload_run_id = COALESCE(EXCLUDED.workload_run_id, r.workload_run_id),
+    updated_at = now()
+  WHERE r.started_at IS NULL OR (EXCLUDED.started_at, EXCLUDED.started_event_id) < (r.started_at, r.started_event_id)
+  RETURNING run_id
+)
+SELECT f.ord FROM firsts f JOIN upserted USING (run_id)`;
+
+const RUN_FINISHED = `
+WITH input AS (
+  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[], $9::int[])
+    AS t(run_id, env_id, runtime, outcome, duration_ms, at, event_id, ord)
+), firsts AS (
+  SELECT DISTINCT ON (run_id) * FROM input ORDER BY run_id, at, event_id
+), upserted AS (
+  INSERT INTO engine_runs AS r (org_id, run_id, env_id, runtime, outcome, duration_ms, finished_at, finished_event_id)
+  SELECT $1, run_id, env_id, runtime, outcome, duration_ms, at, event_id FROM firsts
+  ON CONFLICT (org_id, run_id) DO UPDATE SET
+    finished_at = EXCLUDED.finished_at, finished_event_id = EXCLUDED.finished_event_id,
+    outcome = EXCLUDED.outcome, duration_ms = EXCLUDED.duration_ms,
+    env_id = COALESCE(r.env_id, EXCLUDED.env_id), runtime = COALESCE(r.runtime, EXCLUDED.runtime), updated_at = now()
+  WHERE r.finished_at IS NULL OR (EXCLUDED.finished_at, EXCLUDED.finished_event_id) < (r.finished_at, r.finished_event_id)
+  RETURNING run_id
+)
+SELECT f.ord FROM firsts f JOIN upserted USING (run_id)`;
+
+const VERDICTS = `
+WITH input AS (
+  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::int[])
+    AS t(run_id, name, verdict, detail, at, event_id, ord)
+), lasts AS (
+  SELECT DISTINCT ON (run_id, name) * FROM input ORDER BY run_id, name, at DESC, event_id DESC
+), upserted AS (
+  INSERT INTO run_verdicts AS v (org_id, run_id, name, verdict, detail, recorded_at, event_id)
+  SELECT $1, run_id, name, verdict, detail, at, event_id FROM lasts
+  ON CONFLICT (org_id, run_id, name) DO UPDATE SET
+    verdict = EXCLUDED.verdict, detail = EXCLUDED.detail, recorded_at = EXCLUDED.recorded_at, event_id = EXCLUDED.event_id
+  WHERE (EXCLUDED.recorded_at, EXCLUDED.event_id) > (v.recorded_at, v.event_id)
+  RETURNING run_id, name
+)
+SELECT l.ord FROM lasts l JOIN upserted USING (run_id, name)`;
+
+const ARTIFACTS = `
+WITH input AS (
+  SELECT * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::int[])
+    AS t(run_id, name, size_bytes, digest, location, content_type, at, event_id, ord)
+), lasts AS (
+  SELECT DISTINCT ON (run_id, name) * FROM input ORDER BY run_id, name, at DESC, event_id DESC
+), upserted AS (
+  INSERT INTO run_artifacts AS a (org_id, run_id, name, size_bytes, digest, location, content_type, stored_at, event_id)
+  SELECT $1, run_id, name, size_bytes, digest, location, content_type, at, event_id FROM lasts
+  ON CONFLICT (org_id, run_id, name) DO UPDATE SET
+    size_bytes = EXCLUDED.size_bytes, digest = EXCLUDED.digest, location = EXCLUDED.location,
+    content_type = EXCLUDED.content_type, stored_at = EXCLUDED.stored_at, event_id = EXCLUDED.event_id
+  WHERE (EXCLUDED.stored_at, EXCLUDED.event_id) > (a.stored_at, a.event_id)
+  RETURNING run_id, name
+)
+SELECT l.ord FROM lasts l JOIN upserted USING (run_id, name)`;
+
+const GOLDENS = `
+WITH input AS (
+  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::int[])
+    AS t(name, version, digest, location, run_id, env_id, at, event_id, ord)
+), firsts AS (
+  SELECT DISTINCT ON (name, version) * FROM input ORDER BY name, version, at, event_id
+), inserted AS (
+  INSERT INTO goldens (org_id, name, version, digest, location, run_id, env_id, published_at, event_id)
+  SELECT $1, name, version, digest, location, run_id, env_id, at, event_id FROM firsts
+  ON CONFLICT (org_id, name, version) DO NOTHING
+  RETURNING name, version
+)
+SELECT f.ord FROM firsts f JOIN inserted USING (name, version)`;
+
+const DECISIONS = `
+WITH input AS (
+  SELECT * FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::int[], $8::boolean[], $9::text[], $10::int[])
+    AS t(event_id, occurred_at, env_id, run_id, host, port, allowed, rule, ord)
+), inserted AS (
+  INSERT INTO network_decisions (org_id, event_id, occurred_at, env_id, run_id, host, port, allowed, rule)
+  SELECT $1, event_id, occurred_at, env_id, run_id, host, port, allowed, rule FROM input ORDER BY ord
+  ON CONFLICT DO NOTHING
+  RETURNING event_id, occurred_at
+)
+SELECT i.ord FROM input i JOIN inserted USING (event_id, occurred_at)`;
+
+const WORKLOAD_STARTED = `
+WITH input AS (
+  SELECT * FROM unnest($2::uuid[], $3::timestamptz[], $4::int[]) AS t(run_id, at, ord)
+), firsts AS (
+  SELECT DISTINCT ON (run_id) * FROM input ORDER BY run_id, at, ord
+), updated AS (
+  UPDATE workload_runs w SET started_at = f.at FROM firsts f
+  WHERE w.org_id = $1 AND w.id = f.run_id AND (w.started_at IS NULL OR f.at < w.started_at)
+  RETURNING w.id
+)
+SELECT f.ord FROM firsts f JOIN updated u ON u.id = f.run_id`;
+
+const RUNTIMES_SEEN = `
+UPDATE runtimes r SET last_seen_at = s.at
+FROM (SELECT name, max(at) AS at FROM unnest($2::text[], $3::timestamptz[]) AS t(name, at) GROUP BY name) s
+WHERE r.org_id = $1 AND r.removed_at IS NULL AND r.name = s.name AND (r.last_seen_at IS NULL OR r.last_seen_at < s.at)`;
+
+type Projector = (tx: Tx, orgId: string, group: Group, notes: Map<number, string>) => Promise<void>;
+
+const NO_ENVIRONMENT = "record events change no environment row";
+
+/** Runs `sql` over the group; notes what each applied event recorded, and why the others changed nothing. */
+const upsert = (sql: string, columns: (item: Group[number]) => unknown[], did: (p: P) => string, why: (p: P) => string): Projector =>
+  async (tx, orgId, group, notes) => {
+    const params: unknown[][] = columns(group[0]!).map(() => []);
+    for (const item of group) columns(item).forEach((value, i) => params[i]!.push(value ?? null));
+    const applied = await changed(tx, sql, [orgId, ...params, group.map((item) => item.position)]);
+    for (const { position, p } of group) notes.set(position, applied.has(position) ? `${did(p)}; ${NO_ENVIRONMENT}.` : why(p));
+  };
+
+const PROJECTORS: Record<RecordEventType, Projector> = {
+  "run.started": upsert(
+    RUN_STARTED,
+    ({ event, p }) => [p.runId, event.envId, p.name, p.runtime, p.workloadRunId, iso(event), event.id],
+    (p) => `Recorded the start of run ${p.runId}`,
+    (p) => `Run ${p.runId} already has an earlier start; a run's first run.started stands, and a finished run is never reopened.`,
+  ),
+  "run.finished": upsert(
+    RUN_FINISHED,
+    ({ event, p }) => [p.runId, event.envId, p.runtime, p.outcome, p.durationMs, iso(event), event.id],
+    (p) => `Recorded run ${p.runId} as ${p.outcome}`,
+    (p) => `Run ${p.runId} already finished earlier; a run's first run.finished decides its outcome.`,
+  ),
+  "verdict.recorded": upsert(
+    VERDICTS,
+    ({ event, p }) => [p.runId, p.name, p.verdict, p.detail, iso(event), event.id],
+    (p) => `Recorded the verdict ${p.verdict} on ${p.name} of run ${p.runId}`,
+    (p) => `A later verdict on ${p.name} of run ${p.runId} is already recorded; the latest stands.`,
+  ),
+  "artifact.stored": upsert(
+    ARTIFACTS,
+    ({ event, p }) => [p.runId, p.name, p.sizeBytes, p.digest, p.location, p.contentType, iso(event), event.id],
+    (p) => `Recorded artifact ${p.name} of run ${p.runId}`,
+    (p) => `A later report of artifact ${p.name} of run ${p.runId} is already recorded; the latest stands.`,
+  ),
+  "golden.published": upsert(
+    GOLDENS,
+    ({ event, p }) => [p.name, p.version, p.digest, p.location, p.runId, event.envId, iso(event), event.id],
+    (p) => `Recorded golden ${p.name} version ${p.version}`,
+    (p) => `Golden ${p.name} version ${p.version} is already published; a published version never changes.`,
+  ),
+  "network.decision": upsert(
+    DECISIONS,
+    ({ event, p }) => [event.id, iso(event), event.envId, p.runId, p.host, p.port, p.decision === "allowed", p.rule],
+    (p) => `Recorded the egress decision: ${p.host}:${p.port} ${p.decision}`,
+    () => "This decision is already recorded.",
+  ),
+  "workload.started": async (tx, orgId, group, notes) => {
+    const applied = await changed(tx, WORKLOAD_STARTED, [orgId, group.map(({ p }) => p.runId), group.map(({ event }) => iso(event)), group.map((item) => item.position)]);
+    for (const { position, p } of group) if (applied.has(position)) notes.set(position, `Recorded the start of workload run ${p.runId}; ${NO_ENVIRONMENT}.`);
+    const missed = group.filter((item) => !applied.has(item.position));
+    if (missed.length === 0) return;
+    const { rows } = await tx.sql.query<{ id: string }>("SELECT id FROM workload_runs WHERE org_id = $1 AND id = ANY($2::uuid[])", [orgId, missed.map(({ p }) => p.runId)]);
+    const known = new Set(rows.map((row) => row.id));
+    for (const { position, p } of missed) {
+      notes.set(position, known.has(p.runId)
+        ? `Workload run ${p.runId} already has an earlier start recorded; the first workload.started stands.`
+        : `No workload run ${p.runId} exists in this organization; the event is stored and changes nothing.`);
+    }
+  },
+};
+
+/** Projects the record events a batch stored; returns, by position, why an event changed no record. */
+export async function projectRecords(tx: Tx, orgId: string, events: readonly RecordEvent[]): Promise<Map<number, string>> {
+  const notes = new Map<number, string>();
+  const groups = new Map<RecordEventType, Group>();
+  const seen: Array<{ name: string; at: string }> = [];
+  for (const { position, event } of events) {
+    if (!isRecordEvent(event.type)) continue;
+    const p = (event.payload ?? {}) as P;
+    (groups.get(event.type) ?? groups.set(event.type, []).get(event.type)!).push({ position, event, p });
+    if (typeof p.runtime === "string") seen.push({ name: p.runtime, at: iso(event) });
+  }
+  for (const [type, group] of groups) await PROJECTORS[type](tx, orgId, group, notes);
+  if (seen.length > 0) await tx.sql.query(RUNTIMES_SEEN, [orgId, seen.map((s) => s.name), seen.map((s) => s.at)]);
+  return notes;
+}
