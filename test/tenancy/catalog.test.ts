@@ -25,6 +25,7 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
     why: "handled App delivery ids and their outcome, recorded before any organization is known; no organization's data in them",
   },
   billing_deliveries: { appReads: ["received_at"], why: "handled billing delivery ids, belonging to no organization: added and pruned, never read back" },
+  protocol_clients: { rls: true, why: "a model client registers before anyone signs in, so it belongs to no organization; found only by the client_id a request names" },
 };
 
 // What svc_protect_tenant_table creates.

@@ -44,6 +44,11 @@ const SEED_ROWS: Record<string, string> = {
                   VALUES (gen_random_uuid(), $1, 'chat-provider', 'v1', decode(repeat('00', 12), 'hex'), '\\x00', 'abcd', now())`,
   provider_budgets: `INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES ($1, 'chat-provider', 1000000)`,
   provider_spend: `INSERT INTO provider_spend (org_id, provider, month) VALUES ($1, 'chat-provider', date '2001-01-01' + (random() * 1e5)::int)`,
+  // A model client's grant: the client is registered (no organization), the person is the transaction's.
+  protocol_grants: `WITH id AS (SELECT gen_random_uuid()::text AS v),
+                    c AS (INSERT INTO protocol_clients (client_id, client_name, redirect_uris) SELECT v, 'x', ARRAY['https://x.example/cb'] FROM id)
+                    INSERT INTO protocol_grants (org_id, person_id, client_id, client_name, redirect_uri, code_challenge, code_hash, code_expires_at)
+                    SELECT $1, app_lookup('person_id')::uuid, v, 'x', 'https://x.example/cb', 'c', md5(random()::text), now() FROM id`,
 };
 
 // A new person per statement, named as the transaction's person lookup so that inserting it is allowed.
