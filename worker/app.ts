@@ -15,6 +15,7 @@ import { registerDeviceFlow } from "./device/routes";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
+import { registerMcp } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/routes";
 import { registerProviders } from "./providers/routes";
 import { registerRpc } from "./rpc/routes";
@@ -44,6 +45,7 @@ export function createApp(): Hono<AppEnv> {
   registerDeviceFlow(app);
   registerMagicLinks(app);
   registerProviders(app);
+  registerMcp(app);
   registerRpc(app);
   registerOpenApi(app);
   // Last: every other GET is a console page.

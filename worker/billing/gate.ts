@@ -55,6 +55,9 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "environments.teardown": "gated",
   "agents.run": "gated",
   "load.run": "gated",
+  // Disconnecting a model client is a way out too.
+  "connectedClients.list": "reachable",
+  "connectedClients.revoke": "reachable",
 };
 
 /**
@@ -111,6 +114,17 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "POST /auth/device/approve": "reachable",
   "POST /auth/magic-link": "reachable",
   "GET /auth/magic-link/callback": "reachable",
+  // The model-context-protocol endpoint: each tool is its console procedure, gated as that procedure is.
+  "POST /mcp": "reachable",
+  "GET /mcp": "reachable",
+  "DELETE /mcp": "reachable",
+  "GET /.well-known/oauth-protected-resource": "reachable",
+  "GET /.well-known/oauth-protected-resource/mcp": "reachable",
+  "GET /.well-known/oauth-authorization-server": "reachable",
+  "POST /auth/mcp/register": "reachable",
+  "GET /auth/mcp/authorize": "reachable",
+  "POST /auth/mcp/authorize": "reachable",
+  "POST /auth/mcp/token": "reachable",
 };
 
 export class PlanRequired extends Error {
