@@ -61,6 +61,8 @@ export const PROBES: Record<string, Probe> = {
   "deletion.request": { input: org({ confirm: "not-the-slug" }), allowed: 400 },
   "deletion.status": { input: org(), allowed: 200 },
   "deletion.callOff": { input: org(), allowed: 404 },
+  "connectedClients.list": { input: org(), allowed: 200 },
+  "connectedClients.revoke": { input: (orgId) => ({ orgId, grantId: nobody() }), allowed: 404 },
 };
 
 interface Procedure {

@@ -3,6 +3,7 @@ import { accountRouter } from "./procedures/account";
 import { auditRouter } from "./procedures/audit";
 import { billingRouter, subscriptionsRouter } from "./procedures/billing";
 import { claimsRouter } from "./procedures/claims";
+import { connectedClientsRouter } from "./procedures/connected-clients";
 import { deletionRouter } from "./procedures/deletion";
 import { exportsRouter } from "./procedures/exports";
 import { environmentsRouter } from "./procedures/environments";
@@ -29,6 +30,7 @@ export const appRouter = router({
   invitations: invitationsRouter,
   environments: environmentsRouter,
   agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
+  connectedClients: connectedClientsRouter,
 });
 
 export type AppRouter = typeof appRouter;
