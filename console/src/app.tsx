@@ -9,6 +9,7 @@ import { AccountPage } from "./pages/account";
 import { AuditPage } from "./pages/audit";
 import { BillingPage } from "./pages/billing";
 import { ClaimsPage } from "./pages/claims";
+import { ConnectedClientsPage } from "./pages/connected-clients";
 import { EnvironmentPage } from "./pages/environment";
 import { EnvironmentsPage } from "./pages/environments";
 import { LeavingPage } from "./pages/leaving";
@@ -36,6 +37,7 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   providers: ProvidersPage,
   billing: BillingPage,
   leaving: LeavingPage,
+  "connected-clients": ConnectedClientsPage,
 };
 
 export function App() {
