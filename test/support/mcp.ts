@@ -2,50 +2,20 @@
 // OAuth flow (discovery, registration, PKCE, token exchange), talking to the Worker under test; and
 // the person who consents in the browser, with their session cookie.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { expect } from "vitest";
 import { APP_BASE_URL } from "../setup/bindings";
 import { call } from "./http";
 import { workerFetch } from "./providers";
+import { REDIRECT_URI, TestProvider } from "./mcp-provider";
 import { browser } from "./sessions";
+
+export { REDIRECT_URI, TestProvider };
 
 /** The resource is named by the configured public origin (SVC_APP_BASE_URL); requests reach the Worker under test whatever their host. */
 export const ORIGIN = APP_BASE_URL;
 export const MCP_URL = new URL(`${ORIGIN}/mcp`);
-export const REDIRECT_URI = "http://127.0.0.1:53682/callback";
-
-/** What an SDK client keeps between runs: its registration, the PKCE verifier, its tokens. */
-export class TestProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = "";
-  authorizationUrl: URL | null = null;
-  constructor(readonly name = "Test editor", readonly redirect = REDIRECT_URI) {}
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" };
-  }
-  state = () => "state-" + crypto.randomUUID().slice(0, 8);
-  clientInformation = () => this.client;
-  saveClientInformation = (client: OAuthClientInformationMixed) => {
-    this.client = client;
-  };
-  tokens = () => this.saved;
-  saveTokens = (tokens: OAuthTokens) => {
-    this.saved = tokens;
-  };
-  redirectToAuthorization = (url: URL) => {
-    this.authorizationUrl = url;
-  };
-  saveCodeVerifier = (verifier: string) => {
-    this.verifier = verifier;
-  };
-  codeVerifier = () => this.verifier;
-}
 
 /** The Worker as the SDK's fetch, under `overrides` of the suite's configuration. */
 export const sdkFetch = (overrides: Record<string, string | undefined> = {}) => workerFetch(overrides);
