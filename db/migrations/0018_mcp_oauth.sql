@@ -38,7 +38,7 @@ CREATE TABLE protocol_grants (
   token_expires_at timestamptz,
   last_used_at timestamptz,
   revoked_at timestamptz,
-  revoke_reason text CHECK (revoke_reason IN ('person', 'code_reused', 'membership_ended')),
+  revoke_reason text CHECK (revoke_reason IN ('person', 'code_reused', 'membership_ended', 'organization_deleted')),
   created_at timestamptz NOT NULL DEFAULT now(),
   CHECK ((token_hash IS NULL) = (token_expires_at IS NULL)),
   CHECK (token_hash IS NULL OR code_used_at IS NOT NULL)

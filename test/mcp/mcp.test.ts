@@ -4,9 +4,12 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { pseudonym } from "../../worker/analytics/client";
 import { acceptedDispatches, newEnvId, reportEnvironment, workplace, type Workplace } from "../support/engine-work";
-import { call } from "../support/http";
+import { fake } from "../support/codehost";
+import { call, callWith, setCookies } from "../support/http";
+import { codehostUser, someAddress } from "../support/signin";
 import { callTool, connect, consent, ORIGIN, postConsent, rawMcp, REDIRECT_URI, TestProvider } from "../support/mcp";
 import { analyticsEvents, SURROGATE_SECRET } from "../support/providers";
+import { billingOn } from "../support/billing";
 import { rpcClient } from "../support/rpc";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
@@ -171,6 +174,15 @@ describe("the whole connection with the SDK client", () => {
   });
 });
 
+describe("the required-plan gate", () => {
+  it("refuses a tool whose procedure is gated until the plan is granted, as a tool result", async () => {
+    const { session } = await person("owner");
+    const { client } = await connect(session, place.orgId, { env: billingOn({ SVC_HOSTED_REQUIRED_PLAN: "enterprise" }) });
+    expect(await callTool(client, "list_environments")).toMatchObject({ isError: true, text: expect.stringMatching(/needs the enterprise plan/) });
+    await client.close();
+  });
+});
+
 describe("what the authorization server refuses", () => {
   async function registered(redirect = REDIRECT_URI) {
     const response = await call("/auth/mcp/register", { method: "POST", json: { client_name: "Raw client", redirect_uris: [redirect] }, headers: { "x-forwarded-for": "10.8.0.1" } });
@@ -217,6 +229,28 @@ describe("what the authorization server refuses", () => {
     const signin = new URL(response.headers.get("location")!, ORIGIN);
     expect(signin.pathname).toBe("/auth/signin");
     expect(signin.searchParams.get("return")).toBe(url.pathname + url.search);
+  });
+
+  it("brings the browser back to the consent request after the code host sign-in, and nowhere but the service's own /auth/ pages", async () => {
+    const login = `mcp-back-${crypto.randomUUID().slice(0, 6)}`;
+    await codehostUser(login);
+    const cookie = (response: Response, name: string) => new RegExp(`${name}=([^;]*)`).exec(setCookies(response).join("\n"))?.[1] ?? null;
+    async function signInReturningTo(back: string) {
+      const headers = { "x-forwarded-for": someAddress() };
+      const start = await callWith({}, `/auth/signin?return=${encodeURIComponent(back)}`, { headers, redirect: "manual" });
+      const authorize = new URL(start.headers.get("location")!);
+      authorize.searchParams.set("login", login);
+      const fromCodehost = new URL((await fake(authorize.pathname + authorize.search, { redirect: "manual" })).headers.get("location")!);
+      const cookies = ["svc_oauth_state", "svc_return_to"].flatMap((name) => (cookie(start, name) ? [`${name}=${cookie(start, name)}`] : []));
+      const done = await callWith({}, fromCodehost.pathname + fromCodehost.search, { headers: { ...headers, cookie: cookies.join("; ") }, redirect: "manual" });
+      expect(done.status).toBe(302);
+      return done.headers.get("location");
+    }
+    const consentRequest = authorizeUrl(await registered());
+    expect(await signInReturningTo(consentRequest.pathname + consentRequest.search)).toBe(consentRequest.pathname + consentRequest.search);
+    for (const elsewhere of ["//evil.example/auth/x", "https://evil.example/auth/x", "/o/acme/members", "/auth/\\evil.example"]) {
+      expect({ elsewhere, location: await signInReturningTo(elsewhere) }).toEqual({ elsewhere, location: "/" });
+    }
   });
 
   it("takes a denial as an answer, and a consent only with the session's CSRF token", async () => {

@@ -11,7 +11,9 @@ import { BODY_LIMITS, readBytes } from "../http/input";
 import { log } from "../log";
 import { rpcContext } from "../rpc/context";
 import { authenticateProtocolToken, presentedBearer, protocolBearer } from "./bearer";
-import { callTool, listedTools } from "./tools";
+import { callTool, listedTools, TOOL_NAMES } from "./tools";
+
+const TOOL_SET: ReadonlySet<string> = new Set(TOOL_NAMES);
 
 export const MCP_PATH = "/mcp";
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
@@ -26,20 +28,19 @@ const NO_ELICITATION: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "This server asks for no structured input." }),
 };
 
-function unauthorized(c: AppContext, description: string): Response {
+/** RFC 6750 3 and RFC 9728 5.1: the challenge names the protected-resource document; `invalid_token` only when a token was sent. */
+function unauthorized(c: AppContext, description: string, tokenSent: boolean): Response {
   const metadata = `${publicOrigin(c)}${PROTECTED_RESOURCE_PATH}`;
-  return c.json({ error: description }, 401, {
-    "www-authenticate": `Bearer resource_metadata="${metadata}", error="invalid_token", error_description="${description}"`,
-    "x-svc-error-code": "unauthenticated",
-  });
+  const challenge = `Bearer resource_metadata="${metadata}"${tokenSent ? `, error="invalid_token", error_description="${description}"` : ""}`;
+  return c.json({ error: description }, 401, { "www-authenticate": challenge, "x-svc-error-code": "unauthenticated" });
 }
 
 export async function serveMcp(c: AppContext): Promise<Response> {
   const token = presentedBearer(c.req.header("authorization"));
-  if (!token) return unauthorized(c, "Send the access token from this service's authorization server as a bearer.");
+  if (!token) return unauthorized(c, "Send the access token from this service's authorization server as a bearer.", false);
   const { connect } = c.var.database();
   const grant = await authenticateProtocolToken(connect, token);
-  if (!grant) return unauthorized(c, "The access token is unknown, expired or revoked, or its person left the organization.");
+  if (!grant) return unauthorized(c, "The access token is unknown, expired or revoked, or its person left the organization.", true);
 
   const ctx = { ...rpcContext(c), sessionToken: null, csrfHeader: undefined, bearer: protocolBearer(token) };
   const server = new Server(
@@ -54,7 +55,7 @@ export async function serveMcp(c: AppContext): Promise<Response> {
       log("error", "mcp.tool_failed", { requestId: c.var.requestId, tool: name, error: error instanceof Error ? error.name : "unknown" }),
     );
     // Never the arguments or the result: the tool (from the closed set), how it ended and how long it took.
-    if (answer.content.length && TOOL_SET.has(name)) {
+    if (TOOL_SET.has(name)) {
       sendAfterResponse(c.executionCtx, c.var.config.analytics, {
         event: "mcp_tool_call",
         orgId: grant.orgId,
@@ -76,7 +77,6 @@ export async function serveMcp(c: AppContext): Promise<Response> {
   }
 }
 
-const TOOL_SET: ReadonlySet<string> = new Set(listedTools().map((tool) => tool.name));
 
 /** GET and DELETE on /mcp: no event stream, no session to end. */
 export const methodNotAllowed = (c: AppContext) =>

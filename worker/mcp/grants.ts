@@ -155,3 +155,12 @@ export async function revokeGrantsOf(tx: Tx, orgId: string, personId: string): P
   );
   return rowCount ?? 0;
 }
+
+/** An organization being deleted: every model client connected to it (worker/deletion, the revoke step). */
+export async function revokeOrganizationGrants(tx: Tx, orgId: string): Promise<number> {
+  const { rowCount } = await tx.sql.query(
+    "UPDATE protocol_grants SET revoked_at = now(), revoke_reason = 'organization_deleted' WHERE org_id = $1 AND revoked_at IS NULL",
+    [orgId],
+  );
+  return rowCount ?? 0;
+}
