@@ -206,6 +206,12 @@ describe("what the authorization server refuses", () => {
       expect({ redirect, status: response.status, location: response.headers.get("location") }).toEqual({ redirect, status: 400, location: null });
       expect(await response.text()).toMatch(/registered/);
     }
+    // Two redirect URIs in one request: refused, not picked from.
+    const url = authorizeUrl(clientId);
+    url.searchParams.append("redirect_uri", REDIRECT_URI);
+    const twice = await call(url.pathname + url.search, { headers: { cookie: `svc_session=${session}` }, redirect: "manual" });
+    expect({ status: twice.status, location: twice.headers.get("location") }).toEqual({ status: 400, location: null });
+    await twice.body?.cancel();
   });
 
   it("refuses plain PKCE and a missing challenge back at the client", async () => {

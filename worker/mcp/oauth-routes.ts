@@ -87,7 +87,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
   app.post(OAUTH_PATHS.register, async (c) => {
     await enforceRateLimit(c.env, addressBucket("mcp-register", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many client registrations from this address.");
     if (!isJsonType(c.req.header("content-type"))) return oauthError(c, 400, "invalid_client_metadata", "Send the client metadata as JSON (RFC 7591).");
-    const text = decodeUtf8(await readBytes(c, BODY_LIMITS.form));
+    const text = decodeUtf8(await readBytes(c, BODY_LIMITS.default));
     let parsed: unknown;
     try {
       parsed = JSON.parse(text ?? "");
@@ -121,6 +121,9 @@ export function registerOAuth(app: Hono<AppEnv>): void {
   app.get(OAUTH_PATHS.authorize, async (c) => {
     consentHeaders(c);
     const { connect } = c.var.database();
+    // RFC 6749 3.1: a parameter sent twice is refused, not picked from.
+    const repeated = Object.entries(c.req.queries()).find(([, values]) => values.length > 1);
+    if (repeated) return c.html(authorizationErrorPage(`The ${repeated[0]} parameter was sent more than once.`), 400);
     const checked = await checkAuthorizationRequest(connect, c.req.query(), resourceOf(c));
     if (!checked.ok) return refusedAuthorization(c, checked);
     const token = readSessionCookie(c);
