@@ -11,6 +11,7 @@ import { callTool, connect, consent, ORIGIN, postConsent, rawMcp, REDIRECT_URI, 
 import { analyticsEvents, SURROGATE_SECRET } from "../support/providers";
 import { billingOn } from "../support/billing";
 import { rpcClient } from "../support/rpc";
+import { seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 
@@ -368,6 +369,19 @@ describe("tokens stop working", () => {
     expect(await console_.connectedClients.revoke.mutate({ orgId: place.orgId, grantId: connected[0]!.grantId })).toEqual({ revoked: true });
     expect(await status(bearerOf(provider))).toBe(401);
     expect(await console_.connectedClients.list.query({ orgId: place.orgId })).toEqual([]);
+  });
+
+  it("is a scheme of its own: engine and CLI tokens are not protocol tokens, nor the other way round", async () => {
+    for (const kind of ["engine", "cli"] as const) expect(await status((await seedToken(place.orgId, kind, ["tokens.manage"])).token)).toBe(401);
+    const { session } = await person("admin");
+    const { provider, client } = await connect(session, place.orgId);
+    await client.close();
+    const asCli = await call("/v1/oidc/bindings", { token: bearerOf(provider) });
+    expect(asCli.status).toBe(401);
+    await asCli.body?.cancel();
+    const asEngine = await call("/v1/commands/claim", { method: "POST", json: {}, token: bearerOf(provider) });
+    expect(asEngine.status).toBe(401);
+    await asEngine.body?.cancel();
   });
 
   it("acts in the consented organization only: another organization's environment is not found", async () => {
