@@ -20,6 +20,7 @@ import { registerMagicLinks } from "./magic-links/routes";
 import { MetricsBuffer } from "./metrics/buffer";
 import { observe } from "./metrics/observe";
 import { registerMetrics } from "./metrics/routes";
+import { registerMcp } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/routes";
 import { registerOperators } from "./operators/routes";
 import { registerProviders } from "./providers/routes";
@@ -57,6 +58,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerMagicLinks(app);
   registerProviders(app);
   registerOperators(app);
+  registerMcp(app);
   registerRpc(app);
   registerOpenApi(app);
   registerEnterprise(app);

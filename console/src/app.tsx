@@ -9,6 +9,7 @@ import { AccountPage } from "./pages/account";
 import { AuditPage } from "./pages/audit";
 import { BillingPage } from "./pages/billing";
 import { ClaimsPage } from "./pages/claims";
+import { ConnectedClientsPage } from "./pages/connected-clients";
 import { EnvironmentPage } from "./pages/environment";
 import { EnvironmentsPage } from "./pages/environments";
 import { LeavingPage } from "./pages/leaving";
@@ -40,6 +41,7 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   leaving: LeavingPage,
   proposals: ProposalsPage,
   runtimes: RuntimesPage,
+  "connected-clients": ConnectedClientsPage,
 };
 
 export function App() {

@@ -17,6 +17,7 @@ import providerKeys from "./0013_provider_keys.sql";
 import engineRecords from "./0014_engine_records.sql";
 import proposals from "./0015_proposals.sql";
 import operators from "./0016_operators.sql";
+import mcpOauth from "./0018_mcp_oauth.sql";
 import leads from "./0019_leads.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
@@ -36,5 +37,6 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0014_engine_records", sql: engineRecords },
   { name: "0015_proposals", sql: proposals },
   { name: "0016_operators", sql: operators },
+  { name: "0018_mcp_oauth", sql: mcpOauth },
   { name: "0019_leads", sql: leads },
 ];

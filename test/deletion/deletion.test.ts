@@ -2,6 +2,7 @@
 // failure that is retried, never skipped; after it no row of the organization is left anywhere, and
 // another organization is untouched. The export link's states follow it.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { connect as connectModelClient, rawMcp } from "../support/mcp";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
@@ -36,6 +37,8 @@ async function request() {
 describe("organization deletion", () => {
   it("runs every step in order across interruptions, and leaves no row of the organization and the other untouched", async () => {
     const before = await rowsOf(bystander.orgId);
+    const model = await connectModelClient(place.sessions.owner, place.orgId);
+    await model.client.close();
     const { owner, exportLink } = await request();
     expect((await link(exportLink)).status).toBe(409);
 
@@ -66,6 +69,9 @@ describe("organization deletion", () => {
     expect((await call("/v1/oidc/bindings", { token: place.cli })).status).toBe(401);
     expect((await call("/v1/commands/claim", { method: "POST", token: place.engine, json: {} })).status).toBe(401);
     expect((await call("/auth/session", { headers: { cookie: `svc_session=${place.sessions.owner}` } })).status).toBe(401);
+    const mcp = await rawMcp(model.provider.saved!.access_token);
+    expect(mcp.status).toBe(401);
+    await mcp.body?.cancel();
     expect(((await (await fake("/_fake/app/removed")).json()) as { removed: number[] }).removed.length).toBeGreaterThan(0);
 
     // Export.

@@ -101,6 +101,8 @@ export const PROBES: Record<string, Probe> = {
   "runtimes.tag": { input: (orgId) => ({ orgId, runtimeId: nobody(), label: "gpu" }), allowed: 404 },
   "runtimes.untag": { input: (orgId) => ({ orgId, runtimeId: nobody(), label: "gpu" }), allowed: 404 },
   "runtimes.remove": { input: (orgId) => ({ orgId, runtimeId: nobody() }), allowed: 404 },
+  "connectedClients.list": { input: org(), allowed: 200 },
+  "connectedClients.revoke": { input: (orgId) => ({ orgId, grantId: nobody() }), allowed: 404 },
 };
 
 interface Procedure {

@@ -30,6 +30,7 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
   failure_groups: { appReads: [], why: "the own-failure store spans organizations: the application role only records through svc_record_failure; operators read it" },
   site_leads: { rls: true, why: "the site's contact form, from anyone, before any organization: the application role may only insert (db/migrations/0019_leads.sql)" },
   site_applications: { rls: true, why: "the site's application form, from anyone, before any organization: the application role may only insert" },
+  protocol_clients: { rls: true, why: "a model client registers before anyone signs in, so it belongs to no organization; found only by the client_id a request names" },
 };
 
 // What svc_protect_tenant_table creates.

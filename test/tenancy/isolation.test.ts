@@ -60,6 +60,11 @@ const SEED_ROWS: Record<string, string> = {
   network_decisions: `INSERT INTO network_decisions (org_id, event_id, occurred_at, env_id, host, port, allowed)
                       VALUES ($1, md5(random()::text), now(), 'e', 'example.com', 443, false)`,
   runtimes: `INSERT INTO runtimes (org_id, name) VALUES ($1, 'rt-' || md5(random()::text))`,
+  // A model client's grant: the client is registered (no organization), the person is the transaction's.
+  protocol_grants: `WITH id AS (SELECT gen_random_uuid()::text AS v),
+                    c AS (INSERT INTO protocol_clients (client_id, client_name, redirect_uris) SELECT v, 'x', ARRAY['https://x.example/cb'] FROM id)
+                    INSERT INTO protocol_grants (org_id, person_id, client_id, client_name, redirect_uri, code_challenge, code_hash, code_expires_at)
+                    SELECT $1, app_lookup('person_id')::uuid, v, 'x', 'https://x.example/cb', 'c', md5(random()::text), now() FROM id`,
 };
 
 // A new person per statement, named as the transaction's person lookup so that inserting it is allowed.

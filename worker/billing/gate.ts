@@ -94,6 +94,9 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "runtimes.tag": "gated",
   "runtimes.untag": "gated",
   "runtimes.remove": "gated",
+  // Disconnecting a model client is a way out too.
+  "connectedClients.list": "reachable",
+  "connectedClients.revoke": "reachable",
 };
 
 /**
@@ -173,6 +176,17 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "OPTIONS /v1/applications": "reachable",
   "POST /v1/applications": "reachable",
   "ALL /px/*": "reachable",
+  // The model-context-protocol endpoint: each tool is its console procedure, gated as that procedure is.
+  "POST /mcp": "reachable",
+  "GET /mcp": "reachable",
+  "DELETE /mcp": "reachable",
+  "GET /.well-known/oauth-protected-resource": "reachable",
+  "GET /.well-known/oauth-protected-resource/mcp": "reachable",
+  "GET /.well-known/oauth-authorization-server": "reachable",
+  "POST /auth/mcp/register": "reachable",
+  "GET /auth/mcp/authorize": "reachable",
+  "POST /auth/mcp/authorize": "reachable",
+  "POST /auth/mcp/token": "reachable",
 };
 
 export class PlanRequired extends Error {

@@ -1,6 +1,7 @@
 // What each deletion step does. The calls outside (billing provider, code host, object storage) come
 // first and are safe to repeat; then one transaction changes and records the step (steps.ts).
 import { addLookup, inTenant, type Connection, type Tx } from "../../db/transaction";
+import { revokeOrganizationGrants } from "../mcp/grants";
 import { BillingUnreachable, callBilling, describeBillingAnswer } from "../billing/provider";
 import { appJwt } from "../codehost/app-jwt";
 import { callCodehost, describeAnswer } from "../codehost/codehost-api";
@@ -110,6 +111,8 @@ async function revoke(deps: DeletionDeps, orgId: string) {
     );
     const removed = await tx.sql.query("UPDATE installations SET deleted_at = now() WHERE org_id = $1 AND deleted_at IS NULL", [orgId]);
     const providerKeys = await revokeProviderKeys(tx, orgId);
+    // Model clients connected through /mcp (worker/mcp): their access tokens end here too.
+    await revokeOrganizationGrants(tx, orgId);
     await recordStep(
       tx,
       orgId,

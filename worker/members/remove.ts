@@ -2,6 +2,7 @@
 // sessions (spec: Authentication rule 5) and the CLI tokens they hold in that organization.
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
+import { revokeGrantsOf } from "../mcp/grants";
 import { signOutEverywhere } from "../sessions/store";
 
 /** Deletes the membership and revokes the person's CLI tokens in the organization the transaction acts as. */
@@ -11,6 +12,8 @@ export async function endMembership(tx: Tx, orgId: string, personId: string): Pr
     "UPDATE tokens SET revoked_at = now() WHERE org_id = $1 AND person_id = $2 AND kind = 'cli' AND revoked_at IS NULL",
     [orgId, personId],
   );
+  // Model clients the person connected to this organization (worker/mcp) end with the membership too.
+  await revokeGrantsOf(tx, orgId, personId);
   return { removed: (removed.rowCount ?? 0) > 0, tokensRevoked: revoked.rowCount ?? 0 };
 }
 

@@ -1,6 +1,6 @@
 // What every procedure sees: the database, configuration, the session cookie (resolved by the
 // signedIn middleware inside the procedure's transaction) and the CSRF header.
-import type { Connection } from "../../db/transaction";
+import type { Connection, OpenTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { AppContext } from "../http/context";
@@ -22,6 +22,17 @@ export interface RpcContext {
   operatorToken: string | null;
   /** Work that may finish after the answer (ending the operator pool, recording a failure). */
   waitUntil: (work: Promise<unknown>) => void;
+  /** A caller that is no browser (worker/mcp's tool calls); when set, the session cookie is not read. */
+  bearer?: RpcBearer;
+}
+
+/**
+ * A credential that acts for one person in one organization (a model-context-protocol access token).
+ * `open` opens the procedure's transaction and finds the live credential in it; null, with the
+ * transaction ended, when it is unknown, expired or revoked.
+ */
+export interface RpcBearer {
+  open: (connect: () => Promise<Connection>) => Promise<{ transaction: OpenTransaction; personId: string; orgId: string; credentialId: string } | null>;
 }
 
 export function rpcContext(c: AppContext): RpcContext {

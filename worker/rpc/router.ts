@@ -3,6 +3,7 @@ import { accountRouter } from "./procedures/account";
 import { auditRouter } from "./procedures/audit";
 import { billingRouter, subscriptionsRouter } from "./procedures/billing";
 import { claimsRouter } from "./procedures/claims";
+import { connectedClientsRouter } from "./procedures/connected-clients";
 import { deletionRouter } from "./procedures/deletion";
 import { exportsRouter } from "./procedures/exports";
 import { environmentsRouter } from "./procedures/environments";
@@ -37,6 +38,7 @@ export const appRouter = router({
   admin: adminRouter,
   masking: maskingRouter, network: networkRouter, pullRequests: pullRequestsRouter,
   runs: runsRouter, decisions: decisionsRouter, runtimes: runtimesRouter,
+  connectedClients: connectedClientsRouter,
 });
 
 export type AppRouter = typeof appRouter;

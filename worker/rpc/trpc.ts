@@ -4,7 +4,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Role } from "../../db/schema";
-import { addLookup, openTransaction, type Tx } from "../../db/transaction";
+import { addLookup, openTransaction, type OpenTransaction, type Tx } from "../../db/transaction";
 import { authorize, Denied } from "../auth/authorize";
 import { checkPlanGate, PlanRequired, PROCEDURE_GATE } from "../billing/gate";
 import type { Permission } from "../auth/permissions";
@@ -12,7 +12,7 @@ import { Refusal } from "../http/refusal";
 import { checkCsrf } from "../sessions/csrf";
 import { findLiveSession, type LiveSession } from "../sessions/store";
 import { hashToken } from "../tokens/secret";
-import type { RpcContext } from "./context";
+import type { RpcBearer, RpcContext } from "./context";
 import { formatRpcError } from "./errors";
 
 export interface ProcedureMeta {
@@ -48,25 +48,55 @@ export interface Work {
   commit: () => Promise<void>;
 }
 
-/**
- * A live session, found inside the transaction the procedure then works in (which also sees the
- * person's own rows); for a mutation also the session's CSRF token in x-svc-csrf.
- */
-export const signedIn = t.procedure.use(async ({ ctx, type, next }) => {
-  const signInFirst = () => new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first: the console needs a browser session." });
-  if (!ctx.sessionToken) throw signInFirst();
+/** Who calls, found inside the transaction the procedure then works in. */
+interface OpenCaller {
+  transaction: OpenTransaction;
+  session: LiveSession;
+  /** A bearer acts for this one organization only; null: a browser session, any of the person's. */
+  onlyOrgId: string | null;
+}
+
+/** A browser: a live session cookie, and for a mutation also the session's CSRF token in x-svc-csrf. */
+async function openBrowserCaller(ctx: RpcContext, mutation: boolean): Promise<OpenCaller | null> {
+  if (!ctx.sessionToken) return null;
   const sessionHash = await hashToken(ctx.sessionToken);
   const open = await openTransaction(ctx.connect, { lookups: { session_hash: sessionHash } });
   try {
     const session = await findLiveSession(open.tx, ctx.sessionToken, sessionHash);
-    if (!session) throw signInFirst();
-    if (type === "mutation") {
+    if (!session) {
+      await open.rollback();
+      return null;
+    }
+    if (mutation) {
       await checkCsrf(session.token, ctx.csrfHeader).catch((refusal: Refusal) => {
         throw new TRPCError({ code: "FORBIDDEN", message: refusal.message });
       });
     }
+    return { transaction: open, session, onlyOrgId: null };
+  } catch (error) {
+    await open.rollback();
+    throw error;
+  }
+}
+
+/** A bearer that is no browser (ctx.bearer: /mcp's tool calls): no cookie, so no CSRF; one organization. */
+async function openBearerCaller(ctx: RpcContext, bearer: RpcBearer): Promise<OpenCaller | null> {
+  const found = await bearer.open(ctx.connect);
+  return found && { transaction: found.transaction, session: { id: found.credentialId, personId: found.personId, token: "" }, onlyOrgId: found.orgId };
+}
+
+/**
+ * A live session (or the context's bearer), found inside the transaction the procedure then works in
+ * (which also sees the person's own rows); for a browser's mutation also the session's CSRF token.
+ */
+export const signedIn = t.procedure.use(async ({ ctx, type, next }) => {
+  const signInFirst = () => new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first: the console needs a browser session." });
+  const caller = ctx.bearer ? await openBearerCaller(ctx, ctx.bearer) : await openBrowserCaller(ctx, type === "mutation");
+  if (!caller) throw signInFirst();
+  const { transaction: open, session } = caller;
+  try {
     await addLookup(open.tx, "person_id", session.personId);
-    const result = await next({ ctx: { ...ctx, session, tx: open.tx, commit: open.commit } satisfies SignedInContext });
+    const result = await next({ ctx: { ...ctx, session, onlyOrgId: caller.onlyOrgId, tx: open.tx, commit: open.commit } satisfies SignedInContext });
     if (result.ok) await open.commit();
     else await open.rollback();
     return result;
@@ -75,7 +105,7 @@ export const signedIn = t.procedure.use(async ({ ctx, type, next }) => {
   }
 });
 
-export type SignedInContext = RpcContext & Work & { session: LiveSession };
+export type SignedInContext = RpcContext & Work & { session: LiveSession; onlyOrgId: string | null };
 
 /** What a procedure acting on an organization sees. */
 export type OrgContext = SignedInContext & {
@@ -94,6 +124,8 @@ export const OrgInput = z.object({ orgId: z.uuid().describe("The organization th
 export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, meta, path, next }) => {
   if (meta === undefined) throw new Error(`Procedure ${path} declares no permission.`);
   const { orgId } = input as z.infer<typeof OrgInput>;
+  // A bearer bound to one organization sees no other: another answers exactly like a missing one.
+  if (ctx.onlyOrgId !== null && ctx.onlyOrgId !== orgId) throw new TRPCError({ code: "NOT_FOUND", message: "No such organization." });
   const grant = await authorize(ctx.tx, { kind: "session", personId: ctx.session.personId }, orgId, meta.permission).catch((denied: unknown) => {
     if (!(denied instanceof Denied)) throw denied;
     throw new TRPCError({ code: denied.reason === "not_member" ? "NOT_FOUND" : "FORBIDDEN", message: denied.message });

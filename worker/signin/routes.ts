@@ -16,6 +16,11 @@ import { failedSignInPage, refusedSignInPage } from "./pages";
 
 const STATE_COOKIE = "svc_oauth_state";
 const STATE_SECONDS = 600;
+/** Where to send the browser after signing in, when a page sent it to sign in first (the consent page). */
+const RETURN_COOKIE = "svc_return_to";
+
+/** Only a path of this service's own `/auth/` pages: never another site, never a protocol-relative URL. */
+const safeReturn = (path: string | null | undefined) => (path && /^\/auth\/[^\\]*$/.test(path) && !path.startsWith("//") ? path : null);
 
 
 export function registerSignIn(app: Hono<AppEnv>): void {
@@ -23,6 +28,8 @@ export function registerSignIn(app: Hono<AppEnv>): void {
     await enforceRateLimit(c.env, addressBucket("signin", addressOf(c)), PER_ADDRESS_RULE, 1, "Too many sign-in attempts from this address.");
     const state = base64url(crypto.getRandomValues(new Uint8Array(24)));
     writeBindingCookie(c, STATE_COOKIE, state, STATE_SECONDS);
+    const back = safeReturn(c.req.query("return"));
+    if (back) writeBindingCookie(c, RETURN_COOKIE, back, STATE_SECONDS);
     return c.redirect(authorizeUrl(c.var.config, state), 302);
   });
 
@@ -46,7 +53,7 @@ export function registerSignIn(app: Hono<AppEnv>): void {
       });
       if (!result.ok) return c.html(refusedSignInPage(config, account.login), 403);
       writeSessionCookie(c, result.sessionToken);
-      return c.redirect("/", 302);
+      return c.redirect(safeReturn(takeBindingCookie(c, RETURN_COOKIE)) ?? "/", 302);
     } catch (error) {
       if (error instanceof CodehostUnreachable) return c.html(failedSignInPage("The code host could not be reached. Try again in a moment."), 502);
       if (error instanceof CodehostListFailed) return c.html(failedSignInPage("The code host did not list all your organizations. Try again in a moment."), 502);

@@ -3,7 +3,7 @@
 // compared with the secret itself.
 import type { TokenKind } from "../../db/schema";
 
-export type SecretKind = TokenKind | "session" | "invitation" | "magic_link" | "device_code" | "export_link";
+export type SecretKind = TokenKind | "session" | "invitation" | "magic_link" | "device_code" | "export_link" | "protocol_code" | "protocol_token";
 
 const PREFIX: Record<SecretKind, string> = {
   engine: "svc_eng_",
@@ -13,6 +13,8 @@ const PREFIX: Record<SecretKind, string> = {
   magic_link: "svc_mgl_",
   device_code: "svc_dev_",
   export_link: "svc_exp_",
+  protocol_code: "svc_mcc_",
+  protocol_token: "svc_mcp_",
 };
 
 export function base64url(bytes: Uint8Array): string {

@@ -25,6 +25,8 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
   // Managers export; the deletion on the same page is the owners' (organization.delete).
   { path: "leaving", title: "Leaving", permission: "data.export" },
   { path: "runtimes", title: "Runtimes", permission: "runtimes.manage" },
+  // The model clients the person connected through /mcp: their own, whatever their role.
+  { path: "connected-clients", title: "Connected clients", permission: null },
 ];
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {

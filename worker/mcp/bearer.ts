@@ -1,0 +1,49 @@
+// The protocol access token on /mcp: found by its hash, live (not expired, not revoked), and its
+// person still a member of its organization (`authorize`), checked on every request and again by
+// every tool call inside the transaction that does the work.
+import { actAs, inTransaction, openTransaction, type Connection } from "../../db/transaction";
+import { authorize, Denied } from "../auth/authorize";
+import type { RpcBearer } from "../rpc/context";
+import { hashToken } from "../tokens/secret";
+import { findTokenGrant, type TokenGrant } from "./grants";
+
+export function presentedBearer(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match ? match[1]! : null;
+}
+
+/** The grant behind `token` when it is live and its person is still a member of its organization; else null. */
+export async function authenticateProtocolToken(connect: () => Promise<Connection>, token: string): Promise<TokenGrant | null> {
+  const tokenHash = await hashToken(token);
+  return inTransaction(connect, { lookups: { protocol_token_hash: tokenHash } }, async (tx) => {
+    const grant = await findTokenGrant(tx, tokenHash);
+    if (!grant) return null;
+    await actAs(tx, grant.orgId);
+    const member = await authorize(tx, { kind: "session", personId: grant.personId }, grant.orgId, null).catch((denied: unknown) => {
+      if (denied instanceof Denied) return null;
+      throw denied;
+    });
+    return member ? grant : null;
+  });
+}
+
+/** The token as the console procedures' caller: each tool call finds it again in its own transaction. */
+export function protocolBearer(token: string): RpcBearer {
+  return {
+    open: async (connect) => {
+      const tokenHash = await hashToken(token);
+      const open = await openTransaction(connect, { lookups: { protocol_token_hash: tokenHash } });
+      try {
+        const grant = await findTokenGrant(open.tx, tokenHash);
+        if (!grant) {
+          await open.rollback();
+          return null;
+        }
+        return { transaction: open, personId: grant.personId, orgId: grant.orgId, credentialId: grant.grantId };
+      } catch (error) {
+        await open.rollback();
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// The consent page a person sees when a model client asks to act for them: which client, where it
+// sends the answer, the organization it will act in, what it may do there; allow or deny. The form
+// posts (no script) with the session's CSRF token as a field, since a plain form sends no header.
+import { escapeHtml, page } from "../signin/pages";
+import { permissionsOf, TOOLS } from "./tools";
+
+/** The authorization request as the page carries it into the decision. */
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  state: string | null;
+  resource: string | null;
+  scope: string | null;
+}
+
+const hidden = (name: string, value: string | null) => (value === null ? "" : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`);
+
+export function consentPage(options: {
+  clientName: string;
+  request: AuthorizationRequest;
+  organizations: Array<{ id: string; slug: string; role: string }>;
+  csrfToken: string;
+  productName: string;
+}): string {
+  const { clientName, request, organizations } = options;
+  if (organizations.length === 0) {
+    return page("No organization yet", "<p>You belong to no organization, so there is nothing to connect a model client to.</p>");
+  }
+  const destination = (() => {
+    try {
+      const url = new URL(request.redirectUri);
+      return url.host ? `${url.protocol}//${url.host}` : url.protocol;
+    } catch {
+      return request.redirectUri;
+    }
+  })();
+  const options_ = organizations.map((org) => `<option value="${escapeHtml(org.id)}">${escapeHtml(org.slug)} (${escapeHtml(org.role)})</option>`).join("");
+  const abilities = TOOLS.map((tool) => `<li>${escapeHtml(tool.title)} <span class="muted">(${escapeHtml(permissionsOf(tool).filter(Boolean).join(", "))})</span></li>`).join("");
+  return page(
+    "Connect a model client",
+    `<p><strong id="client-name">${escapeHtml(clientName)}</strong> asks to act for you in ${escapeHtml(options.productName)}. It will receive the answer at <code>${escapeHtml(destination)}</code>.</p>
+<form id="consent" method="post" action="/auth/mcp/authorize">
+${hidden("client_id", request.clientId)}${hidden("redirect_uri", request.redirectUri)}${hidden("code_challenge", request.codeChallenge)}
+<input type="hidden" name="code_challenge_method" value="S256"><input type="hidden" name="response_type" value="code">
+${hidden("state", request.state)}${hidden("resource", request.resource)}${hidden("scope", request.scope)}${hidden("csrf", options.csrfToken)}
+<p><label>Organization <select name="orgId">${options_}</select></label></p>
+<p>In that organization it may, as far as your role there allows at the moment of each call:</p>
+<ul>${abilities}</ul>
+<p class="muted">You can disconnect it at any time on the console's Connected clients page.</p>
+<p><button name="decision" value="allow">Allow</button> <button class="danger" name="decision" value="deny">Deny</button></p>
+</form>`,
+  );
+}
+
+export function authorizationErrorPage(reason: string): string {
+  return page("This connection cannot go on", `<p>${escapeHtml(reason)}</p><p>Start the connection again from the model client.</p>`);
+}
