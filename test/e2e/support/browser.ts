@@ -1,6 +1,7 @@
 // People in a real Chromium against the local stack: each person a browser context of their own,
 // signed in through the fake code host exactly as a person clicks through it.
 import { mkdirSync } from "node:fs";
+import { randomInt } from "node:crypto";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { inject } from "vitest";
 
@@ -27,7 +28,11 @@ export async function installedAccount(login: string, repositories: string[] = [
 
 /** A new browser context signed in as `login` (made on the fake when missing); the page is the console. */
 export async function signedIn(browser: Browser, login: string, options: { startAt?: string } = {}): Promise<Page> {
-  const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
+  // Each person browses from an address of their own, as people do: sign-in is rate limited per
+  // client address (X-Forwarded-For, one trusted hop), and one shared bucket would make the suite's
+  // many sign-ins refuse each other.
+  const address = `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
+  const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 }, extraHTTPHeaders: { "x-forwarded-for": address } });
   const page = await context.newPage();
   // The fake code host signs in the login its authorize address names: add it to the redirect there.
   await page.route((url) => url.origin === base && url.pathname === "/auth/signin", async (route) => {
