@@ -63,7 +63,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerOpenApi(app);
   registerEnterprise(app);
   registerMetrics(app);
-  // The site host's forms and the analytics proxy (issue 17).
+  // The site host's forms and the analytics proxy.
   registerSiteForms(app);
   registerAnalyticsProxy(app);
   // Last: every other GET is a console page.

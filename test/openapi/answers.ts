@@ -109,7 +109,7 @@ const tooLarge = (path: string, token: () => Promise<string>, limit: number = BO
 
 const events = (count = 1) => ({ events: Array.from({ length: count }, () => makeEvent()) });
 
-// Pull-request checks (h11b).
+// Pull-request checks.
 const commit = () => [...crypto.getRandomValues(new Uint8Array(20))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 const callbackToken = (json: unknown) => send("POST", "/v1/pr/callback-token", { json });
 /** A repository with the App installed on its owner and claimed: checks can be created on it. */

@@ -69,7 +69,7 @@ export const PROBES: Record<string, Probe> = {
   "admin.setPlan": { input: () => ({ organizationId: nobody(), plan: "team" }), allowed: 403 },
   "admin.failures": { input: () => undefined, allowed: 403 },
   "admin.operators": { input: () => undefined, allowed: 403 },
-  // Proposals and pull-request checks (h11b). The walked organization claims no repository, so a
+  // Proposals and pull-request checks. The walked organization claims no repository, so a
   // proposal has nowhere to land: 412 after the permission check.
   "masking.current": { input: org(), allowed: 200 },
   "masking.proposals": { input: org(), allowed: 200 },
@@ -85,7 +85,7 @@ export const PROBES: Record<string, Probe> = {
   "network.openPullRequest": { input: (orgId) => ({ orgId, proposalId: nobody() }), allowed: 404 },
   "pullRequests.commits": { input: org(), allowed: 200 },
   "pullRequests.approveCommit": { input: org({ repository: "nobody/nothing", commit: "a".repeat(40) }), allowed: 404 },
-  // Engine records, workload lifecycle and runtimes (issue 11).
+  // Engine records, workload lifecycle and runtimes.
   "runs.list": { input: org({ envId: "nowhere" }), allowed: 200 },
   "runs.get": { input: org({ runId: "nothing" }), allowed: 404 },
   "decisions.list": { input: org({ envId: "nowhere", decision: "denied" }), allowed: 200 },

@@ -44,14 +44,14 @@ const SEED_ROWS: Record<string, string> = {
                   VALUES (gen_random_uuid(), $1, 'chat-provider', 'v1', decode(repeat('00', 12), 'hex'), '\\x00', 'abcd', now())`,
   provider_budgets: `INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES ($1, 'chat-provider', 1000000)`,
   provider_spend: `INSERT INTO provider_spend (org_id, provider, month) VALUES ($1, 'chat-provider', date '2001-01-01' + (random() * 1e5)::int)`,
-  // Proposals and pull-request checks (h11b).
+  // Proposals and pull-request checks.
   change_proposals: `INSERT INTO change_proposals (org_id, kind, repository, summary, content, previous_content, proposed_by_label)
                      VALUES ($1, 'masking', 'acme/app', 'x', 'tables: {}', '', 'test')`,
   policy_files: `INSERT INTO policy_files (org_id, kind, content) VALUES ($1, 'masking', 'tables: {}')`,
   pr_commit_approvals: `INSERT INTO pr_commit_approvals (org_id, repository, commit_sha, requested_at) VALUES ($1, 'acme/app', md5(random()::text) || '00000000', now())`,
   pr_credentials: `INSERT INTO pr_credentials (org_id, token_hash, repository, commit_sha, run_id, run_attempt, fork, expires_at)
                    VALUES ($1, md5(random()::text), 'acme/app', md5(random()::text) || '00000000', '1', 1, false, now() + interval '10 minutes')`,
-  // Engine records and runtimes (issue 11).
+  // Engine records and runtimes.
   engine_runs: `INSERT INTO engine_runs (org_id, run_id, env_id) VALUES ($1, 'run-' || md5(random()::text), 'e')`,
   run_verdicts: `INSERT INTO run_verdicts (org_id, run_id, name, verdict, recorded_at, event_id) VALUES ($1, 'r', 'v-' || md5(random()::text), 'pass', now(), 'x')`,
   run_artifacts: `INSERT INTO run_artifacts (org_id, run_id, name, size_bytes, digest, location, stored_at, event_id)

@@ -63,7 +63,7 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "admin.setPlan": "reachable",
   "admin.failures": "reachable",
   "admin.operators": "reachable",
-  // Masking and egress proposals, fork commit approvals (h11b).
+  // Masking and egress proposals, fork commit approvals.
   "masking.current": "gated",
   "masking.proposals": "gated",
   "masking.propose": "gated",
@@ -78,7 +78,7 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "network.openPullRequest": "gated",
   "pullRequests.commits": "gated",
   "pullRequests.approveCommit": "gated",
-  // Engine records, workload lifecycle and runtimes (issue 11).
+  // Engine records, workload lifecycle and runtimes.
   "runs.list": "gated",
   "runs.get": "gated",
   "decisions.list": "gated",

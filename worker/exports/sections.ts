@@ -47,7 +47,7 @@ export const SECTIONS: readonly Section[] = [
       startedAt: iso(row.started_at), expiresAt: iso(row.expires_at), lastEventAt: row.last_event_at.toISOString(), previewUrls: row.preview_urls,
     })),
   },
-  // Engine records (issue 11): runs by the engine's run id, verdicts by run id and check, runtimes by name.
+  // Engine records: runs by the engine's run id, verdicts by run id and check, runtimes by name.
   {
     name: "runs",
     sql: `SELECT run_id COLLATE "C" AS k, run_id, env_id, name, runtime, started_at, finished_at, outcome, duration_ms
