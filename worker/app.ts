@@ -5,6 +5,7 @@ import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
 import { registerAuditExport } from "./audit/routes";
+import { registerSiteBeacon } from "./analytics/beacon-route";
 import { registerBillingWebhooks } from "./billing/routes";
 import { registerDeletionExportLink } from "./deletion/export-link";
 import { registerExportDownloads } from "./exports/routes";
@@ -44,6 +45,7 @@ export function createApp(): Hono<AppEnv> {
   registerDeviceFlow(app);
   registerMagicLinks(app);
   registerProviders(app);
+  registerSiteBeacon(app);
   registerRpc(app);
   registerOpenApi(app);
   // Last: every other GET is a console page.

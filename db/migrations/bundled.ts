@@ -14,6 +14,7 @@ import dataExports from "./0010_data_exports.sql";
 import organizationDeletion from "./0011_organization_deletion.sql";
 import codehostDeliveryOutcomes from "./0012_codehost_delivery_outcomes.sql";
 import providerKeys from "./0013_provider_keys.sql";
+import siteAnalytics from "./0020_site_analytics.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -29,4 +30,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0011_organization_deletion", sql: organizationDeletion },
   { name: "0012_codehost_delivery_outcomes", sql: codehostDeliveryOutcomes },
   { name: "0013_provider_keys", sql: providerKeys },
+  { name: "0020_site_analytics", sql: siteAnalytics },
 ];

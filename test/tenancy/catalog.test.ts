@@ -24,6 +24,11 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
     appReads: ["delivery_id", "received_at"],
     why: "handled App delivery ids and their outcome, recorded before any organization is known; no organization's data in them",
   },
+  site_events: { appReads: [], why: "the site beacon's stream: insert-only for the application role (a read is a permission error); no organization's data" },
+  site_event_rejects: { appReads: [], why: "counts of refused and duplicate beacon events, insert-only for the application role" },
+  analytics_daily: { appReads: ["day", "dimension", "metric", "value"], why: "installation-wide daily aggregates; the dashboard's own check (the operating organization) decides who reads them" },
+  analytics_org_cohorts: { appReads: ["cohort_week", "org_key"], why: "retention cohorts under keyed pseudonyms, never an organization id" },
+  analytics_org_active_weeks: { appReads: ["org_key", "week"], why: "active weeks under keyed pseudonyms, never an organization id" },
   billing_deliveries: { appReads: ["received_at"], why: "handled billing delivery ids, belonging to no organization: added and pruned, never read back" },
 };
 

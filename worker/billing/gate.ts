@@ -55,6 +55,9 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "environments.teardown": "gated",
   "agents.run": "gated",
   "load.run": "gated",
+  // Installation analytics: read by the operating organization, which no plan gates.
+  "analytics.catalog": "reachable",
+  "analytics.overview": "reachable",
 };
 
 /**
@@ -111,6 +114,9 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "POST /auth/device/approve": "reachable",
   "POST /auth/magic-link": "reachable",
   "GET /auth/magic-link/callback": "reachable",
+  // Installation analytics: the site beacon acts for no organization.
+  "POST /v1/site/events": "reachable",
+  "OPTIONS /v1/site/events": "reachable",
 };
 
 export class PlanRequired extends Error {
