@@ -49,6 +49,14 @@ CREATE TABLE analytics_org_active_weeks (
   PRIMARY KEY (org_key, week)
 );
 
+-- Since when the raw beacon events are whole: raised each time the rollup deletes older ones, so a
+-- later run (retention changed or removed) never recomputes a day whose raw events are gone.
+CREATE TABLE analytics_rollup_state (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  raw_whole_from timestamptz NOT NULL
+);
+GRANT SELECT, INSERT, UPDATE ON analytics_rollup_state TO svc_maintenance;
+
 GRANT SELECT ON analytics_daily, analytics_org_cohorts, analytics_org_active_weeks TO svc_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON analytics_daily, analytics_org_cohorts, analytics_org_active_weeks TO svc_maintenance;
 

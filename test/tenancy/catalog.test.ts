@@ -28,6 +28,7 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
   site_event_rejects: { appReads: [], why: "counts of refused and duplicate beacon events, insert-only for the application role" },
   analytics_daily: { appReads: ["day", "dimension", "metric", "value"], why: "installation-wide daily aggregates; the dashboard's own check (the operating organization) decides who reads them" },
   analytics_org_cohorts: { appReads: ["cohort_week", "org_key"], why: "retention cohorts under keyed pseudonyms, never an organization id" },
+  analytics_rollup_state: { appReads: [], why: "the rollup's own record of since when raw beacon events are whole; only the maintenance role" },
   analytics_org_active_weeks: { appReads: ["org_key", "week"], why: "active weeks under keyed pseudonyms, never an organization id" },
   billing_deliveries: { appReads: ["received_at"], why: "handled billing delivery ids, belonging to no organization: added and pruned, never read back" },
 };
