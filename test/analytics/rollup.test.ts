@@ -9,7 +9,11 @@ import worker from "../../worker/index";
 import { pseudonym } from "../../worker/analytics/client";
 import { rollUpAnalytics } from "../../worker/analytics/rollup";
 import { ANALYTICS_CRON } from "../../worker/scheduled";
+import { addDays, isoDay, utcDay, weekOf } from "../../worker/analytics/days";
+import { callWith } from "../support/http";
 import { captureLogs } from "../support/logs";
+import { seedOrganization } from "../support/seed";
+import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 
 const SECRET = "cd".repeat(32);
@@ -163,5 +167,125 @@ describe("the daily rollup", () => {
     );
     expect(off.event("analytics.rollup_skipped").reason).toMatch(/SVC_ANALYTICS_SURROGATE_SECRET/);
     expect(await aggregates()).toEqual(EXPECTED);
+  });
+});
+
+describe("analytics.overview and analytics.catalog", () => {
+  const ask = (session: string, name: string, input: unknown, settings: Record<string, string>) =>
+    callWith(settings, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie: `svc_session=${session}` } });
+
+  async function operatorOrganization() {
+    const org = await seedOrganization("operator");
+    const sessions: Record<string, string> = {};
+    for (const role of ["owner", "admin", "member", "viewer"] as const) sessions[role] = await seedSession(await seedPerson(`op-${role}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.id, role }]));
+    return { orgId: org.id, slug: org.slug, sessions, settings: { SVC_ANALYTICS_OPERATOR_ORG: org.slug } };
+  }
+
+  it("are read only by owners and admins of the operating organization; another organization or the variable unset: nobody", async () => {
+    const operator = await operatorOrganization();
+    const other = await seedOrganization("not-operator");
+    const otherOwner = await seedSession(await seedPerson(`other-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: other.id, role: "owner" }]));
+    for (const name of ["analytics.catalog", "analytics.overview"]) {
+      const statuses: Record<string, number> = {};
+      for (const [role, session] of Object.entries(operator.sessions)) {
+        const response = await ask(session, name, { orgId: operator.orgId }, operator.settings);
+        statuses[role] = response.status;
+        await response.text();
+      }
+      expect({ name, statuses }).toEqual({ name, statuses: { owner: 200, admin: 200, member: 403, viewer: 403 } });
+      const elsewhere = await ask(otherOwner, name, { orgId: other.id }, operator.settings);
+      expect({ name, elsewhere: elsewhere.status }).toEqual({ name, elsewhere: 403 });
+      expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toMatch(/operating organization/);
+      const unset = await ask(operator.sessions.owner!, name, { orgId: operator.orgId }, {});
+      expect({ name, unset: unset.status }).toEqual({ name, unset: 403 });
+      await unset.text();
+    }
+  });
+
+  it("names the closed catalog and what each metric means", async () => {
+    const operator = await operatorOrganization();
+    const response = await ask(operator.sessions.admin!, "analytics.catalog", { orgId: operator.orgId }, operator.settings);
+    const { result } = (await response.json()) as { result: { data: { events: Array<{ name: string; fields: Array<{ name: string }> }>; metrics: Array<{ metric: string }>; limits: Record<string, number> } } };
+    expect(result.data.events.map((event) => event.name)).toEqual(["page_landed", "signup_reached", "contact_requested"]);
+    expect(result.data.events[0]!.fields.map((field) => field.name)).toEqual(["channel", "page", "campaign"]);
+    expect(result.data.metrics.map((entry) => entry.metric)).toContain("usage.active_organizations");
+    expect(result.data.limits).toEqual({ batchEvents: 20, workingSetDays: 98, cohortWeeks: 12, minimumForPercent: 5 });
+  });
+
+  it("gives totals, the daily series and the funnel over 7, 28 (default) or 90 days, and refuses any other span", async () => {
+    const operator = await operatorOrganization();
+    const today = utcDay(new Date());
+    const day = (back: number) => isoDay(addDays(today, -back));
+    await asRole("superuser", async (client) => {
+      await client.query("DELETE FROM analytics_daily WHERE day > '2022-01-01'");
+      const rows: Array<[string, string, string, number]> = [
+        [day(1), "site.page_landed", "", 10], [day(1), "site.page_landed", "search", 6], [day(1), "site.page_landed", "direct", 4],
+        [day(1), "site.sessions_landed", "", 8], [day(1), "site.sessions_signup", "", 3], [day(1), "usage.first_environments", "", 2],
+        [day(1), "usage.signups", "", 3], [day(0), "usage.runs", "", 7],
+        [day(10), "site.page_landed", "", 5], [day(10), "site.page_landed", "search", 5], [day(10), "site.sessions_landed", "", 5],
+        [day(60), "usage.signups", "", 4], [day(120), "usage.signups", "", 100],
+      ];
+      for (const row of rows) await client.query("INSERT INTO analytics_daily (day, metric, dimension, value) VALUES ($1, $2, $3, $4)", row);
+    });
+    const overview = async (input: Record<string, unknown>) => {
+      const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, ...input }, operator.settings);
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { result: { data: { days: number; from: string; to: string; totals: Record<string, number>; series: Array<Record<string, number | string>>; channels: unknown; funnel: unknown } } }).result.data;
+    };
+    const week = await overview({ days: 7 });
+    expect(week).toMatchObject({ days: 7, from: day(6), to: day(0) });
+    expect(week.totals).toMatchObject({ pagesLanded: 10, signups: 3, runs: 7, sessionsLanded: 8, sessionsSignup: 3, firstEnvironments: 2 });
+    expect(week.series).toHaveLength(7);
+    expect(week.series.find((point) => point.day === day(1))).toMatchObject({ pagesLanded: 10, signups: 3, runs: 0 });
+    expect(week.series.find((point) => point.day === day(0))).toMatchObject({ pagesLanded: 0, runs: 7 });
+    expect(week.channels).toEqual([{ channel: "search", pagesLanded: 6 }, { channel: "direct", pagesLanded: 4 }]);
+    expect(week.funnel).toEqual([{ step: "landed", count: 8 }, { step: "signup", count: 3 }, { step: "first_environment", count: 2 }]);
+
+    const month = await overview({});
+    expect(month).toMatchObject({ days: 28, from: day(27) });
+    expect(month.totals).toMatchObject({ pagesLanded: 15, sessionsLanded: 13, signups: 3 });
+    expect(month.series).toHaveLength(28);
+    const quarter = await overview({ days: 90 });
+    expect(quarter.totals).toMatchObject({ signups: 7 });
+    expect(quarter.series).toHaveLength(90);
+
+    for (const days of [30, 0, "28"]) {
+      const refused = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, days }, operator.settings);
+      expect({ days, status: refused.status }).toEqual({ days, status: 400 });
+      await refused.text();
+    }
+  });
+
+  it("shows 12 weekly retention cohorts, a cell as a percentage only over at least 5 organizations and as a count otherwise", async () => {
+    const operator = await operatorOrganization();
+    const thisWeek = weekOf(new Date());
+    const week = (back: number) => isoDay(addDays(thisWeek, -7 * back));
+    await asRole("superuser", async (client) => {
+      await client.query("DELETE FROM analytics_org_cohorts WHERE cohort_week > '2022-01-01'");
+      await client.query("DELETE FROM analytics_org_active_weeks WHERE week > '2022-01-01'");
+      const cohort = async (back: number, size: number, activeByWeek: number[]) => {
+        const keys = Array.from({ length: size }, () => `org_${crypto.randomUUID()}`);
+        for (const key of keys) await client.query("INSERT INTO analytics_org_cohorts (org_key, cohort_week) VALUES ($1, $2)", [key, week(back)]);
+        for (const [k, active] of activeByWeek.entries()) {
+          for (const key of keys.slice(0, active)) await client.query("INSERT INTO analytics_org_active_weeks (org_key, week) VALUES ($1, $2)", [key, week(back - k)]);
+        }
+      };
+      await cohort(2, 5, [5, 3, 1]); // five organizations: percentages
+      await cohort(1, 4, [4, 2]); // four: counts
+      await cohort(12, 9, [9]); // thirteen weeks back: outside the twelve
+    });
+    const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, days: 7 }, operator.settings);
+    const { retention } = ((await response.json()) as { result: { data: { retention: { weeks: number; minimumForPercent: number; cohorts: Array<{ week: string; organizations: number; cells: unknown[] }> } } } }).result.data;
+    expect(retention).toMatchObject({ weeks: 12, minimumForPercent: 5 });
+    expect(retention.cohorts.map((cohort) => cohort.week)).toEqual(Array.from({ length: 12 }, (_, index) => week(11 - index)));
+    const byWeek = new Map(retention.cohorts.map((cohort) => [cohort.week, cohort]));
+    expect(byWeek.get(week(2))).toEqual({
+      week: week(2), organizations: 5,
+      cells: [{ week: 0, kind: "percent", value: 100 }, { week: 1, kind: "percent", value: 60 }, { week: 2, kind: "percent", value: 20 }],
+    });
+    expect(byWeek.get(week(1))).toEqual({ week: week(1), organizations: 4, cells: [{ week: 0, kind: "count", value: 4 }, { week: 1, kind: "count", value: 2 }] });
+    expect(byWeek.get(week(11))).toMatchObject({ organizations: 0 });
+    expect(byWeek.get(week(11))!.cells).toHaveLength(12);
+    expect(byWeek.get(week(0))!.cells).toEqual([{ week: 0, kind: "count", value: 0 }]);
   });
 });

@@ -47,7 +47,6 @@ const NOT_YET_SERVED: Permission[] = [
   "network.edit",
   "network.approve",
   "runtimes.manage",
-  "analytics.read",
 ];
 
 let orgId: string;

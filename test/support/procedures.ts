@@ -61,6 +61,9 @@ export const PROBES: Record<string, Probe> = {
   "deletion.request": { input: org({ confirm: "not-the-slug" }), allowed: 400 },
   "deletion.status": { input: org(), allowed: 200 },
   "deletion.callOff": { input: org(), allowed: 404 },
+  // SVC_ANALYTICS_OPERATOR_ORG is unset in the suite: nobody reads the dashboard (test/analytics/rollup.test.ts reads it).
+  "analytics.catalog": { input: org(), allowed: 403 },
+  "analytics.overview": { input: org({ days: 7 }), allowed: 403 },
 };
 
 interface Procedure {

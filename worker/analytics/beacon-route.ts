@@ -11,8 +11,10 @@ import { MAX_BEACON_EVENTS, recordBeaconBatch, type Outcome } from "./beacon";
 
 export const BEACON_PATH = "/v1/site/events";
 
-/** Each event is judged against the catalog one by one (worker/analytics/catalog.ts), so the batch takes anything. */
-const BeaconBatch = z.object({ events: z.array(z.unknown()).describe(`At most ${MAX_BEACON_EVENTS} events.`) }).strict();
+/** Each event is judged on its own against the catalog (SiteBeaconEvent), so one bad event does not stop the rest. */
+export const BeaconBatch = z
+  .strictObject({ events: z.array(z.unknown()).describe(`At most ${MAX_BEACON_EVENTS} events, each judged on its own against SiteBeaconEvent.`) })
+  .meta({ id: "SiteBeaconBatch" });
 
 const BeaconResult = z.object({
   /** False when SVC_ANALYTICS_SURROGATE_SECRET is unset: nothing was recorded. */
@@ -26,7 +28,7 @@ const BeaconResult = z.object({
       reason: z.enum(["unknown_name", "undeclared_field", "invalid_field", "malformed"]).optional(),
     }),
   ),
-});
+}).meta({ id: "SiteBeaconResult" });
 
 const count = (outcomes: Outcome[], outcome: Outcome["outcome"]) => outcomes.filter((entry) => entry.outcome === outcome).length;
 

@@ -3,9 +3,9 @@
 // reason and the rest of the batch goes on; a retried event collides on its identifier and is counted
 // as a duplicate. The browser's session identifier is stored only as a keyed pseudonym.
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
-import { EVENT_CATALOG, isEventName, type EventName } from "./catalog";
+import { BeaconEvent as BeaconEventShape, EVENT_CATALOG, isEventName, SESSION_ID, type EventName } from "./catalog";
 
-export const MAX_BEACON_EVENTS = 20;
+export { MAX_BEACON_EVENTS } from "./catalog";
 
 export type RefusalReason = "unknown_name" | "undeclared_field" | "invalid_field" | "malformed";
 export type Outcome = { outcome: "recorded" } | { outcome: "duplicate" } | { outcome: "refused"; reason: RefusalReason };
@@ -20,15 +20,13 @@ export interface BeaconEvent {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** The tab's session identifier: random, opaque, short. */
-const SESSION = /^[A-Za-z0-9_-]{8,64}$/;
 const ENVELOPE = new Set(["id", "name", "session", "props"]);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** One event against the catalog: the event to record, or why it is refused. */
 export function judge(raw: unknown): BeaconEvent | RefusalReason {
-  if (!isRecord(raw) || typeof raw.id !== "string" || !UUID.test(raw.id) || typeof raw.session !== "string" || !SESSION.test(raw.session)) return "malformed";
+  if (!isRecord(raw) || typeof raw.id !== "string" || !UUID.test(raw.id) || typeof raw.session !== "string" || !SESSION_ID.test(raw.session)) return "malformed";
   if (!isEventName(raw.name)) return "unknown_name";
   const props = raw.props ?? {};
   if (!isRecord(props)) return "malformed";
@@ -38,6 +36,8 @@ export function judge(raw: unknown): BeaconEvent | RefusalReason {
     const value = props[key];
     if (value === undefined ? rule.required : !rule.accepts(value)) return "invalid_field";
   }
+  // The published shape agrees (and every string it takes is storable text).
+  if (!BeaconEventShape.safeParse(raw).success) return "invalid_field";
   return {
     id: raw.id.toLowerCase(),
     name: raw.name,
@@ -48,7 +48,7 @@ export function judge(raw: unknown): BeaconEvent | RefusalReason {
   };
 }
 
-function hexBytes(hex: string): Uint8Array {
+function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
 }
 

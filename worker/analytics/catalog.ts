@@ -1,6 +1,8 @@
 // The closed catalog of the site beacon (spec: Beacon rules): the event names and, per name, the
 // payload fields it may carry. Every field is a closed set or a short identifier pattern; there is no
 // free-text field. What each dashboard metric means lives here too (analytics.catalog).
+import { z } from "zod";
+import { storable } from "../http/text";
 
 /** Where a visit came from, reduced in the browser from the referrer and the campaign parameters. */
 export const CHANNELS = ["direct", "search", "social", "email", "referral", "campaign", "internal"] as const;
@@ -43,6 +45,25 @@ export const EVENT_CATALOG: Record<EventName, { description: string; fields: Rec
   contact_requested: { description: "the visitor sent a contact request", fields: { channel, page, campaign } },
 };
 
+/** The browser tab's session identifier: random and opaque; stored only as a keyed pseudonym. */
+export const SESSION_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** One beacon event as the catalog accepts it (any other key is an undeclared field). */
+export const BeaconEvent = z
+  .strictObject({
+    id: z.uuid().describe("The event's identifier, made in the browser: a retry collides on it."),
+    name: z.enum(EVENT_NAMES),
+    session: storable(z.string().regex(SESSION_ID)).describe("The tab's session identifier (8 to 64 letters, digits, dash, underscore)."),
+    props: z
+      .strictObject({
+        channel: z.enum(CHANNELS),
+        page: storable(z.string().max(PAGE_SHAPE_MAX).regex(PAGE_SHAPE)).describe(page.description),
+        campaign: storable(z.string().regex(CAMPAIGN)).nullable().optional().describe(campaign.description),
+      })
+      .optional(),
+  })
+  .meta({ id: "SiteBeaconEvent" });
+
 export const isEventName = (value: unknown): value is EventName => typeof value === "string" && Object.hasOwn(EVENT_CATALOG, value);
 
 /** Every metric the rollup writes to analytics_daily, and what it counts. */
@@ -62,6 +83,9 @@ export const METRICS = {
   "usage.runs": "Workload runs requested",
 } as const;
 export type Metric = keyof typeof METRICS;
+
+/** Events per beacon batch (spec: Limits). */
+export const MAX_BEACON_EVENTS = 20;
 
 /** The dashboard reads at most this many days back (spec: Limits, analytics working set). */
 export const WORKING_SET_DAYS = 98;

@@ -7,8 +7,8 @@
 import type { SqlClient } from "../../db/sql-client";
 import { pseudonym } from "./client";
 import { WORKING_SET_DAYS } from "./catalog";
+import { addDays, DAY_MS, isoDay, utcDay, weekOf } from "./days";
 
-const DAY_MS = 86_400_000;
 
 export interface RollupOptions {
   at: Date;
@@ -26,12 +26,6 @@ export interface RollupReport {
   deletedEvents: number;
 }
 
-/** Midnight UTC of the day `at` falls on. */
-export const utcDay = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
-const isoDay = (day: Date) => day.toISOString().slice(0, 10);
-const addDays = (day: Date, days: number) => new Date(day.getTime() + days * DAY_MS);
-/** Monday of the ISO week `day` falls in, like PostgreSQL's date_trunc('week', ...). */
-export const weekOf = (day: Date) => addDays(utcDay(day), -((utcDay(day).getUTCDay() + 6) % 7));
 
 const utc = (column: string) => `(${column} AT TIME ZONE 'UTC')::date`;
 

@@ -1,5 +1,6 @@
 // Every console procedure, by name (/rpc/<name>).
 import { accountRouter } from "./procedures/account";
+import { analyticsRouter } from "./procedures/analytics";
 import { auditRouter } from "./procedures/audit";
 import { billingRouter, subscriptionsRouter } from "./procedures/billing";
 import { claimsRouter } from "./procedures/claims";
@@ -29,6 +30,7 @@ export const appRouter = router({
   invitations: invitationsRouter,
   environments: environmentsRouter,
   agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
+  analytics: analyticsRouter,
 });
 
 export type AppRouter = typeof appRouter;
