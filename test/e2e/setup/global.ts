@@ -17,7 +17,7 @@ import { findChromium } from "./chromium";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    e2e: { base: string; codehost: string; chromium: string };
+    e2e: { base: string; codehost: string; chromium: string; site: string; analyticsOperator: string };
   }
 }
 
@@ -28,6 +28,10 @@ export default async function setup(project: TestProject) {
   const stack = await startLocalStack({ dataDir: join(dir, "postgres"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
   const port = String(await freePort());
   const base = `http://127.0.0.1:${port}`;
+  // Installation analytics: the site beacon's test page is served from this origin (test/e2e/beacon.e2e.ts),
+  // and the organization of this login reads the dashboard (test/e2e/analytics.e2e.ts).
+  const site = `http://127.0.0.1:${await freePort()}`;
+  const analyticsOperator = `analytics-operator-${crypto.randomUUID().slice(0, 8)}`;
   const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost` });
   const ssoKey = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
   const env = {
@@ -38,6 +42,9 @@ export default async function setup(project: TestProject) {
     SVC_CODEHOST_APP_WEBHOOK_SECRET: codehost.app.webhookSecret,
     // Provider keys can be stored (sealed under v1) and tried from the console.
     SVC_PROVIDER_KEY_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+    SVC_SITE_ORIGIN: site,
+    SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
+    SVC_ANALYTICS_OPERATOR_ORG: analyticsOperator,
   };
   const parsed = parseConfig(env);
   if (!parsed.ok) throw new Error(`the end-to-end configuration is refused: ${JSON.stringify(parsed.errors)}`);
@@ -55,6 +62,6 @@ export default async function setup(project: TestProject) {
     await stop();
     throw new Error("wrangler dev did not start for the end-to-end tests");
   }
-  project.provide("e2e", { base, codehost: codehost.url, chromium });
+  project.provide("e2e", { base, codehost: codehost.url, chromium, site, analyticsOperator });
   return stop;
 }
