@@ -1,5 +1,6 @@
 // The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "../../local/env-file";
+import { analytics } from "./commands/analytics";
 import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
 import { dataExport } from "./commands/export";
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   audit,
   export: dataExport,
   reseal,
+  analytics,
 };
 
 const USAGE = `usage: svc <command>
@@ -30,7 +32,8 @@ const USAGE = `usage: svc <command>
   partitions                                keep event partitions ahead; archive and drop past the retention
   audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry
   export <slug> [--out DIR]                 write the organization's data export document to a file
-  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)`;
+  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)
+  analytics rollup                          roll beacon events and own usage into daily aggregates now (the daily cron's job)`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

@@ -22,6 +22,8 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
   { path: "billing", title: "Billing", permission: "billing.manage" },
   // Managers export; the deletion on the same page is the owners' (organization.delete).
   { path: "leaving", title: "Leaving", permission: "data.export" },
+  // Installation analytics: the server also requires the operating organization (SVC_ANALYTICS_OPERATOR_ORG).
+  { path: "analytics", title: "Analytics", permission: "analytics.read" },
 ];
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {

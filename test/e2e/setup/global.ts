@@ -17,7 +17,7 @@ import { findChromium } from "./chromium";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    e2e: { base: string; codehost: string; chromium: string; site: string; analyticsOperator: string };
+    e2e: { base: string; codehost: string; chromium: string; site: string; analyticsOperator: string; workerEnv: Record<string, string> };
   }
 }
 
@@ -62,6 +62,6 @@ export default async function setup(project: TestProject) {
     await stop();
     throw new Error("wrangler dev did not start for the end-to-end tests");
   }
-  project.provide("e2e", { base, codehost: codehost.url, chromium, site, analyticsOperator });
+  project.provide("e2e", { base, codehost: codehost.url, chromium, site, analyticsOperator, workerEnv: env });
   return stop;
 }
