@@ -127,6 +127,14 @@ describe("cross-origin access", () => {
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
   });
 
+  it("lets the site read its refusals (400, 413), so the beacon sees a 4xx and never retries it as a network failure", async () => {
+    for (const [events, status] of [[Array.from({ length: 21 }, () => landed()), 413], ["not a batch", 400]] as const) {
+      const response = await callWith(ON, "/v1/site/events", { method: "POST", json: { events }, headers: { origin: SITE } });
+      expect({ status: response.status, allowed: response.headers.get("access-control-allow-origin") }).toEqual({ status, allowed: SITE });
+      await response.json();
+    }
+  });
+
   it("refuses any other origin, a look-alike or with the site's origin unset, with 403 and records nothing", async () => {
     for (const [origin, env] of [
       ["https://evil.example", ON],
