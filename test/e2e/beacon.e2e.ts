@@ -126,6 +126,35 @@ describe("the site beacon", () => {
     await context.close();
   });
 
+  it("keeps the session in tab storage: the same across pages of the tab, new after 30 minutes idle or 24 hours, new in another tab", async () => {
+    const context = await person();
+    const tab = await context.newPage();
+    const landingOn = async (path: string) => {
+      const before = allEvents().length;
+      await tab.goto(`${site}${path}`);
+      await until(`the landing on ${path} arrived`, () => allEvents().length === before + 1);
+      return allEvents().at(-1)!.session;
+    };
+    const age = (field: "last" | "started", minutes: number) =>
+      tab.evaluate(`(() => { const s = JSON.parse(sessionStorage.getItem("af-analytics-session")); s.${field} = Date.now() - ${minutes * 60_000}; sessionStorage.setItem("af-analytics-session", JSON.stringify(s)); })()`);
+    const first = await landingOn("/one");
+    expect(await landingOn("/two")).toBe(first);
+    await age("last", 29);
+    expect(await landingOn("/three")).toBe(first);
+    await age("last", 31); // idle for more than 30 minutes
+    const second = await landingOn("/four");
+    expect(second).not.toBe(first);
+    await age("started", 24 * 60 + 1); // active all along, but older than 24 hours
+    const third = await landingOn("/five");
+    expect(third).not.toBe(second);
+    const other = await context.newPage();
+    await other.goto(`${site}/other-tab`);
+    await until("the other tab's landing arrived", () => allEvents().some((event) => event.props.page === "/other-tab"));
+    expect(allEvents().find((event) => event.props.page === "/other-tab")!.session).not.toBe(third);
+    expect(await context.cookies()).toEqual([]);
+    await context.close();
+  });
+
   it("sends nothing from a driven browser (navigator.webdriver), and sends once the automation flag is off", async () => {
     const context = await driven.newContext({ userAgent: PERSON_AGENT });
     const tab = await context.newPage();
