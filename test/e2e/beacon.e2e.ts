@@ -47,13 +47,16 @@ beforeAll(async () => {
   });
   await listen(siteServer, Number(new URL(site).port));
   endpoint.server = createServer(async (request, response) => {
-    const cors = { "access-control-allow-origin": site, vary: "Origin" };
+    // A fresh connection for every request: Chromium itself resends a request whose reused connection
+    // dropped, which would hide the beacon's own retry.
+    const cors = { "access-control-allow-origin": site, vary: "Origin", connection: "close" };
     if (request.method === "OPTIONS") {
       return response.writeHead(204, { ...cors, "access-control-allow-methods": "POST", "access-control-allow-headers": "content-type" }).end();
     }
     const body = JSON.parse(await read(request)) as { events: Received["events"] };
     endpoint.received.push({ events: body.events, cookie: request.headers.cookie, origin: request.headers.origin });
     const status = endpoint.answers.shift() ?? 200;
+    if (status === 0) return request.socket.destroy(); // a network failure: the connection drops unanswered
     response.writeHead(status, { ...cors, "content-type": "application/json" }).end(JSON.stringify(status === 200 ? { recording: true } : { error: "test" }));
   });
   endpoint.url = `http://127.0.0.1:${await listen(endpoint.server)}/v1/site/events`;
@@ -261,6 +264,19 @@ describe("the site beacon", () => {
       expect({ attempt, delay, within: delay >= ceiling / 2 && delay <= ceiling }).toEqual({ attempt, delay, within: true });
     });
     expect(Math.max(...retryDelays)).toBeLessThanOrEqual(640);
+    await context.close();
+  });
+
+  it("retries after a network failure (the connection dropped unanswered)", async () => {
+    page.retryBaseMs = 10;
+    endpoint.answers = [0, 0];
+    const context = await person();
+    const tab = await context.newPage();
+    await tab.goto(`${site}/flaky`);
+    await until("the events got through", async () => (await beaconState(tab)).sent === 1);
+    expect(new Set(endpoint.received.map((batch) => batch.events[0]!.id)).size).toBe(1);
+    expect(endpoint.received).toHaveLength(3);
+    expect((await beaconState(tab)).retryDelays).toHaveLength(2);
     await context.close();
   });
 
