@@ -38,7 +38,7 @@ CREATE TABLE analytics_daily (
 );
 
 -- Weekly retention cohorts: each organization under a keyed pseudonym (never its id), the week it
--- was created in, and the weeks it was active (events received or runs requested).
+-- was created in, and the weeks it was active (its engines reported events).
 CREATE TABLE analytics_org_cohorts (
   org_key text PRIMARY KEY,
   cohort_week date NOT NULL
@@ -68,6 +68,5 @@ GRANT SELECT (id, created_at) ON people TO svc_maintenance;
 CREATE POLICY maintenance_rollup ON people FOR SELECT TO svc_maintenance USING (true);
 GRANT SELECT (org_id, created_at) ON environments TO svc_maintenance;
 CREATE POLICY maintenance_rollup ON environments FOR SELECT TO svc_maintenance USING (true);
--- workload_runs: the maintenance role already holds SELECT (the deadline sweep); this shows it every
--- run for counting. Updates stay bound by maintenance_sweep (overdue runs only).
-CREATE POLICY maintenance_rollup ON workload_runs FOR SELECT TO svc_maintenance USING (true);
+-- Runs and activity are counted from the engine's events, which the maintenance role already reads
+-- (it owns the partitions); workload_runs stays visible to it only when overdue (the deadline sweep).

@@ -77,10 +77,10 @@ export const METRICS = {
   "site.duplicates": "Retried beacon events recorded as duplicates",
   "usage.signups": "People who signed in for the first time",
   "usage.organizations_created": "Organizations created",
-  "usage.active_organizations": "Organizations that sent engine events or requested runs",
+  "usage.active_organizations": "Organizations whose engines reported events",
   "usage.environments": "Environments created",
   "usage.first_environments": "Organizations whose first environment was created",
-  "usage.runs": "Workload runs requested",
+  "usage.runs": "Runs started, as engines report them (run.started and workload.started events)",
 } as const;
 export type Metric = keyof typeof METRICS;
 

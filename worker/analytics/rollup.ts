@@ -43,9 +43,8 @@ UNION ALL SELECT day, 'site.refused', '', count(*) FROM rj WHERE reason <> 'dupl
 UNION ALL SELECT day, 'site.duplicates', '', count(*) FROM rj WHERE reason = 'duplicate' GROUP BY day`;
 
 const USAGE_AGGREGATES = `
-WITH active AS (
-  SELECT org_id, ${utc("occurred_at")} AS day FROM events WHERE occurred_at >= $1 AND occurred_at < $2
-  UNION SELECT org_id, ${utc("requested_at")} FROM workload_runs WHERE requested_at >= $1 AND requested_at < $2
+WITH engine AS (
+  SELECT org_id, type, ${utc("occurred_at")} AS day FROM events WHERE occurred_at >= $1 AND occurred_at < $2
 ), first_environments AS (
   SELECT org_id, min(created_at) AS first_at FROM environments GROUP BY org_id
 )
@@ -54,14 +53,11 @@ SELECT ${utc("created_at")}, 'usage.signups', '', count(*) FROM people WHERE cre
 UNION ALL SELECT ${utc("created_at")}, 'usage.organizations_created', '', count(*) FROM organizations WHERE created_at >= $1 AND created_at < $2 GROUP BY 1
 UNION ALL SELECT ${utc("created_at")}, 'usage.environments', '', count(*) FROM environments WHERE created_at >= $1 AND created_at < $2 GROUP BY 1
 UNION ALL SELECT ${utc("first_at")}, 'usage.first_environments', '', count(*) FROM first_environments WHERE first_at >= $1 AND first_at < $2 GROUP BY 1
-UNION ALL SELECT ${utc("requested_at")}, 'usage.runs', '', count(*) FROM workload_runs WHERE requested_at >= $1 AND requested_at < $2 GROUP BY 1
-UNION ALL SELECT day, 'usage.active_organizations', '', count(DISTINCT org_id) FROM active GROUP BY day`;
+UNION ALL SELECT day, 'usage.runs', '', count(*) FROM engine WHERE type IN ('run.started', 'workload.started') GROUP BY day
+UNION ALL SELECT day, 'usage.active_organizations', '', count(DISTINCT org_id) FROM engine GROUP BY day`;
 
 const ACTIVE_WEEKS = `
-SELECT DISTINCT org_id, date_trunc('week', day)::date::text AS week FROM (
-  SELECT org_id, ${utc("occurred_at")} AS day FROM events WHERE occurred_at >= $1 AND occurred_at < $2
-  UNION ALL SELECT org_id, ${utc("requested_at")} FROM workload_runs WHERE requested_at >= $1 AND requested_at < $2
-) a`;
+SELECT DISTINCT org_id, date_trunc('week', ${utc("occurred_at")})::date::text AS week FROM events WHERE occurred_at >= $1 AND occurred_at < $2`;
 
 /** Runs in one transaction on `sql` (the maintenance role). */
 export async function rollUpAnalytics(sql: SqlClient, { at, surrogateSecret, retentionDays }: RollupOptions): Promise<RollupReport> {

@@ -40,7 +40,7 @@ const CHARTS: Array<{ field: Exclude<keyof Point, "day">; title: string }> = [
   { field: "organizationsCreated", title: "Organizations created" },
   { field: "activeOrganizations", title: "Active organizations" },
   { field: "environments", title: "Environments created" },
-  { field: "runs", title: "Runs requested" },
+  { field: "runs", title: "Runs started" },
 ];
 
 /** One daily series as bars; the label says the total and the busiest day for a screen reader. */
@@ -166,7 +166,7 @@ export function AnalyticsPage({ view }: { view: OrgView }) {
               <dt>Organizations created</dt><dd>{data.totals.organizationsCreated}</dd>
               <dt>Active organizations</dt><dd>{data.totals.activeOrganizations}</dd>
               <dt>Environments created</dt><dd>{data.totals.environments}</dd>
-              <dt>Runs requested</dt><dd>{data.totals.runs}</dd>
+              <dt>Runs started</dt><dd>{data.totals.runs}</dd>
               <dt>Beacon events refused / duplicates</dt><dd>{data.totals.refused} / {data.totals.duplicates}</dd>
             </dl>
             <div class="charts">
