@@ -3,7 +3,6 @@
 import type { ComponentChildren } from "preact";
 import { useContext, useEffect } from "preact/hooks";
 import type { Permission } from "../../../worker/auth/permissions";
-import { useOperatingOrganization } from "../pages/analytics";
 import { navigate } from "../router";
 import { SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";
@@ -30,8 +29,6 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {
   const state = useContext(SessionContext)!;
   const { person, organizations } = state.session;
-  // Analytics: only in the operating organization (SVC_ANALYTICS_OPERATOR_ORG), which the server knows.
-  const operating = useOperatingOrganization(view);
   const title = SECTIONS.find((entry) => entry.path === section)?.title ?? (section === "account" ? "Your account" : "Console");
   useEffect(() => {
     document.title = view ? `${title} · ${view.org.name}` : title;
@@ -62,7 +59,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
       </header>
       {view && (
         <nav aria-label="Sections">
-          {SECTIONS.filter((entry) => (entry.permission === null || view.can(entry.permission)) && (entry.path !== "analytics" || operating)).map((entry) => (
+          {SECTIONS.filter((entry) => entry.permission === null || view.can(entry.permission)).map((entry) => (
             <Link key={entry.path} href={`/o/${encodeURIComponent(view.org.slug)}/${entry.path}`} current={entry.path === section}>
               {entry.title}
             </Link>

@@ -1,35 +1,13 @@
 // The installation analytics dashboard (analytics.overview, analytics.catalog): for owners and admins
 // of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); any other organization is told so by the
 // server's sentence. Charts are inline SVG: no chart library ships to the browser.
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { Show } from "../components/feedback";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
 
 type Overview = Outputs["analytics"]["overview"];
-
-const operating = new Map<string, Promise<boolean>>();
-
-/**
- * Whether this organization is the operating one, so the section is worth showing: asked once per
- * organization (analytics.catalog answers 403 anywhere else); the server decides either way.
- */
-export function useOperatingOrganization(view: OrgView | null): boolean {
-  const orgId = view && view.can("analytics.read") ? view.org.id : null;
-  const [answer, setAnswer] = useState(false);
-  useEffect(() => {
-    setAnswer(false);
-    if (!orgId) return;
-    let current = true;
-    if (!operating.has(orgId)) operating.set(orgId, rpc.analytics.catalog.query({ orgId }).then(() => true, () => false));
-    void operating.get(orgId)!.then((yes) => current && setAnswer(yes));
-    return () => {
-      current = false;
-    };
-  }, [orgId]);
-  return answer;
-}
 type Point = Overview["series"][number];
 const SPANS = [7, 28, 90] as const;
 
