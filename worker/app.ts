@@ -6,6 +6,7 @@ import { migrateOnStart } from "./http/migrate-on-start";
 import { services } from "./http/services";
 import { registerAnalyticsProxy } from "./analytics-proxy/routes";
 import { registerAuditExport } from "./audit/routes";
+import { registerSiteBeacon } from "./analytics/beacon-route";
 import { registerBillingWebhooks } from "./billing/routes";
 import { registerDeletionExportLink } from "./deletion/export-link";
 import { registerExportDownloads } from "./exports/routes";
@@ -59,6 +60,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerProviders(app);
   registerOperators(app);
   registerMcp(app);
+  registerSiteBeacon(app);
   registerRpc(app);
   registerOpenApi(app);
   registerEnterprise(app);

@@ -2,6 +2,7 @@
 // sweep that backs up the environment objects' alarms, and the steps of organization deletions.
 import { openPool, useBridge, withClient } from "../db/neon";
 import type { Config } from "./config/types";
+import { analyticsRollupFromWorker } from "./analytics/rollup-job";
 import { advanceDueDeletions, dueDeletions } from "./deletion/advance";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
@@ -12,6 +13,8 @@ import { abandonOverdueEverywhere } from "./workloads/abandon";
 
 export const PARTITION_CRON = "17 3 * * *";
 export const SWEEP_CRON = "*/5 * * * *";
+/** Installation analytics: the daily rollup of beacon events and own usage, and raw-event retention. */
+export const ANALYTICS_CRON = "41 2 * * *";
 
 type Job = (env: Env, config: Config, at: Date) => Promise<unknown>;
 
@@ -19,6 +22,7 @@ type Job = (env: Env, config: Config, at: Date) => Promise<unknown>;
 export const CRON_JOBS: Readonly<Record<string, Job>> = {
   [PARTITION_CRON]: partitionPassFromWorker,
   [SWEEP_CRON]: maintenancePass,
+  [ANALYTICS_CRON]: analyticsRollupFromWorker,
 };
 
 export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {

@@ -6,6 +6,7 @@ import { Layout, SECTIONS } from "./components/layout";
 import { Link } from "./components/link";
 import { AcceptInvitationPage, takePendingInvitation } from "./pages/accept";
 import { AccountPage } from "./pages/account";
+import { AnalyticsPage } from "./pages/analytics";
 import { AuditPage } from "./pages/audit";
 import { BillingPage } from "./pages/billing";
 import { ClaimsPage } from "./pages/claims";
@@ -42,6 +43,7 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   proposals: ProposalsPage,
   runtimes: RuntimesPage,
   "connected-clients": ConnectedClientsPage,
+  analytics: AnalyticsPage,
 };
 
 export function App() {

@@ -1,6 +1,7 @@
 // The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "../../local/env-file";
 import { admin } from "./commands/admin";
+import { analytics } from "./commands/analytics";
 import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
 import { dataExport } from "./commands/export";
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, Command> = {
   reseal,
   licence,
   admin,
+  analytics,
 };
 
 const USAGE = `usage: svc <command>
@@ -40,7 +42,8 @@ const USAGE = `usage: svc <command>
                                             print a signed licence (SVC_LICENSE_KEY); features: sso, scim
   admin bootstrap|add|reset-password <login>  the first operator / another / a new password; the password only from
                                             SVC_ADMIN_BOOTSTRAP_PASSWORD or standard input (SVC_ADMIN_DATABASE_URL)
-  admin remove <login> | admin list         remove an operator (and their sessions); list operators`;
+  admin remove <login> | admin list         remove an operator (and their sessions); list operators
+  analytics rollup                          roll beacon events and own usage into daily aggregates now (the daily cron's job)`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

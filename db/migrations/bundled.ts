@@ -19,6 +19,7 @@ import proposals from "./0015_proposals.sql";
 import operators from "./0016_operators.sql";
 import mcpOauth from "./0018_mcp_oauth.sql";
 import leads from "./0019_leads.sql";
+import siteAnalytics from "./0020_site_analytics.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -39,4 +40,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0016_operators", sql: operators },
   { name: "0018_mcp_oauth", sql: mcpOauth },
   { name: "0019_leads", sql: leads },
+  { name: "0020_site_analytics", sql: siteAnalytics },
 ];

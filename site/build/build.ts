@@ -45,6 +45,7 @@ function layout(title: string, body: string, controlPlane: string): string {
 <meta name="svc-control-plane" content="${escapeHtml(controlPlane)}">
 <title>${escapeHtml(title)} · Control plane</title>
 <link rel="stylesheet" href="/style.css">
+<script src="/beacon.js" data-endpoint="${escapeHtml(controlPlane)}/v1/site/events" defer></script>
 </head>
 <body>
 <header class="top"><a class="brand" href="/">Control plane</a>

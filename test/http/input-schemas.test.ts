@@ -6,6 +6,8 @@ import { createApp } from "../../worker/app";
 import { InstallationEvent, InstallationRepositoriesEvent } from "../../worker/codehost/webhook-schemas";
 import { DeviceCodeRequest, DeviceDecision, DeviceTokenRequest } from "../../worker/device/schemas";
 import { IngestedEvent, IngestRequest } from "../../worker/events/schemas";
+import { BeaconEvent } from "../../worker/analytics/catalog";
+import { BeaconBatch } from "../../worker/analytics/beacon-route";
 import { isGuarded } from "../../worker/http/text";
 import { declaredRoutes } from "../../worker/openapi/route";
 import { appRouter } from "../../worker/rpc/router";
@@ -60,7 +62,7 @@ describe("the shared text schema covers every input", () => {
       [route.params, route.query, route.body]
         .filter((schema): schema is z.ZodType => schema !== undefined)
         // The batch is read as an array and each event checked on its own against IngestedEvent.
-        .map((schema) => (schema === IngestRequest ? IngestedEvent : schema))
+        .map((schema) => (schema === IngestRequest ? IngestedEvent : schema === BeaconBatch ? BeaconEvent : schema))
         .flatMap((schema) => unguarded(schema, `${route.method.toUpperCase()} ${route.path}`)),
     );
     expect(found).toEqual([]);

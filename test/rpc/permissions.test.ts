@@ -39,12 +39,6 @@ const SPEC: Record<Permission, Role[]> = {
   "organization.delete": ["owner"],
 };
 
-// Permissions whose features (masking, egress, runtimes, data export, analytics, deletion) have no
-// procedure yet; each arrives with its feature.
-const NOT_YET_SERVED: Permission[] = [
-  "analytics.read",
-];
-
 let orgId: string;
 const sessions = new Map<Role, string>();
 
@@ -70,9 +64,9 @@ describe("the permission table", () => {
     for (const [name, procedure] of PROCEDURES) expect({ name, declared: procedure._def.meta?.permission !== undefined }).toEqual({ name, declared: true });
   });
 
-  it("has a procedure for every permission but those whose features are not served yet", () => {
+  it("has a procedure for every permission", () => {
     const declared = new Set(PROCEDURES.map(([, procedure]) => procedure._def.meta?.permission).filter(Boolean));
-    expect(Object.keys(SPEC).filter((permission) => !declared.has(permission as Permission)).sort()).toEqual([...NOT_YET_SERVED].sort());
+    expect(Object.keys(SPEC).filter((permission) => !declared.has(permission as Permission)).sort()).toEqual([]);
   });
 
   for (const [name, procedure] of PROCEDURES) {

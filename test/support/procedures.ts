@@ -103,6 +103,9 @@ export const PROBES: Record<string, Probe> = {
   "runtimes.remove": { input: (orgId) => ({ orgId, runtimeId: nobody() }), allowed: 404 },
   "connectedClients.list": { input: org(), allowed: 200 },
   "connectedClients.revoke": { input: (orgId) => ({ orgId, grantId: nobody() }), allowed: 404 },
+  // SVC_ANALYTICS_OPERATOR_ORG is unset in the suite: nobody reads the dashboard (test/analytics/rollup.test.ts reads it).
+  "analytics.catalog": { input: org(), allowed: 403 },
+  "analytics.overview": { input: org({ days: 7 }), allowed: 403 },
 };
 
 interface Procedure {

@@ -97,6 +97,9 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   // Disconnecting a model client is a way out too.
   "connectedClients.list": "reachable",
   "connectedClients.revoke": "reachable",
+  // Installation analytics: read by the operating organization, which no plan gates.
+  "analytics.catalog": "reachable",
+  "analytics.overview": "reachable",
 };
 
 /**
@@ -187,6 +190,9 @@ export const ROUTE_GATE: Record<string, GateSide> = {
   "GET /auth/mcp/authorize": "reachable",
   "POST /auth/mcp/authorize": "reachable",
   "POST /auth/mcp/token": "reachable",
+  // Installation analytics: the site beacon acts for no organization.
+  "POST /v1/site/events": "reachable",
+  "OPTIONS /v1/site/events": "reachable",
 };
 
 export class PlanRequired extends Error {

@@ -1,5 +1,6 @@
 // Every console procedure, by name (/rpc/<name>).
 import { accountRouter } from "./procedures/account";
+import { analyticsRouter } from "./procedures/analytics";
 import { auditRouter } from "./procedures/audit";
 import { billingRouter, subscriptionsRouter } from "./procedures/billing";
 import { claimsRouter } from "./procedures/claims";
@@ -39,6 +40,7 @@ export const appRouter = router({
   masking: maskingRouter, network: networkRouter, pullRequests: pullRequestsRouter,
   runs: runsRouter, decisions: decisionsRouter, runtimes: runtimesRouter,
   connectedClients: connectedClientsRouter,
+  analytics: analyticsRouter,
 });
 
 export type AppRouter = typeof appRouter;

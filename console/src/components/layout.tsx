@@ -27,6 +27,8 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
   { path: "runtimes", title: "Runtimes", permission: "runtimes.manage" },
   // The model clients the person connected through /mcp: their own, whatever their role.
   { path: "connected-clients", title: "Connected clients", permission: null },
+  // Installation analytics: the server also requires the operating organization (SVC_ANALYTICS_OPERATOR_ORG).
+  { path: "analytics", title: "Analytics", permission: "analytics.read" },
 ];
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {

@@ -18,9 +18,10 @@ import { findChromium } from "./chromium";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    e2e: { base: string; codehost: string; chromium: string; site: string };
     /** The local stack's database logins, for the operator command line (`svc admin`, `svc orgs`). */
     e2eDatabase: { app: string; operator: string };
+    /** `beaconPage`: a second allowed origin, where test/e2e/beacon.e2e.ts serves its own test page. */
+    e2e: { base: string; codehost: string; chromium: string; site: string; beaconPage: string; analyticsOperator: string; workerEnv: Record<string, string> };
   }
 }
 
@@ -31,6 +32,10 @@ export default async function setup(project: TestProject) {
   const stack = await startLocalStack({ dataDir: join(dir, "postgres"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
   const port = String(await freePort());
   const base = `http://127.0.0.1:${port}`;
+  // Installation analytics: the site beacon's test page is served from this origin (test/e2e/beacon.e2e.ts),
+  // and the organization of this login reads the dashboard (test/e2e/analytics.e2e.ts).
+  const beaconPage = `http://127.0.0.1:${await freePort()}`;
+  const analyticsOperator = `analytics-operator-${crypto.randomUUID().slice(0, 8)}`;
   const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost` });
   // The site host on its own port: its origin (127.0.0.1 only, so localhost is a foreign origin) may post the forms.
   const sitePort = String(await freePort());
@@ -44,7 +49,9 @@ export default async function setup(project: TestProject) {
     SVC_CODEHOST_APP_WEBHOOK_SECRET: codehost.app.webhookSecret,
     // Provider keys can be stored (sealed under v1) and tried from the console.
     SVC_PROVIDER_KEY_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-    SVC_SITE_ORIGIN: site,
+    SVC_SITE_ORIGIN: `${site},${beaconPage}`,
+    SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
+    SVC_ANALYTICS_OPERATOR_ORG: analyticsOperator,
   };
   const parsed = parseConfig(env);
   if (!parsed.ok) throw new Error(`the end-to-end configuration is refused: ${JSON.stringify(parsed.errors)}`);
@@ -69,6 +76,6 @@ export default async function setup(project: TestProject) {
     throw new Error("wrangler dev did not start for the end-to-end tests");
   }
   project.provide("e2eDatabase", { app: stack.urls.app, operator: stack.urls.operator });
-  project.provide("e2e", { base, codehost: codehost.url, chromium, site });
+  project.provide("e2e", { base, codehost: codehost.url, chromium, site, beaconPage, analyticsOperator, workerEnv: env });
   return stop;
 }

@@ -1,0 +1,182 @@
+// The installation analytics dashboard (analytics.overview, analytics.catalog): for owners and admins
+// of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); any other organization is told so by the
+// server's sentence. Charts are inline SVG: no chart library ships to the browser.
+import { useState } from "preact/hooks";
+import { Show } from "../components/feedback";
+import { useLoad } from "../load";
+import { rpc, type Outputs } from "../rpc";
+import type { OrgView } from "../session";
+
+type Overview = Outputs["analytics"]["overview"];
+type Point = Overview["series"][number];
+const SPANS = [7, 28, 90] as const;
+
+const CHARTS: Array<{ field: Exclude<keyof Point, "day">; title: string }> = [
+  { field: "pagesLanded", title: "Pages landed on" },
+  { field: "signupsReached", title: "Sign-up reached" },
+  { field: "signups", title: "Sign-ups" },
+  { field: "organizationsCreated", title: "Organizations created" },
+  { field: "activeOrganizations", title: "Active organizations" },
+  { field: "environments", title: "Environments created" },
+  { field: "runs", title: "Runs started" },
+];
+
+/** One daily series as bars; the label says the total and the busiest day for a screen reader. */
+function DailyBars({ series, field, title }: { series: Point[]; field: Exclude<keyof Point, "day">; title: string }) {
+  const values = series.map((point) => point[field]);
+  const max = Math.max(1, ...values);
+  const total = values.reduce((sum, value) => sum + value, 0);
+  const width = 300;
+  const height = 80;
+  const step = width / series.length;
+  return (
+    <figure class="chart">
+      <figcaption>{title}: <strong>{total}</strong></figcaption>
+      <svg role="img" aria-label={`${title}, daily, ${series[0]?.day} to ${series.at(-1)?.day}: ${total} in all, at most ${Math.max(0, ...values)} a day`} viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none">
+        <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} class="axis" />
+        {series.map((point, index) => {
+          const barHeight = (point[field] / max) * (height - 4);
+          return (
+            <rect key={point.day} x={index * step + step * 0.1} y={height - barHeight} width={step * 0.8} height={barHeight}>
+              <title>{`${point.day}: ${point[field]}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}
+
+function Funnel({ funnel }: { funnel: Overview["funnel"] }) {
+  const names = { landed: "Landed on the site (sessions)", signup: "Reached sign-up (sessions)", first_environment: "First environment (organizations)" };
+  const max = Math.max(1, ...funnel.map((step) => step.count));
+  return (
+    <figure class="chart">
+      <figcaption>Funnel</figcaption>
+      <svg role="img" aria-label={funnel.map((step) => `${names[step.step]}: ${step.count}`).join("; ")} viewBox="0 0 300 90">
+        {funnel.map((step, index) => (
+          <g key={step.step}>
+            <rect x="0" y={index * 30 + 2} width={Math.max(1, (step.count / max) * 300)} height="24" />
+            <title>{`${names[step.step]}: ${step.count}`}</title>
+          </g>
+        ))}
+      </svg>
+      <ol class="funnel">
+        {funnel.map((step, index) => {
+          const previous = index > 0 ? funnel[index - 1]!.count : null;
+          return (
+            <li key={step.step}>
+              {names[step.step]}: <strong>{step.count}</strong>
+              {previous !== null && previous > 0 && <span class="muted"> ({Math.round((step.count / previous) * 100)}% of the step before)</span>}
+            </li>
+          );
+        })}
+      </ol>
+    </figure>
+  );
+}
+
+function Retention({ retention }: { retention: Overview["retention"] }) {
+  return (
+    <section>
+      <h2>Weekly retention</h2>
+      <p class="muted">
+        Organizations by the week they were created, and how many were active in each week after. A cell is a percentage only when its cohort has at least{" "}
+        {retention.minimumForPercent} organizations; otherwise it is a count.
+      </p>
+      <div class="table-wrap">
+        <table class="retention">
+          <thead>
+            <tr>
+              <th>Cohort (week of)</th>
+              <th>Organizations</th>
+              {Array.from({ length: retention.weeks }, (_, week) => <th key={week}>Week {week}</th>)}
+            </tr>
+          </thead>
+          <tbody>
+            {retention.cohorts.map((cohort) => (
+              <tr key={cohort.week}>
+                <th scope="row">{cohort.week}</th>
+                <td>{cohort.organizations}</td>
+                {Array.from({ length: retention.weeks }, (_, week) => {
+                  const cell = cohort.cells[week];
+                  if (!cell) return <td key={week} />;
+                  return cell.kind === "percent" ? (
+                    <td key={week} class="percent" style={{ "--share": `${cell.value}%` }}>{cell.value}%</td>
+                  ) : (
+                    <td key={week} title="A count: fewer than the organizations a percentage needs">{cell.value}</td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+export function AnalyticsPage({ view }: { view: OrgView }) {
+  const { org } = view;
+  const [days, setDays] = useState<(typeof SPANS)[number]>(28);
+  const overview = useLoad(() => rpc.analytics.overview.query({ orgId: org.id, days }), [org.id, days]);
+  const catalog = useLoad(() => rpc.analytics.catalog.query({ orgId: org.id }), [org.id]);
+  return (
+    <>
+      <h1>Installation analytics</h1>
+      <div class="fields" role="group" aria-label="Period">
+        {SPANS.map((span) => (
+          <button key={span} type="button" class={span === days ? "" : "secondary"} aria-pressed={span === days} onClick={() => setDays(span)}>
+            Last {span} days
+          </button>
+        ))}
+      </div>
+      <Show loaded={overview}>
+        {(data) => (
+          <>
+            <p class="muted">{data.from} to {data.to} (UTC), from the daily rollup.</p>
+            <dl class="facts totals">
+              <dt>Pages landed on</dt><dd>{data.totals.pagesLanded}</dd>
+              <dt>Sessions that landed</dt><dd>{data.totals.sessionsLanded}</dd>
+              <dt>Sign-up reached</dt><dd>{data.totals.signupsReached}</dd>
+              <dt>Contact requests</dt><dd>{data.totals.contactRequests}</dd>
+              <dt>Sign-ups</dt><dd>{data.totals.signups}</dd>
+              <dt>Organizations created</dt><dd>{data.totals.organizationsCreated}</dd>
+              <dt>Active organizations</dt><dd>{data.totals.activeOrganizations}</dd>
+              <dt>Environments created</dt><dd>{data.totals.environments}</dd>
+              <dt>Runs started</dt><dd>{data.totals.runs}</dd>
+              <dt>Beacon events refused / duplicates</dt><dd>{data.totals.refused} / {data.totals.duplicates}</dd>
+            </dl>
+            <div class="charts">
+              {CHARTS.map((chart) => <DailyBars key={chart.field} series={data.series} field={chart.field} title={chart.title} />)}
+              <Funnel funnel={data.funnel} />
+            </div>
+            {data.channels.length > 0 && (
+              <section>
+                <h2>Channels</h2>
+                <ul>{data.channels.map((entry) => <li key={entry.channel}>{entry.channel}: {entry.pagesLanded}</li>)}</ul>
+              </section>
+            )}
+            <Retention retention={data.retention} />
+          </>
+        )}
+      </Show>
+      <Show loaded={catalog}>
+        {(data) => (
+          <details>
+            <summary>What is counted</summary>
+            <p>The site beacon sends only these events, each with only these fields; anything else is refused and counted.</p>
+            <ul>
+              {data.events.map((event) => (
+                <li key={event.name}><code>{event.name}</code>: {event.description} ({event.fields.map((field) => field.name).join(", ")})</li>
+              ))}
+            </ul>
+            <dl class="facts">
+              {data.metrics.map((metric) => [<dt key={`${metric.metric}-t`}><code>{metric.metric}</code></dt>, <dd key={`${metric.metric}-d`}>{metric.description}</dd>])}
+            </dl>
+          </details>
+        )}
+      </Show>
+    </>
+  );
+}

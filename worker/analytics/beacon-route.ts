@@ -1,0 +1,75 @@
+// POST /v1/site/events (spec: Other control plane routes; Beacon rules): the site beacon's batches.
+// No authentication; cross-origin only for SVC_SITE_ORIGIN origins. Payload shapes are "not shown" in
+// the spec, so the route is served and validated but left out of /openapi.json; the README documents it.
+import type { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../http/context";
+import { Refusal } from "../http/refusal";
+import { registerSitePreflight, siteCors } from "../http/site-cors";
+import { refusal, register, route, serverFailure } from "../openapi/route";
+import { MAX_BEACON_EVENTS, recordBeaconBatch, type Outcome } from "./beacon";
+
+export const BEACON_PATH = "/v1/site/events";
+
+/** Each event is judged on its own against the catalog (SiteBeaconEvent), so one bad event does not stop the rest. */
+export const BeaconBatch = z
+  .strictObject({ events: z.array(z.unknown()).describe(`At most ${MAX_BEACON_EVENTS} events, each judged on its own against SiteBeaconEvent.`) })
+  .meta({ id: "SiteBeaconBatch" });
+
+const BeaconResult = z.object({
+  /** False when SVC_ANALYTICS_SURROGATE_SECRET is unset: nothing was recorded. */
+  recording: z.boolean(),
+  recorded: z.int(),
+  duplicates: z.int(),
+  refused: z.int(),
+  outcomes: z.array(
+    z.object({
+      outcome: z.enum(["recorded", "duplicate", "refused", "not_recorded"]),
+      reason: z.enum(["unknown_name", "undeclared_field", "invalid_field", "malformed"]).optional(),
+    }),
+  ),
+}).meta({ id: "SiteBeaconResult" });
+
+const count = (outcomes: Outcome[], outcome: Outcome["outcome"]) => outcomes.filter((entry) => entry.outcome === outcome).length;
+
+const postSiteEvents = route({
+  method: "post",
+  path: BEACON_PATH,
+  operationId: "siteEvents",
+  summary: "Record a batch of site beacon events",
+  tag: "analytics",
+  published: false,
+  body: BeaconBatch,
+  bodyOptions: { limit: 64 * 1024 },
+  middleware: [siteCors],
+  responses: {
+    200: { description: "Each event recorded, a duplicate, or refused with its reason (counted)", schema: BeaconResult },
+    400: refusal("Body not JSON or no events array; nothing recorded"),
+    403: refusal("A browser origin not in SVC_SITE_ORIGIN; nothing read or recorded"),
+    413: refusal(`More than ${MAX_BEACON_EVENTS} events; nothing recorded`),
+    500: serverFailure,
+  },
+  handler: async (c, { body: { events }, reply }) => {
+    if (events.length > MAX_BEACON_EVENTS) {
+      throw new Refusal("payload_too_large", `A beacon batch holds at most ${MAX_BEACON_EVENTS} events; this one has ${events.length}. Nothing was recorded.`);
+    }
+    const secret = c.var.config.analytics.surrogateSecret;
+    if (!secret) {
+      // SVC_ANALYTICS_SURROGATE_SECRET unset: no analytics at all, not even a count of refusals.
+      return reply(200, { recording: false, recorded: 0, duplicates: 0, refused: 0, outcomes: events.map(() => ({ outcome: "not_recorded" as const })) });
+    }
+    const outcomes = await recordBeaconBatch(c.var.database().connect, secret, events);
+    return reply(200, {
+      recording: true,
+      recorded: count(outcomes, "recorded"),
+      duplicates: count(outcomes, "duplicate"),
+      refused: count(outcomes, "refused"),
+      outcomes,
+    });
+  },
+});
+
+export function registerSiteBeacon(app: Hono<AppEnv>): void {
+  registerSitePreflight(app, BEACON_PATH);
+  register(app, postSiteEvents);
+}
