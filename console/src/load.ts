@@ -1,6 +1,7 @@
 // Loading data for a page and running a person's actions, each with progress and an outcome that
 // carries the server's sentence (or, for an unexpected failure, the request id).
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import { AnnounceContext } from "./announce";
 import { describeFailure, type Failure } from "./rpc";
 
 export interface Loaded<T> {
@@ -34,11 +35,23 @@ export type Outcome = { ok: true; message: string } | { ok: false; failure: Fail
 export function useAction<A extends unknown[]>(run: (...args: A) => Promise<string>) {
   const [pending, setPending] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // A success outlives this component: said by the layout when the component goes away.
+  const announce = useContext(AnnounceContext);
+  const said = useRef<string | null>(null);
+  const mounted = useRef(true);
+  useEffect(() => () => {
+    mounted.current = false;
+    if (said.current) announce(said.current);
+  }, [announce]);
   const start = async (...args: A) => {
     setPending(true);
     setOutcome(null);
+    said.current = null;
     try {
-      setOutcome({ ok: true, message: await run(...args) });
+      const message = await run(...args);
+      said.current = message;
+      if (mounted.current) setOutcome({ ok: true, message });
+      else announce(message);
     } catch (error) {
       setOutcome({ ok: false, failure: describeFailure(error) });
     } finally {

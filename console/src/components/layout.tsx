@@ -1,12 +1,13 @@
 // The frame of every signed-in page: the organization switcher, the sections the person's role may
 // see, their account and sign-out.
 import type { ComponentChildren } from "preact";
-import { useContext, useEffect } from "preact/hooks";
+import { useContext, useEffect, useState } from "preact/hooks";
 import type { Permission } from "../../../worker/auth/permissions";
 import { navigate } from "../router";
 import { SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";
 import { Link } from "./link";
+import { AnnounceContext } from "../announce";
 
 /** The organization's sections, and the permission each needs to be shown (null: any member). */
 export const SECTIONS: Array<{ path: string; title: string; permission: Permission | null }> = [
@@ -38,6 +39,8 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
   useEffect(() => {
     document.title = view ? `${title} · ${view.org.name}` : title;
   }, [title, view?.org.name]);
+  const [announced, setAnnounced] = useState<string | null>(null);
+  useEffect(() => setAnnounced(null), [section, view?.org.slug]);
   return (
     <>
       <a class="skip" href="#content">Skip to content</a>
@@ -71,7 +74,10 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
           ))}
         </nav>
       )}
-      <main id="content" tabIndex={-1}>{children}</main>
+      <main id="content" tabIndex={-1}>
+        {announced && <p role="status" class="ok">{announced}</p>}
+        <AnnounceContext.Provider value={setAnnounced}>{children}</AnnounceContext.Provider>
+      </main>
     </>
   );
 }
