@@ -48,7 +48,13 @@ async function main(): Promise<number> {
   // The site host on a port of its own (SITE_PORT, default 8081); its origin may post the forms.
   const sitePort = process.env.SITE_PORT ?? "8081";
   const siteVariables = { SVC_SITE_ORIGIN: `http://127.0.0.1:${sitePort},http://localhost:${sitePort}` };
-  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables, ...modelProviders.variables, ...siteVariables });
+  // Installation analytics can be tried locally: the site's beacon records (a surrogate secret kept in
+  // .data/), and the demo organization's owners read the dashboard.
+  const analyticsVariables = {
+    SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(persistentSecret("analytics-surrogate.key"), "base64").toString("hex"),
+    SVC_ANALYTICS_OPERATOR_ORG: DEMO_SLUG,
+  };
+  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables, ...modelProviders.variables, ...siteVariables, ...analyticsVariables });
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     console.error(formatConfigErrors(parsed.errors));
