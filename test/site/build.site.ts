@@ -107,8 +107,14 @@ describe("npm run site:build", () => {
     expect(page("docs/events.html")).toContain("environment.torn_down");
     expect(page("docs/api.html")).toContain("<code>/v1/events</code>");
     expect(page("404.html")).toContain("Nothing is here");
-    // Pages work without JavaScript: only the forms load a script.
-    for (const name of ["index.html", "pricing.html", "docs/index.html", "docs/api.html", "docs/errors.html"]) expect(page(name)).not.toContain("<script");
+    // Pages work without JavaScript: besides the forms' script, a page loads only the deferred analytics
+    // beacon, which posts to the control plane's beacon endpoint and renders nothing.
+    const BEACON = '<script src="/beacon.js" data-endpoint="https://cp.example.com/v1/site/events" defer></script>';
+    for (const name of ["index.html", "pricing.html", "docs/index.html", "docs/api.html", "docs/errors.html"]) {
+      expect(page(name)).toContain(BEACON);
+      expect(page(name).replace(BEACON, "")).not.toContain("<script");
+    }
+    expect(readFileSync(join(out, "beacon.js"), "utf8")).toContain("af-analytics");
   });
 
   it("keeps the committed published lists in step with the catalogs (nothing gone, nothing re-meant)", () => {
