@@ -1,28 +1,17 @@
 // The data export document on an organization with every kind of record this service keeps: valid
 // against its published schema, references by name, no token value, nothing of another organization.
 import { describe, expect, it } from "vitest";
-import { DataExport } from "../../worker/exports/schema";
-import { PAGE, textSink, writeDataExport } from "../../worker/exports/document";
+import { exportOf } from "../support/exports";
+import { PAGE } from "../../worker/exports/document";
 import { claim } from "../support/codehost";
 import { call } from "../support/http";
 import { newEnvId, reportEnvironment, workplace } from "../support/engine-work";
 import { rpcClient } from "../support/rpc";
-import { appPool, seedToken } from "../support/seed";
+import { seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
 import { seedRun } from "../support/workloads";
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
-
-async function exportOf(orgId: string): Promise<DataExport> {
-  const pool = appPool();
-  try {
-    const sink = textSink();
-    await writeDataExport(pool.connect, orgId, sink);
-    return DataExport.parse(JSON.parse(sink.text()));
-  } finally {
-    await pool.end();
-  }
-}
 
 describe("the data export document", () => {
   it("holds every member the spec lists, by name, and validates against its schema", async () => {

@@ -1,22 +1,9 @@
 // The data export's `files` are the masking file and egress block in force, and its `maskingRules`
 // and `egressPolicy` members every proposal with its decision, by name.
 import { describe, expect, it } from "vitest";
-import { textSink, writeDataExport } from "../../worker/exports/document";
-import { DataExport } from "../../worker/exports/schema";
+import { exportOf } from "../support/exports";
 import { MASKING_FILE, PROJECT_CONFIGURATION_FILE } from "../../worker/proposals/files";
 import { clientOf, proposalPlace } from "../support/proposals";
-import { appPool } from "../support/seed";
-
-async function exportOf(orgId: string): Promise<DataExport> {
-  const pool = appPool();
-  try {
-    const sink = textSink();
-    await writeDataExport(pool.connect, orgId, sink);
-    return DataExport.parse(JSON.parse(sink.text()));
-  } finally {
-    await pool.end();
-  }
-}
 
 describe("proposals in the data export", () => {
   it("exports the files in force keyed by path, and every proposal without internal ids", async () => {

@@ -1,23 +1,10 @@
 // The data export document carries the engine records the spec names: runs, verdicts and runtimes,
 // by name (the engine's run id, the runtime's name), never an internal id, nothing of another organization.
 import { expect, it } from "vitest";
-import { DataExport } from "../../worker/exports/schema";
-import { textSink, writeDataExport } from "../../worker/exports/document";
+import { exportOf } from "../support/exports";
 import { newEnvId, workplace } from "../support/engine-work";
 import { isoAgo, makeEvent, postEvents } from "../support/events";
 import { rpcClient } from "../support/rpc";
-import { appPool } from "../support/seed";
-
-async function exportOf(orgId: string): Promise<DataExport> {
-  const pool = appPool();
-  try {
-    const sink = textSink();
-    await writeDataExport(pool.connect, orgId, sink);
-    return DataExport.parse(JSON.parse(sink.text()));
-  } finally {
-    await pool.end();
-  }
-}
 
 it("exports runs, verdicts and runtimes by name", async () => {
   const place = await workplace("export-records");
