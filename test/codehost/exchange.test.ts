@@ -1,7 +1,7 @@
 // POST /v1/auth/codehost-oidc: every refusal reason, the claim rules, and the engine token it mints.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { EXCHANGE_RATE_LIMIT, exchangeLimiterName } from "../../worker/codehost/exchange-routes";
+import { EXCHANGE_RATE_LIMIT, exchangeLimiterName } from "../../worker/codehost/workflow-identity";
 import { APP_BASE_URL } from "../setup/bindings";
 import {
   claim, deliver, exchange, identityToken, installApp, installationPayload, newRepository, type ExchangeResult, type TestRepository,

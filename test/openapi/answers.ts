@@ -1,7 +1,7 @@
 // A real request for every answer a published hand-written route documents, by operation and status.
 // The contract test walks them all; the catalog test borrows them to produce the error codes.
 import { env } from "cloudflare:workers";
-import { EXCHANGE_RATE_LIMIT, exchangeLimiterName } from "../../worker/codehost/exchange-routes";
+import { EXCHANGE_RATE_LIMIT, exchangeLimiterName } from "../../worker/codehost/workflow-identity";
 import { BODY_LIMITS } from "../../worker/http/input";
 import { seedTenant, type Tenant } from "../support/bearer-routes";
 import { billingOn } from "../support/billing";

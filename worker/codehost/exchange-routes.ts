@@ -1,22 +1,11 @@
 // POST /v1/auth/codehost-oidc (spec: the identity exchange): a workflow identity token in, a
 // 15-minute engine token out.
 import type { Hono } from "hono";
-import type { BucketRule } from "../../durable-objects/rate-limiter";
 import type { AppEnv } from "../http/context";
-import { enforceRateLimit } from "../http/rate-limit";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import { identityAudience } from "./audience";
 import { exchangeIdentity } from "./exchange";
 import { IdentityExchangeRequest, IdentityExchangeResult, IdentityNotBound, IdentityUnverified } from "./exchange-schemas";
-import { IdentityRefusal } from "./identity-refusal";
-import { identityIssuer } from "./issuer";
-import { issuerKeys } from "./jwks";
-import { verifyIdentityToken } from "./oidc-verify";
-import { repositoryKey } from "./repository";
-
-/** Per repository: a burst as large as a wide job matrix, then one exchange a second. */
-export const EXCHANGE_RATE_LIMIT: BucketRule = { capacity: 60, refillPerSecond: 1 };
-export const exchangeLimiterName = (repository: string) => `oidc:${repositoryKey(repository)}`;
+import { admitWorkflowIdentity } from "./workflow-identity";
 
 const exchange = route({
   method: "post",
@@ -40,17 +29,7 @@ const exchange = route({
     500: serverFailure,
   },
   handler: async (c, { body: { token }, reply }) => {
-    const { config } = c.var;
-    const verified = await verifyIdentityToken(token, {
-      issuer: identityIssuer(config.codehost.apiBase),
-      audience: identityAudience(config, c.req.url),
-      keys: issuerKeys,
-    });
-    if (!verified.ok) throw new IdentityRefusal(verified.reason, verified.message);
-    // Counted only once the repository is proven, so nobody can spend another repository's allowance.
-    const { repository } = verified.identity;
-    await enforceRateLimit(c.env, exchangeLimiterName(repository), EXCHANGE_RATE_LIMIT, 1,
-      `Too many identity exchanges for ${repository}; each job needs one exchange, not one per request.`);
+    const verified = await admitWorkflowIdentity(c, token);
     const exchanged = await exchangeIdentity(c.var.database().connect, verified.identity);
     return reply(200, { token: exchanged.token, expires_at: exchanged.expiresAt.toISOString(), org_id: exchanged.orgId, repository: exchanged.repository });
   },

@@ -1,14 +1,8 @@
 // POST /v1/pr/callback-token and POST /v1/pr/report (spec: Other control plane routes, /v1/pr/*).
 import type { Hono } from "hono";
-import { exchangeLimiterName, EXCHANGE_RATE_LIMIT } from "../codehost/exchange-routes";
 import { IdentityUnverified } from "../codehost/exchange-schemas";
-import { IdentityRefusal } from "../codehost/identity-refusal";
-import { identityAudience } from "../codehost/audience";
-import { identityIssuer } from "../codehost/issuer";
-import { issuerKeys } from "../codehost/jwks";
-import { verifyIdentityToken } from "../codehost/oidc-verify";
+import { admitWorkflowIdentity } from "../codehost/workflow-identity";
 import type { AppEnv } from "../http/context";
-import { enforceRateLimit } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { issueCommitCredential } from "./credential";
@@ -40,17 +34,8 @@ const callbackToken = route({
     502: refusal("The code host did not let the App read the pull request"),
   },
   handler: async (c, { body, reply }) => {
-    const { config } = c.var;
-    const verified = await verifyIdentityToken(body.token, {
-      issuer: identityIssuer(config.codehost.apiBase),
-      audience: identityAudience(config, c.req.url),
-      keys: issuerKeys,
-    });
-    if (!verified.ok) throw new IdentityRefusal(verified.reason, verified.message);
-    const { repository } = verified.identity;
-    await enforceRateLimit(c.env, exchangeLimiterName(repository), EXCHANGE_RATE_LIMIT, 1,
-      `Too many identity exchanges for ${repository}; each job needs one exchange, not one per request.`);
-    const issued = await issueCommitCredential(c.var.database().connect, config.codehost, verified.identity, verified.claims, body.pullRequest);
+    const verified = await admitWorkflowIdentity(c, body.token);
+    const issued = await issueCommitCredential(c.var.database().connect, c.var.config.codehost, verified.identity, verified.claims, body.pullRequest);
     return reply(200, {
       token: issued.token,
       expires_at: issued.expiresAt.toISOString(),
