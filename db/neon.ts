@@ -1,26 +1,57 @@
 // The Worker's database access: a neon Pool per request (Workers forbids I/O objects shared across
 // requests), always ended, and connections that speak both raw SQL and drizzle.
-import { Client, Pool, neonConfig, type PoolClient } from "@neondatabase/serverless";
-import { drizzle } from "drizzle-orm/neon-serverless";
+// The driver (and drizzle's adapter for it) loads on the first connection, not at isolate start: its
+// module set-up is the largest part of the start's script time (bench/startup.ts), and requests that
+// never reach the database (health, metrics, the console's pages) do not pay it.
+import type { Client, Pool, PoolClient } from "@neondatabase/serverless";
 import * as schema from "./schema";
 import type { Connection } from "./transaction";
 
-/**
- * The runtime's WebSocket, except that a send once the socket is closing or closed is dropped. The
- * driver coalesces writes into a zero-delay timer; when the other side closes the socket first (a
- * proxy that cannot reach PostgreSQL), that timer's send would throw an uncaught exception, outside
- * any request, instead of the connection failing as it already does.
- */
-const SendSafeWebSocket =
-  typeof WebSocket === "undefined"
-    ? undefined
-    : class extends WebSocket {
+type Driver = typeof import("@neondatabase/serverless");
+type Drizzle = typeof import("drizzle-orm/neon-serverless")["drizzle"];
+
+/** `host:port` of a local WebSocket-to-TCP bridge, or null for Neon's own proxy. */
+let bridgeSetting: string | null = null;
+let loaded: { driver: Driver; drizzle: Drizzle } | null = null;
+let loading: Promise<{ driver: Driver; drizzle: Drizzle }> | null = null;
+
+function applyBridge(driver: Driver): void {
+  const bridge = bridgeSetting;
+  if (!bridge) return;
+  driver.neonConfig.wsProxy = (host, port) => `${bridge}/v1?address=${host}:${port}`;
+  driver.neonConfig.useSecureWebSocket = false;
+  driver.neonConfig.pipelineTLS = false;
+  driver.neonConfig.pipelineConnect = false;
+}
+
+/** The driver, loaded once per isolate and configured (the send-safe WebSocket, the bridge). */
+export async function loadDriver(): Promise<Driver> {
+  return (await load()).driver;
+}
+
+function load(): Promise<{ driver: Driver; drizzle: Drizzle }> {
+  if (loaded) return Promise.resolve(loaded);
+  loading ??= Promise.all([import("@neondatabase/serverless"), import("drizzle-orm/neon-serverless")]).then(([driver, adapter]) => {
+    /**
+     * The runtime's WebSocket, except that a send once the socket is closing or closed is dropped. The
+     * driver coalesces writes into a zero-delay timer; when the other side closes the socket first (a
+     * proxy that cannot reach PostgreSQL), that timer's send would throw an uncaught exception, outside
+     * any request, instead of the connection failing as it already does.
+     */
+    if (typeof WebSocket !== "undefined") {
+      driver.neonConfig.webSocketConstructor = class extends WebSocket {
         override send(data: string | ArrayBuffer | ArrayBufferView<ArrayBuffer>): void {
           if (this.readyState === WebSocket.CLOSING || this.readyState === WebSocket.CLOSED) return;
           super.send(data);
         }
       };
-if (SendSafeWebSocket) neonConfig.webSocketConstructor = SendSafeWebSocket;
+    }
+    applyBridge(driver);
+    loaded = { driver, drizzle: adapter.drizzle };
+    return loaded;
+  });
+  return loading;
+}
 
 /**
  * Points the driver at a local WebSocket-to-TCP bridge (`host:port`) instead of Neon's own proxy.
@@ -28,10 +59,8 @@ if (SendSafeWebSocket) neonConfig.webSocketConstructor = SendSafeWebSocket;
  */
 export function useBridge(bridge: string | null | undefined): void {
   if (!bridge) return;
-  neonConfig.wsProxy = (host, port) => `${bridge}/v1?address=${host}:${port}`;
-  neonConfig.useSecureWebSocket = false;
-  neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false;
+  bridgeSetting = bridge;
+  if (loaded) applyBridge(loaded.driver);
 }
 
 /**
@@ -51,6 +80,7 @@ const unreachable = (error: unknown): never => {
 
 /** One connection for `work`, always closed: for work outside a request's pool (migrations, Cron Triggers). */
 export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const { Client } = await loadDriver();
   const client = new Client(url);
   client.on("error", () => {});
   await client.connect().catch(unreachable);
@@ -68,17 +98,29 @@ export interface RequestPool {
 }
 
 export function openPool(connectionString: string, max: number): RequestPool {
-  const pool = new Pool({ connectionString, max, connectionTimeoutMillis: 5_000 });
-  // After the pool ends the bridge closes its sockets; without a listener that surfaces as an
-  // unhandled "Network connection lost" in workerd.
-  pool.on("error", () => {});
-  // Once per connection, not per checkout: a pooled connection is handed out many times.
-  pool.on("connect", (client: PoolClient) => client.on("error", () => {}));
+  let opened: Promise<{ pool: Pool; drizzle: Drizzle }> | null = null;
+  let ended = false;
+  const open = () =>
+    (opened ??= load().then(({ driver, drizzle }) => {
+      const pool = new driver.Pool({ connectionString, max, connectionTimeoutMillis: 5_000 });
+      // After the pool ends the bridge closes its sockets; without a listener that surfaces as an
+      // unhandled "Network connection lost" in workerd.
+      pool.on("error", () => {});
+      // Once per connection, not per checkout: a pooled connection is handed out many times.
+      pool.on("connect", (client: PoolClient) => client.on("error", () => {}));
+      return { pool, drizzle };
+    }));
   return {
     connect: async () => {
+      if (ended) unreachable(new Error("The pool has ended."));
+      const { pool, drizzle } = await open().catch(unreachable);
       const client = await pool.connect().catch(unreachable);
       return { sql: client, db: drizzle({ client, schema }), release: (error) => client.release(error) };
     },
-    end: () => pool.end().catch(() => {}),
+    // A pool never connected has nothing to end.
+    end: async () => {
+      ended = true;
+      if (opened) await (await opened).pool.end().catch(() => {});
+    },
   };
 }

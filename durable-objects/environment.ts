@@ -2,7 +2,7 @@
 // its events and claims of its workload runs run here one at a time, and its alarm abandons runs
 // whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
-import { openPool, useBridge } from "../db/neon";
+import { DatabaseUnreachable, openPool, useBridge, type RequestPool } from "../db/neon";
 import { inTenant, type Tx } from "../db/transaction";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
@@ -28,12 +28,26 @@ export class EnvironmentObject extends DurableObject<Env> {
     return run;
   }
 
+  // One connection kept by the object across its calls (a Durable Object may hold I/O between
+  // requests; a Worker's request may not): a claim or a batch's projection does not pay a new
+  // connection each time (bench/claim.ts). The driver closes it after 10 s idle and reconnects on
+  // the next call; a connection that failed is discarded by the pool, and a call that could not
+  // reach the database drops the pool so the next one starts afresh.
+  private pool: RequestPool | null = null;
+
+  private connection(): RequestPool {
+    if (!this.pool) {
+      const { database } = configFor(this.env);
+      useBridge(database.wsProxy);
+      this.pool = openPool(database.url, 1);
+    }
+    return this.pool;
+  }
+
   /** Runs `work` for this environment in a tenant transaction, then re-arms the deadline alarm. */
   private async inEnvironment<T>(identity: Identity, work: (tx: Tx) => Promise<T>): Promise<T> {
     await this.ctx.storage.put("identity", identity);
-    const { database } = configFor(this.env);
-    useBridge(database.wsProxy);
-    const pool = openPool(database.url, 1);
+    const pool = this.connection();
     try {
       return await inTenant(pool.connect, identity.orgId, async (tx) => {
         const result = await work(tx);
@@ -42,8 +56,12 @@ export class EnvironmentObject extends DurableObject<Env> {
         else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 1000));
         return result;
       });
-    } finally {
-      this.ctx.waitUntil(pool.end());
+    } catch (error) {
+      if (error instanceof DatabaseUnreachable && this.pool === pool) {
+        this.pool = null;
+        this.ctx.waitUntil(pool.end());
+      }
+      throw error;
     }
   }
 

@@ -2,7 +2,7 @@ import { Client } from "@neondatabase/serverless";
 import { describe, expect, inject, it } from "vitest";
 import { applyMigrations, type Migration } from "../../db/migrate";
 import { BUNDLED_MIGRATIONS } from "../../db/migrations/bundled";
-import { useBridge, withClient } from "../../db/neon";
+import { loadDriver, useBridge, withClient } from "../../db/neon";
 import { sha256Hex } from "../../worker/tokens/secret";
 import { callWith } from "../support/http";
 import { ownDatabase } from "../support/own-database";
@@ -19,6 +19,7 @@ describe("migrations", () => {
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
 
     useBridge(inject("database").bridge);
+    await loadDriver();
     const client = new Client(emptyMigration);
     client.on("error", () => {});
     await client.connect();

@@ -1,7 +1,7 @@
 // Raw SQL as a chosen database role, from inside workerd, through the same bridge the Worker uses.
 import { Client } from "@neondatabase/serverless";
 import { inject } from "vitest";
-import { useBridge } from "../../db/neon";
+import { loadDriver, useBridge } from "../../db/neon";
 import type { TestDatabase } from "../setup/bindings";
 
 export type RoleName = Exclude<keyof TestDatabase, "bridge" | "emptyMigration">;
@@ -9,6 +9,7 @@ export type RoleName = Exclude<keyof TestDatabase, "bridge" | "emptyMigration">;
 /** Runs `work` connected as `role`, to the suite's shared database unless told another (see own-database.ts). */
 export async function asRole<T>(role: RoleName, work: (client: Client) => Promise<T>, database: TestDatabase = inject("database")): Promise<T> {
   useBridge(database.bridge);
+  await loadDriver(); // the bridge applies once the driver is loaded (db/neon.ts loads it on first use)
   const client = new Client(database[role]);
   client.on("error", () => {});
   await client.connect();

@@ -2,7 +2,7 @@
 // the last line), for a person whose role holds audit.export. Verify it offline with
 // `svc audit verify <file>`.
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
 import { asSessionMember } from "../sessions/authority";

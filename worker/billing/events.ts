@@ -1,6 +1,6 @@
 // The provider's deliveries this service acts on (Stripe's event shapes), validated after the
 // signature passed. Unknown fields are kept out; unknown event types are recorded and ignored.
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 
 const Id = text({ min: 1, max: 255 });

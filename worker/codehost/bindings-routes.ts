@@ -1,7 +1,7 @@
 // /v1/oidc/bindings (spec: Repository claims): a CLI token with tokens.manage claims a repository for
 // its organization, lists the claims with the audience to request, and revokes them.
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { addLookup, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { asCliToken } from "../auth/bearer";

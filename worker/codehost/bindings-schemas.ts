@@ -1,6 +1,6 @@
 // Shapes of the repository-claim routes (spec: Repository claim (OidcBinding), Binding list, Binding
 // revocation result).
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 import type { Claim } from "./claims";
 import { REPOSITORY_PART_PATTERN, RepositoryName } from "./repository";

@@ -1,5 +1,5 @@
 // Shapes of POST /v1/auth/codehost-oidc (spec: Identity exchange result; 401 and 403 reasons).
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 import { NOT_BOUND_REASONS } from "./identity-refusal";
 import { UNVERIFIED_REASONS } from "./oidc-verify";

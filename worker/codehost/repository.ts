@@ -1,6 +1,6 @@
 // Repository names as the code host writes them (`owner/name`). The code host ignores case, so every
 // comparison goes through `repositoryKey`.
-import { z } from "zod";
+import * as z from "zod";
 import { storable } from "../http/text";
 
 const PART = "[A-Za-z0-9_.-]+";

@@ -1,6 +1,6 @@
 // The parts of the code host's installation deliveries this service reads. Anything else in a
 // payload is ignored; an event or action not listed here is acknowledged and changes nothing.
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 import { RepositoryName } from "./repository";
 

@@ -1,6 +1,6 @@
 // POST /v1/commands/claim and POST /v1/commands/{id}/ack (spec: Runtime command states).
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { inTenant } from "../../db/transaction";
 import { requireToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";

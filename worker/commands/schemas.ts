@@ -1,5 +1,5 @@
 // Shapes of the command engine endpoints (the spec leaves them to us).
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 
 export const MAX_COMMANDS_PER_CLAIM = 50;

@@ -2,7 +2,7 @@
 // (RFC 8628 bodies and errors), GET /auth/device (the verification page) and
 // POST /auth/device/approve for the signed-in person.
 import type { Context, Hono } from "hono";
-import type { z } from "zod";
+import type * as z from "zod";
 import { isPermission, type Permission } from "../auth/permissions";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";

@@ -1,5 +1,5 @@
 // Shapes of the device flow: RFC 8628 names and errors (the spec leaves the exchange to us).
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 
 export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";

@@ -1,5 +1,5 @@
 // Shapes of POST /v1/events (spec: Ingested event, IngestResult).
-import { z } from "zod";
+import * as z from "zod";
 import { RepositoryName } from "../codehost/repository";
 import { BODY_LIMITS } from "../http/input";
 import { storable, storableJson, text } from "../http/text";

@@ -1,7 +1,7 @@
 // GET /console/api/exports/{exportId}?orgId=: downloads a finished data export document (session,
 // data.export), streamed from the exports bucket.
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
 import { Refusal } from "../http/refusal";

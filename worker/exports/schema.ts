@@ -2,7 +2,7 @@
 // lists, references by name (repository `owner/name`, person login, environment id), never internal
 // ids. Its JSON Schema is published in /openapi.json (components: DataExport) and every export is
 // validated against it in tests.
-import { z } from "zod";
+import * as z from "zod";
 
 const When = z.iso.datetime().nullable();
 

@@ -1,7 +1,7 @@
 // The one way a request body is read: bounded (413 before it is read whole, whether its length is
 // declared or it comes chunked), UTF-8, JSON by its content type, then validated with the route's zod
 // schema. Failures are Refusals whose sentence names the field.
-import type { z } from "zod";
+import type * as z from "zod";
 import type { AppContext } from "./context";
 import { Refusal } from "./refusal";
 

@@ -1,5 +1,5 @@
 // The error shapes every hand-written route answers with (spec: Other shapes).
-import { z } from "zod";
+import * as z from "zod";
 
 export const RefusalShape = z
   .strictObject({

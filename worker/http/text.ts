@@ -3,7 +3,7 @@
 // bad field would be a 500 for the whole request. Every string a route or procedure takes goes
 // through `text` (or `storable`, `storableJson`) with a documented maximum, so it is refused where it
 // enters: a 400 naming the field, or one event's `reason`. A test walks every input schema for it.
-import { z } from "zod";
+import * as z from "zod";
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -1,7 +1,7 @@
 // POST /auth/magic-link (ask for a link) and GET /auth/magic-link/callback (use it). Served only when
 // SVC_MAIL_API_KEY, SVC_MAIL_FROM and SVC_PUBLIC_URL are all set; rate limited per client address.
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { acceptInvitationsFor } from "../invitations/accept";
 import { addressBucket, clientAddressOf as addressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";

@@ -1,6 +1,6 @@
 // Dynamic client registration (RFC 7591) for model-context-protocol clients: public clients only
 // (no secret; the code is protected by PKCE), redirect URIs stored as given and matched exactly.
-import { z } from "zod";
+import * as z from "zod";
 import { inTransaction, type Connection } from "../../db/transaction";
 import { text } from "../http/text";
 

@@ -2,7 +2,6 @@
 // sends the answer, the organization it will act in, what it may do there; allow or deny. The form
 // posts (no script) with the session's CSRF token as a field, since a plain form sends no header.
 import { escapeHtml, page } from "../signin/pages";
-import { permissionsOf, TOOLS } from "./tools";
 
 /** The authorization request as the page carries it into the decision. */
 export interface AuthorizationRequest {
@@ -16,13 +15,14 @@ export interface AuthorizationRequest {
 
 const hidden = (name: string, value: string | null) => (value === null ? "" : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`);
 
-export function consentPage(options: {
+/** Async: the tools (and the procedures they name) are loaded on first use, not at isolate start. */
+export async function consentPage(options: {
   clientName: string;
   request: AuthorizationRequest;
   organizations: Array<{ id: string; slug: string; role: string }>;
   csrfToken: string;
   productName: string;
-}): string {
+}): Promise<string> {
   const { clientName, request, organizations } = options;
   if (organizations.length === 0) {
     return page("No organization yet", "<p>You belong to no organization, so there is nothing to connect a model client to.</p>");
@@ -36,6 +36,7 @@ export function consentPage(options: {
     }
   })();
   const options_ = organizations.map((org) => `<option value="${escapeHtml(org.id)}">${escapeHtml(org.slug)} (${escapeHtml(org.role)})</option>`).join("");
+  const { permissionsOf, TOOLS } = await import("./tools");
   const abilities = TOOLS.map((tool) => `<li>${escapeHtml(tool.title)} <span class="muted">(${escapeHtml(permissionsOf(tool).filter(Boolean).join(", "))})</span></li>`).join("");
   return page(
     "Connect a model client",

@@ -1,9 +1,8 @@
 // POST /mcp: the protocol's Streamable HTTP transport in stateless JSON mode (no session, JSON
 // answers, no event stream), through the official SDK: a new server and transport per request.
 // The bearer is checked before the transport sees the request; GET and DELETE answer 405.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+// The SDK and the tools (with the procedures behind them) load on the first POST /mcp, not at isolate
+// start (bench/startup.ts): this module is imported for its paths by the authorization server.
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { sendAfterResponse } from "../analytics/client";
 import type { AppContext } from "../http/context";
@@ -11,9 +10,7 @@ import { BODY_LIMITS, readBytes } from "../http/input";
 import { log } from "../log";
 import { rpcContext } from "../rpc/context";
 import { authenticateProtocolToken, presentedBearer, protocolBearer } from "./bearer";
-import { callTool, listedTools, TOOL_NAMES } from "./tools";
 
-const TOOL_SET: ReadonlySet<string> = new Set(TOOL_NAMES);
 
 export const MCP_PATH = "/mcp";
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
@@ -42,6 +39,13 @@ export async function serveMcp(c: AppContext): Promise<Response> {
   const grant = await authenticateProtocolToken(connect, token);
   if (!grant) return unauthorized(c, "The access token is unknown, expired or revoked, or its person left the organization.", true);
 
+  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }, { callTool, listedTools, TOOL_NAMES }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/index.js"),
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+      import("./tools"),
+    ]);
   const ctx = { ...rpcContext(c), sessionToken: null, csrfHeader: undefined, bearer: protocolBearer(token) };
   const server = new Server(
     { name: "svc-control-plane", version: "1.0.0" },
@@ -55,7 +59,7 @@ export async function serveMcp(c: AppContext): Promise<Response> {
       log("error", "mcp.tool_failed", { requestId: c.var.requestId, tool: name, error: error instanceof Error ? error.name : "unknown" }),
     );
     // Never the arguments or the result: the tool (from the closed set), how it ended and how long it took.
-    if (TOOL_SET.has(name)) {
+    if ((TOOL_NAMES as readonly string[]).includes(name)) {
       sendAfterResponse(c.executionCtx, c.var.config.analytics, {
         event: "mcp_tool_call",
         orgId: grant.orgId,

@@ -135,7 +135,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     }
     const { organizations } = await personContext(connect, session.personId);
     return c.html(
-      consentPage({
+      await consentPage({
         clientName: checked.clientName,
         request: checked.request,
         organizations,

@@ -4,7 +4,7 @@
 // gate, in the transaction that does the work), and shares the procedure's input schema (less
 // `orgId`, which the token fixes) and its logic: nothing here re-implements a procedure.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import type { RpcContext } from "../rpc/context";
 import { appRouter } from "../rpc/router";
 

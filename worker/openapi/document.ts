@@ -1,5 +1,5 @@
 // /openapi.json: generated at request time from the routes this deployment serves.
-import { z } from "zod";
+import * as z from "zod";
 import { BODY_LIMITS } from "../http/input";
 // Documents this service hands out as files, published among the components beside the routes' schemas.
 import "../exports/schema";

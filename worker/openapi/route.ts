@@ -3,7 +3,7 @@
 // validation hook and marks its handler, so /openapi.json is built from what the app serves.
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";

@@ -1,8 +1,7 @@
 // GET /openapi.json: built at request time from the routes mounted on this app (their declarations)
-// and the console procedures.
+// and the console procedures. The procedures (the router) load on first use, not at isolate start.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { rpcRouteDocs } from "../rpc/openapi";
 import { openApiDocument } from "./document";
 import { declaredRoutes, hookResponses, type OperationDoc } from "./route";
 
@@ -13,7 +12,7 @@ export const publishedRoutes = (app: Hono<AppEnv>): OperationDoc[] =>
     .map((declared) => ({ ...declared, responses: { ...hookResponses(declared), ...declared.responses } }));
 
 export function registerOpenApi(app: Hono<AppEnv>): void {
-  app.get("/openapi.json", (c) =>
-    c.json(openApiDocument(c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin, [...publishedRoutes(app), ...rpcRouteDocs()])),
+  app.get("/openapi.json", async (c) =>
+    c.json(openApiDocument(c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin, [...publishedRoutes(app), ...(await import("../rpc/openapi")).rpcRouteDocs()])),
   );
 }

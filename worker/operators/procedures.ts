@@ -3,7 +3,7 @@
 // Reads across organizations run as the operator role in the middleware's transaction; a change to
 // one organization runs as the application role acting for it, audited in its log.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { inTenant } from "../../db/transaction";
 import type { Tx } from "../../db/transaction";
 import { changePlan } from "../billing/plan-change";

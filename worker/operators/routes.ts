@@ -2,7 +2,7 @@
 // procedures), and sign-in, sign-out and "who am I" as JSON. Served only with SVC_ADMIN_DATABASE_URL
 // set; never listed in /openapi.json.
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { RequestPool } from "../../db/neon";
 import { inTransaction } from "../../db/transaction";
 import { addressBucket, clientAddressOf } from "../http/client-address";

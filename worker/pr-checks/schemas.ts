@@ -1,5 +1,5 @@
 // Shapes of POST /v1/pr/callback-token and POST /v1/pr/report (spec: Other control plane routes).
-import { z } from "zod";
+import * as z from "zod";
 import { NOT_BOUND_REASONS } from "../codehost/identity-refusal";
 import { storable, text } from "../http/text";
 

@@ -1,7 +1,7 @@
 // The egress policy as a structure: a default, hosts allowed and hosts denied (a deny wins over an
 // allow). Rendered as the `egress:` block of the project configuration file, and compared with the
 // policy in force to tell whether a change loosens it (allows something that was denied).
-import { z } from "zod";
+import * as z from "zod";
 import { storable } from "../http/text";
 
 /** A host name, or `*.` and a domain for every name under it. */

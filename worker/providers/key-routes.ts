@@ -3,7 +3,7 @@
 // `orgId` query parameter) and the CLI's `/v1/providers...` (CLI token; its organization). Keys are
 // credentials (tokens.manage); spending caps are billing.manage's.
 import type { Hono } from "hono";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { Tx } from "../../db/transaction";
 import type { Grant } from "../auth/authorize";
 import { asCliToken } from "../auth/bearer";

@@ -1,6 +1,6 @@
 // The two model providers, named by the spec's path words: `messages-provider` (the messages API)
 // and `chat-provider` (the chat-completions API).
-import { z } from "zod";
+import * as z from "zod";
 
 export const PROVIDERS = ["messages-provider", "chat-provider"] as const;
 

@@ -1,5 +1,5 @@
 // Shapes of the provider-key routes (browser and CLI alike): what an organization holds, never a key.
-import { z } from "zod";
+import * as z from "zod";
 import { storable } from "../http/text";
 import { ProviderName } from "./names";
 

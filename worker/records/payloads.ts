@@ -1,7 +1,7 @@
 // Payloads of the engine's record events (the spec leaves them to us). Each is loose: unknown fields
 // are kept in the stored event, so a newer engine may send more. An event of one of these types whose
 // payload breaks its shape is rejected alone, with a reason, like any other invalid event.
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 
 /** A run as its engine names it: the key verdicts, artifacts and goldens refer to. */

@@ -2,7 +2,7 @@
 // message nor the input) and answered with the catalog's sentence; the request id is in x-request-id.
 // Input that fails validation is answered with a sentence naming the field, not the validator's JSON.
 import type { TRPCDefaultErrorShape as DefaultErrorShape, TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { ERROR_CATALOG } from "../http/catalog";
 import { diagnose, FAILURE_CODE } from "../http/diagnosis";
 import { describeIssue } from "../http/input";

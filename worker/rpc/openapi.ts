@@ -1,6 +1,6 @@
 // The console procedures in /openapi.json: every customer procedure with its input schema (queries
 // as GET with `input`, mutations as POST with a JSON body); operator procedures (admin.*) left out.
-import { z } from "zod";
+import * as z from "zod";
 import type { OperationDoc } from "../openapi/route";
 import { appRouter } from "./router";
 import type { ProcedureMeta } from "./trpc";

@@ -1,12 +1,13 @@
 // /rpc/*: the tRPC fetch handler inside the app, after the shared plumbing (request id, config,
 // per-request pool). Queries are GET with `?input=`, mutations POST with a JSON body.
+// The router (every procedure and its schemas) is built on the first /rpc request, not at isolate
+// start (bench/startup.ts).
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { rpcContext } from "./context";
-import { appRouter } from "./router";
 
 export const RPC_PREFIX = "/rpc";
 
@@ -30,6 +31,7 @@ export function registerRpc(app: Hono<AppEnv>): void {
         return c.json({ error: { message: refused.message, code: -32413, data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path } } }, 413);
       }
     }
+    const { appRouter } = await import("./router");
     return fetchRequestHandler({
       endpoint: RPC_PREFIX,
       req,

@@ -2,7 +2,7 @@
 // result and failure shapes are exactly the spec's. Every procedure states the permission it needs
 // (meta), and one middleware checks it with `authorize` inside the transaction the procedure works in.
 import { initTRPC, TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import type { Role } from "../../db/schema";
 import { addLookup, openTransaction, type OpenTransaction, type Tx } from "../../db/transaction";
 import { authorize, Denied } from "../auth/authorize";

@@ -1,5 +1,5 @@
 // What the site's two forms send. Every field is bounded; free text is storable text (worker/http/text.ts).
-import { z } from "zod";
+import * as z from "zod";
 import { storable, text } from "../http/text";
 
 /** Limits of the form fields (README: The site). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../http/text";
 
 export const CreateEngineTokenRequest = z

@@ -2,7 +2,7 @@
 // (spec: Events rule 5). Applied when the sender holds the run (its lease is the current one) or
 // nothing holds it (the lease expired); otherwise the event is stored whole, the run is unchanged,
 // and the outcome says why in a sentence.
-import { z } from "zod";
+import * as z from "zod";
 import type { Tx } from "../../db/transaction";
 
 export const FINAL_EVENT_STATES = { "workload.finished": "finished", "workload.cancelled": "cancelled" } as const;

@@ -1,6 +1,6 @@
 // POST /v1/workloads/claim and POST /v1/workloads/runs/{runId}/heartbeat (spec: Engine work endpoints).
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { environmentObject } from "../../durable-objects/environment";
 import { inTenant } from "../../db/transaction";
 import { requireToken } from "../auth/bearer";

@@ -1,5 +1,5 @@
 // Shapes of the workload engine endpoints (the spec leaves them to us).
-import { z } from "zod";
+import * as z from "zod";
 import { EnvId } from "../events/schemas";
 import { storableJson } from "../http/text";
 

@@ -1,6 +1,6 @@
 // account.context and account.close (spec: Console RPC, Authentication rule 9).
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../../http/text";
 import { actAs } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";

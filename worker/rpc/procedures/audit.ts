@@ -1,6 +1,6 @@
 // audit.list (audit.read) and audit.verify (audit.export): the organization's audit log and a check
 // of its hash chain.
-import { z } from "zod";
+import * as z from "zod";
 import { verifyChain } from "../../audit/verify";
 import { inOrganization, router } from "../trpc";
 

@@ -2,7 +2,7 @@
 // plan, the subscription and billing history; checkout and the customer portal at the provider;
 // the operator-decided plan (spec: Authentication rule 8, Other refusals).
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { changePlan } from "../../billing/plan-change";
 import { PLANS } from "../../billing/plan";
 import { BILLING_OFF, BillingUnreachable, callBilling, describeBillingAnswer } from "../../billing/provider";

@@ -2,7 +2,7 @@
 // shows them, beside the CLI's /v1/oidc/bindings. Claiming stays with the CLI (spec: Authentication
 // rule 7), where the person signs in with the scope.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { identityAudience } from "../../codehost/audience";
 import { toBinding } from "../../codehost/bindings-schemas";
 import { revokeRepositoryClaim } from "../../codehost/claim-revocation";

@@ -2,7 +2,7 @@
 // the signed-in person connected to this organization through the /mcp consent (worker/mcp).
 // Revoking one stops its access token at once. Never a token or a hash.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { appendAudit } from "../../audit/append";
 import { listConnectedClients, revokeConnectedClient } from "../../mcp/grants";
 import { inOrganization, router } from "../trpc";

@@ -1,7 +1,7 @@
 // deletion.request, deletion.status and deletion.callOff (organization.delete, owners): deleting the
 // organization (spec: Organization deletion). The Cron Trigger runs the steps; the status shows them.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../../http/text";
 import { callBilling } from "../../billing/provider";
 import { callOffDeletion, requestDeletion } from "../../deletion/request";

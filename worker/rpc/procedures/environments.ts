@@ -3,7 +3,7 @@
 // rule 2): create chooses an envId and asks the code host to start the engine with it; the row
 // appears when the engine reports. Teardown is a durable command plus the engine's down workflow (rule 4).
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../../http/text";
 import { inTenant } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";

@@ -2,7 +2,7 @@
 // person; spec: Invitation, Organization and membership facts). The token exists only in the link,
 // which is answered once by create and once by each resend; nothing ever answers its hash.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../../http/text";
 import { ROLES, type Role } from "../../../db/schema";
 import { actAs, addLookup, type Tx } from "../../../db/transaction";

@@ -2,7 +2,7 @@
 // Organization and membership facts). An owner is made only by an owner, and no organization is
 // ever left without one.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { ROLES, type Role } from "../../../db/schema";
 import type { Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";

@@ -1,5 +1,5 @@
 // organization.get and organization.settings.
-import { z } from "zod";
+import * as z from "zod";
 import { DisplayName } from "../../http/text";
 import { appendAudit } from "../../audit/append";
 import { inOrganization, router } from "../trpc";

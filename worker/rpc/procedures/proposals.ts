@@ -3,7 +3,7 @@
 // opened as pull requests in the organization's claimed repository; and the files in force, which any
 // member may read.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import type { Permission } from "../../auth/permissions";
 import { RepositoryName } from "../../codehost/repository";
 import { text } from "../../http/text";

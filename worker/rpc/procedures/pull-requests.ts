@@ -7,7 +7,7 @@
 // it grants the ability to mint credentials; and it leaves the decision to owners and admins, the
 // spec's maintainers, not to every member who can start work.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { RepositoryName } from "../../codehost/repository";
 import { approveCommit, listCommitApprovals } from "../../pr-checks/approvals";
 import { CommitSha } from "../../pr-checks/schemas";

@@ -1,7 +1,7 @@
 // runs.list, runs.get and decisions.list (environments.view): the engine records a person reads,
 // projected from the engine's events (worker/records). Another organization's run answers NOT_FOUND.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { EngineRunId } from "../../records/payloads";
 import { findRun, listDecisions, listRuns } from "../../records/read";
 import { inOrganization, router } from "../trpc";

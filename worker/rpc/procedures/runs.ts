@@ -3,7 +3,7 @@
 // the spec's exactly). workloads.start records the run first, so it is claimable whatever the code
 // host answers.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { text } from "../../http/text";
 import { inTenant } from "../../../db/transaction";
 import { environmentObject } from "../../../durable-objects/environment";

@@ -1,7 +1,7 @@
 // runtimes.list, .register, .tag, .untag, .remove (runtimes.manage): the runtimes an organization's
 // engines run on. Removing one that runs named keeps those runs readable. Every change is audited.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { appendAudit } from "../../audit/append";
 import { text } from "../../http/text";
 import { RuntimeName } from "../../records/payloads";

@@ -1,7 +1,7 @@
 // sessions.list, sessions.signOut, sessions.signOutAll (sessions.manage): the sessions of the
 // organization's members. Never a token or a hash.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { appendAudit } from "../../audit/append";
 import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "../../sessions/store";
 import { inOrganization, router } from "../trpc";

@@ -2,7 +2,7 @@
 // tokens. A new token is shown once; a list never shows a value or a hash. A CLI token is listed with
 // its person and the scopes it holds now (its grant narrowed by the person's current role).
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { DisplayName } from "../../http/text";
 import type { Role } from "../../../db/schema";
 import { appendAudit } from "../../audit/append";

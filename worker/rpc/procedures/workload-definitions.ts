@@ -1,7 +1,7 @@
 // workloads.list (workloads.view) and workloads.define (workloads.edit): workload definitions and
 // their versions, in the compiled form an engine runs. Joined with workloads.start in one router.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { CompiledWorkload } from "../../workloads/schemas";
 import { DisplayName } from "../../http/text";
 import { isUniqueViolation } from "../../../db/errors";

@@ -2,7 +2,7 @@
 // .promote; runs: workloads.getRun (workloads.view), .cancelRun and .retryRun (workloads.run).
 // Joined into the workloads router in runs.ts. Every change is audited.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { appendAudit } from "../../audit/append";
 import { addVersion, archiveWorkload, cancelRun, findVersion, findWorkload, findWorkloadRun, promoteVersion, workloadDetail } from "../../workloads/lifecycle";
 import { CompiledWorkload } from "../../workloads/schemas";

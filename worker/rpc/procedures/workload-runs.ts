@@ -1,6 +1,6 @@
 // workloads.runs (workloads.view): workload runs, newest first, with who holds them and, for an
 // abandoned run, which silence ended it (spec: Workload run). Never the lease id an engine fences with.
-import { z } from "zod";
+import * as z from "zod";
 import { inOrganization } from "../trpc";
 import { EnvId } from "./engine-work";
 

@@ -1,0 +1,74 @@
+// Startup cost of the Worker: the bundle `wrangler deploy --dry-run` would upload (the Worker's own
+// script only; the console's assets are counted apart) and its gzip size, then the script time at
+// isolate start, from `wrangler check startup`'s CPU profile of that same bundle (workerd on this
+// machine, not Cloudflare's CPUs). Prints figures; asserts nothing.
+//   BENCH_STARTUP_RUNS  profiles taken (default 5); the median and the minimum are printed.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+const wrangler = (args: string[]) =>
+  execFileSync("npx", ["--no-install", "wrangler", ...args], { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+
+/** Milliseconds of samples spent running script (everything but idle, GC and the engine's own work). */
+function scriptMs(profile: Profile): { script: number; total: number } {
+  const idle = new Set(
+    profile.nodes.filter((n) => ["(idle)", "(garbage collector)", "(program)", "(root)"].includes(n.callFrame.functionName)).map((n) => n.id),
+  );
+  let script = 0;
+  profile.samples.forEach((node, i) => {
+    if (!idle.has(node)) script += profile.timeDeltas[i] ?? 0;
+  });
+  return { script: script / 1000, total: (profile.endTime - profile.startTime) / 1000 };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+function main() {
+  const dir = mkdtempSync(join(tmpdir(), "svc-startup-"));
+  try {
+    const outdir = join(dir, "out");
+    wrangler(["deploy", "--dry-run", "--outdir", outdir]);
+    // The same build as the upload's multipart form, which is what `check startup --worker` reads.
+    const upload = join(dir, "worker.bundle");
+    wrangler(["deploy", "--dry-run", "--outfile", upload]);
+    const script = join(outdir, "index.js");
+    const bytes = readFileSync(script);
+    const modules = readdirSync(outdir).filter((f) => f !== "index.js" && !f.endsWith(".map") && f !== "README.md");
+    const moduleBytes = modules.reduce((sum, f) => sum + statSync(join(outdir, f)).size, 0);
+
+    const runs: { script: number; total: number }[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const outfile = join(dir, `startup-${i}.cpuprofile`);
+      wrangler(["check", "startup", "--worker", upload, "--outfile", outfile]);
+      runs.push(scriptMs(JSON.parse(readFileSync(outfile, "utf8")) as Profile));
+    }
+
+    console.log(`worker bundle        ${kib(bytes.length).padStart(12)}  (index.js; ${modules.length} migration text modules beside it, ${kib(moduleBytes)})`);
+    console.log(`worker bundle gzip   ${kib(gzipSync(bytes).length).padStart(12)}`);
+    console.log(
+      `startup script time  ${`${median(runs.map((r) => r.script)).toFixed(1)} ms`.padStart(12)}  (median of ${RUNS}; min ${Math.min(...runs.map((r) => r.script)).toFixed(1)} ms; profile span ${median(runs.map((r) => r.total)).toFixed(1)} ms)`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
