@@ -2,7 +2,7 @@
 // No authentication; cross-origin only for SVC_SITE_ORIGIN origins. Payload shapes are "not shown" in
 // the spec, so the route is served and validated but left out of /openapi.json; the README documents it.
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { registerSitePreflight, siteCors } from "../http/site-cors";

@@ -1,7 +1,7 @@
 // The closed catalog of the site beacon (spec: Beacon rules): the event names and, per name, the
 // payload fields it may carry. Every field is a closed set or a short identifier pattern; there is no
 // free-text field. What each dashboard metric means lives here too (analytics.catalog).
-import { z } from "zod";
+import * as z from "zod";
 import { storable } from "../http/text";
 
 /** Where a visit came from, reduced in the browser from the referrer and the campaign parameters. */

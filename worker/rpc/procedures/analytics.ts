@@ -1,7 +1,7 @@
 // analytics.catalog and analytics.overview (analytics.read, and the organization must be the one
 // SVC_ANALYTICS_OPERATOR_ORG names; unset: nobody): the installation analytics dashboard.
 import { TRPCError } from "@trpc/server";
-import { z } from "zod";
+import * as z from "zod";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "../../analytics/catalog";
 import { OVERVIEW_DAYS, readOverview } from "../../analytics/overview";
 import { inOrganization, router } from "../trpc";
