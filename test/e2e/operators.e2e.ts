@@ -113,6 +113,19 @@ describe("the operator portal in Chromium", () => {
     await row.getByText("active").waitFor();
   });
 
+  it("shows what the site's contact form sent", async () => {
+    const company = unique("Lead Co");
+    const sent = await fetch(`${base}/v1/leads`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": "10.200.0.7" },
+      body: JSON.stringify({ name: "Ada Lovelace", email: "ada@example.com", company, message: "Enterprise, please." }),
+    });
+    expect(sent.status).toBe(201);
+    await page.getByRole("link", { name: "Leads" }).click();
+    await page.getByRole("heading", { level: 1, name: "Leads and applications" }).waitFor();
+    await page.getByRole("row", { name: new RegExp(company) }).getByText("Enterprise, please.").waitFor();
+  });
+
   it("shows the failure groups and the operators, and signs out", async () => {
     await page.getByRole("link", { name: "Failures" }).click();
     await page.getByRole("heading", { level: 1, name: "Failure groups" }).waitFor();

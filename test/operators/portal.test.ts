@@ -168,6 +168,32 @@ describe("the portal's reads, as the operator role", () => {
   });
 });
 
+describe("leads and applications in the portal", () => {
+  it("shows operators what the site's forms stored, newest first, which nothing else reads back", async () => {
+    const operator = await signedInOperator();
+    const company = `Lead ${crypto.randomUUID().slice(0, 8)}`;
+    const useCase = `Previews for ${crypto.randomUUID().slice(0, 8)}`;
+    // Each from an address of its own: the forms are rate limited per client address.
+    const send = (path: string, body: unknown) =>
+      call(path, { method: "POST", headers: { "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}` }, json: body });
+    expect((await send("/v1/leads", { name: "Ada Lovelace", email: "ada@example.com", company, message: "Enterprise, please." })).status).toBe(201);
+    expect((await send("/v1/applications", { name: "Grace Hopper", email: "grace@example.com", useCase })).status).toBe(201);
+
+    const { leads } = await dataOf<{ leads: Array<Record<string, unknown>> }>(adminQuery(operator.cookie, "admin.leads"));
+    const received = leads.map((row) => String(row.receivedAt));
+    expect(received).toEqual([...received].sort().reverse());
+    expect(leads.find((row) => row.company === company)).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com", company, message: "Enterprise, please.", receivedAt: expect.any(String) });
+    const { applications } = await dataOf<{ applications: Array<Record<string, unknown>> }>(adminQuery(operator.cookie, "admin.applications", { limit: 500 }));
+    expect(applications.find((row) => row.useCase === useCase)).toMatchObject({ name: "Grace Hopper", email: "grace@example.com" });
+    const one = await dataOf<{ applications: unknown[] }>(adminQuery(operator.cookie, "admin.applications", { limit: 1 }));
+    expect(one.applications).toHaveLength(1);
+    for (const table of ["site_leads", "site_applications"]) {
+      const denied = await asRole("app", (client) => client.query(`SELECT count(*) FROM ${table}`).then(() => "read", (error: { code: string }) => error.code));
+      expect({ table, denied }).toEqual({ table, denied: "42501" });
+    }
+  });
+});
+
 describe("suspension from the portal", () => {
   it("refuses ingestion with 403 and retryAfterSeconds while command claims work, audits both changes, and lifts", async () => {
     const operator = await signedInOperator();

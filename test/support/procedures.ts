@@ -69,6 +69,8 @@ export const PROBES: Record<string, Probe> = {
   "admin.setPlan": { input: () => ({ organizationId: nobody(), plan: "team" }), allowed: 403 },
   "admin.failures": { input: () => undefined, allowed: 403 },
   "admin.operators": { input: () => undefined, allowed: 403 },
+  "admin.leads": { input: () => ({}), allowed: 403 },
+  "admin.applications": { input: () => ({}), allowed: 403 },
   // Proposals and pull-request checks. The walked organization claims no repository, so a
   // proposal has nowhere to land: 412 after the permission check.
   "masking.current": { input: org(), allowed: 200 },

@@ -63,6 +63,8 @@ export const PROCEDURE_GATE: Record<string, GateSide> = {
   "admin.setPlan": "reachable",
   "admin.failures": "reachable",
   "admin.operators": "reachable",
+  "admin.leads": "reachable",
+  "admin.applications": "reachable",
   // Masking and egress proposals, fork commit approvals.
   "masking.current": "gated",
   "masking.proposals": "gated",

@@ -70,7 +70,7 @@ function showSignIn(message) {
   if (message) say(message, "muted");
 }
 
-const PAGES = { organizations: showOrganizations, failures: showFailures, operators: showOperators };
+const PAGES = { organizations: showOrganizations, leads: showLeads, failures: showFailures, operators: showOperators };
 let overview = null;
 
 async function start(login) {
@@ -149,6 +149,23 @@ async function showFailures() {
         $("td", {}, group.occurrences), $("td", {}, when(group.firstSeenAt)), $("td", {}, when(group.lastSeenAt)))))));
 }
 
+async function showLeads() {
+  const [{ leads }, { applications }] = await Promise.all([rpc("admin.leads"), rpc("admin.applications")]);
+  const table = (heads, rows) => $("table", {}, $("thead", {}, $("tr", {}, ...heads.map((h) => $("th", { scope: "col" }, h)))), $("tbody", {}, rows));
+  const contact = (row) => $("td", {}, $("strong", {}, row.name), $("div", { class: "muted" }, row.email));
+  main.replaceChildren($("h1", {}, "Leads and applications"),
+    $("p", { class: "muted" }, "What visitors sent through the site's forms, newest first."),
+    $("h2", {}, "Contact requests"),
+    leads.length === 0 ? $("p", {}, "No contact requests yet.") :
+    table(["Received", "From", "Company", "Role", "Team size", "Message"], leads.map((lead) => $("tr", {},
+      $("td", {}, when(lead.receivedAt)), contact(lead), $("td", {}, lead.company), $("td", {}, lead.role ?? ""), $("td", {}, lead.teamSize ?? ""), $("td", {}, lead.message ?? "")))),
+    $("h2", {}, "Applications"),
+    applications.length === 0 ? $("p", {}, "No applications yet.") :
+    table(["Received", "From", "Company", "Code host login", "Team size", "Use case"], applications.map((application) => $("tr", {},
+      $("td", {}, when(application.receivedAt)), contact(application), $("td", {}, application.company ?? ""), $("td", {}, application.codehostLogin ?? ""),
+      $("td", {}, application.teamSize ?? ""), $("td", {}, application.useCase)))));
+}
+
 async function showOperators() {
   const { operators } = await rpc("admin.operators");
   main.replaceChildren($("h1", {}, "Operators"),
@@ -168,7 +185,7 @@ fetch("/admin/session").then(async (response) => {
 
 export const portalPage = () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Operator portal</title><style>${BASE_CSS}${PORTAL_CSS}</style></head>
-<body><header><strong>Operator portal</strong><nav id="nav" hidden><a href="/admin/organizations" data-page="organizations">Organizations</a><a href="/admin/failures" data-page="failures">Failures</a><a href="/admin/operators" data-page="operators">Operators</a></nav><span id="who"></span></header>
+<body><header><strong>Operator portal</strong><nav id="nav" hidden><a href="/admin/organizations" data-page="organizations">Organizations</a><a href="/admin/leads" data-page="leads">Leads</a><a href="/admin/failures" data-page="failures">Failures</a><a href="/admin/operators" data-page="operators">Operators</a></nav><span id="who"></span></header>
 <p id="status" role="status" aria-live="polite" style="max-width:72rem;margin:.75rem auto 0;padding:0 1rem"></p>
 <main></main>
 <script type="module">${SCRIPT}</script></body></html>`;

@@ -15,6 +15,7 @@ import { procedure, router } from "../rpc/trpc";
 import { checkCsrf } from "../sessions/csrf";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR } from "./access";
 import { listFailureGroups } from "./failure-store";
+import { listInquiries } from "./inquiries";
 import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./suspension";
 
 export type OperatorContext = RpcContext & { operator: { id: string; login: string }; admin: Tx };
@@ -54,6 +55,8 @@ const meta = (summary: string) => ({ permission: null, operator: true, summary }
 const OrganizationInput = z.object({ organizationId: z.uuid().describe("The organization acted on.") }).strict();
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+const InquiriesInput = z.object({ limit: z.int().min(1).max(500).default(100) }).strict().default({ limit: 100 });
 
 function answer(outcome: SuspensionOutcome) {
   if (outcome.outcome === "not_found") throw new TRPCError({ code: "NOT_FOUND", message: "No organization has that id." });
@@ -140,6 +143,16 @@ export const adminRouter = router({
   failures: asOperator
     .meta(meta("The own-failure store: groups of unexpected failures with counts, first and last seen and a redacted sample"))
     .query(async ({ ctx }) => ({ groups: await listFailureGroups(ctx.admin) })),
+
+  leads: asOperator
+    .meta(meta("Enterprise contact requests sent through the site's form (POST /v1/leads), newest first"))
+    .input(InquiriesInput)
+    .query(async ({ ctx, input }) => ({ leads: await listInquiries(ctx.admin, "leads", input.limit) })),
+
+  applications: asOperator
+    .meta(meta("Applications sent through the site's form (POST /v1/applications), newest first"))
+    .input(InquiriesInput)
+    .query(async ({ ctx, input }) => ({ applications: await listInquiries(ctx.admin, "applications", input.limit) })),
 
   operators: asOperator.meta(meta("The operators and when each last signed in")).query(async ({ ctx }) => {
     const { rows } = await ctx.admin.sql.query<{ id: string; login: string; created_at: Date; last_sign_in: Date | null }>(
