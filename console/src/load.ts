@@ -1,6 +1,6 @@
 // Loading data for a page and running a person's actions, each with progress and an outcome that
 // carries the server's sentence (or, for an unexpected failure, the request id).
-import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { AnnounceContext } from "./announce";
 import { describeFailure, type Failure } from "./rpc";
 
@@ -39,7 +39,9 @@ export function useAction<A extends unknown[]>(run: (...args: A) => Promise<stri
   const announce = useContext(AnnounceContext);
   const said = useRef<string | null>(null);
   const mounted = useRef(true);
-  useEffect(() => () => {
+  // A layout effect: its clean-up is in place as soon as the component is on the page, not after the
+  // next paint, so a button removed right after it appeared still hands its sentence over.
+  useLayoutEffect(() => () => {
     mounted.current = false;
     if (said.current) announce(said.current);
   }, [announce]);
