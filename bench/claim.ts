@@ -7,18 +7,10 @@
 //   BENCH_RUNS   runs requested (default 200)
 //   BENCH_RATE   runs requested per second (default 20)
 //   BENCH_POLL_MS  an engine's pause after an empty poll (default 20)
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { inTenant } from "../db/transaction";
-import { nodePool, withNodeClient } from "../db/cli/node-pool";
-import { localWorkerDefaults, startLocalStack } from "../local/stack";
-import { writeEnvFile } from "../local/env-file";
-import { startWrangler, workerAnswers } from "../local/wrangler";
-import { freePort } from "../test/setup/free-port";
+import { withBenchWorker } from "./local-worker";
 import { createOrganization } from "../worker/organizations/create";
 import { issueToken } from "../worker/tokens/issue";
-import { runPartitionPass } from "../worker/events/partitions/pass";
 import { defineWorkload, requestRun } from "../worker/workloads/requests";
 
 const ENGINES = 8;
@@ -35,20 +27,7 @@ function percentile(values: number[], p: number): string {
 }
 
 async function main() {
-  const dataDir = join(mkdtempSync(join(tmpdir(), "svc-bench-")), "data");
-  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
-  const port = String(await freePort());
-  const envFile = join(dirname(dataDir), "worker.env");
-  writeEnvFile(envFile, {
-    ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),
-    SVC_INGEST_RATE_LIMIT: "off",
-  });
-  await withNodeClient(stack.urls.maintenance, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: null, archive: null }));
-  const wrangler = startWrangler({ port, envFile, persistTo: join(dirname(dataDir), "wrangler"), output: "ignore" });
-  const pool = nodePool(stack.urls.app);
-  const base = `http://127.0.0.1:${port}`;
-  try {
-    if (!(await workerAnswers(port))) throw new Error("the Worker did not start");
+  await withBenchWorker({}, async ({ pool, base }) => {
     const org = await createOrganization(pool.connect, { slug: "bench-claim", actorLabel: "bench" });
     const tokens = await inTenant(pool.connect, org.id, async (tx) => {
       const issued: string[] = [];
@@ -135,12 +114,7 @@ async function main() {
     line("heartbeat", heartbeatMs);
     console.log(`runs requested ${requested.length}, claimed ${claimedBy.size}, claimed twice ${twice}, lost ${lost}; failed calls ${failures.length}`);
     console.log(`in the database: ${rows.map((row) => `${row.state} ${row.count}`).join(", ")}`);
-  } finally {
-    await pool.end();
-    wrangler.kill("SIGTERM");
-    await stack.stop();
-    rmSync(dirname(dataDir), { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

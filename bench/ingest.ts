@@ -6,18 +6,10 @@
 // environment objects' projection is on the path too. Each figure is printed beside the cost of
 // sending the same batches again (all duplicates, as an engine's retry is).
 // Bounded: a fixed number of batches per run. Prints figures; asserts nothing.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { inTenant } from "../db/transaction";
-import { nodePool, withNodeClient } from "../db/cli/node-pool";
-import { localWorkerDefaults, startLocalStack } from "../local/stack";
-import { writeEnvFile } from "../local/env-file";
-import { startWrangler, workerAnswers } from "../local/wrangler";
-import { freePort } from "../test/setup/free-port";
+import { withBenchWorker } from "./local-worker";
 import { createOrganization } from "../worker/organizations/create";
 import { issueToken } from "../worker/tokens/issue";
-import { runPartitionPass } from "../worker/events/partitions/pass";
 
 const BATCH = 500;
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
@@ -73,19 +65,7 @@ async function measure(concurrency: number, work: Row[][], send: (rows: Row[]) =
 }
 
 async function main() {
-  const dataDir = join(mkdtempSync(join(tmpdir(), "svc-bench-")), "data");
-  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
-  const port = String(await freePort());
-  const envFile = join(dirname(dataDir), "worker.env");
-  writeEnvFile(envFile, {
-    ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),
-    SVC_INGEST_RATE_LIMIT: "off",
-  });
-  await withNodeClient(stack.urls.maintenance, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: null, archive: null }));
-  const wrangler = startWrangler({ port, envFile, persistTo: join(dirname(dataDir), "wrangler"), output: "ignore" });
-  const pool = nodePool(stack.urls.app);
-  try {
-    if (!(await workerAnswers(port))) throw new Error("the Worker did not start");
+  await withBenchWorker({}, async ({ pool, base }) => {
     const service = await createOrganization(pool.connect, { slug: "bench-service", actorLabel: "bench" });
     const raw = await createOrganization(pool.connect, { slug: "bench-raw", actorLabel: "bench" });
     const { token, id: tokenId } = await inTenant(pool.connect, service.id, (tx) =>
@@ -93,7 +73,7 @@ async function main() {
     );
 
     const viaService = async (rows: Row[]) => {
-      const response = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+      const response = await fetch(`${base}/v1/events`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify({ events: rows }),
@@ -142,12 +122,7 @@ async function main() {
         );
       }
     }
-  } finally {
-    await pool.end();
-    wrangler.kill("SIGTERM");
-    await stack.stop();
-    rmSync(dirname(dataDir), { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

@@ -3,16 +3,9 @@
 // stack (Worker under `wrangler dev`, neon driver, bridge, PostgreSQL), one at a time. Prints the
 // median and 90th percentile of time to first byte and total time, and what the proxy adds.
 // Bounded: BENCH_REQUESTS requests per mode (default 60). Asserts nothing.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { inTenant } from "../db/transaction";
-import { nodePool } from "../db/cli/node-pool";
-import { localWorkerDefaults, startLocalStack } from "../local/stack";
-import { writeEnvFile } from "../local/env-file";
-import { startWrangler, workerAnswers } from "../local/wrangler";
+import { withBenchWorker } from "./local-worker";
 import { startFakeModelProvider } from "../test/fakes/model-providers/server";
-import { freePort } from "../test/setup/free-port";
 import { createOrganization } from "../worker/organizations/create";
 import { seal } from "../worker/providers/sealing";
 import { issueToken } from "../worker/tokens/issue";
@@ -53,21 +46,10 @@ async function series(url: string, token: string, stream: boolean): Promise<Timi
 }
 
 async function main() {
-  const dataDir = join(mkdtempSync(join(tmpdir(), "svc-bench-")), "data");
-  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
   const provider = await startFakeModelProvider("chat");
   const sealingKey = crypto.getRandomValues(new Uint8Array(32));
-  const port = String(await freePort());
-  const envFile = join(dirname(dataDir), "worker.env");
-  writeEnvFile(envFile, {
-    ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),
-    SVC_CHAT_PROVIDER_API_BASE: provider.url,
-    SVC_PROVIDER_KEY_SECRET: btoa(String.fromCharCode(...sealingKey)),
-  });
-  const wrangler = startWrangler({ port, envFile, persistTo: join(dirname(dataDir), "wrangler"), output: "ignore" });
-  const pool = nodePool(stack.urls.app);
-  try {
-    if (!(await workerAnswers(port))) throw new Error("the Worker did not start");
+  const variables = { SVC_CHAT_PROVIDER_API_BASE: provider.url, SVC_PROVIDER_KEY_SECRET: btoa(String.fromCharCode(...sealingKey)) };
+  await withBenchWorker(variables, async ({ pool, base }) => {
     const org = await createOrganization(pool.connect, { slug: "bench-proxy", actorLabel: "bench" });
     const { token } = await inTenant(pool.connect, org.id, async (tx) => {
       // The key sealed as the Worker seals it, and a budget no run of this benchmark reaches.
@@ -81,7 +63,7 @@ async function main() {
       return issueToken(tx, { orgId: org.id, kind: "engine", name: "bench" });
     });
     const direct = `${provider.url}/v1/chat/completions`;
-    const proxied = `http://127.0.0.1:${port}/byok/chat-provider/v1/chat/completions`;
+    const proxied = `${base}/byok/chat-provider/v1/chat/completions`;
     await timed(proxied, token, true); // warm the isolate and its pools
     console.log(`model proxy: ${REQUESTS} chat-completions requests per mode, one at a time (ms)`);
     console.log("mode      path    ttfb p50  ttfb p90  total p50  total p90");
@@ -97,13 +79,7 @@ async function main() {
       const added = (pick: (t: Timing) => number) => percentile(rows[1]![1].map(pick), 0.5) - percentile(rows[0]![1].map(pick), 0.5);
       console.log(`${(stream ? "streamed" : "plain").padEnd(8)}  added   ${added((t) => t.firstByte).toFixed(1).padStart(8)}            ${added((t) => t.total).toFixed(1).padStart(9)}`);
     }
-  } finally {
-    await pool.end();
-    wrangler.kill("SIGTERM");
-    await provider.close();
-    await stack.stop();
-    rmSync(dirname(dataDir), { recursive: true, force: true });
-  }
+  }).finally(() => provider.close());
 }
 
 await main();
