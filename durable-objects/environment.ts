@@ -1,61 +1,76 @@
 // One object per (organization, envId): the serialization point for that environment. Projection of
-// its events and claims of its workload runs run here one at a time, and its alarm abandons runs
-// whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
+// its events runs here one batch at a time, claims of its workload runs side by side, and its alarm
+// abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { DatabaseUnreachable, openPool, useBridge, type RequestPool } from "../db/neon";
-import { inTenant, type Tx } from "../db/transaction";
+import { inTransaction, type Scope, type Tx } from "../db/transaction";
+import { admit, principalIn } from "../worker/auth/bearer";
+import { refuseWithoutPlan, type GateSide } from "../worker/billing/gate";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
 import { projectOntoEnvironment } from "../worker/environments/store";
 import { confirmTeardowns } from "../worker/commands/confirm";
+import { Refusal } from "../worker/http/refusal";
 import { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";
-import { claimRun, environmentExists, type ClaimedRun } from "../worker/workloads/claim";
+import { claimRun, type ClaimedRun } from "../worker/workloads/claim";
+import { Turns } from "./turns";
 
 interface Identity {
   orgId: string;
   envId: string;
 }
 
+/** A claim as the route hands it over: the token is checked here, in the claim's transaction. */
+export interface ClaimRequest extends Identity {
+  tokenHash: string;
+  /** The claim route's side of the required-plan gate. */
+  gate: GateSide | undefined;
+}
+
+/** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */
+export interface ClaimOutcome {
+  run: ClaimedRun | null;
+  refused: { code: Refusal["code"]; message: string; retryAfterSeconds: number | null } | null;
+}
+
+/** Claims of one environment under way at once, each on its own connection; more wait for one. */
+const CONNECTIONS = 4;
+
 export class EnvironmentObject extends DurableObject<Env> {
-  // Calls run one after another: one batch's or claim's reads and writes never interleave with
-  // another's, even while either waits on the database (input gates do not hold across that I/O).
-  private tail: Promise<unknown> = Promise.resolve();
+  // A batch's projection, a wake and the alarm run alone: their reads and writes never interleave
+  // with another call's, and the alarm they re-arm from the database is the last word. Claims run
+  // side by side (SKIP LOCKED gives each a different run; a claim only ever brings the alarm forward).
+  private turns = new Turns();
 
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work, work);
-    this.tail = run.catch(() => {});
-    return run;
-  }
-
-  // One connection kept by the object across its calls (a Durable Object may hold I/O between
-  // requests; a Worker's request may not): a claim or a batch's projection does not pay a new
-  // connection each time (bench/claim.ts). The driver closes it after 10 s idle and reconnects on
-  // the next call; a connection that failed is discarded by the pool, and a call that could not
-  // reach the database drops the pool so the next one starts afresh.
+  // Connections kept by the object across its calls (a Durable Object may hold I/O between requests;
+  // a Worker's request may not): a claim or a batch's projection does not pay a new connection each
+  // time (bench/claim.ts). One per claim under way, up to CONNECTIONS. The driver closes one after
+  // 10 s idle and reconnects on the next call; a connection that failed is discarded by the pool, and
+  // a call that could not reach the database drops the pool so the next one starts afresh.
   private pool: RequestPool | null = null;
 
   private connection(): RequestPool {
     if (!this.pool) {
       const { database } = configFor(this.env);
       useBridge(database.wsProxy);
-      this.pool = openPool(database.url, 1);
+      this.pool = openPool(database.url, CONNECTIONS);
     }
     return this.pool;
   }
 
-  /** Runs `work` for this environment in a tenant transaction, then re-arms the deadline alarm. */
-  private async inEnvironment<T>(identity: Identity, work: (tx: Tx) => Promise<T>): Promise<T> {
-    await this.ctx.storage.put("identity", identity);
+  // The identity is written once per object: the alarm reads it back after an eviction.
+  private identityStored = false;
+
+  /** Runs `work` for this environment in a tenant transaction on the object's connection. */
+  private async inEnvironment<T>(identity: Identity, lookups: Scope["lookups"], work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (!this.identityStored) {
+      await this.ctx.storage.put("identity", identity);
+      this.identityStored = true;
+    }
     const pool = this.connection();
     try {
-      return await inTenant(pool.connect, identity.orgId, async (tx) => {
-        const result = await work(tx);
-        const next = await nextDeadline(tx.sql, identity.orgId, identity.envId);
-        if (next === null) await this.ctx.storage.deleteAlarm();
-        else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 1000));
-        return result;
-      });
+      return await inTransaction(pool.connect, { orgId: identity.orgId, lookups }, work);
     } catch (error) {
       if (error instanceof DatabaseUnreachable && this.pool === pool) {
         this.pool = null;
@@ -65,38 +80,74 @@ export class EnvironmentObject extends DurableObject<Env> {
     }
   }
 
+  /** Re-arms the deadline alarm from the database: the environment's earliest deadline, or none. */
+  private async rearm(tx: Tx, identity: Identity): Promise<void> {
+    const next = await nextDeadline(tx.sql, identity.orgId, identity.envId);
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 1000));
+  }
+
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
   project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>> {
-    return this.serially(() =>
-      this.inEnvironment({ orgId, envId }, async (tx) => {
+    return this.turns.exclusive(() =>
+      this.inEnvironment({ orgId, envId }, {}, async (tx) => {
         const notes = await projectOntoEnvironment(tx, orgId, envId, events);
         // The engine's own destruction event is what confirms a teardown.
         if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
+        await this.rearm(tx, { orgId, envId });
         return [...notes].map(([ref, note]) => ({ ref, note }));
       }),
     );
   }
 
-  /** The oldest waiting (or expired-lease) run for `tokenId`; "no_environment" when the environment is unknown. */
-  claim(orgId: string, envId: string, tokenId: string): Promise<ClaimedRun | null | "no_environment"> {
-    return this.serially(() =>
-      this.inEnvironment({ orgId, envId }, async (tx) =>
-        (await environmentExists(tx, orgId, envId)) ? claimRun(tx, orgId, envId, tokenId) : "no_environment",
-      ),
+  /**
+   * The oldest waiting (or expired-lease) run for the caller, whose engine token is checked in the
+   * same transaction (revocation and suspension apply at once); a refusal when it may not claim or
+   * the environment is unknown.
+   */
+  claim({ orgId, envId, tokenHash, gate }: ClaimRequest): Promise<ClaimOutcome> {
+    const config = configFor(this.env);
+    const claimed = this.turns.shared(() =>
+      this.inEnvironment({ orgId, envId }, { token_hash: tokenHash }, async (tx) => {
+        const principal = admit(await principalIn(tx, tokenHash, orgId), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
+        const run = await claimRun(tx, orgId, envId, principal.tokenId);
+        if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
+        return run;
+      }),
     );
+    return claimed.then(
+      async (run) => {
+        // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
+        // that fires early finds nothing overdue and re-arms from the database.
+        if (run) await this.armBy(Date.parse(run.deadline));
+        return { run, refused: null };
+      },
+      (error: unknown) => {
+        if (!(error instanceof Refusal)) throw error;
+        return { run: null, refused: { code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds ?? null } };
+      },
+    );
+  }
+
+  private async armBy(at: number): Promise<void> {
+    const armed = await this.ctx.storage.getAlarm();
+    if (armed === null || at < armed) await this.ctx.storage.setAlarm(at);
   }
 
   /** Arms the alarm for a run just requested on this environment. */
   wake(orgId: string, envId: string): Promise<void> {
-    return this.serially(() => this.inEnvironment({ orgId, envId }, async () => {}));
+    return this.turns.exclusive(() => this.inEnvironment({ orgId, envId }, {}, (tx) => this.rearm(tx, { orgId, envId })));
   }
 
   /** A deadline passed: abandon what is overdue, then re-arm for the next deadline. */
   override async alarm(): Promise<void> {
     const identity = await this.ctx.storage.get<Identity>("identity");
     if (!identity) return;
-    await this.serially(() =>
-      this.inEnvironment(identity, (tx) => abandonOverdueInEnvironment(tx.sql, identity.orgId, identity.envId)),
+    await this.turns.exclusive(() =>
+      this.inEnvironment(identity, {}, async (tx) => {
+        await abandonOverdueInEnvironment(tx.sql, identity.orgId, identity.envId);
+        await this.rearm(tx, identity);
+      }),
     );
   }
 }

@@ -3,7 +3,8 @@
 // exactly like a missing one.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TokenKind } from "../../db/schema";
-import { newTokenValue } from "../../worker/tokens/secret";
+import { tokenOrg } from "../../worker/auth/token-orgs";
+import { hashToken, newTokenValue } from "../../worker/tokens/secret";
 import { BEARER_ROUTES, seedTenant, type Tenant } from "../support/bearer-routes";
 import { rpcClient } from "../support/rpc";
 import { seedToken } from "../support/seed";
@@ -36,6 +37,12 @@ beforeAll(async () => {
 });
 
 describe.each(BEARER_ROUTES)("$name ($kind token)", (route) => {
+  const usedSuccessfully = async (tenant: Tenant, token: string) => {
+    const send = await route.prepare(tenant);
+    expect((await send(token)).status).toBe(route.success);
+    expect(tokenOrg(await hashToken(token))).toBe(tenant.orgId);
+  };
+
   it(`answers ${route.success} to its own kind of live token`, async () => {
     const send = await route.prepare(home);
     expect((await send(home[route.kind])).status).toBe(route.success);
@@ -56,17 +63,21 @@ describe.each(BEARER_ROUTES)("$name ($kind token)", (route) => {
     expect(await refusal(await send(home[otherKind(route.kind)]))).toEqual(unauthenticated);
   });
 
-  it("refuses a revoked token with 401", async () => {
-    const send = await route.prepare(home);
+  // Each "at once" case first uses the token successfully, so the Worker has seen it (and remembers
+  // its organization: worker/auth/token-orgs.ts); the next call must still be refused.
+  it("refuses a revoked token with 401, at once after it was used", async () => {
     const { id, token } = await freshToken(home, route.kind);
+    await usedSuccessfully(home, token);
+    const send = await route.prepare(home);
     const console = await rpcClient(home.ownerSession);
     expect(await console.tokens.revoke.mutate({ orgId: home.orgId, tokenId: id })).toMatchObject({ revoked: true });
     expect(await refusal(await send(token))).toEqual(unauthenticated);
   });
 
-  it("refuses an expired token with 401", async () => {
-    const send = await route.prepare(home);
+  it("refuses an expired token with 401, at once after it was used", async () => {
     const { id, token } = await freshToken(home, route.kind);
+    await usedSuccessfully(home, token);
+    const send = await route.prepare(home);
     await asRole("superuser", (client) => client.query("UPDATE tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [id]));
     expect(await refusal(await send(token))).toEqual(unauthenticated);
   });
@@ -83,6 +94,7 @@ describe.each(BEARER_ROUTES)("$name ($kind token)", (route) => {
 
   it(route.whileSuspended === 403 ? "refuses a suspended organization's token with 403 and retryAfterSeconds" : "stays reachable while the organization is suspended", async () => {
     const suspended = await seedTenant("bearer-suspended");
+    await usedSuccessfully(suspended, suspended[route.kind]);
     const send = await route.prepare(suspended);
     await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [suspended.orgId]));
     const response = await send(suspended[route.kind]);

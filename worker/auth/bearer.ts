@@ -3,13 +3,13 @@
 // its person: the routes that take one authorize it in the same transaction as their work.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { actAs, inTransaction, type Tx } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
-import { claimIsLive } from "../codehost/claims";
 import { gateRoute } from "../billing/gate";
 import { authorize, Denied, type Grant } from "./authorize";
+import { forgetTokenOrg, rememberTokenOrg, tokenOrg } from "./token-orgs";
 import type { Permission } from "./permissions";
 
 export interface Principal {
@@ -26,37 +26,82 @@ export interface Principal {
 // How long a suspended organization's engine should wait before sending the batch again.
 export const SUSPENDED_RETRY_SECONDS = 300;
 
-const FIND = `
-SELECT id, org_id, kind, scopes, binding_id, person_id FROM tokens
-WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+// Acts as the organization of the token behind the hash, if there is one: the first statement of a
+// transaction that does not know the organization yet.
+const ACT_AS_TOKEN_ORG = `SELECT set_config('app.org_id', org_id::text, true) AS org_id FROM tokens WHERE token_hash = $1`;
 
-// last_used_at is kept to the minute: one write per token per minute, not one per request.
-const TOUCH_AND_READ_ORG = `
-WITH touched AS (
-  UPDATE tokens SET last_used_at = now()
-  WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+// The live token in the organization the transaction acts as, its repository claim still live when
+// identity exchange minted it, with its organization; last_used_at is kept to the minute (one write
+// per token per minute, not one per request).
+const PRINCIPAL = `
+WITH token AS (
+  SELECT t.id, t.org_id, t.kind, t.scopes, t.person_id FROM tokens t
+  WHERE t.token_hash = $1 AND t.org_id = $2 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
+    AND (t.binding_id IS NULL OR EXISTS (SELECT 1 FROM repository_claims c WHERE c.id = t.binding_id AND c.revoked_at IS NULL))
+), touched AS (
+  UPDATE tokens SET last_used_at = now() FROM token
+  WHERE tokens.id = token.id AND (tokens.last_used_at IS NULL OR tokens.last_used_at < now() - interval '1 minute')
 )
-SELECT slug, plan, suspended_at IS NOT NULL AS suspended FROM organizations WHERE id = $1`;
+SELECT token.id, token.kind, token.scopes, token.person_id, o.slug, o.plan, o.suspended_at IS NOT NULL AS suspended
+FROM token JOIN organizations o ON o.id = token.org_id`;
 
-interface TokenRow {
+interface PrincipalRow {
   id: string;
-  org_id: string;
   kind: TokenKind;
   scopes: string[];
-  binding_id: string | null;
   person_id: string | null;
+  slug: string;
+  plan: string;
+  suspended: boolean;
 }
 
-/** The live token behind `tokenHash` (the transaction must hold it as its `token_hash` lookup); the transaction then acts as its organization. */
-async function findPrincipal(tx: Tx, tokenHash: string): Promise<Principal | null> {
-  const { rows } = await tx.sql.query<TokenRow>(FIND, [tokenHash]);
-  const token = rows[0];
-  if (!token) return null;
-  await actAs(tx, token.org_id);
-  // A token minted by identity exchange dies with its repository claim.
-  if (token.binding_id && !(await claimIsLive(tx, token.binding_id))) return null;
-  const org = await tx.sql.query<Principal["organization"]>(TOUCH_AND_READ_ORG, [token.org_id, token.id]);
-  return { tokenId: token.id, orgId: token.org_id, kind: token.kind, scopes: token.scopes, personId: token.person_id, organization: org.rows[0]! };
+/**
+ * The live token behind `tokenHash` in `orgId`, in a transaction that acts as `orgId` and holds the
+ * hash as its `token_hash` lookup: one statement.
+ */
+export async function principalIn(tx: Tx, tokenHash: string, orgId: string): Promise<Principal | null> {
+  const { rows } = await tx.sql.query<PrincipalRow>(PRINCIPAL, [tokenHash, orgId]);
+  const row = rows[0];
+  if (!row) {
+    forgetTokenOrg(tokenHash);
+    return null;
+  }
+  rememberTokenOrg(tokenHash, orgId);
+  return {
+    tokenId: row.id, orgId, kind: row.kind, scopes: row.scopes, personId: row.person_id,
+    organization: { slug: row.slug, plan: row.plan, suspended: row.suspended },
+  };
+}
+
+/**
+ * The live token behind `tokenHash` (the transaction must hold it as its `token_hash` lookup, and act
+ * as `knownOrgId` when that is given); the transaction then acts as its organization.
+ */
+async function findPrincipal(tx: Tx, tokenHash: string, knownOrgId: string | undefined): Promise<Principal | null> {
+  if (knownOrgId) return principalIn(tx, tokenHash, knownOrgId);
+  const { rows } = await tx.sql.query<{ org_id: string }>(ACT_AS_TOKEN_ORG, [tokenHash]);
+  return rows[0] ? principalIn(tx, tokenHash, rows[0].org_id) : null;
+}
+
+/**
+ * Whether `principal` may do a route's work: a live token of one of `kinds`, its organization not
+ * suspended unless allowed, and the required-plan gate (`gate`, given the organization's plan).
+ * Throws the spec's Refusal.
+ */
+export function admit(
+  principal: Principal | null,
+  kinds: readonly TokenKind[],
+  options: { allowSuspended?: boolean },
+  gate: (plan: string) => void,
+): Principal {
+  if (!principal || !kinds.includes(principal.kind)) {
+    throw new Refusal("unauthenticated", `The ${kinds.join(" or ")} token is unknown, expired or revoked.`);
+  }
+  if (principal.organization.suspended && !options.allowSuspended) {
+    throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
+  }
+  gate(principal.organization.plan);
+  return principal;
 }
 
 function presentedToken(header: string | undefined): string | null {
@@ -81,29 +126,39 @@ async function withToken<T>(
   const named = kinds.map(article).join(" or ");
   if (!value) throw new Refusal("unauthenticated", `Send ${named} token${options.presented === undefined ? " as an HTTP bearer" : ""}.`);
   const tokenHash = await hashToken(value);
-  return inTransaction(c.var.database().connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
-    const principal = await findPrincipal(tx, tokenHash);
-    if (!principal || !kinds.includes(principal.kind)) {
-      throw new Refusal("unauthenticated", `The ${kinds.join(" or ")} token is unknown, expired or revoked.`);
-    }
-    if (principal.organization.suspended && !options.allowSuspended) {
-      throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
-    }
-    gateRoute(c, principal.organization.plan);
+  const knownOrgId = tokenOrg(tokenHash);
+  return inTransaction(c.var.database().connect, { orgId: knownOrgId, lookups: { token_hash: tokenHash } }, async (tx) => {
+    const principal = admit(await findPrincipal(tx, tokenHash, knownOrgId), kinds, options, (plan) => gateRoute(c, plan));
     return work(tx, principal);
   });
 }
 
 /**
- * An engine route whose work shares the transaction that found the token (ingestion): fewer round
- * trips, and the token and organization checked are the ones in force when the work commits.
+ * Engine routes: the work shares the transaction that finds the caller's live engine token (fewer
+ * round trips, and the token and organization checked are the ones in force when the work commits).
+ * With `allowSuspended`, a suspended organization still passes.
  */
-export const asEngineToken = <T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>) => withToken(c, ["engine"], {}, work);
+export const asEngineToken = <T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>, options: { allowSuspended?: boolean } = {}) =>
+  withToken(c, ["engine"], options, work);
 
-/** Engine routes: the caller's live engine token, set as `principal`; with `allowSuspended`, a suspended organization still passes. */
-export function requireToken(kind: "engine", options: { allowSuspended?: boolean } = {}): MiddlewareHandler<AppEnv> {
+/** A caller whose token is checked where the route's work runs: the token's hash and its organization. */
+export interface TokenCaller {
+  tokenHash: string;
+  orgId: string;
+}
+
+/**
+ * Engine routes whose work runs in an environment's object, which checks the token in the work's own
+ * transaction: sets `caller`. A token this isolate has not seen yet is checked here first, in full
+ * (which also remembers its organization); one it has seen goes on without a database round trip.
+ */
+export function identifyToken(kind: "engine"): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("principal", await withToken(c, [kind], options, async (_tx, principal) => principal));
+    const value = presentedToken(c.req.header("authorization"));
+    if (!value) throw new Refusal("unauthenticated", `Send ${article(kind)} token as an HTTP bearer.`);
+    const tokenHash = await hashToken(value);
+    const orgId = tokenOrg(tokenHash) ?? (await withToken(c, [kind], { presented: value }, async (_tx, principal) => principal)).orgId;
+    c.set("caller", { tokenHash, orgId });
     await next();
   };
 }

@@ -210,12 +210,18 @@ export function checkPlanGate(config: Config, plan: string, side: GateSide | und
   );
 }
 
-/** The gate on a hand-written route, as the spec's 402 Refusal. */
-export function gateRoute(c: AppContext, plan: string): void {
+/** Which side of the gate the hand-written route being served is on. */
+export const routeGateSide = (c: AppContext): GateSide | undefined => ROUTE_GATE[`${c.req.method} ${c.req.routePath}`];
+
+/** The gate as the spec's 402 Refusal (also where a route's work runs elsewhere: a Durable Object). */
+export function refuseWithoutPlan(config: Config, plan: string, side: GateSide | undefined): void {
   try {
-    checkPlanGate(c.var.config, plan, ROUTE_GATE[`${c.req.method} ${c.req.routePath}`]);
+    checkPlanGate(config, plan, side);
   } catch (error) {
     if (error instanceof PlanRequired) throw new Refusal("plan_required", error.message);
     throw error;
   }
 }
+
+/** The gate on a hand-written route, as the spec's 402 Refusal. */
+export const gateRoute = (c: AppContext, plan: string): void => refuseWithoutPlan(c.var.config, plan, routeGateSide(c));

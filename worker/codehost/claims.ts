@@ -91,9 +91,3 @@ export async function useClaim(tx: Tx, id: string, ids: { repositoryId: string; 
   );
   return rows[0] ?? null;
 }
-
-/** Whether a claim is live; the transaction must act as its organization. */
-export async function claimIsLive(tx: Tx, id: string): Promise<boolean> {
-  const { rows } = await tx.sql.query("SELECT 1 FROM repository_claims WHERE id = $1 AND revoked_at IS NULL", [id]);
-  return rows.length > 0;
-}

@@ -1,8 +1,7 @@
 // POST /v1/commands/claim and POST /v1/commands/{id}/ack (spec: Runtime command states).
 import type { Hono } from "hono";
 import * as z from "zod";
-import { inTenant } from "../../db/transaction";
-import { requireToken } from "../auth/bearer";
+import { asEngineToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
@@ -17,7 +16,6 @@ const claim = route({
   description: "Reachable while the organization is suspended, so an engine can still tear down. A command leased but not acknowledged before its lease expires is handed out again.",
   tag: "commands",
   security: ["engineToken"],
-  middleware: [requireToken("engine", { allowSuspended: true })],
   body: ClaimCommandsRequest,
   // An engine may send no body at all.
   bodyOptions: { emptyAs: {} },
@@ -28,8 +26,7 @@ const claim = route({
     500: serverFailure,
   },
   handler: async (c, { body: { limit = MAX_COMMANDS_PER_CLAIM }, reply }) => {
-    const { orgId, tokenId } = c.var.principal;
-    const commands = await inTenant(c.var.database().connect, orgId, (tx) => claimCommands(tx, orgId, tokenId, limit));
+    const commands = await asEngineToken(c, (tx, { orgId, tokenId }) => claimCommands(tx, orgId, tokenId, limit), { allowSuspended: true });
     c.var.metrics.count("svc_claims_total", { kind: "command", outcome: commands.length > 0 ? "claimed" : "none" });
     return reply(200, { commands });
   },
@@ -46,7 +43,6 @@ const ack = route({
   description: "Only the lease holder. An acknowledgement matching no leased command (unknown id, another lease, already acknowledged) answers 409.",
   tag: "commands",
   security: ["engineToken"],
-  middleware: [requireToken("engine")],
   params: z.object({ id: z.uuid().describe("The command's id.") }),
   paramsRefusal: noLeasedCommand,
   body: AckRequest,
@@ -59,8 +55,7 @@ const ack = route({
     500: serverFailure,
   },
   handler: async (c, { params: { id }, body, reply }) => {
-    const { orgId } = c.var.principal;
-    const result = await inTenant(c.var.database().connect, orgId, (tx) => acknowledgeCommand(tx, orgId, id, body));
+    const result = await asEngineToken(c, (tx, { orgId }) => acknowledgeCommand(tx, orgId, id, body));
     if (!result) throw noLeasedCommand();
     return reply(200, result);
   },

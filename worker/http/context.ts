@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
-import type { Principal } from "../auth/bearer";
+import type { TokenCaller } from "../auth/bearer";
 import type { LiveSession } from "../sessions/store";
 import type { MetricsBuffer } from "../metrics/buffer";
 
@@ -14,8 +14,8 @@ export interface AppEnv {
     config: Config;
     /** The application role's pool for this request, opened on first use and ended after it. */
     database: () => RequestPool;
-    /** Who is calling, set by the authentication middleware of routes that need a token. */
-    principal: Principal;
+    /** A caller whose token the route's work checks (identifyToken). */
+    caller: TokenCaller;
     /** The browser session, set by requireSession. */
     session: LiveSession;
     /** This isolate's metrics buffer (worker/metrics), set by the first middleware. */

@@ -9,7 +9,7 @@ export interface ClaimedRun {
   envId: string;
   requestedAt: string;
   workload: { id: string; name: string };
-  version: { id: string; number: number; compiled: unknown };
+  version: { id: string; number: number; compiled: object };
   lease: { id: string; attempt: number; expiresAt: string };
   deadline: string;
 }
@@ -30,12 +30,18 @@ WITH candidate AS (
   FROM candidate WHERE r.id = candidate.id
   RETURNING r.*
 )
-SELECT c.id, c.env_id, c.requested_at, c.claims, c.lease_expires_at, c.deadline_at,
-       w.id AS workload_id, w.name AS workload_name, v.id AS version_id, v.number AS version_number, v.compiled
-FROM claimed c JOIN workloads w ON w.id = c.workload_id JOIN workload_versions v ON v.id = c.version_id`;
+SELECT EXISTS (SELECT 1 FROM environments WHERE org_id = $1 AND env_id = $2) AS env_exists, run.*
+FROM (SELECT 1) one LEFT JOIN (
+  SELECT c.id, c.env_id, c.requested_at, c.claims, c.lease_expires_at, c.deadline_at,
+         w.id AS workload_id, w.name AS workload_name, v.id AS version_id, v.number AS version_number, v.compiled
+  FROM claimed c JOIN workloads w ON w.id = c.workload_id JOIN workload_versions v ON v.id = c.version_id
+) run ON true`;
 
+// One statement: whether the environment exists comes back with the claim (a row even when none is
+// claimed), so a claim is one round trip.
 interface Row {
-  id: string;
+  env_exists: boolean;
+  id: string | null;
   env_id: string;
   requested_at: Date;
   claims: number;
@@ -45,19 +51,16 @@ interface Row {
   workload_name: string;
   version_id: string;
   version_number: number;
-  compiled: unknown;
+  compiled: object;
 }
 
-export async function environmentExists(tx: Tx, orgId: string, envId: string): Promise<boolean> {
-  const { rows } = await tx.sql.query("SELECT 1 FROM environments WHERE org_id = $1 AND env_id = $2", [orgId, envId]);
-  return rows.length > 0;
-}
-
-export async function claimRun(tx: Tx, orgId: string, envId: string, tokenId: string): Promise<ClaimedRun | null> {
+/** The run `tokenId` claims, null when none waits, "no_environment" when the environment is unknown (nothing claimed). */
+export async function claimRun(tx: Tx, orgId: string, envId: string, tokenId: string): Promise<ClaimedRun | null | "no_environment"> {
   const leaseId = crypto.randomUUID();
   const { rows } = await tx.sql.query<Row>(CLAIM, [orgId, envId, leaseId, LEASE_SECONDS, SILENCE_SECONDS, tokenId]);
-  const row = rows[0];
-  if (!row) return null;
+  const row = rows[0]!;
+  if (!row.env_exists) return "no_environment";
+  if (row.id === null) return null;
   return {
     id: row.id,
     envId: row.env_id,

@@ -2,8 +2,9 @@
 import type { Hono } from "hono";
 import * as z from "zod";
 import { environmentObject } from "../../durable-objects/environment";
-import { inTenant } from "../../db/transaction";
-import { requireToken } from "../auth/bearer";
+import { asEngineToken, identifyToken } from "../auth/bearer";
+import { forgetTokenOrg } from "../auth/token-orgs";
+import { routeGateSide } from "../billing/gate";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
@@ -27,15 +28,20 @@ const claim = route({
     "to accepted and returns it with its compiled version, a lease and the run's deadline. 200 with a null run when nothing waits.",
   tag: "workloads",
   security: ["engineToken"],
-  middleware: [requireToken("engine")],
+  middleware: [identifyToken("engine")],
   body: ClaimWorkloadRequest,
   responses: { 200: { description: "The claimed run, or null", schema: WorkloadClaim }, ...engineRefusals, 404: refusal("No such environment in this organization") },
   handler: async (c, { body: { envId }, reply }) => {
-    const { orgId, tokenId } = c.var.principal;
-    const run = await environmentObject(c.env, orgId, envId).claim(orgId, envId, tokenId);
-    if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
-    c.var.metrics.count("svc_claims_total", { kind: "workload", outcome: run ? "claimed" : "none" });
-    return reply(200, { run });
+    const { orgId, tokenHash } = c.var.caller;
+    const outcome = await environmentObject(c.env, orgId, envId).claim({ orgId, envId, tokenHash, gate: routeGateSide(c) });
+    if (outcome.refused) {
+      const { code, message, retryAfterSeconds } = outcome.refused;
+      // The object may run in another isolate: this one forgets a token that is no longer live, too.
+      if (code === "unauthenticated") forgetTokenOrg(tokenHash);
+      throw new Refusal(code, message, retryAfterSeconds ?? undefined);
+    }
+    c.var.metrics.count("svc_claims_total", { kind: "workload", outcome: outcome.run ? "claimed" : "none" });
+    return reply(200, { run: outcome.run });
   },
 });
 
@@ -52,7 +58,6 @@ const beat = route({
   description: "Only the current lease holder. 409 means the engine lost the run: it stops and sends no final event.",
   tag: "workloads",
   security: ["engineToken"],
-  middleware: [requireToken("engine")],
   params: RunPath,
   paramsRefusal: noSuchRun,
   body: HeartbeatRequest,
@@ -63,8 +68,7 @@ const beat = route({
     409: refusal("The caller no longer holds the lease"),
   },
   handler: async (c, { params: { runId }, body: { leaseId }, reply }) => {
-    const { orgId } = c.var.principal;
-    const result = await inTenant(c.var.database().connect, orgId, (tx) => heartbeat(tx, orgId, runId, leaseId));
+    const result = await asEngineToken(c, (tx, { orgId }) => heartbeat(tx, orgId, runId, leaseId));
     if (result.held) return reply(200, { runId, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline });
     if (!result.exists) throw noSuchRun();
     throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");

@@ -1,0 +1,35 @@
+// A transaction's scope reaches PostgreSQL as quoted literals (db/transaction.ts sends BEGIN and the
+// settings in one round trip): whatever a lookup value holds arrives as that value, never as SQL.
+import { inject } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { openPool, useBridge } from "../../db/neon";
+import { inTransaction } from "../../db/transaction";
+
+const database = inject("database");
+useBridge(database.bridge);
+const pool = openPool(database.app, 1);
+afterAll(() => pool.end());
+
+describe("a transaction's scope", () => {
+  it.each([
+    ["quotes", "it's o''clock"],
+    ["backslashes", "C:\\path\\'\\\\"],
+    ["an attempt to end the statement", "x', true); DROP TABLE tokens; --"],
+    ["text beyond ASCII", "Zoë ✓ 𝄞"],
+    ["nothing", ""],
+  ])("carries a value with %s exactly", async (_what, value) => {
+    const seen = await inTransaction(pool.connect, { orgId: crypto.randomUUID(), lookups: { person_email: value } }, async (tx) => {
+      const { rows } = await tx.sql.query<{ value: string }>("SELECT current_setting('app.lookup_person_email') AS value");
+      return rows[0]!.value;
+    });
+    expect(seen).toBe(value);
+  });
+
+  it("is the transaction's own: the next one on the same connection starts without it", async () => {
+    const orgId = crypto.randomUUID();
+    await inTransaction(pool.connect, { orgId }, async () => {});
+    const after = await inTransaction(pool.connect, {}, async (tx) =>
+      (await tx.sql.query<{ org: string }>("SELECT current_setting('app.org_id', true) AS org")).rows[0]!.org);
+    expect(after).toBe("");
+  });
+});
