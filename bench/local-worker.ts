@@ -1,14 +1,18 @@
 // What every benchmark runs against: embedded PostgreSQL and the bridge in a temporary directory
-// (event partitions made), the Worker under `wrangler dev` on a free port with the local defaults plus
+// (event partitions made), the Worker's deploy bundle (what `wrangler deploy` uploads) served by
+// workerd through Miniflare on a free port with wrangler.toml's bindings, the local defaults and
 // `variables` (ingestion's rate limit off), and a pool as the application role. Everything is torn
 // down when `run` ends, however it ends.
+// Not `wrangler dev`: its development proxy (a Node process and a second workerd in front of the
+// Worker) costs every request more than some of the work measured, and production has none.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { nodePool, withNodeClient } from "../db/cli/node-pool";
-import { writeEnvFile } from "../local/env-file";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "../local/stack";
-import { startWrangler, workerAnswers } from "../local/wrangler";
 import { freePort } from "../test/setup/free-port";
 import { runPartitionPass } from "../worker/events/partitions/pass";
 
@@ -20,26 +24,42 @@ export interface BenchWorker {
   pool: ReturnType<typeof nodePool>;
 }
 
+/** Builds the upload bundle into `outdir` (index.js and the migration text modules beside it). */
+export function buildWorker(outdir: string): void {
+  execFileSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { stdio: ["ignore", "pipe", "pipe"] });
+}
+
 export async function withBenchWorker<T>(variables: Record<string, string>, run: (worker: BenchWorker) => Promise<T>): Promise<T> {
-  const dataDir = join(mkdtempSync(join(tmpdir(), "svc-bench-")), "data");
-  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
+  const outdir = join(dir, "worker");
+  buildWorker(outdir);
+  const stack = await startLocalStack({ dataDir: join(dir, "data"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
   const port = String(await freePort());
-  const envFile = join(dirname(dataDir), "worker.env");
-  writeEnvFile(envFile, {
-    ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),
-    SVC_INGEST_RATE_LIMIT: "off",
-    ...variables,
-  });
-  await withNodeClient(stack.urls.maintenance, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: null, archive: null }));
-  const wrangler = startWrangler({ port, envFile, persistTo: join(dirname(dataDir), "wrangler"), output: "ignore" });
+  const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
+  const worker = new Miniflare({
+    ...workerOptions,
+    modules: true,
+    scriptPath: join(outdir, "index.js"),
+    modulesRoot: outdir,
+    modulesRules: [{ type: "Text", include: ["**/*.sql"] }],
+    bindings: {
+      ...workerOptions.bindings,
+      ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),
+      SVC_INGEST_RATE_LIMIT: "off",
+      ...variables,
+    },
+    host: "127.0.0.1",
+    port: Number(port),
+  } as ConstructorParameters<typeof Miniflare>[0]);
   const pool = nodePool(stack.urls.app);
   try {
-    if (!(await workerAnswers(port))) throw new Error("the Worker did not start");
+    await withNodeClient(stack.urls.maintenance, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: null, archive: null }));
+    await worker.ready;
     return await run({ stack, port, base: `http://127.0.0.1:${port}`, pool });
   } finally {
     await pool.end();
-    wrangler.kill("SIGTERM");
+    await worker.dispose();
     await stack.stop();
-    rmSync(dirname(dataDir), { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }

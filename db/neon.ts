@@ -4,7 +4,6 @@
 // module set-up is the largest part of the start's script time (bench/startup.ts), and requests that
 // never reach the database (health, metrics, the console's pages) do not pay it.
 import type { Client, Pool, PoolClient } from "@neondatabase/serverless";
-import * as schema from "./schema";
 import type { Connection } from "./transaction";
 
 type Driver = typeof import("@neondatabase/serverless");
@@ -115,7 +114,7 @@ export function openPool(connectionString: string, max: number): RequestPool {
       if (ended) unreachable(new Error("The pool has ended."));
       const { pool, drizzle } = await open().catch(unreachable);
       const client = await pool.connect().catch(unreachable);
-      return { sql: client, db: drizzle({ client, schema }), release: (error) => client.release(error) };
+      return { sql: client, db: drizzle({ client }), release: (error) => client.release(error) };
     },
     // A pool never connected has nothing to end.
     end: async () => {

@@ -2,10 +2,11 @@
 // chooses its organization with a transaction-local setting, so a pooled connection never carries it
 // into someone else's request, and row-level security (db/migrations) filters every read and write.
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type * as schema from "./schema";
 import type { SqlClient } from "./sql-client";
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+// No relational schema: nothing uses drizzle's relational queries, and building their configuration
+// for every connection costs each request time (bench/ingest.ts).
+export type Db = PgDatabase<PgQueryResultHKT>;
 
 /** One connection taken from a pool, seen both as raw SQL and as drizzle. */
 export interface Connection {

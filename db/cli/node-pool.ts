@@ -2,7 +2,6 @@
 // through the same Connection interface the Worker uses.
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import * as schema from "../schema";
 import type { Connection } from "../transaction";
 
 export function nodePool(connectionString: string) {
@@ -12,7 +11,7 @@ export function nodePool(connectionString: string) {
   return {
     connect: async (): Promise<Connection> => {
       const client = await pool.connect();
-      return { sql: client, db: drizzle({ client, schema }), release: (error) => client.release(error) };
+      return { sql: client, db: drizzle({ client }), release: (error) => client.release(error) };
     },
     end: () => pool.end(),
   };

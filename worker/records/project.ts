@@ -11,6 +11,7 @@
 // Only events this batch stored are projected: a duplicate was projected with the batch that stored it.
 // Every accepted record event carries a note (the spec counts it as unprojected: it changes no
 // environment row): what it recorded, or why it changed no record at all.
+import { positionsOf, touchedPositions } from "../../db/positions";
 import type { Tx } from "../../db/transaction";
 import type { IngestedEvent } from "../events/schemas";
 import { isRecordEvent, type RecordEventType } from "./payloads";
@@ -26,11 +27,6 @@ type Group = Array<{ position: number; event: IngestedEvent; p: P }>;
 
 const iso = (event: IngestedEvent) => new Date(Date.parse(event.occurredAt)).toISOString();
 
-/** Positions (of `group`) whose statement changed a record. */
-async function changed(tx: Tx, sql: string, params: unknown[]): Promise<Set<number>> {
-  const { rows } = await tx.sql.query<{ ord: number }>(sql, params);
-  return new Set(rows.map((row) => Number(row.ord)));
-}
 
 const RUN_STARTED = `
 WITH input AS (
@@ -49,7 +45,7 @@ WITH input AS (
   WHERE r.started_at IS NULL OR (EXCLUDED.started_at, EXCLUDED.started_event_id) < (r.started_at, r.started_event_id)
   RETURNING run_id
 )
-SELECT f.ord FROM firsts f JOIN upserted USING (run_id)`;
+SELECT ${positionsOf("f.ord")} FROM firsts f JOIN upserted USING (run_id)`;
 
 const RUN_FINISHED = `
 WITH input AS (
@@ -67,7 +63,7 @@ WITH input AS (
   WHERE r.finished_at IS NULL OR (EXCLUDED.finished_at, EXCLUDED.finished_event_id) < (r.finished_at, r.finished_event_id)
   RETURNING run_id
 )
-SELECT f.ord FROM firsts f JOIN upserted USING (run_id)`;
+SELECT ${positionsOf("f.ord")} FROM firsts f JOIN upserted USING (run_id)`;
 
 const VERDICTS = `
 WITH input AS (
@@ -83,7 +79,7 @@ WITH input AS (
   WHERE (EXCLUDED.recorded_at, EXCLUDED.event_id) > (v.recorded_at, v.event_id)
   RETURNING run_id, name
 )
-SELECT l.ord FROM lasts l JOIN upserted USING (run_id, name)`;
+SELECT ${positionsOf("l.ord")} FROM lasts l JOIN upserted USING (run_id, name)`;
 
 const ARTIFACTS = `
 WITH input AS (
@@ -100,7 +96,7 @@ WITH input AS (
   WHERE (EXCLUDED.stored_at, EXCLUDED.event_id) > (a.stored_at, a.event_id)
   RETURNING run_id, name
 )
-SELECT l.ord FROM lasts l JOIN upserted USING (run_id, name)`;
+SELECT ${positionsOf("l.ord")} FROM lasts l JOIN upserted USING (run_id, name)`;
 
 const GOLDENS = `
 WITH input AS (
@@ -114,7 +110,7 @@ WITH input AS (
   ON CONFLICT (org_id, name, version) DO NOTHING
   RETURNING name, version
 )
-SELECT f.ord FROM firsts f JOIN inserted USING (name, version)`;
+SELECT ${positionsOf("f.ord")} FROM firsts f JOIN inserted USING (name, version)`;
 
 const DECISIONS = `
 WITH input AS (
@@ -126,7 +122,7 @@ WITH input AS (
   ON CONFLICT DO NOTHING
   RETURNING event_id, occurred_at
 )
-SELECT i.ord FROM input i JOIN inserted USING (event_id, occurred_at)`;
+SELECT ${positionsOf("i.ord")} FROM input i JOIN inserted USING (event_id, occurred_at)`;
 
 const WORKLOAD_STARTED = `
 WITH input AS (
@@ -138,7 +134,7 @@ WITH input AS (
   WHERE w.org_id = $1 AND w.id = f.run_id AND (w.started_at IS NULL OR f.at < w.started_at)
   RETURNING w.id
 )
-SELECT f.ord FROM firsts f JOIN updated u ON u.id = f.run_id`;
+SELECT ${positionsOf("f.ord")} FROM firsts f JOIN updated u ON u.id = f.run_id`;
 
 const RUNTIMES_SEEN = `
 UPDATE runtimes r SET last_seen_at = s.at
@@ -154,7 +150,7 @@ const upsert = (sql: string, columns: (item: Group[number]) => unknown[], did: (
   async (tx, orgId, group, notes) => {
     const params: unknown[][] = columns(group[0]!).map(() => []);
     for (const item of group) columns(item).forEach((value, i) => params[i]!.push(value ?? null));
-    const applied = await changed(tx, sql, [orgId, ...params, group.map((item) => item.position)]);
+    const applied = await touchedPositions(tx, sql, [orgId, ...params, group.map((item) => item.position)]);
     for (const { position, p } of group) notes.set(position, applied.has(position) ? `${did(p)}; ${NO_ENVIRONMENT}.` : why(p));
   };
 
@@ -196,7 +192,7 @@ const PROJECTORS: Record<RecordEventType, Projector> = {
     () => "This decision is already recorded.",
   ),
   "workload.started": async (tx, orgId, group, notes) => {
-    const applied = await changed(tx, WORKLOAD_STARTED, [orgId, group.map(({ p }) => p.runId), group.map(({ event }) => iso(event)), group.map((item) => item.position)]);
+    const applied = await touchedPositions(tx, WORKLOAD_STARTED, [orgId, group.map(({ p }) => p.runId), group.map(({ event }) => iso(event)), group.map((item) => item.position)]);
     for (const { position, p } of group) if (applied.has(position)) notes.set(position, `Recorded the start of workload run ${p.runId}; ${NO_ENVIRONMENT}.`);
     const missed = group.filter((item) => !applied.has(item.position));
     if (missed.length === 0) return;
