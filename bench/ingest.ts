@@ -5,8 +5,10 @@
 // records in the insert's transaction, and a tenth environment.* events over 20 environments. Each figure is printed beside the cost of
 // sending the same batches again (all duplicates, as an engine's retry is).
 // Bounded: a fixed number of batches per run. Prints figures; asserts nothing.
+// BENCH_INSPECTOR_PORT=9229 prints instead a CPU profile of the Worker over the stored-only batches.
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
+import { profiled } from "./profile";
 import { createOrganization } from "../worker/organizations/create";
 import { issueToken } from "../worker/tokens/issue";
 
@@ -105,6 +107,12 @@ async function main() {
 
     await viaService(batch("run.finished")); // warm the isolate, the Durable Object and the pools
     await viaRawInsert(batch("run.finished"));
+    if (process.env.BENCH_INSPECTOR_PORT) {
+      // Where the Worker's time goes: a CPU profile of one run's stored-only batches at concurrency 1.
+      const work = Array.from({ length: BATCHES }, () => batch("stored only"));
+      console.log(await profiled(Number(process.env.BENCH_INSPECTOR_PORT), () => measure(1, work, firstSending).then(() => {})));
+      return;
+    }
     console.log(`ingest: ${BATCHES} batches of ${BATCH} events per run`);
     console.log("mix                concurrency  service ev/s  retry ev/s  raw insert ev/s  ratio");
     for (const mix of MIXES) {

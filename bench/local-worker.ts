@@ -50,6 +50,8 @@ export async function withBenchWorker<T>(variables: Record<string, string>, run:
     },
     host: "127.0.0.1",
     port: Number(port),
+    // BENCH_INSPECTOR_PORT: attach DevTools (or bench/profile.ts) to the Worker while it is measured.
+    ...(process.env.BENCH_INSPECTOR_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
   const pool = nodePool(stack.urls.app);
   try {

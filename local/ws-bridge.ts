@@ -1,8 +1,10 @@
-// The WebSocket-to-TCP bridge the neon driver needs locally: the job Neon's proxy does in production.
-// Protocol: `GET /v1?address=host:port`, then raw PostgreSQL bytes in binary frames both ways.
+// The WebSocket-to-PostgreSQL bridge the neon driver needs locally: the job Neon's proxy (and its
+// pooled endpoint: backend-pool.ts) does in production. Protocol: `GET /v1?address=host:port`, then
+// PostgreSQL's wire protocol in binary frames both ways.
 import { createServer, type Server } from "node:http";
-import { connect, isIP } from "node:net";
+import { isIP } from "node:net";
 import { WebSocketServer } from "ws";
+import { BackendPool } from "./backend-pool";
 
 export interface Bridge {
   url: string;
@@ -24,18 +26,18 @@ function parseTarget(requestUrl: string | undefined): { host: string; port: numb
 export async function startBridge(port: number): Promise<Bridge> {
   const http: Server = createServer((_req, res) => res.writeHead(426).end());
   const wss = new WebSocketServer({ noServer: true });
+  const backends = new BackendPool();
   http.on("upgrade", (req, socket, head) => {
     const target = parseTarget(req.url);
     if (!target) return socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const tcp = connect(target.port, target.host);
-      tcp.setNoDelay(true);
-      tcp.on("data", (chunk) => ws.send(chunk));
-      tcp.on("close", () => ws.close());
-      tcp.on("error", () => ws.close());
-      ws.on("message", (data) => tcp.write(data as Buffer));
-      ws.on("close", () => tcp.destroy());
-      ws.on("error", () => tcp.destroy());
+      const session = backends.session(target, {
+        send: (bytes) => ws.readyState === ws.OPEN && ws.send(bytes),
+        close: () => ws.close(),
+      });
+      ws.on("message", (data) => session.receive(data as Buffer));
+      ws.on("close", () => session.end());
+      ws.on("error", () => session.end());
     });
   });
   await new Promise<void>((ok, fail) => {
@@ -48,6 +50,7 @@ export async function startBridge(port: number): Promise<Bridge> {
     close: () =>
       new Promise((ok) => {
         for (const client of wss.clients) client.terminate();
+        backends.close();
         http.close(() => ok());
       }),
   };

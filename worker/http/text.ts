@@ -45,24 +45,36 @@ export function text({ min = 0, max }: { min?: number; max: number }): z.ZodStri
 
 type Problem = { path: PropertyKey[]; message: string };
 
-/** The first key or value of parsed JSON that PostgreSQL could not store, or too deep a nesting. */
-function jsonProblem(value: unknown, path: PropertyKey[], depth: number): Problem | null {
+/**
+ * The first key or value of parsed JSON that PostgreSQL could not store, or too deep a nesting. The
+ * path is built on the way out, only for a problem found.
+ */
+function jsonProblem(value: unknown, depth: number): Problem | null {
   if (typeof value === "string") {
     const why = unstorable(value);
-    return why ? { path, message: why } : null;
+    return why ? { path: [], message: why } : null;
   }
   if (value === null || typeof value !== "object") return null;
-  if (depth > JSON_MAX_DEPTH) return { path, message: `must not nest more than ${JSON_MAX_DEPTH} levels deep` };
+  if (depth > JSON_MAX_DEPTH) return { path: [], message: `must not nest more than ${JSON_MAX_DEPTH} levels deep` };
   for (const [key, item] of Object.entries(value)) {
     const why = unstorable(key);
-    if (why) return { path, message: `has a key that ${why}` };
-    const problem = jsonProblem(item, [...path, Array.isArray(value) ? Number(key) : key], depth + 1);
-    if (problem) return problem;
+    if (why) return { path: [], message: `has a key that ${why}` };
+    const problem = jsonProblem(item, depth + 1);
+    if (problem) {
+      problem.path.unshift(Array.isArray(value) ? Number(key) : key);
+      return problem;
+    }
   }
   return null;
 }
 
 const utf8 = new TextEncoder();
+
+/**
+ * Whether `json` is at most `maxBytes` as UTF-8, encoding it only when that could matter: a UTF-16 code
+ * unit is at most three UTF-8 bytes (every event's payload is checked; nearly all are far below).
+ */
+const fitsIn = (json: string, maxBytes: number) => json.length * 3 <= maxBytes || utf8.encode(json).byteLength <= maxBytes;
 
 /**
  * A JSON object stored as jsonb: no NUL or lone surrogate in any key or value, nested at most
@@ -71,9 +83,9 @@ const utf8 = new TextEncoder();
 export function storableJson(maxBytes: number) {
   const check = guard(
     z.superRefine<Record<string, unknown>>((value, ctx) => {
-      const problem = jsonProblem(value, [], 1);
+      const problem = jsonProblem(value, 1);
       if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
-      else if (utf8.encode(JSON.stringify(value)).byteLength > maxBytes) {
+      else if (!fitsIn(JSON.stringify(value), maxBytes)) {
         ctx.addIssue({ code: "custom", message: `must be at most ${maxBytes} bytes as UTF-8 JSON`, input: value });
       }
     }),

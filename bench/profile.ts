@@ -1,0 +1,51 @@
+// A CPU profile of the Worker while `work` runs, through its inspector (BENCH_INSPECTOR_PORT), summed
+// by function: where a benchmark's time goes inside workerd. Names are the bundle's (minified).
+import WebSocket from "ws";
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+export async function profiled(inspectorPort: number, work: () => Promise<void>): Promise<string> {
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl);
+  await new Promise((resolve) => socket.once("open", resolve));
+  let sent = 0;
+  const waiting = new Map<number, (result: any) => void>();
+  socket.on("message", (data) => {
+    const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
+    if (message.id) waiting.get(message.id)?.(message.result);
+  });
+  const command = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      waiting.set(++sent, resolve);
+      socket.send(JSON.stringify({ id: sent, method, params }));
+    });
+  await command("Profiler.enable");
+  await command("Profiler.start");
+  await work();
+  const { profile } = (await command("Profiler.stop")) as { profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] } };
+  socket.close();
+
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const name = (node: Node) => `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.split("/").pop()}:${node.callFrame.lineNumber}`;
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    self.set(name(byId.get(id)!), (self.get(name(byId.get(id)!)) ?? 0) + us);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const key = name(byId.get(at)!);
+      if (!seen.has(key)) inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+      seen.add(key);
+    }
+  });
+  const top = (totals: Map<string, number>) =>
+    [...totals].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, us]) => `${(us / 1000).toFixed(1).padStart(9)} ms  ${key}`).join("\n");
+  return `self time\n${top(self)}\ninclusive time\n${top(inclusive)}`;
+}

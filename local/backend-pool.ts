@@ -1,0 +1,224 @@
+// The bridge's pool of PostgreSQL backends: what Neon's pooled endpoint does in production. A Worker
+// may not keep a connection across requests, so every request opens one; without a pool each of them
+// would start a new backend (a process, authentication, cold catalog caches: several milliseconds of
+// PostgreSQL's CPU before the first statement). A session that ends hands its backend back, rolled
+// back and reset with DISCARD ALL (settings, advisory locks, prepared statements, temporary tables:
+// nothing of one session reaches the next), and the next session with the same role, database and
+// password (checked against the one PostgreSQL accepted) is given it, answered by the bridge itself.
+// Only protocol 3.0 sessions that authenticate with a password in clear, as the local server asks.
+import { connect, type Socket } from "node:net";
+import {
+  authenticationCleartextPassword,
+  authenticationCode,
+  authenticationOk,
+  MessageReader,
+  passwordMessage,
+  passwordOf,
+  readyForQuery,
+  simpleQuery,
+  startupParameters,
+  type WireMessage,
+} from "./pg-wire";
+
+/** Idle backends kept per role and database and in all (well under the server's 200 connections), and for how long. */
+const IDLE_PER_KEY = 8;
+const IDLE_IN_ALL = 48;
+const IDLE_MS = 10_000;
+/** A backend whose session ended but that does not settle within this is closed instead. */
+const SETTLE_MS = 30_000;
+
+/** What a session needs of its client: send bytes, and close. */
+export interface ClientSide {
+  send: (bytes: Buffer) => void;
+  close: () => void;
+}
+
+class Backend {
+  private readonly reader = new MessageReader();
+  /** ParameterStatus and BackendKeyData from its start, replayed to every session given it. */
+  readonly greeting: Buffer[] = [];
+  /** Answers still owed: one ReadyForQuery per simple query or Sync sent. */
+  owed = 0;
+  /** The transaction status of the last ReadyForQuery: I idle, T in a transaction, E failed. */
+  status = "I";
+  timer: NodeJS.Timeout | null = null;
+  onMessage: (message: WireMessage) => void = () => {};
+  onClose: () => void = () => {};
+
+  constructor(readonly socket: Socket) {
+    socket.setNoDelay(true);
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => this.onClose());
+    socket.on("data", (chunk: Buffer) => {
+      for (const message of this.reader.push(chunk)) {
+        if (message.type === "Z") {
+          this.owed = Math.max(0, this.owed - 1);
+          this.status = String.fromCharCode(message.body[0]!);
+        }
+        this.onMessage(message);
+      }
+    });
+  }
+
+  send(message: WireMessage | Buffer): void {
+    const bytes = Buffer.isBuffer(message) ? message : message.bytes;
+    // A simple query or a Sync is answered by exactly one ReadyForQuery.
+    const type = String.fromCharCode(bytes[0]!);
+    if (type === "Q" || type === "S") this.owed += 1;
+    this.socket.write(bytes);
+  }
+
+  destroy(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.onClose = () => {};
+    this.socket.destroy();
+  }
+}
+
+export class BackendPool {
+  private idle = new Map<string, Backend[]>();
+  /** The password PostgreSQL accepted, per target, role and database. */
+  private accepted = new Map<string, string>();
+  private closed = false;
+
+  /** One client session bound for `target`: feed it the client's bytes, and end it when the client goes. */
+  session(target: { host: string; port: number }, client: ClientSide): { receive: (bytes: Buffer) => void; end: () => void } {
+    const reader = new MessageReader(true);
+    let key: string | null = null;
+    let startup: WireMessage | null = null;
+    let password: string | null = null;
+    let backend: Backend | null = null;
+    let ready = false;
+    let ended = false;
+
+    const relay = (chosen: Backend) => {
+      ready = true;
+      chosen.onMessage = (message) => client.send(message.bytes);
+      chosen.onClose = () => end();
+    };
+
+    // A backend of its own: the startup sent on, the server's password request answered with the
+    // client's password, the rest relayed; once it is ready, the password is known to be accepted.
+    const open = (startup: WireMessage) => {
+      const fresh = new Backend(connect(target.port, target.host));
+      backend = fresh;
+      let authenticated = false;
+      fresh.onClose = () => end();
+      fresh.onMessage = (message) => {
+        const code = authenticationCode(message);
+        if (code === 3) return fresh.send(passwordMessage(password!));
+        if (code === 0) authenticated = true;
+        if (authenticated && (message.type === "S" || message.type === "K")) fresh.greeting.push(message.bytes);
+        client.send(message.bytes);
+        if (message.type === "Z" && authenticated) {
+          this.accepted.set(key!, password!);
+          relay(fresh);
+        }
+      };
+      fresh.socket.write(startup.bytes);
+    };
+
+    const receive = (bytes: Buffer) => {
+      for (const message of reader.push(bytes)) {
+        if (ended) return;
+        if (ready) {
+          if (message.type === "X") return end(); // the client's goodbye: the backend stays for the pool
+          backend!.send(message);
+        } else if (key === null) {
+          const parameters = startupParameters(message);
+          if (!parameters) return end(); // SSL and cancel requests: not spoken locally
+          key = `${target.host}:${target.port}/${parameters.get("user") ?? ""}/${parameters.get("database") ?? parameters.get("user") ?? ""}`;
+          startup = message;
+          client.send(authenticationCleartextPassword());
+        } else if (password === null && message.type === "p") {
+          password = passwordOf(message);
+          const pooled = this.accepted.get(key) === password ? this.take(key) : null;
+          if (pooled) {
+            backend = pooled;
+            relay(pooled);
+            client.send(Buffer.concat([authenticationOk(), ...pooled.greeting, readyForQuery("I")]));
+          } else {
+            open(startup!);
+          }
+        } else {
+          return end(); // anything else before the session is ready
+        }
+      }
+    };
+
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      client.close();
+      const used = backend;
+      if (!used) return;
+      if (!ready || this.closed) return used.destroy();
+      this.settle(used, key!);
+    };
+
+    return { receive, end };
+  }
+
+  /** After its session: let owed answers arrive, roll back what is open, DISCARD ALL, then keep it idle. */
+  private settle(backend: Backend, key: string): void {
+    backend.timer = setTimeout(() => backend.destroy(), SETTLE_MS);
+    let rolledBack = false;
+    let discarded = false;
+    let failed = false;
+    const next = () => {
+      if (backend.owed > 0) return;
+      if (failed) return backend.destroy();
+      if (!rolledBack && backend.status !== "I") {
+        rolledBack = true;
+        return backend.send(simpleQuery("ROLLBACK"));
+      }
+      if (!discarded) {
+        discarded = true;
+        return backend.send(simpleQuery("DISCARD ALL"));
+      }
+      clearTimeout(backend.timer!);
+      backend.timer = null;
+      this.keep(backend, key);
+    };
+    backend.onMessage = (message) => {
+      // An error in the reset itself (the client's own errors came before it was sent).
+      if (message.type === "E" && (rolledBack || discarded)) failed = true;
+      if (message.type === "Z") next();
+    };
+    backend.onClose = () => {};
+    next();
+  }
+
+  private keep(backend: Backend, key: string): void {
+    const list = this.idle.get(key) ?? [];
+    const idleInAll = [...this.idle.values()].reduce((sum, backends) => sum + backends.length, 0);
+    if (this.closed || list.length >= IDLE_PER_KEY || idleInAll >= IDLE_IN_ALL || backend.socket.destroyed || backend.status !== "I") {
+      return backend.destroy();
+    }
+    const leave = () => this.idle.set(key, (this.idle.get(key) ?? []).filter((other) => other !== backend));
+    backend.onMessage = () => {};
+    backend.onClose = leave;
+    backend.timer = setTimeout(() => {
+      leave();
+      backend.destroy();
+    }, IDLE_MS);
+    list.push(backend);
+    this.idle.set(key, list);
+  }
+
+  private take(key: string): Backend | null {
+    const list = this.idle.get(key) ?? [];
+    for (let backend = list.pop(); backend; backend = list.pop()) {
+      if (backend.timer) clearTimeout(backend.timer);
+      backend.timer = null;
+      if (!backend.socket.destroyed) return backend;
+    }
+    return null;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const list of this.idle.values()) for (const backend of list) backend.destroy();
+    this.idle.clear();
+  }
+}

@@ -1,0 +1,77 @@
+// Just enough of PostgreSQL's wire protocol (v3) for the bridge's pool: framing a byte stream into
+// messages, reading the startup and password messages, and writing the few messages it answers itself.
+
+/** A message: its type byte (absent for the startup message) and its whole bytes (type included). */
+export interface WireMessage {
+  type: string;
+  bytes: Buffer;
+  body: Buffer;
+}
+
+/**
+ * Splits a stream into messages as chunks arrive. `startup` reads the first message without a type
+ * byte (the client's startup message).
+ */
+export class MessageReader {
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(private startup = false) {}
+
+  push(chunk: Buffer): WireMessage[] {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const messages: WireMessage[] = [];
+    for (;;) {
+      const header = this.startup ? 4 : 5;
+      if (this.pending.length < header) break;
+      const length = this.pending.readInt32BE(header - 4);
+      const total = length + header - 4;
+      if (length < 4 || this.pending.length < total) break;
+      const bytes = this.pending.subarray(0, total);
+      messages.push({ type: this.startup ? "" : String.fromCharCode(bytes[0]!), bytes, body: bytes.subarray(header) });
+      this.pending = this.pending.subarray(total);
+      this.startup = false;
+    }
+    return messages;
+  }
+
+  /** Bytes received but not yet a whole message. */
+  rest(): Buffer {
+    return this.pending;
+  }
+}
+
+const PROTOCOL_3 = 196608;
+
+/** The parameters of a protocol 3.0 startup message (user, database, ...), or null for anything else (SSL, cancel). */
+export function startupParameters(message: WireMessage): Map<string, string> | null {
+  if (message.body.length < 4 || message.body.readInt32BE(0) !== PROTOCOL_3) return null;
+  const parts = message.body.subarray(4).toString("utf8").split("\0");
+  const parameters = new Map<string, string>();
+  for (let i = 0; i + 1 < parts.length && parts[i] !== ""; i += 2) parameters.set(parts[i]!, parts[i + 1]!);
+  return parameters;
+}
+
+/** The password of a PasswordMessage ('p'). */
+export const passwordOf = (message: WireMessage) => message.body.subarray(0, message.body.indexOf(0)).toString("utf8");
+
+function message(type: string, body: Buffer): Buffer {
+  const header = Buffer.alloc(5);
+  header.write(type, 0, "latin1");
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+
+const int32 = (value: number) => {
+  const bytes = Buffer.alloc(4);
+  bytes.writeInt32BE(value);
+  return bytes;
+};
+
+export const authenticationCleartextPassword = () => message("R", int32(3));
+export const passwordMessage = (password: string) => message("p", Buffer.from(`${password}\0`, "utf8"));
+export const authenticationOk = () => message("R", int32(0));
+export const readyForQuery = (status: string) => message("Z", Buffer.from(status, "latin1"));
+export const simpleQuery = (sql: string) => message("Q", Buffer.from(`${sql}\0`, "utf8"));
+
+/** Whether a server message is AuthenticationOk, and which authentication it asks for otherwise. */
+export const authenticationCode = (message: WireMessage) => (message.type === "R" ? message.body.readInt32BE(0) : null);

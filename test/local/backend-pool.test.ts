@@ -1,0 +1,42 @@
+// The local bridge hands a finished session's PostgreSQL backend to the next one (local/backend-pool.ts),
+// as Neon's pooled endpoint does: nothing of one session may reach the next, and a backend goes only
+// to a session that presents the password PostgreSQL accepted for that role.
+import { describe, expect, inject, it } from "vitest";
+import { asRole } from "../support/sql";
+
+const session = <T>(work: Parameters<typeof asRole<T>>[1]) => asRole("app", work);
+
+describe("the local bridge's backend pool", () => {
+  it("gives the next session none of the last one's settings, open transaction or advisory locks", async () => {
+    const lock = Math.floor(Math.random() * 1e9);
+    const pids: number[] = [];
+    await session(async (client) => {
+      pids.push((await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+      await client.query("SELECT set_config('app.org_id', $1, false)", [crypto.randomUUID()]);
+      await client.query("SELECT pg_advisory_lock($1)", [lock]);
+      await client.query("BEGIN");
+      await client.query("SELECT 1 / 0").catch(() => {});
+    });
+    // Whichever backend the next sessions get (another test may take the one just handed back).
+    for (let i = 0; i < 3; i++) {
+      const seen = await session(async (client) =>
+        // A statement that runs at all is not inside the failed transaction the last session left.
+        (await client.query<{ pid: number; org: string | null; locked: boolean }>(
+          "SELECT pg_backend_pid() AS pid, current_setting('app.org_id', true) AS org, pg_try_advisory_lock($1) AS locked", [lock])).rows[0]!);
+      expect(seen.org ?? "").toBe("");
+      expect(seen.locked).toBe(true); // the lock was released with the last session
+      pids.push(seen.pid);
+      await session((client) => client.query("SELECT pg_advisory_unlock_all()"));
+    }
+    // Backends are reused: four sessions did not need four backends (tests running beside this one may take some).
+    expect(new Set(pids).size).toBeLessThanOrEqual(4);
+  });
+
+  it("refuses a wrong password even for a role whose backends wait in the pool", async () => {
+    await session((client) => client.query("SELECT 1"));
+    const database = inject("database");
+    const wrong = new URL(database.app);
+    wrong.password = "not-the-password";
+    await expect(asRole("app", (client) => client.query("SELECT 1"), { ...database, app: wrong.toString() })).rejects.toThrow(/password authentication failed/);
+  });
+});
