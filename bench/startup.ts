@@ -1,13 +1,15 @@
 // Startup cost of the Worker: the bundle `wrangler deploy --dry-run` would upload (the Worker's own
 // script only; the console's assets are counted apart) and its gzip size, then the script time at
 // isolate start, from `wrangler check startup`'s CPU profile of that same bundle (workerd on this
-// machine, not Cloudflare's CPUs). Prints figures; asserts nothing.
+// machine, not Cloudflare's CPUs), and the first request's time (it builds the app) beside the next
+// ones'. Prints figures; asserts nothing.
 //   BENCH_STARTUP_RUNS  profiles taken (default 5); the median and the minimum are printed.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { withBenchWorker } from "./local-worker";
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
 
@@ -41,7 +43,22 @@ function scriptMs(profile: Profile): { script: number; total: number } {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
-function main() {
+/** The Worker's first request (GET /health: the app is built on it) beside the median of the next ones. */
+async function firstRequest(): Promise<{ first: number; next: number }> {
+  return withBenchWorker({}, async ({ base }) => {
+    const time = async () => {
+      const started = performance.now();
+      await (await fetch(`${base}/health`)).arrayBuffer();
+      return performance.now() - started;
+    };
+    const first = await time();
+    const next: number[] = [];
+    for (let i = 0; i < 20; i++) next.push(await time());
+    return { first, next: median(next) };
+  });
+}
+
+async function main() {
   const dir = mkdtempSync(join(tmpdir(), "svc-startup-"));
   try {
     const outdir = join(dir, "out");
@@ -66,9 +83,11 @@ function main() {
     console.log(
       `startup script time  ${`${median(runs.map((r) => r.script)).toFixed(1)} ms`.padStart(12)}  (median of ${RUNS}; min ${Math.min(...runs.map((r) => r.script)).toFixed(1)} ms; profile span ${median(runs.map((r) => r.total)).toFixed(1)} ms)`,
     );
+    const { first, next } = await firstRequest();
+    console.log(`first request        ${`${first.toFixed(1)} ms`.padStart(12)}  (GET /health, which builds the app; the next ones: median ${next.toFixed(1)} ms)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main();
+await main();

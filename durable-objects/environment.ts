@@ -4,17 +4,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { DatabaseUnreachable, openPool, useBridge, type RequestPool } from "../db/neon";
 import { inTransaction, type Scope, type Tx } from "../db/transaction";
-import { admit, principalIn } from "../worker/auth/bearer";
-import { refuseWithoutPlan, type GateSide } from "../worker/billing/gate";
+import type { GateSide } from "../worker/billing/gate";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
-import { projectOntoEnvironment } from "../worker/environments/store";
-import { confirmTeardowns } from "../worker/commands/confirm";
-import { Refusal } from "../worker/http/refusal";
-import { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";
-import { claimRun, type ClaimedRun } from "../worker/workloads/claim";
+import type { ErrorCode } from "../worker/http/catalog";
+import type { ClaimedRun } from "../worker/workloads/claim";
 import { Turns } from "./turns";
+
+const loadWork = () => import("./environment-work");
 
 interface Identity {
   orgId: string;
@@ -31,7 +29,7 @@ export interface ClaimRequest extends Identity {
 /** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */
 export interface ClaimOutcome {
   run: ClaimedRun | null;
-  refused: { code: Refusal["code"]; message: string; retryAfterSeconds: number | null } | null;
+  refused: { code: ErrorCode; message: string; retryAfterSeconds: number | null } | null;
 }
 
 /** Claims of one environment under way at once, each on its own connection; more wait for one. */
@@ -82,13 +80,14 @@ export class EnvironmentObject extends DurableObject<Env> {
 
   /** Re-arms the deadline alarm from the database: the environment's earliest deadline, or none. */
   private async rearm(tx: Tx, identity: Identity): Promise<void> {
-    const next = await nextDeadline(tx.sql, identity.orgId, identity.envId);
+    const next = await (await loadWork()).nextDeadline(tx.sql, identity.orgId, identity.envId);
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 1000));
   }
 
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
-  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>> {
+  async project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>> {
+    const { projectOntoEnvironment, confirmTeardowns } = await loadWork();
     return this.turns.exclusive(() =>
       this.inEnvironment({ orgId, envId }, {}, async (tx) => {
         const notes = await projectOntoEnvironment(tx, orgId, envId, events);
@@ -105,16 +104,11 @@ export class EnvironmentObject extends DurableObject<Env> {
    * same transaction (revocation and suspension apply at once); a refusal when it may not claim or
    * the environment is unknown.
    */
-  claim({ orgId, envId, tokenHash, gate }: ClaimRequest): Promise<ClaimOutcome> {
+  async claim(request: ClaimRequest): Promise<ClaimOutcome> {
+    const { claimFor, refusalOf } = await loadWork();
     const config = configFor(this.env);
-    const claimed = this.turns.shared(() =>
-      this.inEnvironment({ orgId, envId }, { token_hash: tokenHash }, async (tx) => {
-        const principal = admit(await principalIn(tx, tokenHash, orgId), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
-        const run = await claimRun(tx, orgId, envId, principal.tokenId);
-        if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
-        return run;
-      }),
-    );
+    const { orgId, envId, tokenHash } = request;
+    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, { token_hash: tokenHash }, (tx) => claimFor(tx, config, request)));
     return claimed.then(
       async (run) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
@@ -123,8 +117,9 @@ export class EnvironmentObject extends DurableObject<Env> {
         return { run, refused: null };
       },
       (error: unknown) => {
-        if (!(error instanceof Refusal)) throw error;
-        return { run: null, refused: { code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds ?? null } };
+        const refused = refusalOf(error);
+        if (!refused) throw error;
+        return { run: null, refused };
       },
     );
   }
@@ -143,6 +138,7 @@ export class EnvironmentObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const identity = await this.ctx.storage.get<Identity>("identity");
     if (!identity) return;
+    const { abandonOverdueInEnvironment } = await loadWork();
     await this.turns.exclusive(() =>
       this.inEnvironment(identity, {}, async (tx) => {
         await abandonOverdueInEnvironment(tx.sql, identity.orgId, identity.envId);

@@ -1,10 +1,9 @@
 // The Worker's entry point: configuration is validated at isolate start (so `wrangler dev` and a
-// deploy fail naming the variable), then requests go to the app and cron events to the scheduler.
+// deploy fail naming the variable), then requests go to the app (built on the first one) and cron
+// events to the scheduler.
 import { env } from "cloudflare:workers";
-import { createApp } from "./app";
 import { startWith } from "./config/for-env";
 import type { Env } from "./env";
-import { scheduled } from "./scheduled";
 
 export { EnvironmentObject } from "../durable-objects/environment";
 export { RateLimiter } from "../durable-objects/rate-limiter";
@@ -14,9 +13,9 @@ export { MetricsAggregator } from "../durable-objects/metrics";
 // anything; a licence that does not verify fails the start like any refused variable.
 await startWith(env);
 
-const app = createApp();
-
 export default {
-  fetch: (request, environment, ctx) => app.fetch(request, environment, ctx),
-  scheduled: (controller, environment, _ctx) => scheduled(controller, environment),
+  // The app (every route and its schemas) is built on the first request, not at isolate start
+  // (bench/startup.ts): each request awaits its own import, and the module is evaluated once.
+  fetch: async (request, environment, ctx) => (await import("./app-instance")).app.fetch(request, environment, ctx),
+  scheduled: async (controller, environment, _ctx) => (await import("./scheduled")).scheduled(controller, environment),
 } satisfies ExportedHandler<Env>;

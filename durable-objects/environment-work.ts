@@ -1,0 +1,25 @@
+// What an environment object does inside its transactions, loaded on the object's first call: an
+// isolate's start builds none of it (bench/startup.ts).
+import type { Tx } from "../db/transaction";
+import { admit, principalIn } from "../worker/auth/bearer";
+import { refuseWithoutPlan } from "../worker/billing/gate";
+import type { Config } from "../worker/config/types";
+import { Refusal } from "../worker/http/refusal";
+import { claimRun, type ClaimedRun } from "../worker/workloads/claim";
+import type { ClaimOutcome, ClaimRequest } from "./environment";
+
+export { projectOntoEnvironment } from "../worker/environments/store";
+export { confirmTeardowns } from "../worker/commands/confirm";
+export { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";
+
+/** The caller's engine token checked (live, an engine's, organization not suspended, the plan gate), then the claim. */
+export async function claimFor(tx: Tx, config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest): Promise<ClaimedRun | null> {
+  const principal = admit(await principalIn(tx, tokenHash, orgId), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
+  const run = await claimRun(tx, orgId, envId, principal.tokenId);
+  if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
+  return run;
+}
+
+/** A refusal as data (an RPC keeps an error's message, not its class); null for any other error. */
+export const refusalOf = (error: unknown): ClaimOutcome["refused"] =>
+  error instanceof Refusal ? { code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds ?? null } : null;
