@@ -46,20 +46,28 @@ export function text({ min = 0, max }: { min?: number; max: number }): z.ZodStri
 type Problem = { path: PropertyKey[]; message: string };
 
 /**
- * The first key or value of parsed JSON that PostgreSQL could not store, or too deep a nesting. The
- * path is built on the way out, only for a problem found.
+ * The first key or value of parsed JSON that PostgreSQL could not store, or too deep a nesting (the
+ * path built on the way out, only for a problem found); `size.bound` grows by an upper bound of the
+ * value's size as UTF-8 JSON: at most 6 bytes per UTF-16 unit of a string (a \uXXXX escape), 25 for
+ * a number, 5 for true, false or null, and the quotes, colons, commas and brackets around them.
  */
-function jsonProblem(value: unknown, depth: number): Problem | null {
+function jsonProblem(value: unknown, depth: number, size: { bound: number }): Problem | null {
   if (typeof value === "string") {
+    size.bound += value.length * 6 + 2;
     const why = unstorable(value);
     return why ? { path: [], message: why } : null;
   }
-  if (value === null || typeof value !== "object") return null;
+  if (value === null || typeof value !== "object") {
+    size.bound += 25;
+    return null;
+  }
   if (depth > JSON_MAX_DEPTH) return { path: [], message: `must not nest more than ${JSON_MAX_DEPTH} levels deep` };
+  size.bound += 2;
   for (const [key, item] of Object.entries(value)) {
+    size.bound += key.length * 6 + 4;
     const why = unstorable(key);
     if (why) return { path: [], message: `has a key that ${why}` };
-    const problem = jsonProblem(item, depth + 1);
+    const problem = jsonProblem(item, depth + 1, size);
     if (problem) {
       problem.path.unshift(Array.isArray(value) ? Number(key) : key);
       return problem;
@@ -71,21 +79,18 @@ function jsonProblem(value: unknown, depth: number): Problem | null {
 const utf8 = new TextEncoder();
 
 /**
- * Whether `json` is at most `maxBytes` as UTF-8, encoding it only when that could matter: a UTF-16 code
- * unit is at most three UTF-8 bytes (every event's payload is checked; nearly all are far below).
- */
-const fitsIn = (json: string, maxBytes: number) => json.length * 3 <= maxBytes || utf8.encode(json).byteLength <= maxBytes;
-
-/**
  * A JSON object stored as jsonb: no NUL or lone surrogate in any key or value, nested at most
- * JSON_MAX_DEPTH deep, and at most `maxBytes` once encoded as UTF-8 JSON.
+ * JSON_MAX_DEPTH deep, and at most `maxBytes` once encoded as UTF-8 JSON. The size is measured only
+ * when the walk's upper bound says it could matter (every event's payload is checked; nearly all are
+ * far below).
  */
 export function storableJson(maxBytes: number) {
   const check = guard(
     z.superRefine<Record<string, unknown>>((value, ctx) => {
-      const problem = jsonProblem(value, 1);
+      const size = { bound: 0 };
+      const problem = jsonProblem(value, 1, size);
       if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message, input: value });
-      else if (!fitsIn(JSON.stringify(value), maxBytes)) {
+      else if (size.bound > maxBytes && utf8.encode(JSON.stringify(value)).byteLength > maxBytes) {
         ctx.addIssue({ code: "custom", message: `must be at most ${maxBytes} bytes as UTF-8 JSON`, input: value });
       }
     }),
