@@ -11,6 +11,7 @@ import {
   authenticationCleartextPassword,
   authenticationCode,
   authenticationOk,
+  MessageBoundaries,
   MessageReader,
   passwordMessage,
   passwordOf,
@@ -34,7 +35,9 @@ export interface ClientSide {
 }
 
 class Backend {
-  private readonly reader = new MessageReader();
+  /** Whole messages while the backend starts (authentication, its greeting); null once it relays. */
+  private reader: MessageReader | null = new MessageReader();
+  private readonly boundaries = new MessageBoundaries((type, firstByte) => this.saw(type, firstByte));
   /** ParameterStatus and BackendKeyData from its start, replayed to every session given it. */
   readonly greeting: Buffer[] = [];
   /** Answers still owed: one ReadyForQuery per simple query or Sync sent. */
@@ -42,7 +45,11 @@ class Backend {
   /** The transaction status of the last ReadyForQuery: I idle, T in a transaction, E failed. */
   status = "I";
   timer: NodeJS.Timeout | null = null;
+  /** While it starts: each whole message. */
   onMessage: (message: WireMessage) => void = () => {};
+  /** Once it relays: the bytes as they come, then the type of each message they complete. */
+  onBytes: (bytes: Buffer) => void = () => {};
+  onType: (type: string) => void = () => {};
   onClose: () => void = () => {};
 
   constructor(readonly socket: Socket) {
@@ -50,22 +57,38 @@ class Backend {
     socket.on("error", () => socket.destroy());
     socket.on("close", () => this.onClose());
     socket.on("data", (chunk: Buffer) => {
+      if (!this.reader) return this.relay(chunk);
       for (const message of this.reader.push(chunk)) {
-        if (message.type === "Z") {
-          this.owed = Math.max(0, this.owed - 1);
-          this.status = String.fromCharCode(message.body[0]!);
-        }
+        this.saw(message.type, message.body[0]);
         this.onMessage(message);
       }
     });
   }
 
-  send(message: WireMessage | Buffer): void {
-    const bytes = Buffer.isBuffer(message) ? message : message.bytes;
-    // A simple query or a Sync is answered by exactly one ReadyForQuery.
-    const type = String.fromCharCode(bytes[0]!);
-    if (type === "Q" || type === "S") this.owed += 1;
-    this.socket.write(bytes);
+  private saw(type: string, firstByte: number | undefined): void {
+    if (type === "Z") {
+      this.owed = Math.max(0, this.owed - 1);
+      this.status = String.fromCharCode(firstByte ?? 73);
+    }
+    if (this.reader === null) this.onType(type);
+  }
+
+  private relay(chunk: Buffer): void {
+    this.onBytes(chunk);
+    this.boundaries.scan(chunk);
+  }
+
+  /** From now on, bytes are relayed as they come (what arrived past the last whole message too). */
+  relaying(): void {
+    const rest = this.reader?.rest();
+    this.reader = null;
+    if (rest?.length) this.relay(rest);
+  }
+
+  /** Sends a message of the bridge's own (the reset). */
+  query(sql: string): void {
+    this.owed += 1;
+    this.socket.write(simpleQuery(sql));
   }
 
   destroy(): void {
@@ -91,12 +114,20 @@ export class BackendPool {
     let ready = false;
     let ended = false;
 
+    // The client's messages, relayed as they come; each simple query or Sync is owed an answer, and
+    // the client's goodbye (Terminate) is kept from the backend, which stays open for the pool.
+    const fromClient = new MessageBoundaries((type, _firstByte, startedAt) => {
+      if (type === "Q" || type === "S") backend!.owed += 1;
+      if (type === "X") goodbyeAt = startedAt;
+    });
+    let goodbyeAt: number | null = null;
     const relay = (chosen: Backend) => {
       ready = true;
-      chosen.onMessage = (message) => client.send(message.bytes);
+      chosen.onBytes = (bytes) => client.send(bytes);
+      chosen.onType = () => {};
       chosen.onClose = () => end();
+      chosen.relaying();
     };
-
     // A backend of its own: the startup sent on, the server's password request answered with the
     // client's password, the rest relayed; once it is ready, the password is known to be accepted.
     const open = (startup: WireMessage) => {
@@ -106,7 +137,7 @@ export class BackendPool {
       fresh.onClose = () => end();
       fresh.onMessage = (message) => {
         const code = authenticationCode(message);
-        if (code === 3) return fresh.send(passwordMessage(password!));
+        if (code === 3) return void fresh.socket.write(passwordMessage(password!));
         if (code === 0) authenticated = true;
         if (authenticated && (message.type === "S" || message.type === "K")) fresh.greeting.push(message.bytes);
         client.send(message.bytes);
@@ -119,12 +150,15 @@ export class BackendPool {
     };
 
     const receive = (bytes: Buffer) => {
+      if (ended) return;
+      if (ready) {
+        fromClient.scan(bytes);
+        if (goodbyeAt === null) return void backend!.socket.write(bytes);
+        if (goodbyeAt > 0) backend!.socket.write(bytes.subarray(0, goodbyeAt));
+        return end();
+      }
       for (const message of reader.push(bytes)) {
-        if (ended) return;
-        if (ready) {
-          if (message.type === "X") return end(); // the client's goodbye: the backend stays for the pool
-          backend!.send(message);
-        } else if (key === null) {
+        if (key === null) {
           const parameters = startupParameters(message);
           if (!parameters) return end(); // SSL and cancel requests: not spoken locally
           key = `${target.host}:${target.port}/${parameters.get("user") ?? ""}/${parameters.get("database") ?? parameters.get("user") ?? ""}`;
@@ -144,6 +178,7 @@ export class BackendPool {
           return end(); // anything else before the session is ready
         }
       }
+      // The client sends nothing more until its session is ready (it waits for ReadyForQuery).
     };
 
     const end = () => {
@@ -170,20 +205,21 @@ export class BackendPool {
       if (failed) return backend.destroy();
       if (!rolledBack && backend.status !== "I") {
         rolledBack = true;
-        return backend.send(simpleQuery("ROLLBACK"));
+        return backend.query("ROLLBACK");
       }
       if (!discarded) {
         discarded = true;
-        return backend.send(simpleQuery("DISCARD ALL"));
+        return backend.query("DISCARD ALL");
       }
       clearTimeout(backend.timer!);
       backend.timer = null;
       this.keep(backend, key);
     };
-    backend.onMessage = (message) => {
+    backend.onBytes = () => {};
+    backend.onType = (type) => {
       // An error in the reset itself (the client's own errors came before it was sent).
-      if (message.type === "E" && (rolledBack || discarded)) failed = true;
-      if (message.type === "Z") next();
+      if (type === "E" && (rolledBack || discarded)) failed = true;
+      if (type === "Z") next();
     };
     backend.onClose = () => {};
     next();
@@ -196,7 +232,8 @@ export class BackendPool {
       return backend.destroy();
     }
     const leave = () => this.idle.set(key, (this.idle.get(key) ?? []).filter((other) => other !== backend));
-    backend.onMessage = () => {};
+    backend.onBytes = () => {};
+    backend.onType = () => {};
     backend.onClose = leave;
     backend.timer = setTimeout(() => {
       leave();

@@ -75,3 +75,40 @@ export const simpleQuery = (sql: string) => message("Q", Buffer.from(`${sql}\0`,
 
 /** Whether a server message is AuthenticationOk, and which authentication it asks for otherwise. */
 export const authenticationCode = (message: WireMessage) => (message.type === "R" ? message.body.readInt32BE(0) : null);
+
+/**
+ * Follows message boundaries in a stream without copying it (the bytes are relayed as they come):
+ * calls `seen` with each message's type, its first body byte (a ReadyForQuery's transaction status)
+ * and where in the chunk it began (0 when it began in an earlier chunk).
+ */
+export class MessageBoundaries {
+  private header = Buffer.alloc(6);
+  private headerBytes = 0;
+  private startedAt = 0;
+  private bodyLeft = 0;
+
+  constructor(private seen: (type: string, firstByte: number | undefined, startedAt: number) => void) {}
+
+  scan(chunk: Buffer): void {
+    let at = 0;
+    if (this.headerBytes > 0) this.startedAt = 0;
+    while (at < chunk.length) {
+      if (this.bodyLeft > 0) {
+        const skip = Math.min(this.bodyLeft, chunk.length - at);
+        this.bodyLeft -= skip;
+        at += skip;
+        continue;
+      }
+      if (this.headerBytes === 0) this.startedAt = at;
+      // Type and length, and the first body byte when the message has one.
+      this.header[this.headerBytes++] = chunk[at++]!;
+      if (this.headerBytes < 5) continue;
+      const length = this.header.readInt32BE(1);
+      if (length > 4 && this.headerBytes === 5) continue;
+      this.seen(String.fromCharCode(this.header[0]!), length > 4 ? this.header[5] : undefined, this.startedAt);
+      this.bodyLeft = Math.max(0, length - 4 - (this.headerBytes - 5));
+      this.headerBytes = 0;
+      this.startedAt = 0;
+    }
+  }
+}
