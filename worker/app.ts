@@ -1,9 +1,7 @@
 // The control plane's HTTP surface: plumbing first, then one register call per capability.
-import { Hono } from "hono";
+import type { Hono } from "hono";
+import { appBase } from "./app-base";
 import type { AppEnv } from "./http/context";
-import { notFound, onError } from "./http/failure";
-import { migrateOnStart } from "./http/migrate-on-start";
-import { services } from "./http/services";
 import { registerAnalyticsProxy } from "./analytics-proxy/routes";
 import { registerAuditExport } from "./audit/routes";
 import { registerSiteBeacon } from "./analytics/beacon-route";
@@ -19,7 +17,6 @@ import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerMagicLinks } from "./magic-links/routes";
 import { MetricsBuffer } from "./metrics/buffer";
-import { observe } from "./metrics/observe";
 import { registerMetrics } from "./metrics/routes";
 import { registerMcp } from "./mcp/routes";
 import { registerOpenApi } from "./openapi/routes";
@@ -33,15 +30,12 @@ import { registerSiteForms } from "./site-forms/routes";
 import { registerTokens } from "./tokens/routes";
 import { registerWorkloads } from "./workloads/routes";
 
-/** `metrics`: this isolate's buffer (one app per isolate); tests give two apps two buffers, as two isolates have. */
+/**
+ * Every route. `metrics`: this isolate's buffer (shared with the engine app, worker/apps.ts); tests
+ * give two apps two buffers, as two isolates have.
+ */
 export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  // First: it sees every answer, the error handler's too.
-  app.use(observe(options.metrics ?? new MetricsBuffer()));
-  app.use(services);
-  app.use(migrateOnStart);
-  app.onError(onError);
-  app.notFound(notFound);
+  const app = appBase(options.metrics ?? new MetricsBuffer());
   registerHealth(app);
   registerEvents(app);
   registerTokens(app);

@@ -14,8 +14,8 @@ export { MetricsAggregator } from "../durable-objects/metrics";
 await startWith(env);
 
 export default {
-  // The app (every route and its schemas) is built on the first request, not at isolate start
-  // (bench/startup.ts): each request awaits its own import, and the module is evaluated once.
-  fetch: async (request, environment, ctx) => (await import("./app-instance")).app.fetch(request, environment, ctx),
+  // The apps (their routes and schemas) are built on first use, not at isolate start (bench/startup.ts):
+  // each request awaits its own import, and each module is evaluated once.
+  fetch: async (request, environment, ctx) => (await (await import("./apps")).appFor(request)).fetch(request, environment, ctx),
   scheduled: async (controller, environment, _ctx) => (await import("./scheduled")).scheduled(controller, environment),
 } satisfies ExportedHandler<Env>;

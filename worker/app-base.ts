@@ -1,0 +1,20 @@
+// What every app of the Worker has before its routes: metrics, per-request services, migrations on
+// start, and the spec's error answers.
+import { Hono } from "hono";
+import type { AppEnv } from "./http/context";
+import { notFound, onError } from "./http/failure";
+import { migrateOnStart } from "./http/migrate-on-start";
+import { services } from "./http/services";
+import type { MetricsBuffer } from "./metrics/buffer";
+import { observe } from "./metrics/observe";
+
+export function appBase(metrics: MetricsBuffer): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  // First: it sees every answer, the error handler's too.
+  app.use(observe(metrics));
+  app.use(services);
+  app.use(migrateOnStart);
+  app.onError(onError);
+  app.notFound(notFound);
+  return app;
+}
