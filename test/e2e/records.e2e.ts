@@ -100,7 +100,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await page.getByTestId("current-version").getByText("v2").waitFor();
   });
 
-  it("starts a run, cancels it at once, retries it, and archives the workload", async () => {
+  it("starts a run, cancels it at once and retries it", async () => {
     await page.getByLabel("Environment").selectOption("main-1");
     await page.getByRole("button", { name: "Start run" }).click();
     await said(page, /Run of smoke v2 recorded on main-1/);
@@ -113,13 +113,23 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await runs().getByTestId("run-state").getByText("requested").waitFor();
     await expect(runs().count()).resolves.toBe(2);
     await screenshot(page, "workload-lifecycle");
+  });
 
+  // A workload of its own (a retry of this test archives another one).
+  it("archives a workload: it leaves the list and shows when asked", async () => {
+    const name = `old-${crypto.randomUUID().slice(0, 8)}`;
+    await open("Workloads");
+    await page.getByRole("form", { name: "Define workload" }).getByLabel("Name").fill(name);
+    await page.getByRole("button", { name: "Define workload" }).click();
+    await said(page, `Defined ${name} (version 1).`);
+    await page.getByRole("button", { name: `Manage ${name}` }).click();
     await page.getByRole("button", { name: "Archive workload" }).click();
     await page.getByRole("button", { name: "Yes, archive workload" }).click();
-    await said(page, "smoke is archived.");
-    await page.getByTestId("workload").waitFor({ state: "detached" });
+    await said(page, `${name} is archived.`);
+    const row = page.getByTestId("workload").filter({ hasText: name });
+    await row.waitFor({ state: "detached" });
     await page.getByRole("checkbox", { name: "Show archived workloads" }).check();
-    await page.getByTestId("workload").getByText("(archived)").waitFor();
+    await row.getByText("(archived)").waitFor();
   });
 
   it("removes the runtime; runs that named it still show the name", async () => {
