@@ -13,7 +13,7 @@ import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { nodePool, withNodeClient } from "../db/cli/node-pool";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "../local/stack";
-import { freePort } from "../test/setup/free-port";
+import { freePort } from "../local/free-port";
 import { runPartitionPass } from "../worker/events/partitions/pass";
 
 export interface BenchWorker {

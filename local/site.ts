@@ -2,7 +2,7 @@
 // `npm run site:build` (its forms posting to the given control plane) and served by `wrangler dev`
 // with site/wrangler.toml on a port of its own.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./free-port";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -16,18 +16,6 @@ export function buildSite(controlPlane: string, output: "inherit" | "ignore" = "
       env: { ...process.env, SITE_CONTROL_PLANE_URL: controlPlane },
     });
     build.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`npm run site:build exited with ${code}`))));
-  });
-}
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -13,7 +13,7 @@ import { startFakeMail } from "../fakes/mail";
 import { startFakeBilling } from "../fakes/billing/server";
 import { startFakeModelProvider } from "../fakes/model-providers/server";
 import { startFakeAnalytics } from "../fakes/analytics";
-import { freePort } from "./free-port";
+import { freePort } from "../../local/free-port";
 import { APP_BASE_URL, testBindings, type TestDatabase } from "./bindings";
 
 export default async function setup(project: TestProject) {

@@ -13,7 +13,7 @@ import { startWrangler, workerAnswers } from "../../../local/wrangler";
 import { buildSite, siteAnswers, startSite } from "../../../local/site";
 import { parseConfig } from "../../../worker/config/parse";
 import { startFakeCodehost } from "../../fakes/codehost/server";
-import { freePort } from "../../setup/free-port";
+import { freePort } from "../../../local/free-port";
 import { findChromium } from "./chromium";
 
 declare module "vitest" {
