@@ -68,7 +68,7 @@ class Backend {
   private saw(type: string, firstByte: number | undefined): void {
     if (type === "Z") {
       this.owed = Math.max(0, this.owed - 1);
-      this.status = String.fromCharCode(firstByte ?? 73);
+      this.status = firstByte === undefined ? "I" : String.fromCharCode(firstByte);
     }
     if (this.reader === null) this.onType(type);
   }

@@ -111,27 +111,39 @@ function presentedToken(header: string | undefined): string | null {
 
 const article = (kind: TokenKind) => (kind === "engine" ? "an engine" : "a CLI");
 
+/** The hash of the caller's token (by default the bearer of the Authorization header); refuses none. */
+async function presentedHash(c: AppContext, kinds: readonly TokenKind[], presented?: string | null): Promise<string> {
+  const value = presented === undefined ? presentedToken(c.req.header("authorization")) : presented;
+  const named = kinds.map(article).join(" or ");
+  if (!value) throw new Refusal("unauthenticated", `Send ${named} token${presented === undefined ? " as an HTTP bearer" : ""}.`);
+  return hashToken(value);
+}
+
 /**
- * Runs `work` in one transaction that first finds the caller's live token of one of `kinds` (by
- * default the bearer of the Authorization header), refuses a suspended organization unless allowed,
- * and applies the required-plan gate to the route.
+ * Runs `work` in one transaction that first finds the live token behind `tokenHash`, of one of
+ * `kinds`, refuses a suspended organization unless allowed, and applies the required-plan gate to
+ * the route.
  */
-async function withToken<T>(
+function inTokenTransaction<T>(
   c: AppContext,
+  tokenHash: string,
   kinds: readonly TokenKind[],
-  options: { allowSuspended?: boolean; presented?: string | null },
+  options: { allowSuspended?: boolean },
   work: (tx: Tx, principal: Principal) => Promise<T>,
 ): Promise<T> {
-  const value = options.presented === undefined ? presentedToken(c.req.header("authorization")) : options.presented;
-  const named = kinds.map(article).join(" or ");
-  if (!value) throw new Refusal("unauthenticated", `Send ${named} token${options.presented === undefined ? " as an HTTP bearer" : ""}.`);
-  const tokenHash = await hashToken(value);
   const knownOrgId = tokenOrg(tokenHash);
   return inTransaction(c.var.database().connect, { orgId: knownOrgId, lookups: { token_hash: tokenHash } }, async (tx) => {
     const principal = admit(await findPrincipal(tx, tokenHash, knownOrgId), kinds, options, (plan) => gateRoute(c, plan));
     return work(tx, principal);
   });
 }
+
+const withToken = async <T>(
+  c: AppContext,
+  kinds: readonly TokenKind[],
+  options: { allowSuspended?: boolean; presented?: string | null },
+  work: (tx: Tx, principal: Principal) => Promise<T>,
+): Promise<T> => inTokenTransaction(c, await presentedHash(c, kinds, options.presented), kinds, options, work);
 
 /**
  * Engine routes: the work shares the transaction that finds the caller's live engine token (fewer
@@ -154,10 +166,8 @@ export interface TokenCaller {
  */
 export function identifyToken(kind: "engine"): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const value = presentedToken(c.req.header("authorization"));
-    if (!value) throw new Refusal("unauthenticated", `Send ${article(kind)} token as an HTTP bearer.`);
-    const tokenHash = await hashToken(value);
-    const orgId = tokenOrg(tokenHash) ?? (await withToken(c, [kind], { presented: value }, async (_tx, principal) => principal)).orgId;
+    const tokenHash = await presentedHash(c, [kind]);
+    const orgId = tokenOrg(tokenHash) ?? (await inTokenTransaction(c, tokenHash, [kind], {}, async (_tx, principal) => principal)).orgId;
     c.set("caller", { tokenHash, orgId });
     await next();
   };
