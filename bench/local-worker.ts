@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Miniflare } from "miniflare";
+import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { nodePool, withNodeClient } from "../db/cli/node-pool";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "../local/stack";
@@ -50,6 +50,9 @@ export async function withBenchWorker<T>(variables: Record<string, string>, run:
     },
     host: "127.0.0.1",
     port: Number(port),
+    log: new Log(LogLevel.WARN),
+    // No request to the internet for Request.cf (a failed one could reset the first request).
+    cf: false,
     // BENCH_INSPECTOR_PORT: attach DevTools (or bench/profile.ts) to the Worker while it is measured.
     ...(process.env.BENCH_INSPECTOR_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
