@@ -319,6 +319,62 @@ describe("what the authorization server refuses", () => {
   });
 });
 
+describe("the protocol over one POST", () => {
+  let token: string;
+  beforeAll(async () => {
+    const { session } = await person("viewer");
+    const { client, provider } = await connect(session, place.orgId);
+    await client.close();
+    token = provider.saved!.access_token;
+  });
+  const send = async (body: unknown, headers: Record<string, string> = {}) => {
+    const response = await call("/mcp", {
+      method: "POST",
+      body: typeof body === "string" ? body : JSON.stringify(body),
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, ...headers },
+    });
+    const text = await response.text();
+    return { status: response.status, type: response.headers.get("content-type"), body: text ? JSON.parse(text) : null };
+  };
+  const request = (method: string, params?: Record<string, unknown>, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+
+  it("answers initialize with the version asked for when it speaks it, else its newest, and only the tools capability", async () => {
+    const asked = await send(request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }));
+    expect(asked).toMatchObject({ status: 200, type: expect.stringMatching(/^application\/json/) });
+    expect(asked.body).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { protocolVersion: "2025-06-18", capabilities: { tools: { listChanged: false } }, serverInfo: { name: "svc-control-plane", version: "1.0.0" } },
+    });
+    const unknown = await send(request("initialize", { protocolVersion: "1999-01-01", capabilities: {}, clientInfo: { name: "raw", version: "0" } }, "a"));
+    expect(unknown.body).toMatchObject({ id: "a", result: { protocolVersion: "2025-11-25" } });
+  });
+
+  it("answers notifications with 202 and no body, ping with an empty result, a batch with an answer per request", async () => {
+    expect(await send({ jsonrpc: "2.0", method: "notifications/initialized" })).toEqual({ status: 202, type: null, body: null });
+    expect((await send(request("ping"))).body).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    const batch = await send([request("ping", undefined, 7), { jsonrpc: "2.0", method: "notifications/initialized" }, request("tools/list", undefined, 8)]);
+    expect(batch.status).toBe(200);
+    expect(batch.body.map((each: { id: number }) => each.id)).toEqual([7, 8]);
+    expect(batch.body[1].result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(EIGHT);
+  });
+
+  it("refuses what is not a JSON-RPC request it serves, with the protocol's codes", async () => {
+    expect(await send("{not json")).toMatchObject({ status: 400, body: { jsonrpc: "2.0", id: null, error: { code: -32700 } } });
+    expect(await send({ jsonrpc: "1.0", id: 1, method: "ping" })).toMatchObject({ status: 400, body: { id: null, error: { code: -32600 } } });
+    expect(await send([])).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
+    expect(await send(request("resources/list", undefined, 3))).toMatchObject({ status: 200, body: { id: 3, error: { code: -32601 } } });
+    expect(await send(request("tools/call", { arguments: {} }, 4))).toMatchObject({ status: 200, body: { id: 4, error: { code: -32602 } } });
+  });
+
+  it("refuses a body that is not JSON, a client that cannot take JSON and a protocol version it does not speak", async () => {
+    expect(await send(request("ping"), { "content-type": "text/plain" })).toMatchObject({ status: 415, body: { error: { code: -32000 } } });
+    expect(await send(request("ping"), { accept: "text/event-stream" })).toMatchObject({ status: 406, body: { error: { code: -32000 } } });
+    expect(await send(request("ping"), { "mcp-protocol-version": "1999-01-01" })).toMatchObject({ status: 400, body: { error: { code: -32000, message: expect.stringContaining("2025-11-25") } } });
+    expect((await send(request("ping"), { "mcp-protocol-version": "2025-03-26" })).status).toBe(200);
+  });
+});
+
 describe("tokens stop working", () => {
   const bearerOf = (provider: TestProvider) => provider.saved!.access_token;
   const status = async (token: string) => {
