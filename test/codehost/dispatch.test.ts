@@ -96,6 +96,14 @@ describe("dispatching a workflow as the App", () => {
     expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/workflow_dispatch/) });
   });
 
+  it("records a workflow file it cannot read as refused, naming the line, without asking to dispatch it", async () => {
+    await fake("/_fake/workflows", { json: { repository: repository.full, workflow: "broken.yml", source: "on:\n  workflow_dispatch: [unclosed\njobs: {}\n" } });
+    const before = (await dispatchedAtFake(repository.full)).length;
+    const result = await dispatch({ workflow: "broken.yml" });
+    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/broken\.yml .*could not be read as YAML \(line 2: a flow collection without its \]\)/) });
+    expect(await dispatchedAtFake(repository.full)).toHaveLength(before);
+  });
+
   it("records a dispatch for an organization with no installation on the owner as refused", async () => {
     const lonely = (await seedOrganization("no-install")).id;
     const result = await dispatch({ orgId: lonely });

@@ -7,6 +7,7 @@ import { appAccessTo } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
 import { ownerOf } from "./repository";
 import { dispatchInputs } from "./workflow-inputs";
+import { YamlUnread } from "./workflow-yaml";
 
 export interface DispatchRequest {
   orgId: string;
@@ -57,8 +58,9 @@ async function attemptDispatch(tx: Tx, codehost: CodehostConfig, request: Dispat
   let declared: string[] | null;
   try {
     declared = dispatchInputs(decodeBase64Text(content));
-  } catch {
-    return refused(null, `The workflow ${workflow} in ${repository} at ${ref} is not valid YAML, so it was not started.`);
+  } catch (error) {
+    if (!(error instanceof YamlUnread)) throw error;
+    return refused(null, `The workflow ${workflow} in ${repository} at ${ref} could not be read as YAML (${error.message}), so it was not started.`);
   }
   if (!declared) return refused(null, `The workflow ${workflow} in ${repository} has no workflow_dispatch trigger, so it cannot be started from here.`);
 
