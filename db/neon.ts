@@ -20,7 +20,8 @@ function applyBridge(driver: Driver): void {
   driver.neonConfig.wsProxy = (host, port) => `${bridge}/v1?address=${host}:${port}`;
   driver.neonConfig.useSecureWebSocket = false;
   driver.neonConfig.pipelineTLS = false;
-  driver.neonConfig.pipelineConnect = false;
+  // pipelineConnect stays "password" (the driver's default, as against Neon): the startup, the
+  // password and the first statement leave in one write, and the bridge holds what comes early.
 }
 
 /** The driver, loaded once per isolate and configured (the send-safe WebSocket, the bridge). */

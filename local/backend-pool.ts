@@ -111,6 +111,8 @@ export class BackendPool {
     let startup: WireMessage | null = null;
     let password: string | null = null;
     let backend: Backend | null = null;
+    /** A pooled backend given to this session by the messages being read, not yet relaying. */
+    let handedOver: Backend | null = null;
     let ready = false;
     let ended = false;
 
@@ -121,12 +123,18 @@ export class BackendPool {
       if (type === "X") goodbyeAt = startedAt;
     });
     let goodbyeAt: number | null = null;
+    // A client that pipelines its start (as Neon's driver does by default) sends its password and
+    // first statements without waiting: they are held here and sent on once the session is ready.
+    let early: Buffer[] = [];
     const relay = (chosen: Backend) => {
       ready = true;
       chosen.onBytes = (bytes) => client.send(bytes);
       chosen.onType = () => {};
       chosen.onClose = () => end();
       chosen.relaying();
+      const held = Buffer.concat([...early, reader.rest()]);
+      early = [];
+      if (held.length > 0) receive(held);
     };
     // A backend of its own: the startup sent on, the server's password request answered with the
     // client's password, the rest relayed; once it is ready, the password is known to be accepted.
@@ -167,18 +175,21 @@ export class BackendPool {
         } else if (password === null && message.type === "p") {
           password = passwordOf(message);
           const pooled = this.accepted.get(key) === password ? this.take(key) : null;
-          if (pooled) {
-            backend = pooled;
-            relay(pooled);
-            client.send(Buffer.concat([authenticationOk(), ...pooled.greeting, readyForQuery("I")]));
-          } else {
-            open(startup!);
-          }
+          if (pooled) backend = handedOver = pooled;
+          else open(startup!);
+        } else if (password !== null) {
+          early.push(message.bytes);
         } else {
-          return end(); // anything else before the session is ready
+          return end(); // anything but a password before the session is authenticated
         }
       }
-      // The client sends nothing more until its session is ready (it waits for ReadyForQuery).
+      // A pooled backend is ready at once: the client is answered for it, then what it sent early goes on.
+      if (handedOver) {
+        const pooled = handedOver;
+        handedOver = null;
+        client.send(Buffer.concat([authenticationOk(), ...pooled.greeting, readyForQuery("I")]));
+        relay(pooled);
+      }
     };
 
     const end = () => {

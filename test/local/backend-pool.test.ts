@@ -32,6 +32,14 @@ describe("the local bridge's backend pool", () => {
     expect(new Set(pids).size).toBeLessThanOrEqual(4);
   });
 
+  it("answers clients that pipeline their start (startup, password and first statement in one write), on fresh and pooled backends", async () => {
+    // More sessions at once than the pool keeps per role: some get fresh backends, the rest pooled ones.
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => session(async (client) => (await client.query<{ n: number }>("SELECT $1::int AS n", [i])).rows[0]!.n)),
+    );
+    expect(answers).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+
   it("refuses a wrong password even for a role whose backends wait in the pool", async () => {
     await session((client) => client.query("SELECT 1"));
     const database = inject("database");
