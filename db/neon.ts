@@ -78,6 +78,33 @@ const unreachable = (error: unknown): never => {
   throw new DatabaseUnreachable(error);
 };
 
+// Refusals of a session rather than of a statement: authorization (28), no such database (3D), too
+// many connections (53300), connection exceptions (08), shutdown (57P0x).
+const SESSION_REFUSED = /^(08|28|3D|53300|57P0)/;
+
+/**
+ * The driver pipelines its start (startup, password and first statement in one write), so a server
+ * that cannot be reached or refuses the session fails the connection's first statement, not its
+ * connect: that failure is the database being unreachable, unless PostgreSQL refused the statement.
+ */
+function firstAnswerClassified(client: PoolClient): Connection["sql"] {
+  return {
+    query: (async (text: string, params?: unknown[]) => {
+      if (answered.has(client)) return client.query(text, params);
+      const result = await client.query(text, params).catch((error: { code?: unknown }) => {
+        const code = typeof error?.code === "string" ? error.code : "";
+        if (!/^[0-9A-Z]{5}$/.test(code) || SESSION_REFUSED.test(code)) unreachable(error);
+        throw error;
+      });
+      answered.add(client);
+      return result;
+    }) as Connection["sql"]["query"],
+  };
+}
+
+/** Connections that have answered a statement: their start is behind them. */
+const answered = new WeakSet<PoolClient>();
+
 /** One connection for `work`, always closed: for work outside a request's pool (migrations, Cron Triggers). */
 export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const { Client } = await loadDriver();
@@ -115,7 +142,7 @@ export function openPool(connectionString: string, max: number): RequestPool {
       if (ended) unreachable(new Error("The pool has ended."));
       const { pool, drizzle } = await open().catch(unreachable);
       const client = await pool.connect().catch(unreachable);
-      return { sql: client, db: drizzle({ client }), release: (error) => client.release(error) };
+      return { sql: firstAnswerClassified(client), db: drizzle({ client }), release: (error) => client.release(error) };
     },
     // A pool never connected has nothing to end.
     end: async () => {

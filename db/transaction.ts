@@ -27,11 +27,18 @@ export interface Scope {
     | "protocol_client_id" | "protocol_code_hash" | "protocol_token_hash",
     string
   >>;
+  /**
+   * A statement without parameters sent with BEGIN and the settings, in the same round trip (it reads
+   * them with current_setting): the transaction's first look-up, whose rows the work is given.
+   */
+  first?: string;
 }
 
 /** A transaction left open for its caller, who ends it with `commit` or `rollback` (each idempotent). */
 export interface OpenTransaction {
   tx: Tx;
+  /** The rows of the scope's `first` statement (none without one). */
+  first: Record<string, unknown>[];
   commit: () => Promise<void>;
   rollback: () => Promise<void>;
 }
@@ -64,12 +71,14 @@ export async function openTransaction(connect: () => Promise<Connection>, scope:
     // One round trip: BEGIN and the settings as one simple query (which takes no parameters, so the
     // values are quoted literals); every request pays this, so the trip saved counts (bench/).
     const settings = [["app.org_id", scope.orgId ?? ""], ...Object.entries(scope.lookups ?? {}).map(([key, value]) => [`app.lookup_${key}`, value])];
-    await sql.query(`BEGIN; SELECT ${settings.map(([name, value]) => `set_config(${quoteLiteral(name!)}, ${quoteLiteral(value!)}, true)`).join(", ")}`);
+    const opening = `BEGIN; SELECT ${settings.map(([name, value]) => `set_config(${quoteLiteral(name!)}, ${quoteLiteral(value!)}, true)`).join(", ")}`;
+    // Several statements in one simple query answer one result each.
+    const results = (await sql.query(scope.first ? `${opening}; ${scope.first}` : opening)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
+    return { tx: connection, first: scope.first ? results[results.length - 1]!.rows : [], commit, rollback };
   } catch (error) {
     await rollback();
     throw error;
   }
-  return { tx: connection, commit, rollback };
 }
 
 /**
@@ -84,11 +93,11 @@ export function quoteLiteral(value: string): string {
 export async function inTransaction<T>(
   connect: () => Promise<Connection>,
   scope: Scope,
-  work: (tx: Tx) => Promise<T>,
+  work: (tx: Tx, first: Record<string, unknown>[]) => Promise<T>,
 ): Promise<T> {
   const open = await openTransaction(connect, scope);
   try {
-    const result = await work(open.tx);
+    const result = await work(open.tx, open.first);
     await open.commit();
     return result;
   } catch (error) {

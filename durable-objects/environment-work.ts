@@ -1,7 +1,7 @@
 // What an environment object does inside its transactions, loaded on the object's first call: an
 // isolate's start builds none of it (bench/startup.ts).
-import type { Tx } from "../db/transaction";
-import { admit, principalIn } from "../worker/auth/bearer";
+import type { Scope, Tx } from "../db/transaction";
+import { admit, principalIn, principalScope } from "../worker/auth/bearer";
 import { refuseWithoutPlan } from "../worker/billing/gate";
 import type { Config } from "../worker/config/types";
 import { Refusal } from "../worker/http/refusal";
@@ -12,9 +12,12 @@ export { projectOntoEnvironment } from "../worker/environments/store";
 export { confirmTeardowns } from "../worker/commands/confirm";
 export { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";
 
-/** The caller's engine token checked (live, an engine's, organization not suspended, the plan gate), then the claim. */
-export async function claimFor(tx: Tx, config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest): Promise<ClaimedRun | null> {
-  const principal = admit(await principalIn(tx, tokenHash, orgId), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
+/** A claim's transaction finds the caller's token in the round trip that opens it. */
+export const claimScope = ({ tokenHash, orgId }: ClaimRequest): Scope => principalScope(tokenHash, orgId);
+
+/** The caller's engine token checked from the rows of the transaction's first statement (principalScope: live, an engine's, organization not suspended, the plan gate), then the claim. */
+export async function claimFor(tx: Tx, config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest, found: Record<string, unknown>[]): Promise<ClaimedRun | null> {
+  const principal = admit(await principalIn(tx, tokenHash, orgId, found), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
   const run = await claimRun(tx, orgId, envId, principal.tokenId);
   if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
   return run;

@@ -61,14 +61,14 @@ export class EnvironmentObject extends DurableObject<Env> {
   private identityStored = false;
 
   /** Runs `work` for this environment in a tenant transaction on the object's connection. */
-  private async inEnvironment<T>(identity: Identity, lookups: Scope["lookups"], work: (tx: Tx) => Promise<T>): Promise<T> {
+  private async inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: (tx: Tx, first: Record<string, unknown>[]) => Promise<T>): Promise<T> {
     if (!this.identityStored) {
       await this.ctx.storage.put("identity", identity);
       this.identityStored = true;
     }
     const pool = this.connection();
     try {
-      return await inTransaction(pool.connect, { orgId: identity.orgId, lookups }, work);
+      return await inTransaction(pool.connect, { ...scope, orgId: identity.orgId }, work);
     } catch (error) {
       if (error instanceof DatabaseUnreachable && this.pool === pool) {
         this.pool = null;
@@ -105,10 +105,10 @@ export class EnvironmentObject extends DurableObject<Env> {
    * the environment is unknown.
    */
   async claim(request: ClaimRequest): Promise<ClaimOutcome> {
-    const { claimFor, refusalOf } = await loadWork();
+    const { claimFor, claimScope, refusalOf } = await loadWork();
     const config = configFor(this.env);
-    const { orgId, envId, tokenHash } = request;
-    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, { token_hash: tokenHash }, (tx) => claimFor(tx, config, request)));
+    const { orgId, envId } = request;
+    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, claimScope(request), (tx, first) => claimFor(tx, config, request, first)));
     return claimed.then(
       async (run) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm

@@ -15,9 +15,41 @@ describe("diagnose", () => {
   it("calls a database that cannot be connected to unreachable", async () => {
     useBridge(inject("database").bridge);
     const pool = openPool("postgres://svc_app:x@127.0.0.1:1/svc", 1);
-    const failure = await pool.connect().then(() => null, (error: unknown) => error);
+    // The driver pipelines its start: the connection's first statement is what fails.
+    const failure = await (async () => {
+      const connection = await pool.connect();
+      try {
+        await connection.sql.query("SELECT 1");
+        return null;
+      } finally {
+        connection.release();
+      }
+    })().catch((error: unknown) => error);
     await pool.end();
     expect(diagnose(failure)).toMatchObject({ kind: "database_unreachable", errorClass: expect.arrayContaining(["DatabaseUnreachable"]) });
+  });
+
+  it("calls a session PostgreSQL refuses (a wrong password) unreachable, and a refused statement not", async () => {
+    useBridge(inject("database").bridge);
+    const firstStatement = async (url: string, sql: string) => {
+      const pool = openPool(url, 1);
+      try {
+        const connection = await pool.connect();
+        try {
+          return await connection.sql.query(sql).then(() => null);
+        } finally {
+          connection.release();
+        }
+      } catch (error) {
+        return error;
+      } finally {
+        await pool.end();
+      }
+    };
+    const wrong = new URL(inject("database").app);
+    wrong.password = "not-the-password";
+    expect(diagnose(await firstStatement(wrong.toString(), "SELECT 1"))).toMatchObject({ kind: "database_unreachable", errorClass: ["DatabaseUnreachable", "DatabaseError"], sqlState: "28P01" });
+    expect(diagnose(await firstStatement(inject("database").app, "SELECT 1 / 0"))).toMatchObject({ kind: "internal", sqlState: "22012" });
   });
 
   it("reads SQLSTATE and constraint from the driver's error, wherever it is in the cause chain", () => {

@@ -3,7 +3,7 @@
 // its person: the routes that take one authorize it in the same transaction as their work.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { inTransaction, type Tx } from "../../db/transaction";
+import { inTransaction, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
@@ -30,13 +30,14 @@ export const SUSPENDED_RETRY_SECONDS = 300;
 // transaction that does not know the organization yet.
 const ACT_AS_TOKEN_ORG = `SELECT set_config('app.org_id', org_id::text, true) AS org_id FROM tokens WHERE token_hash = $1`;
 
-// The live token in the organization the transaction acts as, its repository claim still live when
-// identity exchange minted it, with its organization; last_used_at is kept to the minute (one write
-// per token per minute, not one per request).
+// The live token behind the transaction's token_hash look-up in the organization it acts as, its
+// repository claim still live when identity exchange minted it, with its organization; last_used_at
+// is kept to the minute (one write per token per minute, not one per request). It reads both from the
+// transaction's settings, so it takes no parameters and can open the transaction (Scope.first).
 const PRINCIPAL = `
 WITH token AS (
   SELECT t.id, t.org_id, t.kind, t.scopes, t.person_id FROM tokens t
-  WHERE t.token_hash = $1 AND t.org_id = $2 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
+  WHERE t.token_hash = current_setting('app.lookup_token_hash') AND t.org_id = NULLIF(current_setting('app.org_id'), '')::uuid AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
     AND (t.binding_id IS NULL OR EXISTS (SELECT 1 FROM repository_claims c WHERE c.id = t.binding_id AND c.revoked_at IS NULL))
 ), touched AS (
   UPDATE tokens SET last_used_at = now() FROM token
@@ -57,11 +58,11 @@ interface PrincipalRow {
 
 /**
  * The live token behind `tokenHash` in `orgId`, in a transaction that acts as `orgId` and holds the
- * hash as its `token_hash` lookup: one statement.
+ * hash as its `token_hash` lookup: one statement, or none when given the rows PRINCIPAL answered as
+ * the transaction's first statement (principalScope).
  */
-export async function principalIn(tx: Tx, tokenHash: string, orgId: string): Promise<Principal | null> {
-  const { rows } = await tx.sql.query<PrincipalRow>(PRINCIPAL, [tokenHash, orgId]);
-  const row = rows[0];
+export async function principalIn(tx: Tx, tokenHash: string, orgId: string, found?: Record<string, unknown>[]): Promise<Principal | null> {
+  const row = (found ?? (await tx.sql.query<PrincipalRow>(PRINCIPAL)).rows)[0] as PrincipalRow | undefined;
   if (!row) {
     forgetTokenOrg(tokenHash);
     return null;
@@ -73,12 +74,11 @@ export async function principalIn(tx: Tx, tokenHash: string, orgId: string): Pro
   };
 }
 
-/**
- * The live token behind `tokenHash` (the transaction must hold it as its `token_hash` lookup, and act
- * as `knownOrgId` when that is given); the transaction then acts as its organization.
- */
-async function findPrincipal(tx: Tx, tokenHash: string, knownOrgId: string | undefined): Promise<Principal | null> {
-  if (knownOrgId) return principalIn(tx, tokenHash, knownOrgId);
+/** A transaction acting as `orgId` that finds the token behind `tokenHash` in the round trip that opens it. */
+export const principalScope = (tokenHash: string, orgId: string): Scope => ({ orgId, lookups: { token_hash: tokenHash }, first: PRINCIPAL });
+
+/** The live token behind `tokenHash` when its organization is not known yet (the transaction holds the hash as its look-up); the transaction then acts as its organization. */
+async function principalOfUnknownOrg(tx: Tx, tokenHash: string): Promise<Principal | null> {
   const { rows } = await tx.sql.query<{ org_id: string }>(ACT_AS_TOKEN_ORG, [tokenHash]);
   return rows[0] ? principalIn(tx, tokenHash, rows[0].org_id) : null;
 }
@@ -132,9 +132,10 @@ function inTokenTransaction<T>(
   work: (tx: Tx, principal: Principal) => Promise<T>,
 ): Promise<T> {
   const knownOrgId = tokenOrg(tokenHash);
-  return inTransaction(c.var.database().connect, { orgId: knownOrgId, lookups: { token_hash: tokenHash } }, async (tx) => {
-    const principal = admit(await findPrincipal(tx, tokenHash, knownOrgId), kinds, options, (plan) => gateRoute(c, plan));
-    return work(tx, principal);
+  const scope = knownOrgId ? principalScope(tokenHash, knownOrgId) : { lookups: { token_hash: tokenHash } };
+  return inTransaction(c.var.database().connect, scope, async (tx, first) => {
+    const found = knownOrgId ? await principalIn(tx, tokenHash, knownOrgId, first) : await principalOfUnknownOrg(tx, tokenHash);
+    return work(tx, admit(found, kinds, options, (plan) => gateRoute(c, plan)));
   });
 }
 
