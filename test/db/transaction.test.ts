@@ -32,4 +32,15 @@ describe("a transaction's scope", () => {
       (await tx.sql.query<{ org: string }>("SELECT current_setting('app.org_id', true) AS org")).rows[0]!.org);
     expect(after).toBe("");
   });
+
+  it("runs its first statement in the round trip that opens it, seeing the settings, and hands its rows to the work", async () => {
+    const orgId = crypto.randomUUID();
+    const first = "SELECT current_setting('app.org_id') AS org, current_setting('app.lookup_token_hash') AS hash, 1 + 1 AS two";
+    const [rows, inside] = await inTransaction(pool.connect, { orgId, lookups: { token_hash: "abc" }, first }, async (tx, found) => [
+      found,
+      (await tx.sql.query<{ open: boolean }>("SELECT now() = statement_timestamp() AS open")).rows[0]!.open,
+    ]);
+    expect(rows).toEqual([{ org: orgId, hash: "abc", two: 2 }]);
+    expect(inside).toBe(false); // the work ran in the transaction the first statement opened
+  });
 });
