@@ -4,13 +4,17 @@ import type { Scope, Tx } from "../db/transaction";
 import { admit, principalIn, principalScope } from "../worker/auth/bearer";
 import { refuseWithoutPlan } from "../worker/billing/gate";
 import type { Config } from "../worker/config/types";
+import { lockedEnvironment } from "../worker/environments/store";
 import { Refusal } from "../worker/http/refusal";
 import { claimRun, type ClaimedRun } from "../worker/workloads/claim";
 import type { ClaimOutcome, ClaimRequest } from "./environment";
 
-export { projectOntoEnvironment } from "../worker/environments/store";
+export { lockedFrom, projectOntoEnvironment } from "../worker/environments/store";
 export { confirmTeardowns } from "../worker/commands/confirm";
 export { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";
+
+/** A projection's transaction opens with the environment's row locked and its next deadline. */
+export const projectionScope = (envId: string): Omit<Scope, "orgId"> => ({ first: lockedEnvironment(envId) });
 
 /** A claim's transaction finds the caller's token in the round trip that opens it. */
 export const claimScope = ({ tokenHash, orgId }: ClaimRequest): Scope => principalScope(tokenHash, orgId);

@@ -80,20 +80,25 @@ export class EnvironmentObject extends DurableObject<Env> {
 
   /** Re-arms the deadline alarm from the database: the environment's earliest deadline, or none. */
   private async rearm(tx: Tx, identity: Identity): Promise<void> {
-    const next = await (await loadWork()).nextDeadline(tx.sql, identity.orgId, identity.envId);
+    await this.armAt(await (await loadWork()).nextDeadline(tx.sql, identity.orgId, identity.envId));
+  }
+
+  /** The alarm for the environment's earliest deadline (epoch ms), or none. */
+  private async armAt(next: number | null): Promise<void> {
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 1000));
   }
 
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
   async project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>> {
-    const { projectOntoEnvironment, confirmTeardowns } = await loadWork();
+    const { projectOntoEnvironment, confirmTeardowns, lockedFrom, projectionScope } = await loadWork();
     return this.turns.exclusive(() =>
-      this.inEnvironment({ orgId, envId }, {}, async (tx) => {
-        const notes = await projectOntoEnvironment(tx, orgId, envId, events);
+      this.inEnvironment({ orgId, envId }, projectionScope(envId), async (tx, first) => {
+        const locked = lockedFrom(first);
+        const notes = await projectOntoEnvironment(tx, orgId, envId, events, locked);
         // The engine's own destruction event is what confirms a teardown.
         if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
-        await this.rearm(tx, { orgId, envId });
+        await this.armAt(locked.next_deadline?.getTime() ?? null);
         return [...notes].map(([ref, note]) => ({ ref, note }));
       }),
     );

@@ -37,6 +37,14 @@ describe("environment projection", () => {
     expect(new Date(row.expires_at).toISOString()).toBe("2026-11-01T11:00:00.000Z");
   });
 
+  it("projects an envId holding quotes and backslashes as exactly that envId (the projection's first statement quotes it)", async () => {
+    const envId = "pr-'7\\'); DROP TABLE environments; --";
+    await postEvents(token, [envEvent(envId, "creating", 1)]);
+    const response = await postEvents(token, [envEvent(envId, "ready", 2)]);
+    expect(((await response.json()) as IngestBody).unprojected).toBe(0);
+    expect(await environment(envId)).toMatchObject({ state: "ready", last_sequence: 2 });
+  });
+
   it("keeps the preview URLs the engine reports, until an event reports others", async () => {
     await postEvents(token, [envEvent("pv", "creating", 1), envEvent("pv", "ready", 2, { preview_urls: ["https://pv.example.com/", "http://127.0.0.1:3000/"] })]);
     await postEvents(token, [envEvent("pv", "sleeping", 3)]);

@@ -1,9 +1,11 @@
 // Deadlines: a run past its deadline is abandoned, recording which silence it was; the environment
 // object's alarm does it, and the Cron sweep backs it up.
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
+import { environmentObject } from "../../durable-objects/environment";
+import { asRole } from "../support/sql";
 import { SWEEP_CRON } from "../../worker/scheduled";
 import { makeEvent, postEvents, type IngestBody } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -61,6 +63,17 @@ describe("abandonment by the environment's alarm", () => {
     await elapse(runId, { lease: true, deadline: true });
     await fireAlarm(orgId, "env-1");
     expect(await runRow(runId)).toMatchObject({ state: "abandoned", abandon_reason: "changed_hands_first_engine_tried_to_end" });
+  });
+
+  it("is armed by an environment event's projection at the environment's next deadline, and removed when none is left", async () => {
+    const alarm = () => runInDurableObject(environmentObject(env, orgId, "env-1"), (_, state) => state.storage.getAlarm());
+    const runId = await seedRun(orgId, "env-1");
+    const deadline = (await runRow(runId)).deadline_at as Date;
+    await postEvents(engineA, [makeEvent({ type: "environment.ready", envId: "env-1", sequence: 10, payload: { repository: "acme/shop", branch: "main" } })]);
+    expect(await alarm()).toBe(deadline.getTime());
+    await asRole("superuser", (client) => client.query("UPDATE workload_runs SET state = 'cancelled' WHERE id = $1", [runId]));
+    await postEvents(engineA, [makeEvent({ type: "environment.sleeping", envId: "env-1", sequence: 11, payload: { repository: "acme/shop", branch: "main" } })]);
+    expect(await alarm()).toBeNull();
   });
 
   it("leaves a run whose deadline has not passed", async () => {

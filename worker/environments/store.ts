@@ -1,6 +1,31 @@
 // Reading and writing one environment row inside a tenant transaction.
-import type { Tx } from "../../db/transaction";
+import { quoteLiteral, type Tx } from "../../db/transaction";
+import { NEXT_DEADLINE } from "../workloads/abandon";
 import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
+
+/** The environment's row as the projection's first statement answers it (all null when there is none), with the next deadline. */
+export interface LockedEnvironment extends Nullable<StoredRow> {
+  next_deadline: Date | null;
+}
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+const ACTING_ORG = "NULLIF(current_setting('app.org_id'), '')::uuid";
+
+/**
+ * A projection's first statement (Scope.first, sent with BEGIN: it takes no parameters, so the
+ * organization comes from the transaction's setting and the envId is a quoted literal): the
+ * environment's row locked for the projection, and its next workload deadline for the alarm (the
+ * projection changes no workload run).
+ */
+export const lockedEnvironment = (envId: string) => `
+WITH env AS (
+  SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, preview_urls
+  FROM environments WHERE org_id = ${ACTING_ORG} AND env_id = ${quoteLiteral(envId)} FOR UPDATE
+)
+SELECT env.*, (${NEXT_DEADLINE(ACTING_ORG, quoteLiteral(envId))}) AS next_deadline FROM (VALUES (1)) AS one (x) LEFT JOIN env ON true`;
+
+/** The row lockedEnvironment answered, from the transaction's first rows. */
+export const lockedFrom = (first: readonly Record<string, unknown>[]) => first[0] as unknown as LockedEnvironment;
 
 interface StoredRow {
   repository: string;
@@ -28,19 +53,15 @@ const fromStored = (row: StoredRow): EnvironmentRow => ({
   previewUrls: row.preview_urls,
 });
 
-/** Applies events to the environment's row; returns the notes of events that changed nothing. */
+/** Applies events to the environment's row (`locked`, as lockedEnvironment read it); returns the notes of events that changed nothing. */
 export async function projectOntoEnvironment(
   tx: Tx,
   orgId: string,
   envId: string,
   events: readonly ProjectionEvent[],
+  locked: LockedEnvironment,
 ): Promise<Map<number, string>> {
-  const { rows } = await tx.sql.query<StoredRow>(
-    `SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, preview_urls
-       FROM environments WHERE org_id = $1 AND env_id = $2 FOR UPDATE`,
-    [orgId, envId],
-  );
-  const before = rows[0] ? fromStored(rows[0]) : null;
+  const before = locked.state === null ? null : fromStored(locked as StoredRow);
   const { row, notes } = project(before, events);
   if (row && notes.size < events.length) {
     await tx.sql.query(

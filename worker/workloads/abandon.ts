@@ -26,11 +26,12 @@ export async function abandonOverdueEverywhere(sql: SqlClient): Promise<number> 
   return rows.length;
 }
 
+/** The select of an environment's earliest deadline of a waiting or held run, for the SQL expressions naming the organization and the environment. */
+export const NEXT_DEADLINE = (orgId: string, envId: string) =>
+  `SELECT min(deadline_at) AS next FROM workload_runs WHERE org_id = ${orgId} AND env_id = ${envId} AND state IN ('requested', 'accepted')`;
+
 /** When the environment's next deadline falls (epoch ms), or null when no run is waiting or held. */
 export async function nextDeadline(sql: SqlClient, orgId: string, envId: string): Promise<number | null> {
-  const { rows } = await sql.query<{ next: Date | null }>(
-    "SELECT min(deadline_at) AS next FROM workload_runs WHERE org_id = $1 AND env_id = $2 AND state IN ('requested', 'accepted')",
-    [orgId, envId],
-  );
+  const { rows } = await sql.query<{ next: Date | null }>(NEXT_DEADLINE("$1", "$2"), [orgId, envId]);
   return rows[0]?.next?.getTime() ?? null;
 }
