@@ -78,7 +78,7 @@ export async function projectBatch(deps: IngestDeps, orgId: string, { outcomes, 
   return { accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected"), unprojected, outcomes };
 }
 
-const PROJECTION_CONCURRENCY = 8;
+const PROJECTION_CONCURRENCY = 32;
 
 /**
  * Notes by batch position for every event that changed no environment row. Duplicates are projected
@@ -102,8 +102,9 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
       byEnvironment.set(event.envId, list);
     }
   }
-  // Each object opens its own database connection: a few at a time. A transient platform fault is
-  // retried once, through a fresh stub (a stub that failed may stay broken).
+  // Each object works on connections of its own, kept between calls, so the objects of a batch work
+  // side by side; the bound keeps a batch of many environments from waking hundreds at once. A
+  // transient platform fault is retried once, through a fresh stub (a stub that failed may stay broken).
   await forEachLimited([...byEnvironment], PROJECTION_CONCURRENCY, async ([envId, events]) => {
     const id = deps.environments.idFromName(environmentObjectName(orgId, envId));
     const projected = await retryOnceIfRetryable(() => deps.environments.get(id).project(orgId, envId, events));
