@@ -5,13 +5,14 @@ import { positionsOf, touchedPositions } from "../../db/positions";
 import type { Tx } from "../../db/transaction";
 import type { IngestedEvent } from "./schemas";
 
-// The batch travels as one JSON document: turning 500 events into six PostgreSQL array literals costs
-// the Worker more than JSON.stringify does, and PostgreSQL reads either as fast. (Validation has
-// refused NUL characters and lone surrogates, which neither text nor jsonb can hold.)
+// The batch travels as one JSON document of positional rows: turning 500 events into six PostgreSQL
+// array literals costs the Worker more than JSON.stringify does, PostgreSQL reads either as fast, and
+// rows without keys are a third smaller to build, send and parse. (Validation has refused NUL
+// characters and lone surrogates, which neither text nor jsonb can hold.)
 const INSERT_BATCH = `
 WITH input AS (
-  SELECT * FROM jsonb_to_recordset($2::jsonb)
-    AS t(id text, occurred_at timestamptz, type text, env_id text, sequence bigint, payload jsonb, ord int)
+  SELECT e->>0 AS id, (e->>1)::timestamptz AS occurred_at, e->>2 AS type, e->>3 AS env_id, (e->>4)::bigint AS sequence, e->5 AS payload, ord
+  FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, ord)
 ), firsts AS (
   SELECT DISTINCT ON (id, occurred_at) * FROM input ORDER BY id, occurred_at, ord
 ), inserted AS (
@@ -20,19 +21,11 @@ WITH input AS (
   ON CONFLICT DO NOTHING
   RETURNING id, occurred_at
 )
-SELECT ${positionsOf("firsts.ord")} FROM firsts JOIN inserted USING (id, occurred_at)`;
+SELECT ${positionsOf("firsts.ord - 1")} FROM firsts JOIN inserted USING (id, occurred_at)`;
 
 /** Returns the positions (0-based, within `events`) of the events this call stored. */
 export async function storeEvents(tx: Tx, orgId: string, tokenId: string, events: readonly IngestedEvent[]): Promise<Set<number>> {
   if (events.length === 0) return new Set();
-  const rows = events.map((event, ord) => ({
-    id: event.id,
-    occurred_at: event.occurredAt,
-    type: event.type,
-    env_id: event.envId ?? null,
-    sequence: event.sequence ?? null,
-    payload: event.payload ?? {},
-    ord,
-  }));
+  const rows = events.map((event) => [event.id, event.occurredAt, event.type, event.envId ?? null, event.sequence ?? null, event.payload ?? {}]);
   return touchedPositions(tx, INSERT_BATCH, [orgId, JSON.stringify(rows), tokenId]);
 }
