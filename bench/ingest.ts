@@ -15,7 +15,7 @@ import { issueToken } from "../worker/tokens/issue";
 
 const BATCH = 500;
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 

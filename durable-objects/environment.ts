@@ -10,6 +10,7 @@ import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
 import type { ErrorCode } from "../worker/http/catalog";
 import type { ClaimedRun } from "../worker/workloads/claim";
+import { Coalescer } from "./coalesce";
 import { Turns } from "./turns";
 
 const loadWork = () => import("./environment-work");
@@ -90,19 +91,35 @@ export class EnvironmentObject extends DurableObject<Env> {
   }
 
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
-  async project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>> {
-    const { projectOntoEnvironment, confirmTeardowns, lockedFrom, projectionScope } = await loadWork();
-    return this.turns.exclusive(() =>
-      this.inEnvironment({ orgId, envId }, projectionScope(envId), async (tx, first) => {
+  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>> {
+    return this.projections.call({ identity: { orgId, envId }, events });
+  }
+
+  // Batches that arrive while the object is busy are applied together, in one transaction, their
+  // events ordered as one batch's are (two concurrent batches have no order of their own).
+  private readonly projections = new Coalescer<{ identity: Identity; events: ProjectionEvent[] }, Array<{ ref: number; note: string }>>(
+    (drain) => void this.turns.exclusive(drain),
+    async (batches) => {
+      const { projectOntoEnvironment, confirmTeardowns, lockedFrom, projectionScope } = await loadWork();
+      const { orgId, envId } = batches[0]!.identity;
+      // One list with refs of its own; each note goes back to its batch under the batch's ref.
+      const owners: Array<{ batch: number; ref: number }> = [];
+      const events = batches.flatMap(({ events: batchEvents }, batch) =>
+        batchEvents.map((event) => ({ ...event, ref: owners.push({ batch, ref: event.ref }) - 1 })),
+      );
+      const notes = await this.inEnvironment({ orgId, envId }, projectionScope(envId), async (tx, first) => {
         const locked = lockedFrom(first);
-        const notes = await projectOntoEnvironment(tx, orgId, envId, events, locked);
+        const changed = await projectOntoEnvironment(tx, orgId, envId, events, locked);
         // The engine's own destruction event is what confirms a teardown.
         if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
         await this.armAt(locked.next_deadline?.getTime() ?? null);
-        return [...notes].map(([ref, note]) => ({ ref, note }));
-      }),
-    );
-  }
+        return changed;
+      });
+      const answers = batches.map((): Array<{ ref: number; note: string }> => []);
+      for (const [ref, note] of notes) answers[owners[ref]!.batch]!.push({ ref: owners[ref]!.ref, note });
+      return answers;
+    },
+  );
 
   /**
    * The oldest waiting (or expired-lease) run for the caller, whose engine token is checked in the
