@@ -110,6 +110,10 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
   const { Client } = await loadDriver();
   const client = new Client(url);
   client.on("error", () => {});
+  // Rare work, so its start is not pipelined: a database that cannot be reached or refuses the
+  // session fails `connect`, and is called unreachable there (the request pools classify the first
+  // statement instead).
+  client.neonConfig.pipelineConnect = false;
   await client.connect().catch(unreachable);
   try {
     return await work(client);

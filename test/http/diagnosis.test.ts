@@ -1,7 +1,7 @@
 // Failures are told apart by type and driver fields, never by message text, and described without
 // their message.
 import { describe, expect, inject, it } from "vitest";
-import { openPool, useBridge } from "../../db/neon";
+import { openPool, useBridge, withClient } from "../../db/neon";
 import { isDurableObjectError, retryOnceIfRetryable } from "../../durable-objects/errors";
 import { forEachLimited } from "../../worker/concurrency";
 import { diagnose } from "../../worker/http/diagnosis";
@@ -50,6 +50,16 @@ describe("diagnose", () => {
     wrong.password = "not-the-password";
     expect(diagnose(await firstStatement(wrong.toString(), "SELECT 1"))).toMatchObject({ kind: "database_unreachable", errorClass: ["DatabaseUnreachable", "DatabaseError"], sqlState: "28P01" });
     expect(diagnose(await firstStatement(inject("database").app, "SELECT 1 / 0"))).toMatchObject({ kind: "internal", sqlState: "22012" });
+  });
+
+  it("calls a database unreachable when a client of its own (migrations, Cron jobs) cannot connect or is refused", async () => {
+    useBridge(inject("database").bridge);
+    const wrong = new URL(inject("database").app);
+    wrong.password = "not-the-password";
+    for (const url of ["postgres://svc_app:x@127.0.0.1:1/svc", wrong.toString()]) {
+      const failure = await withClient(url, (client) => client.query("SELECT 1")).then(() => null, (error: unknown) => error);
+      expect(diagnose(failure)).toMatchObject({ kind: "database_unreachable", errorClass: expect.arrayContaining(["DatabaseUnreachable"]) });
+    }
   });
 
   it("reads SQLSTATE and constraint from the driver's error, wherever it is in the cause chain", () => {

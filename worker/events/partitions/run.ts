@@ -1,5 +1,5 @@
 // Running the partition pass from the Worker (daily Cron Trigger) with the maintenance role.
-import { loadDriver, useBridge } from "../../../db/neon";
+import { useBridge, withClient } from "../../../db/neon";
 import type { Config } from "../../config/types";
 import type { Env } from "../../env";
 import { log } from "../../log";
@@ -20,15 +20,9 @@ export async function partitionPassFromWorker(env: Env, config: Config, now: Dat
   const archive = archiveDir !== null && env.EVENT_ARCHIVE ? { sink: r2Sink(env.EVENT_ARCHIVE), prefix: archiveDir } : null;
   const retention = archiveDir !== null && !archive ? null : retentionMonths;
   useBridge(config.database.wsProxy);
-  const { Client } = await loadDriver();
-  const client = new Client(url);
-  client.on("error", () => {});
-  await client.connect();
-  try {
+  return withClient(url, async (client) => {
     const report = await runPartitionPass(client, { now, retentionMonths: retention, archive });
     log("info", "partitions.pass", { ...report });
     return report;
-  } finally {
-    await client.end().catch(() => {});
-  }
+  });
 }
