@@ -34,6 +34,18 @@ describe("the engine app", () => {
     expect(engine.serves("POST", "/v1/tokens")).toBe(false);
   });
 
+  // The file's first calls to appFor: no app is built yet.
+  it("is built once for requests that arrive together", async () => {
+    const apps = await Promise.all([
+      appFor(request("POST", "/v1/events")),
+      appFor(request("POST", "/v1/workloads/claim")),
+      appFor(request("GET", "/health")),
+      appFor(request("GET", "/readyz")),
+    ]);
+    expect(apps[1]).toBe(apps[0]);
+    expect(apps[3]).toBe(apps[2]);
+  });
+
   it("is the one a request for them reaches; every other request reaches the full app", async () => {
     const engineApp = await appFor(request("POST", "/v1/workloads/claim"));
     const fullApp = await appFor(request("GET", "/health"));
@@ -42,4 +54,5 @@ describe("the engine app", () => {
     expect(await appFor(request("POST", "/v1/tokens"))).toBe(fullApp);
     expect(await appFor(request("GET", "/v1/events"))).toBe(fullApp);
   });
+
 });
