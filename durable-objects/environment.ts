@@ -109,11 +109,11 @@ export class EnvironmentObject extends DurableObject<Env> {
       );
       const notes = await this.inEnvironment({ orgId, envId }, projectionScope(envId), async (tx, first) => {
         const locked = lockedFrom(first);
-        const changed = await projectOntoEnvironment(tx, orgId, envId, events, locked);
+        const unchanged = await projectOntoEnvironment(tx, orgId, envId, events, locked);
         // The engine's own destruction event is what confirms a teardown.
         if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
         await this.armAt(locked.next_deadline?.getTime() ?? null);
-        return changed;
+        return unchanged;
       });
       const answers = batches.map((): Array<{ ref: number; note: string }> => []);
       for (const [ref, note] of notes) answers[owners[ref]!.batch]!.push({ ref: owners[ref]!.ref, note });
