@@ -1,7 +1,7 @@
 // What an environment object does inside its transactions, loaded on the object's first call: an
 // isolate's start builds none of it (bench/startup.ts).
 import type { Scope, Tx } from "../db/transaction";
-import { admit, principalIn, principalScope } from "../worker/auth/bearer";
+import { admit, principalFrom, principalScope } from "../worker/auth/bearer";
 import { refuseWithoutPlan } from "../worker/billing/gate";
 import type { Config } from "../worker/config/types";
 import { lockedEnvironment } from "../worker/environments/store";
@@ -21,7 +21,7 @@ export const claimScope = ({ tokenHash, orgId }: ClaimRequest): Scope => princip
 
 /** The caller's engine token checked from the rows of the transaction's first statement (principalScope: live, an engine's, organization not suspended, the plan gate), then the claim. */
 export async function claimFor(tx: Tx, config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest, found: Record<string, unknown>[]): Promise<ClaimedRun | null> {
-  const principal = admit(await principalIn(tx, tokenHash, orgId, found), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
+  const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
   const run = await claimRun(tx, orgId, envId, principal.tokenId);
   if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
   return run;

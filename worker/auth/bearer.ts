@@ -26,9 +26,8 @@ export interface Principal {
 // How long a suspended organization's engine should wait before sending the batch again.
 export const SUSPENDED_RETRY_SECONDS = 300;
 
-// Acts as the organization of the token behind the hash, if there is one: the first statement of a
-// transaction that does not know the organization yet.
-const ACT_AS_TOKEN_ORG = `SELECT set_config('app.org_id', org_id::text, true) AS org_id FROM tokens WHERE token_hash = $1`;
+// Acts as the organization of the token behind the transaction's token_hash look-up, if there is one.
+const ACT_AS_TOKEN_ORG = `SELECT set_config('app.org_id', org_id::text, true) FROM tokens WHERE token_hash = current_setting('app.lookup_token_hash')`;
 
 // The live token behind the transaction's token_hash look-up in the organization it acts as, its
 // repository claim still live when identity exchange minted it, with its organization; last_used_at
@@ -43,11 +42,12 @@ WITH token AS (
   UPDATE tokens SET last_used_at = now() FROM token
   WHERE tokens.id = token.id AND (tokens.last_used_at IS NULL OR tokens.last_used_at < now() - interval '1 minute')
 )
-SELECT token.id, token.kind, token.scopes, token.person_id, o.slug, o.plan, o.suspended_at IS NOT NULL AS suspended
+SELECT token.id, token.org_id, token.kind, token.scopes, token.person_id, o.slug, o.plan, o.suspended_at IS NOT NULL AS suspended
 FROM token JOIN organizations o ON o.id = token.org_id`;
 
 interface PrincipalRow {
   id: string;
+  org_id: string;
   kind: TokenKind;
   scopes: string[];
   person_id: string | null;
@@ -57,31 +57,27 @@ interface PrincipalRow {
 }
 
 /**
- * The live token behind `tokenHash` in `orgId`, in a transaction that acts as `orgId` and holds the
- * hash as its `token_hash` lookup: one statement, or none when given the rows PRINCIPAL answered as
- * the transaction's first statement (principalScope).
+ * The live token PRINCIPAL found, from the rows it answered as the transaction's first statement
+ * (tokenScope, principalScope). The isolate remembers the token's organization, or forgets it.
  */
-export async function principalIn(tx: Tx, tokenHash: string, orgId: string, found?: Record<string, unknown>[]): Promise<Principal | null> {
-  const row = (found ?? (await tx.sql.query<PrincipalRow>(PRINCIPAL)).rows)[0] as PrincipalRow | undefined;
+export function principalFrom(tokenHash: string, found: readonly Record<string, unknown>[]): Principal | null {
+  const row = found[0] as PrincipalRow | undefined;
   if (!row) {
     forgetTokenOrg(tokenHash);
     return null;
   }
-  rememberTokenOrg(tokenHash, orgId);
+  rememberTokenOrg(tokenHash, row.org_id);
   return {
-    tokenId: row.id, orgId, kind: row.kind, scopes: row.scopes, personId: row.person_id,
+    tokenId: row.id, orgId: row.org_id, kind: row.kind, scopes: row.scopes, personId: row.person_id,
     organization: { slug: row.slug, plan: row.plan, suspended: row.suspended },
   };
 }
 
-/** A transaction acting as `orgId` that finds the token behind `tokenHash` in the round trip that opens it. */
-export const principalScope = (tokenHash: string, orgId: string): Scope => ({ orgId, lookups: { token_hash: tokenHash }, first: PRINCIPAL });
+/** A transaction that acts as the organization of the token behind `tokenHash` and finds the token, in the round trip that opens it. */
+const tokenScope = (tokenHash: string): Scope => ({ lookups: { token_hash: tokenHash }, first: `${ACT_AS_TOKEN_ORG}; ${PRINCIPAL}` });
 
-/** The live token behind `tokenHash` when its organization is not known yet (the transaction holds the hash as its look-up); the transaction then acts as its organization. */
-async function principalOfUnknownOrg(tx: Tx, tokenHash: string): Promise<Principal | null> {
-  const { rows } = await tx.sql.query<{ org_id: string }>(ACT_AS_TOKEN_ORG, [tokenHash]);
-  return rows[0] ? principalIn(tx, tokenHash, rows[0].org_id) : null;
-}
+/** A transaction acting as `orgId` that finds the token behind `tokenHash` there only, in the round trip that opens it. */
+export const principalScope = (tokenHash: string, orgId: string): Scope => ({ orgId, lookups: { token_hash: tokenHash }, first: PRINCIPAL });
 
 /**
  * Whether `principal` may do a route's work: a live token of one of `kinds`, its organization not
@@ -131,12 +127,9 @@ function inTokenTransaction<T>(
   options: { allowSuspended?: boolean },
   work: (tx: Tx, principal: Principal) => Promise<T>,
 ): Promise<T> {
-  const knownOrgId = tokenOrg(tokenHash);
-  const scope = knownOrgId ? principalScope(tokenHash, knownOrgId) : { lookups: { token_hash: tokenHash } };
-  return inTransaction(c.var.database().connect, scope, async (tx, first) => {
-    const found = knownOrgId ? await principalIn(tx, tokenHash, knownOrgId, first) : await principalOfUnknownOrg(tx, tokenHash);
-    return work(tx, admit(found, kinds, options, (plan) => gateRoute(c, plan)));
-  });
+  return inTransaction(c.var.database().connect, tokenScope(tokenHash), (tx, first) =>
+    work(tx, admit(principalFrom(tokenHash, first), kinds, options, (plan) => gateRoute(c, plan))),
+  );
 }
 
 const withToken = async <T>(

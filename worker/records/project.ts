@@ -27,7 +27,6 @@ type Group = Array<{ position: number; event: IngestedEvent; p: P }>;
 
 const iso = (event: IngestedEvent) => new Date(Date.parse(event.occurredAt)).toISOString();
 
-
 const RUN_STARTED = `
 WITH input AS (
   SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[], $8::text[], $9::int[])
