@@ -34,6 +34,9 @@ export interface Scope {
   first?: string;
 }
 
+/** The organization a transaction acts as, in SQL (null when it acts as none): for statements that take no parameters (Scope.first). */
+export const ACTING_ORG = "NULLIF(current_setting('app.org_id'), '')::uuid";
+
 /** A transaction left open for its caller, who ends it with `commit` or `rollback` (each idempotent). */
 export interface OpenTransaction {
   tx: Tx;

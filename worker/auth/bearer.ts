@@ -3,7 +3,7 @@
 // its person: the routes that take one authorize it in the same transaction as their work.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { inTransaction, type Scope, type Tx } from "../../db/transaction";
+import { ACTING_ORG, inTransaction, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
@@ -36,7 +36,7 @@ const ACT_AS_TOKEN_ORG = `SELECT set_config('app.org_id', org_id::text, true) FR
 const PRINCIPAL = `
 WITH token AS (
   SELECT t.id, t.org_id, t.kind, t.scopes, t.person_id FROM tokens t
-  WHERE t.token_hash = current_setting('app.lookup_token_hash') AND t.org_id = NULLIF(current_setting('app.org_id'), '')::uuid AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
+  WHERE t.token_hash = current_setting('app.lookup_token_hash') AND t.org_id = ${ACTING_ORG} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
     AND (t.binding_id IS NULL OR EXISTS (SELECT 1 FROM repository_claims c WHERE c.id = t.binding_id AND c.revoked_at IS NULL))
 ), touched AS (
   UPDATE tokens SET last_used_at = now() FROM token

@@ -1,5 +1,5 @@
 // Reading and writing one environment row inside a tenant transaction.
-import { quoteLiteral, type Tx } from "../../db/transaction";
+import { ACTING_ORG, quoteLiteral, type Tx } from "../../db/transaction";
 import { NEXT_DEADLINE } from "../workloads/abandon";
 import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
 
@@ -8,8 +8,6 @@ export interface LockedEnvironment extends Nullable<StoredRow> {
   next_deadline: Date | null;
 }
 type Nullable<T> = { [K in keyof T]: T[K] | null };
-
-const ACTING_ORG = "NULLIF(current_setting('app.org_id'), '')::uuid";
 
 /**
  * A projection's first statement (Scope.first, sent with BEGIN: it takes no parameters, so the
