@@ -107,6 +107,15 @@ jobs: {}
         description: >
           one
 `,
+  "apostrophes inside plain scalars, beside comments and flow collections": `on:
+  workflow_dispatch:
+    inputs:
+      a: { description: it's here, default: don't }
+      b:
+        description: the team's own # a comment, and it's one
+  push:
+    branches: [main, it's-a-branch] # what's this
+`,
   "an empty trigger value and nested sequences": `on:
   workflow_dispatch:
   push:

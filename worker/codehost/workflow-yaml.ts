@@ -21,18 +21,28 @@ interface Line {
   raw: string;
 }
 
+/** Whether the quote at `at` opens a quoted scalar: only where a value starts (an apostrophe inside a plain scalar does not). */
+const opensQuote = (text: string, at: number) => (text[at] === '"' || text[at] === "'") && (at === 0 || /[\s[{,:]/.test(text[at - 1]!));
+
 /** Where a comment starts: a `#` at the start or after white space, outside quotes. */
 function commentAt(text: string): number {
-  let quote: string | null = null;
   for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (quote === '"' && char === "\\") i++;
-    else if (quote) {
-      if (char === quote) quote = null;
-    } else if (char === '"' || char === "'") quote = char;
-    else if (char === "#" && (i === 0 || /\s/.test(text[i - 1]!))) return i;
+    if (opensQuote(text, i)) {
+      const end = quotedEndOrNull(text, i);
+      if (end === null) return text.length;
+      i = end - 1;
+    } else if (text[i] === "#" && (i === 0 || /\s/.test(text[i - 1]!))) return i;
   }
   return text.length;
+}
+
+/** Where the quoted scalar at `at` ends, or null when it is not closed on this text. */
+function quotedEndOrNull(text: string, at: number): number | null {
+  try {
+    return quoted(text, at, 0).end;
+  } catch {
+    return null;
+  }
 }
 
 function linesOf(source: string): Line[] {
@@ -251,22 +261,14 @@ function unclosed(text: string): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const char = text[i]!;
-    if (char === '"' || char === "'") {
-      const end = char === "'" ? text.indexOf("'", i + 1) : quotedEnd(text, i);
-      if (end < 0) return true;
-      i = end;
+    if (opensQuote(text, i)) {
+      const end = quotedEndOrNull(text, i);
+      if (end === null) return true;
+      i = end - 1;
     } else if (char === "[" || char === "{") depth++;
     else if (char === "]" || char === "}") depth--;
   }
   return depth > 0;
-}
-
-function quotedEnd(text: string, at: number): number {
-  for (let i = at + 1; i < text.length; i++) {
-    if (text[i] === "\\") i++;
-    else if (text[i] === '"') return i;
-  }
-  return -1;
 }
 
 /** `key: rest` split at the first `:` followed by a space or the line's end; null when the line has none. */
