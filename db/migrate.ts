@@ -10,12 +10,12 @@ export interface Migration {
 }
 
 export class MigrationChanged extends Error {
+  override readonly name = "MigrationChanged";
   constructor(readonly migration: string) {
     super(
       `Migration ${migration} was changed after it was applied (its SHA-256 differs from the one recorded). ` +
         "Restore the file as it was applied and put the change in a new migration.",
     );
-    this.name = "MigrationChanged";
   }
 }
 

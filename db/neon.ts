@@ -68,9 +68,9 @@ export function useBridge(bridge: string | null | undefined): void {
  * A type, so that failures are classified without reading message text.
  */
 export class DatabaseUnreachable extends Error {
+  override readonly name = "DatabaseUnreachable";
   constructor(cause: unknown) {
     super("The database could not be reached.", { cause });
-    this.name = "DatabaseUnreachable";
   }
 }
 

@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // Failures are told apart by type and driver fields, never by message text, and described without
 // their message.
 import { describe, expect, inject, it } from "vitest";
@@ -76,6 +77,26 @@ describe("diagnose", () => {
     expect(diagnose(objectError({ remote: true })).kind).toBe("durable_object");
     expect(diagnose(new Error("Network connection lost.")).kind).toBe("internal");
     expect(diagnose(new Error("connection terminated: ECONNREFUSED")).kind).toBe("internal");
+  });
+
+  it("names an error by the name it gives itself: the deployed upload minifies class names", () => {
+    class Xe extends Error {
+      override readonly name = "SealedKeyUnreadable";
+    }
+    class Unnamed extends Error {}
+    expect(diagnose(new Xe("secret", { cause: new Unnamed() })).errorClass).toEqual(["SealedKeyUnreadable", "Unnamed"]);
+    expect(diagnose(new TypeError("x")).errorClass).toEqual(["TypeError"]);
+  });
+
+  it("every error class of ours names itself (an error without a name would be diagnosed by its minified class name)", () => {
+    const sources = import.meta.glob(["../../worker/**/*.ts", "../../db/**/*.ts", "../../durable-objects/**/*.ts"], { query: "?raw", import: "default", eager: true });
+    const declared = Object.entries(sources).flatMap(([file, text]) =>
+      [...(text as string).matchAll(/class (\w+) extends (\w+)[^{]*\{([^]*?)\n\}/g)]
+        .filter(([, , base]) => base === "Error" || base!.endsWith("Refusal"))
+        .map(([, name, , body]) => ({ file, name, named: body!.includes(`name = "${name}"`) || body!.includes(`name: string = "${name}"`) })),
+    );
+    expect(declared.length).toBeGreaterThan(15);
+    expect(declared.filter((error) => !error.named)).toEqual([]);
   });
 
   it("lists our own frames and nothing of the message, even a message that looks like a frame", () => {

@@ -7,6 +7,7 @@ export const NOT_BOUND_REASONS = ["no_binding", "binding_revoked", "installation
 export type NotBoundReason = (typeof NOT_BOUND_REASONS)[number];
 
 export class IdentityRefusal extends Refusal {
+  override readonly name = "IdentityRefusal";
   constructor(
     readonly reason: UnverifiedReason | NotBoundReason,
     message: string,

@@ -14,6 +14,7 @@ const WHY: Record<Exclude<LicenceState, "valid" | "grace">, string> = {
 };
 
 export class LicenceRequired extends Refusal {
+  override readonly name = "LicenceRequired";
   constructor(
     readonly feature: EnterpriseFeature,
     readonly licence: LicenceState,

@@ -51,7 +51,8 @@ function isDriverError(error: unknown): error is DriverError {
 
 function className(error: unknown): string {
   if (isDriverError(error)) return "DatabaseError"; // the driver's class name is minified away
-  if (error instanceof Error) return error.constructor.name || error.name;
+  // Our classes name themselves (the deployed bundle minifies class names; wrangler.toml).
+  if (error instanceof Error) return error.name !== "Error" ? error.name : error.constructor.name || error.name;
   return typeof error;
 }
 

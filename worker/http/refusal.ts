@@ -3,6 +3,7 @@
 import { ERROR_CATALOG, type ErrorCode } from "./catalog";
 
 export class Refusal extends Error {
+  override readonly name: string = "Refusal";
   readonly status: number;
   constructor(
     readonly code: ErrorCode,

@@ -20,6 +20,7 @@ export const COMMIT_CREDENTIAL_LIFETIME_MS = 55 * 60_000;
 const PREFIX = "svc_prc_";
 
 export class ForkCommitNotApproved extends Refusal {
+  override readonly name = "ForkCommitNotApproved";
   constructor(message: string) {
     super("fork_commit_not_approved", message);
   }

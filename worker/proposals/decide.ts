@@ -55,6 +55,7 @@ export async function propose(tx: Tx, orgId: string, actor: Actor, proposal: New
 }
 
 export class StepRefused extends Error {
+  override readonly name = "StepRefused";
   constructor(
     readonly code: "NOT_FOUND" | "FORBIDDEN" | "CONFLICT",
     message: string,

@@ -41,6 +41,7 @@ const decodeBase64 = (base64: string) =>
 export const branchFor = (work: Pick<PullRequestWork, "id" | "kind">) => `svc/${work.kind}-${work.id.slice(0, 8)}`;
 
 class Refused extends Error {
+  override readonly name = "Refused";
   constructor(
     readonly status: number | null,
     message: string,
