@@ -1,6 +1,7 @@
 // What every app of the Worker has before its routes: metrics, per-request services, migrations on
 // start, and the spec's error answers.
-import { Hono } from "hono";
+import { HonoBase as Hono } from "hono/hono-base";
+import { TrieRouter } from "hono/router/trie-router";
 import type { AppEnv } from "./http/context";
 import { notFound, onError } from "./http/failure";
 import { migrateOnStart } from "./http/migrate-on-start";
@@ -9,7 +10,7 @@ import type { MetricsBuffer } from "./metrics/buffer";
 import { observe } from "./metrics/observe";
 
 export function appBase(metrics: MetricsBuffer): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
   // First: it sees every answer, the error handler's too.
   app.use(observe(metrics));
   app.use(services);
