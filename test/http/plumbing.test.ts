@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../support/http";
+import { call, callWith } from "../support/http";
 
 describe("HTTP plumbing", () => {
   it("answers an unknown route of its own with a 404 Refusal", async () => {
@@ -9,6 +9,14 @@ describe("HTTP plumbing", () => {
     const body = await response.json();
     expect(body).toEqual({ error: expect.any(String) });
     expect(response.headers.get("x-request-id")).toBeTruthy();
+  });
+
+  it("answers HEAD like GET, without a body, and the request's work still ends (its database pool is closed)", async () => {
+    // callWith waits for the request's waitUntil work: a body nobody reads must not hold it open.
+    for (const path of ["/readyz", "/health", "/auth/session", "/rpc/account.context"]) {
+      const [head, get] = [await callWith({}, path, { method: "HEAD" }), await callWith({}, path)];
+      expect({ path, status: head.status, body: await head.text() }).toEqual({ path, status: path.startsWith("/rpc/") ? 204 : get.status, body: "" });
+    }
   });
 });
 
