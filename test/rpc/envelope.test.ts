@@ -51,6 +51,55 @@ describe("the RPC envelope", () => {
     expect(form.status).toBe(400);
   });
 
+  it("answers input that is not JSON with 400 naming the procedure, by GET and by POST, and changes nothing", async () => {
+    const organizationName = async () => ((await (await rpcGet(session, "organization.get", { orgId })).json()) as { result: { data: { name: string } } }).result.data.name;
+    const before = await organizationName();
+    const cookie = `svc_session=${session}`;
+    const byGet = await call("/rpc/organization.get?input=%7Bnot-json", { headers: { cookie } });
+    const byPost = await call("/rpc/organization.settings", { method: "POST", body: "{not-json", headers: { cookie, "content-type": "application/json", "x-svc-csrf": await browser(session).csrf() } });
+    for (const [response, path] of [[byGet, "organization.get"], [byPost, "organization.settings"]] as const) {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ error: { message: "The input is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path } } });
+    }
+    expect(await organizationName()).toBe(before);
+  });
+
+  it("answers a batch call by call, in order, with 207 when their statuses differ", async () => {
+    const cookie = `svc_session=${session}`;
+    const inputs = encodeURIComponent(JSON.stringify({ 0: { orgId }, 1: { orgId: "not-a-uuid" } }));
+    const mixed = await call(`/rpc/organization.get,organization.get,no.such?batch=1&input=${inputs}`, { headers: { cookie } });
+    expect(mixed.status).toBe(207);
+    expect(((await mixed.json()) as Array<Record<string, { data: { code?: string } }>>).map((outcome) => outcome.result ? "ok" : outcome.error!.data.code)).toEqual(["ok", "BAD_REQUEST", "NOT_FOUND"]);
+    const same = await call(`/rpc/organization.get,account.context?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, { headers: { cookie } });
+    expect(same.status).toBe(200);
+  });
+
+  it("refuses a batch that mixes queries and mutations, a batch input that is not an object, and a streamed call that is no batch", async () => {
+    const cookie = `svc_session=${session}`;
+    const refusals = [
+      await call(`/rpc/organization.get,organization.settings?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, { headers: { cookie } }),
+      await call(`/rpc/organization.get?batch=1&input=5`, { headers: { cookie } }),
+      await call(`/rpc/organization.get?input=${encodeURIComponent(JSON.stringify({ orgId }))}`, { headers: { cookie, "trpc-accept": "application/jsonl" } }),
+    ];
+    expect(refusals.map((response) => response.status)).toEqual([400, 400, 400]);
+    const messages = await Promise.all(refusals.map(async (response) => JSON.stringify(await response.json())));
+    expect(messages[0]).toContain("queries or mutations, not both");
+    expect(messages[1]).toContain("an object keyed by each call's position");
+    expect(messages[2]).toContain("must be a batch");
+  });
+
+  it("streams a batch as JSON lines: a head with one pending value per call, then each call's envelope as it finishes", async () => {
+    const response = await call(`/rpc/organization.get,no.such?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, {
+      headers: { cookie: `svc_session=${session}`, "trpc-accept": "application/jsonl" },
+    });
+    expect(response.status).toBe(200);
+    const [head, ...lines] = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as unknown);
+    expect(head).toEqual({ 0: [[0], [null, 0, 0]], 1: [[0], [null, 0, 1]] });
+    expect(lines).toHaveLength(2);
+    expect(lines).toContainEqual([0, 0, [[{ result: { data: expect.objectContaining({ id: orgId }) } }]]]);
+    expect(lines).toContainEqual([1, 0, [[{ error: expect.objectContaining({ data: expect.objectContaining({ code: "NOT_FOUND", path: "no.such" }) }) }]]]);
+  });
+
   it("answers another organization exactly like a missing one", async () => {
     const other = (await seedOrganization("rpc-other")).id;
     const theirs = await rpcGet(session, "organization.get", { orgId: other });

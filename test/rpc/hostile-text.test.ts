@@ -54,7 +54,8 @@ describe("the RPC body limit", () => {
     const response = await rpcPost(session, "workloads.define", { orgId, name: "big", compiled: { blob: "x".repeat(1024 * 1024) } }, csrf);
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({
-      error: { message: expect.stringMatching(/1 MiB/), code: -32413, data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path: "workloads.define" } },
+      error: { message: expect.stringMatching(/1 MiB/), code: -32013, // tRPC's code for PAYLOAD_TOO_LARGE
+        data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path: "workloads.define" } },
     });
     expect(await workloads()).toBe(0);
   });
