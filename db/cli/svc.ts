@@ -5,6 +5,7 @@ import { analytics } from "./commands/analytics";
 import { audit } from "./commands/audit";
 import { configCheck } from "./commands/config-check";
 import { dataExport } from "./commands/export";
+import { frames } from "./commands/frames";
 import { licence } from "./commands/licence";
 import { migrate } from "./commands/migrate";
 import { orgs } from "./commands/orgs";
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   licence,
   admin,
   analytics,
+  frames,
 };
 
 const USAGE = `usage: svc <command>
@@ -43,7 +45,9 @@ const USAGE = `usage: svc <command>
   admin bootstrap|add|reset-password <login>  the first operator / another / a new password; the password only from
                                             SVC_ADMIN_BOOTSTRAP_PASSWORD or standard input (SVC_ADMIN_DATABASE_URL)
   admin remove <login> | admin list         remove an operator (and their sessions); list operators
-  analytics rollup                          roll beacon events and own usage into daily aggregates now (the daily cron's job)`;
+  analytics rollup                          roll beacon events and own usage into daily aggregates now (the daily cron's job)
+  frames --map <index.js.map> [file]        a failure sample's (or log line's) frames at their places in our source, by the
+                                            deploy's source map (wrangler deploy --outdir); standard input without a file`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

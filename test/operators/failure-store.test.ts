@@ -62,7 +62,7 @@ describe("recording an unexpected failure", () => {
       const [group] = (await groups()).filter((row) => row.error_type.includes(failing.constraint));
       expect(group).toMatchObject({ code: "internal_error", route: "/v1/tokens", occurrences: "1" });
       expect(group!.first_seen_at).toEqual(group!.last_seen_at);
-      expect(group!.sample).toMatchObject({ requestId, method: "POST", route: "/v1/tokens", code: "internal_error", sqlState: "23514", constraint: failing.constraint });
+      expect(group!.sample).toMatchObject({ requestId, build: { version: "test-version", commit: "test-commit" }, method: "POST", route: "/v1/tokens", code: "internal_error", sqlState: "23514", constraint: failing.constraint });
       expect((group!.sample.frames as string[]).some((frame) => frame.includes("worker/tokens/issue.ts"))).toBe(true);
       const stored = JSON.stringify(group);
       for (const leak of [failing.marker, failing.cli, "cookie-", "svc_session", "runner"]) expect(stored).not.toContain(leak);

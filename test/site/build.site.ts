@@ -1,7 +1,9 @@
 // `npm run site:build` and `npm run site:check`, run as a person runs them (in Node, as commands):
 // the pinned description validates and is pinned to the revision; the catalogs' published identifiers
 // hold (a removed or re-meant identifier fails the build and writes nothing); the deploy check passes
-// against a deployment serving the same API version and fails against one serving another.
+// against a deployment serving the same API version and fails against one serving another. Both
+// Workers bundle as `wrangler deploy` would; the control plane's script stays within its size budget,
+// and `svc frames` reads its minified frames back through its source map.
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -161,13 +163,35 @@ describe("wrangler deploy --dry-run", () => {
     expect(result.status).toBe(0);
   });
 
+  let controlPlane: Promise<{ outdir: string; result: Ran }> | undefined;
+  const bundleControlPlane = () =>
+    (controlPlane ??= (async () => {
+      const outdir = mkdtempSync(join(dir, "bundle-"));
+      return { outdir, result: await wrangler([], outdir) };
+    })());
+
   it("bundles the control plane Worker within its budget: the script under 256 KiB gzip (issue 19; bench:startup prints it)", async () => {
-    const outdir = mkdtempSync(join(dir, "bundle-"));
-    const result = await wrangler([], outdir);
+    const { outdir, result } = await bundleControlPlane();
     expect(result.stdout).toContain("env.RATE_LIMITER");
     expect(result.stdout).toContain("--dry-run: exiting now.");
     expect(result.status).toBe(0);
     expect(gzipSync(readFileSync(join(outdir, "index.js"))).length).toBeLessThan(256 * 1024);
+  });
+
+  it("minifies names, and `svc frames` puts a frame of the upload back at its place in our source by the upload's source map", async () => {
+    const { outdir } = await bundleControlPlane();
+    const code = readFileSync(join(outdir, "index.js"), "utf8");
+    expect(code).not.toContain("function diagnose(");
+    // A frame in DatabaseUnreachable's constructor, as the portal's sample shows it.
+    const sentence = "The database could not be reached.";
+    const before = code.slice(0, code.indexOf(sentence)).split("\n");
+    const sample = join(dir, "sample.json");
+    writeFileSync(sample, JSON.stringify({ frames: [`at Xe (index.js:${before.length}:${before.at(-1)!.length + 1})`] }));
+    const sourceLine = readFileSync(join(ROOT, "db/neon.ts"), "utf8").split("\n").findIndex((line) => line.includes(sentence)) + 1;
+    const mapped = await run(["--import", "tsx", "db/cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), sample]);
+    expect(mapped).toMatchObject({ status: 0, stdout: expect.stringMatching(new RegExp(`^at Xe \\(db/neon\\.ts:${sourceLine}:\\d+\\)\\n$`)) });
+    const none = await run(["--import", "tsx", "db/cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), join(ROOT, "package.json")]);
+    expect(none).toMatchObject({ status: 1, stderr: expect.stringContaining("No frames found") });
   });
 });
 

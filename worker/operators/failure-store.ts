@@ -44,11 +44,15 @@ export async function fingerprintOf(failure: Failure): Promise<string> {
   return sha256Hex(JSON.stringify([failure.code, failure.route, errorType(failure.diagnosis), frames]));
 }
 
-/** What is stored of one occurrence: the diagnosis, which holds nothing of the request's content. */
-export function redactedSample(failure: Failure) {
+/**
+ * What is stored of one occurrence: the diagnosis, which holds nothing of the request's content, and
+ * the build that failed (its source map reads the frames of a minified upload: `svc frames`).
+ */
+export function redactedSample(failure: Failure, build: Config["build"]) {
   const { kind, errorClass, sqlState, constraint, frames } = failure.diagnosis;
   return {
     requestId: failure.requestId,
+    build,
     method: failure.method,
     route: failure.route,
     code: failure.code,
@@ -106,7 +110,7 @@ export async function storeFailure(
       failure.code,
       failure.route,
       errorType(failure.diagnosis),
-      JSON.stringify(redactedSample(failure)),
+      JSON.stringify(redactedSample(failure, config.build)),
       occurrences,
     ]);
     return rows[0]!.outcome;
