@@ -5,7 +5,8 @@
 // records in the insert's transaction, and a tenth environment.* events over 20 environments. Each figure is printed beside the cost of
 // sending the same batches again (all duplicates, as an engine's retry is).
 // Bounded: a fixed number of batches per run. Prints figures; asserts nothing.
-// BENCH_INSPECTOR_PORT=9229 prints instead a CPU profile of the Worker over the stored-only batches.
+// BENCH_INSPECTOR_PORT=9229 prints instead a CPU profile of the Worker over the stored-only batches
+// (BENCH_PROFILE_MIX names another mix).
 import { Agent, request } from "node:http";
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
@@ -83,7 +84,7 @@ function post(url: string, token: string, body: string): Promise<{ status: numbe
 }
 
 async function main() {
-  await withBenchWorker({}, async ({ pool, base }) => {
+  await withBenchWorker({}, async ({ pool, base, sourceMap }) => {
     const service = await createOrganization(pool.connect, { slug: "bench-service", actorLabel: "bench" });
     const raw = await createOrganization(pool.connect, { slug: "bench-raw", actorLabel: "bench" });
     const { token, id: tokenId } = await inTenant(pool.connect, service.id, (tx) =>
@@ -124,9 +125,11 @@ async function main() {
     await viaService(batch("run.finished")); // warm the isolate, the Durable Object and the pools
     await viaRawInsert(batch("run.finished"));
     if (process.env.BENCH_INSPECTOR_PORT) {
-      // Where the Worker's time goes: a CPU profile of one run's stored-only batches at concurrency 1.
-      const work = Array.from({ length: BATCHES }, () => batch("stored only"));
-      console.log(await profiled(Number(process.env.BENCH_INSPECTOR_PORT), () => measure(1, work, firstSending).then(() => {})));
+      // Where the Worker's time goes: a CPU profile of one run's batches of one mix at concurrency 1.
+      const mix = (process.env.BENCH_PROFILE_MIX ?? "stored only") as Mix;
+      if (!MIXES.includes(mix)) throw new Error(`BENCH_PROFILE_MIX is one of: ${MIXES.join(", ")}`);
+      const work = Array.from({ length: BATCHES }, () => batch(mix));
+      console.log(await profiled(Number(process.env.BENCH_INSPECTOR_PORT), sourceMap, () => measure(1, work, firstSending).then(() => {})));
       return;
     }
     console.log(`ingest: ${BATCHES} batches of ${BATCH} events per run, ${ROUNDS} rounds each, medians`);

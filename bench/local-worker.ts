@@ -25,6 +25,8 @@ export interface BenchWorker {
   /** The Worker's origin, `http://127.0.0.1:<port>`. */
   base: string;
   pool: ReturnType<typeof nodePool>;
+  /** The bundle's source map (`index.js.map`), which reads the minified bundle's positions. */
+  sourceMap: string;
 }
 
 /** Builds the upload bundle into `outdir` (index.js and the migration text modules beside it). */
@@ -65,7 +67,7 @@ export async function withBenchWorker<T>(variables: Record<string, string>, run:
     await withNodeClient(stack.urls.maintenance, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: null, archive: null }));
     await worker.ready;
     const direct = (await worker.unsafeGetDirectURL()).origin;
-    return await run({ stack, port, base: direct, pool });
+    return await run({ stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map") });
   } finally {
     await pool.end();
     await worker.dispose();

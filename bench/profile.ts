@@ -1,14 +1,30 @@
 // A CPU profile of the Worker while `work` runs, through its inspector (BENCH_INSPECTOR_PORT), summed
-// by function: where a benchmark's time goes inside workerd. Names are the bundle's (minified).
+// by function: where a benchmark's time goes inside workerd. The bundle's names are minified, so each
+// function is shown with the place in our source (or a dependency's) where it starts, read through the
+// bundle's source map.
+import { readFileSync } from "node:fs";
+import { SourceMap, type SourceMapPayload } from "node:module";
 import WebSocket from "ws";
 
 interface Node {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 
-export async function profiled(inspectorPort: number, work: () => Promise<void>): Promise<string> {
+/** `name source:line` for a profile node: the bundle's position mapped back (both counted from 0). */
+function namer(sourceMapFile: string): (node: Node) => string {
+  const map = new SourceMap(JSON.parse(readFileSync(sourceMapFile, "utf8")) as SourceMapPayload);
+  return ({ callFrame: { functionName, url, lineNumber, columnNumber } }) => {
+    const entry = url && lineNumber >= 0 ? (map.findEntry(lineNumber, columnNumber) as Partial<{ originalSource: string; originalLine: number }>) : {};
+    const where = entry.originalSource
+      ? `${entry.originalSource.replace(/^(\.\.\/)+/, "").replace(/^.*?node_modules\//, "").replace(/^.*?\/(worker|db|durable-objects)\//, "$1/")}:${entry.originalLine! + 1}`
+      : `${url.split("/").pop()}:${lineNumber}`;
+    return `${functionName || "(anonymous)"} ${where}`;
+  };
+}
+
+export async function profiled(inspectorPort: number, sourceMapFile: string, work: () => Promise<void>): Promise<string> {
   const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
   const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl);
   await new Promise((resolve) => socket.once("open", resolve));
@@ -32,7 +48,7 @@ export async function profiled(inspectorPort: number, work: () => Promise<void>)
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const name = (node: Node) => `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.split("/").pop()}:${node.callFrame.lineNumber}`;
+  const name = namer(sourceMapFile);
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
   profile.samples.forEach((id, i) => {
