@@ -42,7 +42,8 @@ export interface OpenTransaction {
   tx: Tx;
   /** The rows of the scope's `first` statement (none without one). */
   first: Record<string, unknown>[];
-  commit: () => Promise<void>;
+  /** Commits; `last`, a statement without parameters, is sent with the COMMIT in the same round trip. */
+  commit: (last?: string) => Promise<void>;
   rollback: () => Promise<void>;
 }
 
@@ -59,10 +60,11 @@ export async function openTransaction(connect: () => Promise<Connection>, scope:
       (rollbackError: Error) => connection.release(rollbackError),
     );
   };
-  const commit = async () => {
+  const commit = async (last?: string) => {
     if (ended) return;
     try {
-      await sql.query("COMMIT");
+      // A failing `last` skips the COMMIT and leaves the transaction aborted: rolled back below.
+      await sql.query(last ? `${last}; COMMIT` : "COMMIT");
     } catch (error) {
       await rollback();
       throw error;
@@ -93,15 +95,34 @@ export function quoteLiteral(value: string): string {
   return `E'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
-export async function inTransaction<T>(
-  connect: () => Promise<Connection>,
-  scope: Scope,
-  work: (tx: Tx, first: Record<string, unknown>[]) => Promise<T>,
-): Promise<T> {
+/** A value as an SQL literal, for a statement without parameters: text quoted, a finite number as written, a text array, or NULL. */
+export function sqlLiteral(value: string | number | readonly string[] | null): string {
+  if (value === null) return "NULL";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new Error("Only a finite number has an SQL literal.");
+    return `(${value})`;
+  }
+  if (typeof value === "string") return quoteLiteral(value);
+  return `ARRAY[${value.map(quoteLiteral).join(", ")}]::text[]`;
+}
+
+/** A transaction's work, given the rows of its scope's `first` statement. */
+export type Work<T> = (tx: Tx, first: Record<string, unknown>[]) => Promise<T>;
+/** Work that may hand back its last statement (without parameters: values as `sqlLiteral`s) to go with the COMMIT, one round trip fewer. */
+export type EndingWork<T> = Work<{ result: T; last?: string }>;
+
+/** Work with no last statement of its own to send with the COMMIT. */
+export const withoutLast = <T>(work: Work<T>): EndingWork<T> => async (tx, first) => ({ result: await work(tx, first) });
+
+export function inTransaction<T>(connect: () => Promise<Connection>, scope: Scope, work: Work<T>): Promise<T> {
+  return inTransactionEndingWith(connect, scope, withoutLast(work));
+}
+
+export async function inTransactionEndingWith<T>(connect: () => Promise<Connection>, scope: Scope, work: EndingWork<T>): Promise<T> {
   const open = await openTransaction(connect, scope);
   try {
-    const result = await work(open.tx, open.first);
-    await open.commit();
+    const { result, last } = await work(open.tx, open.first);
+    await open.commit(last);
     return result;
   } catch (error) {
     await open.rollback();

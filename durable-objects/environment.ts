@@ -3,7 +3,7 @@
 // abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { DatabaseUnreachable, openPool, useBridge, type RequestPool } from "../db/neon";
-import { inTransaction, type Scope, type Tx } from "../db/transaction";
+import { inTransactionEndingWith, withoutLast, type EndingWork, type Scope, type Tx } from "../db/transaction";
 import type { GateSide } from "../worker/billing/gate";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
@@ -62,14 +62,14 @@ export class EnvironmentObject extends DurableObject<Env> {
   private identityStored = false;
 
   /** Runs `work` for this environment in a tenant transaction on the object's connection. */
-  private async inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: (tx: Tx, first: Record<string, unknown>[]) => Promise<T>): Promise<T> {
+  private async inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: EndingWork<T>): Promise<T> {
     if (!this.identityStored) {
       await this.ctx.storage.put("identity", identity);
       this.identityStored = true;
     }
     const pool = this.connection();
     try {
-      return await inTransaction(pool.connect, { ...scope, orgId: identity.orgId }, work);
+      return await inTransactionEndingWith(pool.connect, { ...scope, orgId: identity.orgId }, work);
     } catch (error) {
       if (error instanceof DatabaseUnreachable && this.pool === pool) {
         this.pool = null;
@@ -109,11 +109,12 @@ export class EnvironmentObject extends DurableObject<Env> {
       );
       const notes = await this.inEnvironment({ orgId, envId }, projectionScope(envId), async (tx, first) => {
         const locked = lockedFrom(first);
-        const unchanged = await projectOntoEnvironment(tx, orgId, envId, events, locked);
+        const { notes: unchanged, upsert } = projectOntoEnvironment(envId, events, locked);
         // The engine's own destruction event is what confirms a teardown.
         if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
         await this.armAt(locked.next_deadline?.getTime() ?? null);
-        return unchanged;
+        // The row's upsert goes with the COMMIT: a projection is two round trips.
+        return { result: unchanged, last: upsert ?? undefined };
       });
       const answers = batches.map((): Array<{ ref: number; note: string }> => []);
       for (const [ref, note] of notes) answers[owners[ref]!.batch]!.push({ ref: owners[ref]!.ref, note });
@@ -130,7 +131,7 @@ export class EnvironmentObject extends DurableObject<Env> {
     const { claimFor, claimScope, refusalOf } = await loadWork();
     const config = configFor(this.env);
     const { orgId, envId } = request;
-    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, claimScope(request), (tx, first) => claimFor(tx, config, request, first)));
+    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, claimScope(request), withoutLast((tx, first) => claimFor(tx, config, request, first))));
     return claimed.then(
       async (run) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
@@ -153,7 +154,7 @@ export class EnvironmentObject extends DurableObject<Env> {
 
   /** Arms the alarm for a run just requested on this environment. */
   wake(orgId: string, envId: string): Promise<void> {
-    return this.turns.exclusive(() => this.inEnvironment({ orgId, envId }, {}, (tx) => this.rearm(tx, { orgId, envId })));
+    return this.turns.exclusive(() => this.inEnvironment({ orgId, envId }, {}, withoutLast((tx) => this.rearm(tx, { orgId, envId }))));
   }
 
   /** A deadline passed: abandon what is overdue, then re-arm for the next deadline. */
@@ -162,10 +163,10 @@ export class EnvironmentObject extends DurableObject<Env> {
     if (!identity) return;
     const { abandonOverdueInEnvironment } = await loadWork();
     await this.turns.exclusive(() =>
-      this.inEnvironment(identity, {}, async (tx) => {
+      this.inEnvironment(identity, {}, withoutLast(async (tx) => {
         await abandonOverdueInEnvironment(tx.sql, identity.orgId, identity.envId);
         await this.rearm(tx, identity);
-      }),
+      })),
     );
   }
 }

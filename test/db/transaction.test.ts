@@ -1,9 +1,10 @@
 // A transaction's scope reaches PostgreSQL as quoted literals (db/transaction.ts sends BEGIN and the
-// settings in one round trip): whatever a lookup value holds arrives as that value, never as SQL.
+// settings in one round trip): whatever a lookup value holds arrives as that value, never as SQL. So
+// does a last statement sent with the COMMIT, whose values are literals too.
 import { inject } from "vitest";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPool, useBridge } from "../../db/neon";
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, inTransactionEndingWith, sqlLiteral } from "../../db/transaction";
 
 const database = inject("database");
 useBridge(database.bridge);
@@ -42,5 +43,36 @@ describe("a transaction's scope", () => {
     ]);
     expect(rows).toEqual([{ org: orgId, hash: "abc", two: 2 }]);
     expect(inside).toBe(false); // the work ran in the transaction the first statement opened
+  });
+});
+
+describe("a last statement sent with the COMMIT", () => {
+  const HOSTILE = ["it's o''clock", "C:\\path\\'\\\\", "x', true); DROP TABLE tokens; --", "Zoë ✓ 𝄞", ""];
+
+  it.each([
+    ...HOSTILE.map((text) => [text, text] as const),
+    [42, "42"], [-7, "-7"], [2.5, "2.5"], [null, null],
+    [HOSTILE, `{${HOSTILE.map((text) => `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`], [[], "{}"],
+  ] as const)("carries %j as a literal exactly", async (value, text) => {
+    const seen = await inTransaction(pool.connect, {}, async (tx) =>
+      (await tx.sql.query<{ value: string | null }>(`SELECT (${sqlLiteral(value as never)})::text AS value`)).rows[0]!.value);
+    expect(seen).toBe(text);
+  });
+
+  it("commits with the work's writes in one round trip, and when it fails rolls back everything and leaves the connection usable", async () => {
+    const marker = `app.test_marker_${crypto.randomUUID().replaceAll("-", "")}`;
+    // A session-level setting changed in a transaction is undone when the transaction is.
+    const set = (value: string) => `SELECT set_config(${sqlLiteral(marker)}, ${sqlLiteral(value)}, false)`;
+    const read = () => inTransaction(pool.connect, {}, async (tx) => (await tx.sql.query<{ value: string | null }>(`SELECT current_setting(${sqlLiteral(marker)}, true) AS value`)).rows[0]!.value);
+
+    expect(await inTransactionEndingWith(pool.connect, {}, async () => ({ result: "done", last: set("committed") }))).toBe("done");
+    expect(await read()).toBe("committed");
+
+    const failed = await inTransactionEndingWith(pool.connect, {}, async (tx) => {
+      await tx.sql.query(set("work"));
+      return { result: "never", last: "SELECT 1 / 0" };
+    }).catch((error: { code?: string }) => error.code);
+    expect(failed).toBe("22012");
+    expect(await read()).toBe("committed");
   });
 });

@@ -45,6 +45,16 @@ describe("environment projection", () => {
     expect(await environment(envId)).toMatchObject({ state: "ready", last_sequence: 2 });
   });
 
+  it("stores text holding quotes, backslashes and more exactly (the row's upsert carries its values as literals)", async () => {
+    const hostile = "it's \\'); DROP TABLE environments; -- Zoë ✓";
+    const url = "https://pv.example.com/it's?q='%5C'";
+    const response = await postEvents(token, [envEvent("lit", "ready", 1, { branch: hostile, preview_urls: [url] })]);
+    expect(await response.json()).toMatchObject({ accepted: 1, unprojected: 0 });
+    expect(await environment("lit")).toMatchObject({ repository: "acme/shop", branch: hostile, state: "ready", last_sequence: 1 });
+    const urls = await asRole("superuser", async (client) => (await client.query("SELECT preview_urls FROM environments WHERE org_id = $1 AND env_id = 'lit'", [orgId])).rows[0]);
+    expect(urls.preview_urls).toEqual([url]);
+  });
+
   it("keeps the preview URLs the engine reports, until an event reports others", async () => {
     await postEvents(token, [envEvent("pv", "creating", 1), envEvent("pv", "ready", 2, { preview_urls: ["https://pv.example.com/", "http://127.0.0.1:3000/"] })]);
     await postEvents(token, [envEvent("pv", "sleeping", 3)]);

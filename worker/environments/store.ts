@@ -1,5 +1,5 @@
 // Reading and writing one environment row inside a tenant transaction.
-import { ACTING_ORG, quoteLiteral, type Tx } from "../../db/transaction";
+import { ACTING_ORG, quoteLiteral, sqlLiteral } from "../../db/transaction";
 import { NEXT_DEADLINE } from "../workloads/abandon";
 import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
 
@@ -51,30 +51,29 @@ const fromStored = (row: StoredRow): EnvironmentRow => ({
   previewUrls: row.preview_urls,
 });
 
-/** Applies events to the environment's row (`locked`, as lockedEnvironment read it); returns the notes of events that changed nothing. */
-export async function projectOntoEnvironment(
-  tx: Tx,
-  orgId: string,
+/**
+ * The events applied to the environment's row (`locked`, as lockedEnvironment read it): the notes of
+ * events that changed nothing, and the row's upsert when something changed. The upsert takes no
+ * parameters (its values are literals), so the transaction sends it with its COMMIT.
+ */
+export function projectOntoEnvironment(
   envId: string,
   events: readonly ProjectionEvent[],
   locked: LockedEnvironment,
-): Promise<Map<number, string>> {
+): { notes: Map<number, string>; upsert: string | null } {
   const before = locked.state === null ? null : fromStored(locked as StoredRow);
   const { row, notes } = project(before, events);
-  if (row && notes.size < events.length) {
-    await tx.sql.query(
-      `INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
-                                 started_at, ttl_seconds, expires_at, preview_urls)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-       ON CONFLICT (org_id, env_id) DO UPDATE SET
-         repository = EXCLUDED.repository, branch = EXCLUDED.branch, pull_request = EXCLUDED.pull_request,
-         state = EXCLUDED.state, last_sequence = EXCLUDED.last_sequence, last_event_at = EXCLUDED.last_event_at,
-         started_at = EXCLUDED.started_at, ttl_seconds = EXCLUDED.ttl_seconds, expires_at = EXCLUDED.expires_at,
-         preview_urls = EXCLUDED.preview_urls,
-         updated_at = now()`,
-      [orgId, envId, row.repository, row.branch, row.pullRequest, row.state, row.lastSequence,
-        new Date(row.lastEventAt).toISOString(), row.startedAt, row.ttlSeconds, row.expiresAt, row.previewUrls],
-    );
-  }
-  return notes;
+  if (!row || notes.size === events.length) return { notes, upsert: null };
+  const values = [envId, row.repository, row.branch, row.pullRequest, row.state, row.lastSequence,
+    new Date(row.lastEventAt).toISOString(), row.startedAt, row.ttlSeconds, row.expiresAt, row.previewUrls].map(sqlLiteral);
+  const upsert = `INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
+                             started_at, ttl_seconds, expires_at, preview_urls)
+   VALUES (${ACTING_ORG}, ${values.join(", ")})
+   ON CONFLICT (org_id, env_id) DO UPDATE SET
+     repository = EXCLUDED.repository, branch = EXCLUDED.branch, pull_request = EXCLUDED.pull_request,
+     state = EXCLUDED.state, last_sequence = EXCLUDED.last_sequence, last_event_at = EXCLUDED.last_event_at,
+     started_at = EXCLUDED.started_at, ttl_seconds = EXCLUDED.ttl_seconds, expires_at = EXCLUDED.expires_at,
+     preview_urls = EXCLUDED.preview_urls,
+     updated_at = now()`;
+  return { notes, upsert };
 }
