@@ -42,8 +42,8 @@ export interface OpenTransaction {
   tx: Tx;
   /** The rows of the scope's `first` statement (none without one). */
   first: Record<string, unknown>[];
-  /** Commits; `last`, a statement without parameters, is sent with the COMMIT in the same round trip. */
-  commit: (last?: string) => Promise<void>;
+  /** Commits; `last`, a statement without parameters, is sent with the COMMIT in the same round trip: its rows are answered. */
+  commit: (last?: string) => Promise<Record<string, unknown>[]>;
   rollback: () => Promise<void>;
 }
 
@@ -61,16 +61,19 @@ export async function openTransaction(connect: () => Promise<Connection>, scope:
     );
   };
   const commit = async (last?: string) => {
-    if (ended) return;
+    if (ended) return [];
+    let rows: Record<string, unknown>[] = [];
     try {
       // A failing `last` skips the COMMIT and leaves the transaction aborted: rolled back below.
-      await sql.query(last ? `${last}; COMMIT` : "COMMIT");
+      if (!last) await sql.query("COMMIT");
+      else rows = ((await sql.query(`${last}; COMMIT`)) as unknown as Array<{ rows: Record<string, unknown>[] }>)[0]!.rows;
     } catch (error) {
       await rollback();
       throw error;
     }
     ended = true;
     connection.release();
+    return rows;
   };
   try {
     // One round trip: BEGIN and the settings as one simple query (which takes no parameters, so the
@@ -108,11 +111,17 @@ export function sqlLiteral(value: string | number | readonly string[] | null): s
 
 /** A transaction's work, given the rows of its scope's `first` statement. */
 export type Work<T> = (tx: Tx, first: Record<string, unknown>[]) => Promise<T>;
-/** Work that may hand back its last statement (without parameters: values as `sqlLiteral`s) to go with the COMMIT, one round trip fewer. */
-export type EndingWork<T> = Work<{ result: T; last?: string }>;
+/**
+ * Work that may hand back its last statement (without parameters: values as `sqlLiteral`s) to go
+ * with the COMMIT, one round trip fewer; its result is made from that statement's rows.
+ */
+export type EndingWork<T> = Work<{ last?: string; result: (lastRows: Record<string, unknown>[]) => T }>;
 
 /** Work with no last statement of its own to send with the COMMIT. */
-export const withoutLast = <T>(work: Work<T>): EndingWork<T> => async (tx, first) => ({ result: await work(tx, first) });
+export const withoutLast = <T>(work: Work<T>): EndingWork<T> => async (tx, first) => {
+  const value = await work(tx, first);
+  return { result: () => value };
+};
 
 export function inTransaction<T>(connect: () => Promise<Connection>, scope: Scope, work: Work<T>): Promise<T> {
   return inTransactionEndingWith(connect, scope, withoutLast(work));
@@ -122,8 +131,7 @@ export async function inTransactionEndingWith<T>(connect: () => Promise<Connecti
   const open = await openTransaction(connect, scope);
   try {
     const { result, last } = await work(open.tx, open.first);
-    await open.commit(last);
-    return result;
+    return result(await open.commit(last));
   } catch (error) {
     await open.rollback();
     throw error;

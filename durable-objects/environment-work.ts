@@ -1,12 +1,12 @@
 // What an environment object does inside its transactions, loaded on the object's first call: an
 // isolate's start builds none of it (bench/startup.ts).
-import type { Scope, Tx } from "../db/transaction";
+import type { EndingWork, Scope } from "../db/transaction";
 import { admit, principalFrom, principalScope } from "../worker/auth/bearer";
 import { refuseWithoutPlan } from "../worker/billing/gate";
 import type { Config } from "../worker/config/types";
 import { lockedEnvironment } from "../worker/environments/store";
 import { Refusal } from "../worker/http/refusal";
-import { claimRun, type ClaimedRun } from "../worker/workloads/claim";
+import { runClaim, type ClaimedRun } from "../worker/workloads/claim";
 import type { ClaimOutcome, ClaimRequest } from "./environment";
 
 export { lockedFrom, projectOntoEnvironment } from "../worker/environments/store";
@@ -19,12 +19,22 @@ export const projectionScope = (envId: string): Omit<Scope, "orgId"> => ({ first
 /** A claim's transaction finds the caller's token in the round trip that opens it. */
 export const claimScope = ({ tokenHash, orgId }: ClaimRequest): Scope => principalScope(tokenHash, orgId);
 
-/** The caller's engine token checked from the rows of the transaction's first statement (principalScope: live, an engine's, organization not suspended, the plan gate), then the claim. */
-export async function claimFor(tx: Tx, config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest, found: Record<string, unknown>[]): Promise<ClaimedRun | null> {
+/**
+ * The caller's engine token checked from the rows of the transaction's first statement
+ * (principalScope: live, an engine's, organization not suspended, the plan gate), then the claim, sent
+ * with the COMMIT: a claim is two round trips.
+ */
+export async function claimFor(config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest, found: Record<string, unknown>[]): ReturnType<EndingWork<ClaimedRun | null>> {
   const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
-  const run = await claimRun(tx, orgId, envId, principal.tokenId);
-  if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
-  return run;
+  const claim = runClaim(orgId, envId, principal.tokenId);
+  return {
+    last: claim.sql,
+    result: (rows) => {
+      const run = claim.read(rows);
+      if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
+      return run;
+    },
+  };
 }
 
 /** A refusal as data (an RPC keeps an error's message, not its class); null for any other error. */

@@ -114,7 +114,7 @@ export class EnvironmentObject extends DurableObject<Env> {
         if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
         await this.armAt(locked.next_deadline?.getTime() ?? null);
         // The row's upsert goes with the COMMIT: a projection is two round trips.
-        return { result: unchanged, last: upsert ?? undefined };
+        return { last: upsert ?? undefined, result: () => unchanged };
       });
       const answers = batches.map((): Array<{ ref: number; note: string }> => []);
       for (const [ref, note] of notes) answers[owners[ref]!.batch]!.push({ ref: owners[ref]!.ref, note });
@@ -131,7 +131,7 @@ export class EnvironmentObject extends DurableObject<Env> {
     const { claimFor, claimScope, refusalOf } = await loadWork();
     const config = configFor(this.env);
     const { orgId, envId } = request;
-    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, claimScope(request), withoutLast((tx, first) => claimFor(tx, config, request, first))));
+    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, claimScope(request), (_tx, first) => claimFor(config, request, first)));
     return claimed.then(
       async (run) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm

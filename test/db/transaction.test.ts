@@ -59,18 +59,18 @@ describe("a last statement sent with the COMMIT", () => {
     expect(seen).toBe(text);
   });
 
-  it("commits with the work's writes in one round trip, and when it fails rolls back everything and leaves the connection usable", async () => {
+  it("commits with the work's writes in one round trip, answering its rows, and when it fails rolls back everything and leaves the connection usable", async () => {
     const marker = `app.test_marker_${crypto.randomUUID().replaceAll("-", "")}`;
     // A session-level setting changed in a transaction is undone when the transaction is.
     const set = (value: string) => `SELECT set_config(${sqlLiteral(marker)}, ${sqlLiteral(value)}, false)`;
     const read = () => inTransaction(pool.connect, {}, async (tx) => (await tx.sql.query<{ value: string | null }>(`SELECT current_setting(${sqlLiteral(marker)}, true) AS value`)).rows[0]!.value);
 
-    expect(await inTransactionEndingWith(pool.connect, {}, async () => ({ result: "done", last: set("committed") }))).toBe("done");
+    expect(await inTransactionEndingWith(pool.connect, {}, async () => ({ last: set("committed"), result: (rows) => rows }))).toEqual([{ set_config: "committed" }]);
     expect(await read()).toBe("committed");
 
     const failed = await inTransactionEndingWith(pool.connect, {}, async (tx) => {
       await tx.sql.query(set("work"));
-      return { result: "never", last: "SELECT 1 / 0" };
+      return { last: "SELECT 1 / 0", result: () => "never" };
     }).catch((error: { code?: string }) => error.code);
     expect(failed).toBe("22012");
     expect(await read()).toBe("committed");

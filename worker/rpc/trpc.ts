@@ -45,7 +45,7 @@ export interface Work {
    * Commits now, for a procedure whose next steps must see its writes from elsewhere (a Durable
    * Object, a workflow the code host starts); after it, `tx` is spent and further work opens its own.
    */
-  commit: () => Promise<void>;
+  commit: () => Promise<unknown>;
 }
 
 /** Who calls, found inside the transaction the procedure then works in. */

@@ -1,7 +1,7 @@
 // Claiming: the oldest run of the environment that is waiting, or whose lease expired after missed
 // heartbeats (the new claimer takes it over), moves to accepted with a fresh lease. SKIP LOCKED lets
 // concurrent claimers each take a different run: exactly one engine gets each.
-import type { Tx } from "../../db/transaction";
+import { sqlLiteral } from "../../db/transaction";
 import { LEASE_SECONDS, SILENCE_SECONDS } from "./timing";
 
 export interface ClaimedRun {
@@ -14,31 +14,38 @@ export interface ClaimedRun {
   deadline: string;
 }
 
-const CLAIM = `
+/**
+ * The claim as one statement without parameters (its values literals), so the transaction sends it
+ * with its COMMIT.
+ */
+const claimSql = (orgId: string, envId: string, leaseId: string, tokenId: string) => {
+  const [org, env, lease, token] = [orgId, envId, leaseId, tokenId].map(sqlLiteral);
+  return `
 WITH candidate AS (
   SELECT id FROM workload_runs
-  WHERE org_id = $1 AND env_id = $2 AND deadline_at > now()
+  WHERE org_id = ${org} AND env_id = ${env} AND deadline_at > now()
     AND (state = 'requested' OR (state = 'accepted' AND lease_expires_at <= now()))
   ORDER BY requested_at, id
   LIMIT 1
   FOR UPDATE SKIP LOCKED
 ), claimed AS (
   UPDATE workload_runs r SET
-    state = 'accepted', lease_id = $3, lease_ids = array_append(r.lease_ids, $3::uuid),
-    lease_expires_at = now() + make_interval(secs => $4), deadline_at = now() + make_interval(secs => $5),
-    holder_token_id = $6, claims = r.claims + 1
+    state = 'accepted', lease_id = ${lease}, lease_ids = array_append(r.lease_ids, ${lease}::uuid),
+    lease_expires_at = now() + make_interval(secs => ${sqlLiteral(LEASE_SECONDS)}), deadline_at = now() + make_interval(secs => ${sqlLiteral(SILENCE_SECONDS)}),
+    holder_token_id = ${token}, claims = r.claims + 1
   FROM candidate WHERE r.id = candidate.id
   RETURNING r.*
 )
-SELECT EXISTS (SELECT 1 FROM environments WHERE org_id = $1 AND env_id = $2) AS env_exists, run.*
+SELECT EXISTS (SELECT 1 FROM environments WHERE org_id = ${org} AND env_id = ${env}) AS env_exists, run.*
 FROM (SELECT 1) one LEFT JOIN (
   SELECT c.id, c.env_id, c.requested_at, c.claims, c.lease_expires_at, c.deadline_at,
          w.id AS workload_id, w.name AS workload_name, v.id AS version_id, v.number AS version_number, v.compiled
   FROM claimed c JOIN workloads w ON w.id = c.workload_id JOIN workload_versions v ON v.id = c.version_id
 ) run ON true`;
+};
 
 // One statement: whether the environment exists comes back with the claim (a row even when none is
-// claimed), so a claim is one round trip.
+// claimed).
 interface Row {
   env_exists: boolean;
   id: string | null;
@@ -54,20 +61,25 @@ interface Row {
   compiled: object;
 }
 
-/** The run `tokenId` claims, null when none waits, "no_environment" when the environment is unknown (nothing claimed). */
-export async function claimRun(tx: Tx, orgId: string, envId: string, tokenId: string): Promise<ClaimedRun | null | "no_environment"> {
+/**
+ * The claim of the run `tokenId` takes: its statement, and how its rows read (the run; null when none
+ * waits; "no_environment" when the environment is unknown, and nothing was claimed).
+ */
+export function runClaim(orgId: string, envId: string, tokenId: string): { sql: string; read: (rows: Record<string, unknown>[]) => ClaimedRun | null | "no_environment" } {
   const leaseId = crypto.randomUUID();
-  const { rows } = await tx.sql.query<Row>(CLAIM, [orgId, envId, leaseId, LEASE_SECONDS, SILENCE_SECONDS, tokenId]);
-  const row = rows[0]!;
-  if (!row.env_exists) return "no_environment";
-  if (row.id === null) return null;
-  return {
-    id: row.id,
-    envId: row.env_id,
-    requestedAt: row.requested_at.toISOString(),
-    workload: { id: row.workload_id, name: row.workload_name },
-    version: { id: row.version_id, number: row.version_number, compiled: row.compiled },
-    lease: { id: leaseId, attempt: row.claims, expiresAt: row.lease_expires_at.toISOString() },
-    deadline: row.deadline_at.toISOString(),
+  const read = (rows: Record<string, unknown>[]) => {
+    const row = rows[0] as unknown as Row;
+    if (!row.env_exists) return "no_environment" as const;
+    if (row.id === null) return null;
+    return {
+      id: row.id,
+      envId: row.env_id,
+      requestedAt: row.requested_at.toISOString(),
+      workload: { id: row.workload_id, name: row.workload_name },
+      version: { id: row.version_id, number: row.version_number, compiled: row.compiled },
+      lease: { id: leaseId, attempt: row.claims, expiresAt: row.lease_expires_at.toISOString() },
+      deadline: row.deadline_at.toISOString(),
+    };
   };
+  return { sql: claimSql(orgId, envId, leaseId, tokenId), read };
 }
