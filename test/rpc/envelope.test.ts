@@ -5,6 +5,7 @@ import { call } from "../support/http";
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
+import { MAX_BATCH_CALLS } from "../../worker/rpc/wire";
 
 let orgId: string;
 let session: string;
@@ -74,18 +75,22 @@ describe("the RPC envelope", () => {
     expect(same.status).toBe(200);
   });
 
-  it("refuses a batch that mixes queries and mutations, a batch input that is not an object, and a streamed call that is no batch", async () => {
+  it("refuses a batch that mixes queries and mutations, a batch input that is not an object, a streamed call that is no batch, and a batch of too many calls", async () => {
     const cookie = `svc_session=${session}`;
     const refusals = [
       await call(`/rpc/organization.get,organization.settings?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, { headers: { cookie } }),
       await call(`/rpc/organization.get?batch=1&input=5`, { headers: { cookie } }),
       await call(`/rpc/organization.get?input=${encodeURIComponent(JSON.stringify({ orgId }))}`, { headers: { cookie, "trpc-accept": "application/jsonl" } }),
+      await call(`/rpc/${Array(MAX_BATCH_CALLS + 1).fill("account.context").join(",")}?batch=1`, { headers: { cookie } }),
     ];
-    expect(refusals.map((response) => response.status)).toEqual([400, 400, 400]);
+    expect(refusals.map((response) => response.status)).toEqual([400, 400, 400, 400]);
     const messages = await Promise.all(refusals.map(async (response) => JSON.stringify(await response.json())));
     expect(messages[0]).toContain("queries or mutations, not both");
     expect(messages[1]).toContain("an object keyed by each call's position");
     expect(messages[2]).toContain("must be a batch");
+    expect(messages[3]).toContain(`at most ${MAX_BATCH_CALLS} calls`);
+    const most = await call(`/rpc/${Array(MAX_BATCH_CALLS).fill("account.context").join(",")}?batch=1`, { headers: { cookie } });
+    expect(most.status).toBe(200);
   });
 
   it("streams a batch as JSON lines: a head with one pending value per call, then each call's envelope as it finishes", async () => {

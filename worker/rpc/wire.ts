@@ -13,6 +13,8 @@ import type { RpcContext } from "./context";
 type ProcedureType = "query" | "mutation";
 const METHOD: Record<ProcedureType, string> = { query: "GET", mutation: "POST" };
 const JSON_LINES = "application/jsonl";
+/** Calls in one batch: each opens a transaction; the console sends one call a request. */
+export const MAX_BATCH_CALLS = 100;
 
 interface Call {
   path: string;
@@ -49,8 +51,10 @@ export async function answerRpc(request: Request, body: RpcBody, rawPath: string
   }
   if ("refused" in body) return refuse(body.refused, path);
   if (streamed && !batch) return refuse(new TRPCError({ code: "BAD_REQUEST", message: "A streamed call must be a batch (a batch of one will do): add ?batch=1." }));
+  const paths = batch ? path.split(",") : [path];
+  if (paths.length > MAX_BATCH_CALLS) return refuse(new TRPCError({ code: "BAD_REQUEST", message: `A batch holds at most ${MAX_BATCH_CALLS} calls; this one has ${paths.length}.` }));
   const text = request.method === "GET" ? url.searchParams.get("input") : body.text;
-  const calls = readCalls(text, batch ? path.split(",") : [path], batch, router);
+  const calls = readCalls(text, paths, batch, router);
   const types = new Set(calls.map((call) => call.type).filter(Boolean));
   if (types.size > 1) return refuse(new TRPCError({ code: "BAD_REQUEST", message: "A batch holds queries or mutations, not both." }));
 
