@@ -4,7 +4,9 @@
 // bundle's source map.
 import { readFileSync } from "node:fs";
 import { SourceMap, type SourceMapPayload } from "node:module";
+import { dirname } from "node:path";
 import WebSocket from "ws";
+import { sourcePlace } from "../db/cli/commands/frames";
 
 interface Node {
   id: number;
@@ -12,14 +14,14 @@ interface Node {
   children?: number[];
 }
 
-/** `name source:line` for a profile node: the bundle's position mapped back (both counted from 0). */
+/** `name source:line` for a profile node: the bundle's position read through its source map. */
 function namer(sourceMapFile: string): (node: Node) => string {
   const map = new SourceMap(JSON.parse(readFileSync(sourceMapFile, "utf8")) as SourceMapPayload);
+  const root = process.cwd();
   return ({ callFrame: { functionName, url, lineNumber, columnNumber } }) => {
-    const entry = url && lineNumber >= 0 ? (map.findEntry(lineNumber, columnNumber) as Partial<{ originalSource: string; originalLine: number }>) : {};
-    const where = entry.originalSource
-      ? `${entry.originalSource.replace(/^(\.\.\/)+/, "").replace(/^.*?node_modules\//, "").replace(/^.*?\/(worker|db|durable-objects)\//, "$1/")}:${entry.originalLine! + 1}`
-      : `${url.split("/").pop()}:${lineNumber}`;
+    const place = url && lineNumber >= 0 ? sourcePlace(map, dirname(sourceMapFile), root, lineNumber, columnNumber) : null;
+    // A dependency is named by its package path, our own code by its path in the repository.
+    const where = place ? `${place.file.replace(/^.*?node_modules\//, "")}:${place.line}` : `${url.split("/").pop()}:${lineNumber}`;
     return `${functionName || "(anonymous)"} ${where}`;
   };
 }

@@ -94,7 +94,7 @@ export async function openTransaction(connect: () => Promise<Connection>, scope:
  * backslashes and quotes doubled. A NUL (which PostgreSQL text cannot hold) fails the statement, as a
  * parameter holding one would.
  */
-export function quoteLiteral(value: string): string {
+function quoteLiteral(value: string): string {
   return `E'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 

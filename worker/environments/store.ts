@@ -1,5 +1,5 @@
 // Reading and writing one environment row inside a tenant transaction.
-import { ACTING_ORG, quoteLiteral, sqlLiteral } from "../../db/transaction";
+import { ACTING_ORG, sqlLiteral } from "../../db/transaction";
 import { NEXT_DEADLINE } from "../workloads/abandon";
 import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
 
@@ -11,16 +11,16 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 /**
  * A projection's first statement (Scope.first, sent with BEGIN: it takes no parameters, so the
- * organization comes from the transaction's setting and the envId is a quoted literal): the
+ * organization comes from the transaction's setting and the envId is a literal): the
  * environment's row locked for the projection, and its next workload deadline for the alarm (the
  * projection changes no workload run).
  */
 export const lockedEnvironment = (envId: string) => `
 WITH env AS (
   SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, preview_urls
-  FROM environments WHERE org_id = ${ACTING_ORG} AND env_id = ${quoteLiteral(envId)} FOR UPDATE
+  FROM environments WHERE org_id = ${ACTING_ORG} AND env_id = ${sqlLiteral(envId)} FOR UPDATE
 )
-SELECT env.*, (${NEXT_DEADLINE(ACTING_ORG, quoteLiteral(envId))}) AS next_deadline FROM (VALUES (1)) AS one (x) LEFT JOIN env ON true`;
+SELECT env.*, (${NEXT_DEADLINE(ACTING_ORG, sqlLiteral(envId))}) AS next_deadline FROM (VALUES (1)) AS one (x) LEFT JOIN env ON true`;
 
 /** The row lockedEnvironment answered, from the transaction's first rows. */
 export const lockedFrom = (first: readonly Record<string, unknown>[]) => first[0] as unknown as LockedEnvironment;

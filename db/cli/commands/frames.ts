@@ -14,17 +14,27 @@ import { UsageError, type Command } from "../command";
 const FRAME = /at (?:([^"()\n]+?) \()?([^\s"()]+?):(\d+):(\d+)\)?/g;
 
 /**
+ * The place in the sources of `map` (read from `mapDir`) of a position in the bundle (line and column
+ * counted from 0, as in a source map and a CPU profile), its file relative to `root` and its line and
+ * column counted from 1; null where the map says nothing.
+ */
+export function sourcePlace(map: SourceMap, mapDir: string, root: string, line: number, column: number): { file: string; line: number; column: number } | null {
+  const entry = map.findEntry(line, column) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
+  if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return null;
+  const file = relative(root, entry.originalSource.startsWith("file://") ? new URL(entry.originalSource).pathname : resolve(mapDir, entry.originalSource));
+  return { file, line: entry.originalLine + 1, column: entry.originalColumn + 1 };
+}
+
+/**
  * Each frame found in `text`, at its place in the sources of `map` (read from `mapDir`), shown
  * relative to `root`; a frame the map does not cover is printed as it was.
  */
 export function mapFrames(text: string, map: SourceMapPayload, mapDir: string, root: string): string[] {
   const sourceMap = new SourceMap(map);
   return [...text.matchAll(FRAME)].map(([frame, name, , line, column]) => {
-    // V8 counts lines and columns from 1, a source map from 0.
-    const entry = sourceMap.findEntry(Number(line) - 1, Number(column) - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
-    if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return frame;
-    const source = relative(root, entry.originalSource.startsWith("file://") ? new URL(entry.originalSource).pathname : resolve(mapDir, entry.originalSource));
-    return `at ${name ?? "<anonymous>"} (${source}:${entry.originalLine + 1}:${entry.originalColumn + 1})`;
+    // V8 counts a frame's lines and columns from 1.
+    const place = sourcePlace(sourceMap, mapDir, root, Number(line) - 1, Number(column) - 1);
+    return place ? `at ${name ?? "<anonymous>"} (${place.file}:${place.line}:${place.column})` : frame;
   });
 }
 
