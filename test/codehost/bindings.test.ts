@@ -1,7 +1,7 @@
-// /v1/oidc/bindings: claiming, listing and revoking repository claims with a CLI token.
+// /v1/oidc/bindings: claiming (with proof of control), listing and revoking repository claims with a CLI token.
 import { beforeEach, describe, expect, it } from "vitest";
 import { APP_BASE_URL } from "../setup/bindings";
-import { claim, exchange, identityToken, newRepository } from "../support/codehost";
+import { claim, exchange, identityToken, newRepository, type TestRepository } from "../support/codehost";
 import { call } from "../support/http";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
@@ -22,7 +22,7 @@ interface Binding {
   revokedAt: string | null;
 }
 
-async function created(repository: string, token = cli): Promise<Binding> {
+async function created(repository: TestRepository, token = cli): Promise<Binding> {
   const response = await claim(token, repository);
   expect(response.status).toBe(201);
   return (await response.json()) as Binding;
@@ -64,25 +64,27 @@ describe("every claim route needs a CLI token carrying tokens.manage", () => {
 
 describe("POST /v1/oidc/bindings", () => {
   it("answers 201 with exactly the OidcBinding fields, and audits the claim", async () => {
-    const { full } = newRepository();
-    const binding = await created(full);
+    const repository = newRepository();
+    const binding = await created(repository);
     expect(Object.keys(binding).sort()).toEqual(["createdAt", "id", "lastUsedAt", "repository", "revokedAt"]);
-    expect(binding).toMatchObject({ repository: full, lastUsedAt: null, revokedAt: null });
-    expect(await auditActions(orgId)).toEqual([{ action: "repository_claim.created", target: binding.id, data: { repository: full, source: "cli" } }]);
+    expect(binding).toMatchObject({ repository: repository.full, lastUsedAt: null, revokedAt: null });
+    expect(await auditActions(orgId)).toEqual([
+      { action: "repository_claim.created", target: binding.id, data: { repository: repository.full, source: "cli", proof: "installation" } },
+    ]);
   });
 
   it("answers the existing claim when this organization already holds the repository (any case)", async () => {
-    const { full } = newRepository();
-    const first = await created(full);
-    expect((await created(full.toUpperCase())).id).toBe(first.id);
+    const repository = newRepository();
+    const first = await created(repository);
+    expect((await created({ ...repository, full: repository.full.toUpperCase() })).id).toBe(first.id);
   });
 
   it("answers 409, saying retrying never helps, when another organization holds the repository (any case)", async () => {
-    const { full } = newRepository();
-    await created(full);
+    const repository = newRepository();
+    await created(repository);
     const { otherCli } = await anotherOrganization();
-    for (const name of [full, full.toUpperCase()]) {
-      const response = await claim(otherCli, name);
+    for (const full of [repository.full, repository.full.toUpperCase()]) {
+      const response = await claim(otherCli, { ...repository, full });
       expect(response.status).toBe(409);
       expect(response.headers.get("x-svc-error-code")).toBe("claim_held_elsewhere");
       expect(((await response.json()) as { error: string }).error).toMatch(/never/);
@@ -90,11 +92,11 @@ describe("POST /v1/oidc/bindings", () => {
   });
 
   it("lets another organization claim a repository once its claim was revoked", async () => {
-    const { full } = newRepository();
-    const first = await created(full);
+    const repository = newRepository();
+    const first = await created(repository);
     expect((await revoke(first.id)).status).toBe(200);
     const { otherCli } = await anotherOrganization();
-    expect((await claim(otherCli, full)).status).toBe(201);
+    expect((await claim(otherCli, repository)).status).toBe(201);
   });
 
   it("answers 400 to a body that is not JSON, not exactly { repository }, or not owner/name", async () => {
@@ -109,11 +111,11 @@ describe("POST /v1/oidc/bindings", () => {
 
 describe("GET /v1/oidc/bindings", () => {
   it("answers the audience and this organization's claims only, revoked ones included", async () => {
-    const live = await created(newRepository().full);
-    const gone = await created(newRepository().full);
+    const live = await created(newRepository());
+    const gone = await created(newRepository());
     await revoke(gone.id);
     const { otherCli } = await anotherOrganization();
-    await created(newRepository().full, otherCli);
+    await created(newRepository(), otherCli);
 
     const response = await call("/v1/oidc/bindings", { token: cli });
     expect(response.status).toBe(200);
@@ -127,8 +129,9 @@ describe("GET /v1/oidc/bindings", () => {
 
 describe("DELETE /v1/oidc/bindings/{binding} and /{owner}/{name}", () => {
   it("revokes by id, audits it, and answers alreadyRevoked the second time", async () => {
-    const { full } = newRepository();
-    const binding = await created(full);
+    const repository = newRepository();
+    const { full } = repository;
+    const binding = await created(repository);
     const first = await revoke(binding.id);
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual({ revoked: true, repository: full, alreadyRevoked: false, tokensRevoked: 0 });
@@ -140,8 +143,9 @@ describe("DELETE /v1/oidc/bindings/{binding} and /{owner}/{name}", () => {
 
   it("revokes by owner/name, as two path segments or as one with the slash encoded, in any case", async () => {
     for (const path of [(full: string) => full, (full: string) => full.replace("/", "%2F"), (full: string) => full.toUpperCase()]) {
-      const { full } = newRepository();
-      await created(full);
+      const repository = newRepository();
+      const { full } = repository;
+      await created(repository);
       const response = await revoke(path(full));
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ repository: full, alreadyRevoked: false });
@@ -150,7 +154,7 @@ describe("DELETE /v1/oidc/bindings/{binding} and /{owner}/{name}", () => {
 
   it("counts and kills every live engine token minted through the claim", async () => {
     const repository = newRepository();
-    const binding = await created(repository.full);
+    const binding = await created(repository);
     const minted = [];
     for (let i = 0; i < 2; i++) minted.push(((await (await exchange(await identityToken(repository))).json()) as { token: string }).token);
     expect(await (await revoke(repository.full)).json()).toMatchObject({ tokensRevoked: 2 });
@@ -161,7 +165,7 @@ describe("DELETE /v1/oidc/bindings/{binding} and /{owner}/{name}", () => {
 
   it("answers 404 alike for an unknown claim and for another organization's", async () => {
     const { otherCli } = await anotherOrganization();
-    const theirs = await created(newRepository().full, otherCli);
+    const theirs = await created(newRepository(), otherCli);
     const bodies = [];
     for (const path of [crypto.randomUUID(), theirs.id, theirs.repository, newRepository().full]) {
       const response = await revoke(path);

@@ -21,7 +21,7 @@ async function refusal(response: Response) {
 async function claimedBy(repository: TestRepository) {
   const orgId = (await seedOrganization("oidc")).id;
   const cli = (await seedToken(orgId, "cli", ["tokens.manage"])).token;
-  const response = await claim(cli, repository.full);
+  const response = await claim(cli, repository);
   expect(response.status).toBe(201);
   return { orgId, cli, bindingId: ((await response.json()) as { id: string }).id };
 }
@@ -161,13 +161,12 @@ describe("a claimed repository's token is exchanged for an engine token", () => 
   });
 });
 
-describe("the claim pins the repository's and owner's ids at first use", () => {
-  it("pins them at the first exchange of a claim made with the CLI, then refuses a recreated repository", async () => {
+describe("the claim pins the repository's and owner's ids", () => {
+  it("pins the ids its proof read at the code host, then refuses a recreated repository", async () => {
     const repository = newRepository();
     const { bindingId } = await claimedBy(repository);
-    expect(await claimRow(bindingId)).toMatchObject({ repository_id: null, owner_id: null });
+    expect(await claimRow(bindingId)).toMatchObject({ repository_id: repository.repositoryId, owner_id: repository.ownerId, proof: "installation" });
     await exchanged(repository);
-    expect(await claimRow(bindingId)).toMatchObject({ repository_id: repository.repositoryId, owner_id: repository.ownerId });
 
     const recreated = await refusal(await exchange(await identityToken({ ...repository, repositoryId: "999999999999" })));
     expect(recreated).toMatchObject({ status: 403, code: "identity_not_bound", body: { reason: "no_binding" } });

@@ -18,7 +18,7 @@ export async function doomed(prefix: string): Promise<Workplace & { envId: strin
   await reportEnvironment(place, envId);
   await seedRun(place.orgId, envId);
   const cli = (await seedToken(place.orgId, "cli", ["tokens.manage"])).token;
-  await claim(cli, place.repository.full);
+  await claim(cli, place.repository);
   // A subscription bought through the provider's checkout, its events delivered as the provider does.
   const checkout = (await (await fakeBilling("/v1/checkout/sessions", {
     method: "POST",

@@ -20,7 +20,7 @@ describe("the data export document", () => {
     const owner = await rpcClient(place.sessions.owner);
     await owner.invitations.create.mutate({ orgId: place.orgId, email: `exported-${crypto.randomUUID().slice(0, 6)}@example.com`, role: "viewer" });
     const cli = await seedToken(place.orgId, "cli", ["tokens.manage"]);
-    expect((await claim(cli.token, place.repository.full)).status).toBe(201);
+    expect((await claim(cli.token, place.repository)).status).toBe(201);
     const engineToken = await owner.tokens.create.mutate({ orgId: place.orgId, name: "exported engine" });
     const envId = newEnvId();
     await reportEnvironment(place, envId, { branch: "main", preview_urls: ["https://preview.example.com"] });

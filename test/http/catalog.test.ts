@@ -12,6 +12,7 @@ import { rpcClient } from "../support/rpc";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
 import { ANSWERS, forkCommitRefused, type Ask } from "../openapi/answers";
+import { newRepository, postClaim } from "../support/codehost";
 
 type StartupCode = "config_invalid" | "licence_invalid";
 
@@ -55,6 +56,8 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   licence_required: () => call("/sso/acme/login"),
   not_found: ANSWERS["delete /v1/oidc/bindings/{binding}"]![404]!,
   claim_held_elsewhere: ANSWERS["post /v1/oidc/bindings"]![409]!,
+  // No App installation of the organization on the owner: the claim stays pending.
+  claim_proof_required: async () => postClaim((await seedTenant("catalog-claim")).cli, newRepository("catalog").full),
   export_not_ready: exportNotReady,
   lease_not_held: ANSWERS["post /v1/workloads/runs/{runId}/heartbeat"]![409]!,
   payload_too_large: ANSWERS["post /v1/events"]![413]!,

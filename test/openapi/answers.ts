@@ -79,16 +79,16 @@ async function leasedCommand() {
 
 /** A repository the home organization claims. */
 async function claimed() {
-  const repository = newRepository("contract").full;
+  const repository = newRepository("contract");
   const response = await claimRepository(await cli(), repository);
-  return { repository, id: ((await response.json()) as { id: string }).id };
+  return { repository: repository.full, id: ((await response.json()) as { id: string }).id };
 }
 
 /** A repository claimed by a new organization, ready for an identity exchange. */
 async function claimedElsewhere() {
   const repository = newRepository("contract");
   const orgId = (await seedOrganization("contract-other")).id;
-  await claimRepository((await seedToken(orgId, "cli", ["tokens.manage"])).token, repository.full);
+  await claimRepository((await seedToken(orgId, "cli", ["tokens.manage"])).token, repository);
   return repository;
 }
 

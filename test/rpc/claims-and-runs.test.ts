@@ -19,7 +19,7 @@ const rpcError = (promise: Promise<unknown>) => promise.then(() => null, (error:
 describe("claims", () => {
   it("lists the organization's claims with the audience, and revokes one: its minted tokens die, audited once", async () => {
     const cli = (await seedToken(place.orgId, "cli", ["tokens.manage"])).token;
-    const created = (await (await claimRepository(cli, place.repository.full)).json()) as { id: string };
+    const created = (await (await claimRepository(cli, place.repository)).json()) as { id: string };
     const owner = await rpcClient(place.sessions.owner);
     const listed = await owner.claims.list.query({ orgId: place.orgId });
     expect(listed.audience).toMatch(/^https?:\/\//);
@@ -37,7 +37,7 @@ describe("claims", () => {
   it("answers another organization's claim like a missing one, and needs tokens.manage", async () => {
     const other = await workplace("console-lists-other");
     const cli = (await seedToken(other.orgId, "cli", ["tokens.manage"])).token;
-    const theirs = (await (await claimRepository(cli, other.repository.full)).json()) as { id: string };
+    const theirs = (await (await claimRepository(cli, other.repository)).json()) as { id: string };
     const owner = await rpcClient(place.sessions.owner);
     expect(await rpcError(owner.claims.revoke.mutate({ orgId: place.orgId, claimId: theirs.id }))).toBe(404);
     expect((await owner.claims.list.query({ orgId: place.orgId })).claims).toEqual([]);

@@ -1,7 +1,7 @@
 // Every route that takes an engine or a CLI bearer token, each with what a successful call needs, so
 // one suite (test/auth/bearer-routes.test.ts) can refuse every kind of bad caller on all of them.
 import type { TokenKind } from "../../db/schema";
-import { claim as claimRepository, newRepository } from "./codehost";
+import { arrangeInstallationProof, claim as claimRepository, newRepository } from "./codehost";
 import { newEnvId } from "./engine-work";
 import { makeEvent } from "./events";
 import { call } from "./http";
@@ -70,10 +70,10 @@ async function leasedCommand(tenant: Tenant) {
 }
 
 async function claimedRepository(tenant: Tenant) {
-  const repository = newRepository("bearer").full;
+  const repository = newRepository("bearer");
   const response = await claimRepository(tenant.cli, repository);
-  if (response.status !== 201) throw new Error(`claiming ${repository}: ${response.status}`);
-  return { repository, id: ((await response.json()) as { id: string }).id };
+  if (response.status !== 201) throw new Error(`claiming ${repository.full}: ${response.status}`);
+  return { repository: repository.full, id: ((await response.json()) as { id: string }).id };
 }
 
 export const BEARER_ROUTES: BearerRoute[] = [
@@ -140,7 +140,12 @@ export const BEARER_ROUTES: BearerRoute[] = [
   {
     name: "POST /v1/oidc/bindings",
     kind: "cli",
-    prepare: async () => send("POST", "/v1/oidc/bindings", { repository: newRepository("bearer").full }),
+    // Proven by the organization's App installation on the owner: 201.
+    prepare: async (tenant) => {
+      const repository = newRepository("bearer");
+      await arrangeInstallationProof(tenant.orgId, repository);
+      return send("POST", "/v1/oidc/bindings", { repository: repository.full });
+    },
     success: 201,
     whileSuspended: 403,
   },

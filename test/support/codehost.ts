@@ -3,6 +3,7 @@
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { signWebhookBody, SIGNATURE_HEADER } from "../../worker/codehost/webhook-signature";
+import { hashToken } from "../../worker/tokens/secret";
 import { call } from "./http";
 import { asRole } from "./sql";
 
@@ -109,9 +110,40 @@ export async function organizationOfInstallation(installationId: number): Promis
   });
 }
 
-/** Claims a repository through the API, as a CLI token with tokens.manage. */
-export async function claim(cliToken: string, repository: string) {
+/** POST /v1/oidc/bindings as a CLI token: with no proof arranged, the claim stays pending (403). */
+export async function postClaim(cliToken: string, repository: string) {
   return call("/v1/oidc/bindings", { method: "POST", token: cliToken, json: { repository } });
+}
+
+/**
+ * What a claim proven by installation needs: the code host knows the repository under the test's ids,
+ * and the organization holds a live App installation on its owner's account. Answers the installation
+ * row's id.
+ */
+export async function arrangeInstallationProof(orgId: string, repository: TestRepository): Promise<string> {
+  const hosted = await fake("/_fake/git/repositories", { json: { repository: repository.full, id: Number(repository.repositoryId), ownerId: Number(repository.ownerId) } });
+  if (hosted.status !== 204) throw new Error(`hosting ${repository.full} answered ${hosted.status}`);
+  return asRole("superuser", async (client) => {
+    const { rows } = await client.query(
+      "INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id) VALUES ($1, $2, $3, $4) RETURNING id",
+      [orgId, someInstallationId(), repository.owner, repository.ownerId],
+    );
+    return rows[0].id as string;
+  });
+}
+
+/**
+ * Claims a repository through the API as a CLI token with tokens.manage, proven by an App installation
+ * of the token's organization on the owner, which is then uninstalled: the claim stays, and the App
+ * cannot act on the owner afterwards (as in a test that claimed without one).
+ */
+export async function claim(cliToken: string, repository: TestRepository) {
+  const orgId = await asRole("superuser", async (client) =>
+    (await client.query("SELECT org_id FROM tokens WHERE token_hash = $1", [await hashToken(cliToken)])).rows[0]?.org_id as string | undefined);
+  const installation = orgId ? await arrangeInstallationProof(orgId, repository) : null;
+  const response = await postClaim(cliToken, repository.full);
+  if (installation) await asRole("superuser", (client) => client.query("UPDATE installations SET deleted_at = now() WHERE id = $1", [installation]));
+  return response;
 }
 
 /** Makes page `page` of the fake's list at `path` answer `status`, or link its next page to `next`; neither puts it right. */

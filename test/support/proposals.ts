@@ -17,7 +17,7 @@ export interface ProposalPlace extends Workplace {
 export async function proposalPlace(prefix: string): Promise<ProposalPlace> {
   const place = await workplace(prefix);
   const cli = (await seedToken(place.orgId, "cli", ["tokens.manage"])).token;
-  const claimed = await claim(cli, place.repository.full);
+  const claimed = await claim(cli, place.repository);
   expect(claimed.status).toBe(201);
   await claimed.json();
   const secondAdmin = await seedSession(await seedPerson(`admin2-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: place.orgId, role: "admin" }]));

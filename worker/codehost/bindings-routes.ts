@@ -1,6 +1,6 @@
 // /v1/oidc/bindings (spec: Repository claims): a CLI token with tokens.manage claims a repository for
 // its organization, lists the claims with the audience to request, and revokes them.
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import * as z from "zod";
 import { addLookup, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
@@ -12,12 +12,21 @@ import { refusal, register, route, serverFailure } from "../openapi/route";
 import { identityAudience } from "./audience";
 import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, OidcBinding, RepositoryPath, toBinding } from "./bindings-schemas";
 import { revokeRepositoryClaim } from "./claim-revocation";
-import { findClaim, insertClaim, listClaims, type Claim, type ClaimRef } from "./claims";
-import { repositoryKey } from "./repository";
+import { CLAIM_PROOF_LIFETIME_HOURS, requestClaimProof } from "./claim-proofs";
+import { auditUnprovenClaims, establishClaim, findLiveClaim, listClaims, type Claim, type ClaimRef } from "./claims";
+import { installationsOnAccount } from "./installations";
+import { proveByInstallation } from "./installation-proof";
+import { ownerOf, repositoryKey } from "./repository";
 
 // Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication,
 // rule 7). The required-plan gate, when on, answers 402 inside asCliToken (spec: Repository claims).
 const asClaimManager = <T>(c: AppContext, work: (tx: Tx, grant: Grant) => Promise<T>) => asCliToken(c, "tokens.manage", work);
+
+/** Authenticate, then authorize, then validate: the token and its scope are checked before the path or body is read. */
+const authorizedFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await asClaimManager(c, async () => undefined);
+  await next();
+};
 
 const common = {
   401: refusal("Not a valid CLI token"),
@@ -36,45 +45,76 @@ function heldByUs(claim: Claim, orgId: string): Claim {
   );
 }
 
+const proofRequired = (repository: string, pending: { audience: string; expiresAt: Date }, reason: string | null) =>
+  new Refusal(
+    "claim_proof_required",
+    `${reason ?? `This organization has no App installation on ${ownerOf(repository)}.`} The claim on ${repository} is pending and grants nothing until ` +
+      `the repository proves it: run a workflow of ${repository} (with permission id-token: write) that requests an identity token for the ` +
+      `audience ${pending.audience} and exchanges it at POST /v1/auth/codehost-oidc before ${pending.expiresAt.toISOString()}; the claim is then ` +
+      "active and the exchange answers an engine token. Claiming again shows a fresh audience and voids this one. Or install the App on " +
+      `${ownerOf(repository)} for this organization and claim again.`,
+  );
+
 const create = route({
   method: "post",
   path: "/v1/oidc/bindings",
   operationId: "createBinding",
   summary: "Claim a repository: its workflows may exchange identity tokens for this organization's engine tokens",
-  description,
+  description:
+    `${description} A claim needs proof that this organization controls the repository: a live App installation of this organization ` +
+    "on the repository's owner (checked at the code host by numeric account id) makes it active at once (201). Without one, the answer " +
+    `is 403 \`claim_proof_required\`: the claim is pending, and the sentence names a one-time audience (valid ${CLAIM_PROOF_LIFETIME_HOURS} hours); ` +
+    "a workflow of exactly this repository exchanging an identity token minted for it at POST /v1/auth/codehost-oidc makes it active. " +
+    "A pending claim grants nothing and blocks no other organization; claiming again shows a fresh audience.",
   tag: "bindings",
   security: ["cliToken"],
+  middleware: [authorizedFirst],
   body: CreateBindingRequest,
   responses: {
     201: { description: "The claim (the existing one when this organization already holds the repository)", schema: OidcBinding },
     400: refusal("Body not JSON, or repository not `owner/name`"),
     ...common,
+    403: refusal(
+      "The token lacks tokens.manage (the message names the login command and scope that fix it), or the organization is suspended, " +
+        "or (`claim_proof_required`) no installation proves control: the claim is pending and the message says how the repository proves it",
+    ),
     409: refusal("Another organization holds the repository; retrying never helps"),
   },
   handler: async (c, { body: { repository }, reply }) => {
-    const claim = await asClaimManager(c, async (tx, grant) => {
-      // Every organization's claim on this repository becomes visible, so a claim held elsewhere is seen.
+    // What is held, and this organization's installations on the owner: read first, so that the code
+    // host is asked with no transaction open.
+    const seen = await asClaimManager(c, async (tx, grant) => {
+      await auditUnprovenClaims(tx, grant.orgId);
       await addLookup(tx, "claim_repository", repositoryKey(repository));
-      const live = async () => {
-        const found = await findClaim(tx, { repository });
-        return found && !found.revokedAt ? found : null;
-      };
-      const held = await live();
-      if (held) return heldByUs(held, grant.orgId);
-      const created = await insertClaim(tx, { orgId: grant.orgId, repository, source: "cli" });
-      // Claimed by someone a moment ago.
-      if (!created) return heldByUs((await live())!, grant.orgId);
-      await appendAudit(tx, {
-        orgId: grant.orgId,
-        action: "repository_claim.created",
-        actorPersonId: grant.personId,
-        actorLabel: grant.actorLabel,
-        target: created.id,
-        data: { repository, source: "cli" },
-      });
-      return created;
+      const held = await findLiveClaim(tx, repository);
+      if (held?.proof) return { held: heldByUs(held, grant.orgId) };
+      return { installations: await installationsOnAccount(tx, ownerOf(repository)) };
     });
-    return reply(201, toBinding(claim));
+    if (seen.held) return reply(201, toBinding(seen.held));
+    const proof = await proveByInstallation(c.var.config.codehost, seen.installations, repository);
+    const outcome = await asClaimManager(c, async (tx, grant) => {
+      await addLookup(tx, "claim_repository", repositoryKey(repository));
+      if (!proof.ok) {
+        const pending = await requestClaimProof(tx, grant.orgId, repository, identityAudience(c.var.config, c.req.url));
+        await appendAudit(tx, {
+          orgId: grant.orgId,
+          action: "repository_claim.proof_requested",
+          actorPersonId: grant.personId,
+          actorLabel: grant.actorLabel,
+          data: { repository, expiresAt: pending.expiresAt.toISOString() },
+        });
+        return { pending };
+      }
+      const established = await establishClaim(
+        tx,
+        { orgId: grant.orgId, repository, source: "cli", proof: "installation", installationId: proof.installationId, repositoryId: proof.repositoryId, ownerId: proof.ownerId },
+        { personId: grant.personId, label: grant.actorLabel },
+      );
+      return { claim: "heldElsewhere" in established ? heldByUs(established.heldElsewhere, grant.orgId) : established.claim };
+    });
+    // Refused after the pending claim committed: it must outlive this answer.
+    if (outcome.pending) throw proofRequired(repository, outcome.pending, proof.ok ? null : proof.reason);
+    return reply(201, toBinding(outcome.claim));
   },
 });
 
@@ -88,7 +128,10 @@ const list = route({
   security: ["cliToken"],
   responses: { 200: { description: "The binding list", schema: BindingList }, ...common },
   handler: async (c, { reply }) => {
-    const claims = await asClaimManager(c, (tx, grant) => listClaims(tx, grant.orgId));
+    const claims = await asClaimManager(c, async (tx, grant) => {
+      await auditUnprovenClaims(tx, grant.orgId);
+      return listClaims(tx, grant.orgId);
+    });
     return reply(200, { audience: identityAudience(c.var.config, c.req.url), bindings: claims.map(toBinding) });
   },
 });
@@ -121,6 +164,7 @@ const revokeById = route({
   description,
   tag: "bindings",
   security: ["cliToken"],
+  middleware: [authorizedFirst],
   params: BindingPath,
   paramsRefusal: notAClaimName,
   responses: revokeResponses,
@@ -135,6 +179,7 @@ const revokeByRepository = route({
   description,
   tag: "bindings",
   security: ["cliToken"],
+  middleware: [authorizedFirst],
   params: RepositoryPath,
   paramsRefusal: notAClaimName,
   responses: revokeResponses,

@@ -1,7 +1,11 @@
 // Repository claims in SQL. Row-level security decides whose claims a query sees: the organization a
 // transaction acts as, plus, with the `claim_repository` lookup, every claim on that one repository.
-import type { Tx } from "../../db/transaction";
+import { actAs, type Tx } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
 import { repositoryKey } from "./repository";
+
+/** How control of the repository was shown; null: a claim made before proof was required (unproven). */
+export type ClaimProof = "installation" | "repository";
 
 export interface Claim {
   id: string;
@@ -10,13 +14,14 @@ export interface Claim {
   /** Pinned at first use; null until then. */
   repositoryId: string | null;
   ownerId: string | null;
+  proof: ClaimProof | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
 
 const COLUMNS = `id, org_id AS "orgId", repository, repository_id::text AS "repositoryId", owner_id::text AS "ownerId",
-  created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
+  proof, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
 
 export type ClaimRef = { id: string } | { repository: string };
 
@@ -36,22 +41,88 @@ export interface NewClaim {
   orgId: string;
   repository: string;
   source: "cli" | "installation";
+  proof: ClaimProof;
   installationId?: string;
-  /** Known when the claim is made by an identity exchange: pinned at once. */
-  repositoryId?: string;
-  ownerId?: string;
+  /** The proof's ids, pinned at once. */
+  repositoryId: string;
+  ownerId: string;
 }
 
 /** Null when a live claim on the repository appeared meanwhile (one live claim per repository). */
 export async function insertClaim(tx: Tx, claim: NewClaim): Promise<Claim | null> {
   const { rows } = await tx.sql.query<Claim>(
-    `INSERT INTO repository_claims (org_id, repository, source, installation_id, repository_id, owner_id)
-     VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO repository_claims (org_id, repository, source, proof, installation_id, repository_id, owner_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (repository_key) WHERE revoked_at IS NULL DO NOTHING
      RETURNING ${COLUMNS}`,
-    [claim.orgId, claim.repository, claim.source, claim.installationId ?? null, claim.repositoryId ?? null, claim.ownerId ?? null],
+    [claim.orgId, claim.repository, claim.source, claim.proof, claim.installationId ?? null, claim.repositoryId, claim.ownerId],
   );
   return rows[0] ?? null;
+}
+
+/** The live claim on the repository (the transaction sees every organization's with the `claim_repository` lookup). */
+export async function findLiveClaim(tx: Tx, repository: string): Promise<Claim | null> {
+  const found = await findClaim(tx, { repository });
+  return found && !found.revokedAt ? found : null;
+}
+
+export type Established = { claim: Claim; created: boolean } | { heldElsewhere: Claim };
+
+/**
+ * Records a proven claim, in a transaction acting as `claim.orgId` with the `claim_repository` lookup.
+ * A proven live claim stays as it is (this organization's is answered, another's refuses). An
+ * unproven one (made before proof was required) is proven when it is this organization's, and gives
+ * way otherwise: revoked, its tokens killed, audited in its organization. Every change is audited.
+ */
+export async function establishClaim(tx: Tx, claim: NewClaim, actor: { personId?: string; label: string }): Promise<Established> {
+  const audit = (orgId: string, action: string, target: string, data: Record<string, unknown>) =>
+    appendAudit(tx, { orgId, action, actorPersonId: actor.personId ?? null, actorLabel: actor.label, target, data });
+  const settled = (held: Claim): Established => (held.orgId === claim.orgId ? { claim: held, created: false } : { heldElsewhere: held });
+  const live = await findLiveClaim(tx, claim.repository);
+  if (live?.proof) return settled(live);
+  if (live?.orgId === claim.orgId) {
+    const { rows } = await tx.sql.query<Claim>(
+      `UPDATE repository_claims SET proof = $2, repository_id = $3, owner_id = $4, installation_id = COALESCE($5, installation_id)
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [live.id, claim.proof, claim.repositoryId, claim.ownerId, claim.installationId ?? null],
+    );
+    await audit(claim.orgId, "repository_claim.proven", live.id, { repository: live.repository, proof: claim.proof });
+    return { claim: rows[0]!, created: false };
+  }
+  if (live) {
+    await actAs(tx, live.orgId);
+    const tokensRevoked = (await revokeClaim(tx, live.id)) ?? 0;
+    await audit(live.orgId, "repository_claim.revoked", live.id, { repository: live.repository, tokensRevoked, reason: "unproven claim gave way to a proven one" });
+    await actAs(tx, claim.orgId);
+  }
+  const created = await insertClaim(tx, claim);
+  // Claimed by someone a moment ago.
+  if (!created) return settled((await findLiveClaim(tx, claim.repository))!);
+  await audit(claim.orgId, "repository_claim.created", created.id, { repository: created.repository, source: claim.source, proof: claim.proof });
+  return { claim: created, created: true };
+}
+
+/**
+ * Tells the audit log, once per claim, about this organization's live claims made before proof was
+ * required: they mint nothing until proven. The UPDATE marks each row as it is reported, so two
+ * readers at once report it once.
+ */
+export async function auditUnprovenClaims(tx: Tx, orgId: string): Promise<void> {
+  const { rows } = await tx.sql.query<{ id: string; repository: string }>(
+    `UPDATE repository_claims SET unproven_audited_at = now()
+     WHERE org_id = $1 AND proof IS NULL AND revoked_at IS NULL AND unproven_audited_at IS NULL
+     RETURNING id, repository`,
+    [orgId],
+  );
+  for (const row of rows.sort((a, b) => a.repository.localeCompare(b.repository))) {
+    await appendAudit(tx, {
+      orgId,
+      action: "repository_claim.unproven",
+      actorLabel: "control plane",
+      target: row.id,
+      data: { repository: row.repository, resolution: "claim it again with POST /v1/oidc/bindings to prove control; until then it mints no tokens" },
+    });
+  }
 }
 
 export async function listClaims(tx: Tx, orgId: string): Promise<Claim[]> {

@@ -3,6 +3,8 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { refusal, register, route, serverFailure } from "../openapi/route";
+import { identityAudience } from "./audience";
+import { claimProofAudience } from "./claim-proofs";
 import { exchangeIdentity } from "./exchange";
 import { IdentityExchangeRequest, IdentityExchangeResult, IdentityNotBound, IdentityUnverified } from "./exchange-schemas";
 import { admitWorkflowIdentity } from "./workflow-identity";
@@ -17,7 +19,9 @@ const exchange = route({
     "returns (the workflow needs permission to request identity tokens). Checked: signature (RS256, keys of the configured " +
     "code host's issuer), issuer, audience, expiry, not-before, and that the token was not exchanged before. The organization " +
     "comes from the repository's claim; with no claim and exactly one organization holding a live App installation on the " +
-    "repository's owner, the claim is created by this exchange. The engine token lasts 15 minutes and dies with the claim.",
+    "repository's owner, the claim is created by this exchange. A token minted for the one-time audience a pending claim was shown " +
+    "(POST /v1/oidc/bindings answering 403 `claim_proof_required`) completes that claim when it comes from a workflow of exactly that " +
+    "repository and the audience has not expired; the exchange then answers as usual. The engine token lasts 15 minutes and dies with the claim.",
   tag: "auth",
   body: IdentityExchangeRequest,
   responses: {
@@ -29,8 +33,9 @@ const exchange = route({
     500: serverFailure,
   },
   handler: async (c, { body: { token }, reply }) => {
-    const verified = await admitWorkflowIdentity(c, token);
-    const exchanged = await exchangeIdentity(c.var.database().connect, verified.identity);
+    const proofAudience = claimProofAudience(token, identityAudience(c.var.config, c.req.url));
+    const verified = await admitWorkflowIdentity(c, token, proofAudience ?? undefined);
+    const exchanged = await exchangeIdentity(c.var.database().connect, verified.identity, proofAudience);
     return reply(200, { token: exchanged.token, expires_at: exchanged.expiresAt.toISOString(), org_id: exchanged.orgId, repository: exchanged.repository });
   },
 });

@@ -1,10 +1,11 @@
 // The identity exchange after the token verified: the organization comes from the repository's
-// claim (created here from the organization's App installation when there is exactly one), never
-// from the token; then one engine token is minted through the claim.
+// claim (created here from the organization's App installation when there is exactly one, or completed
+// here by a token minted for a pending claim's one-time audience), never from the token; then one
+// engine token is minted through the claim.
 import { inTenant, inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
 import { issueToken } from "../tokens/issue";
-import { findClaim, insertClaim, useClaim, type Claim } from "./claims";
+import { claimProofLookup, findClaimProof, spendClaimProof } from "./claim-proofs";
+import { establishClaim, findClaim, useClaim, type Claim } from "./claims";
 import { IdentityRefusal } from "./identity-refusal";
 import { installationsOnAccount } from "./installations";
 import { CLOCK_TOLERANCE_SECONDS, type WorkflowIdentity } from "./oidc-verify";
@@ -20,8 +21,9 @@ export interface Exchanged {
   repository: string;
 }
 
-export async function exchangeIdentity(connect: () => Promise<Connection>, identity: WorkflowIdentity): Promise<Exchanged> {
-  const claim = await claimFor(connect, identity);
+/** `proofAudience`: the one-time audience the token was minted for, when it completes a pending claim. */
+export async function exchangeIdentity(connect: () => Promise<Connection>, identity: WorkflowIdentity, proofAudience: string | null): Promise<Exchanged> {
+  const claim = proofAudience ? await completeClaim(connect, identity, proofAudience) : await claimFor(connect, identity);
   return inTenant(connect, claim.orgId, async (tx) => {
     await admitIdentity(tx, claim, identity);
     const expiresAt = new Date(Date.now() + EXCHANGED_TOKEN_LIFETIME_MS);
@@ -60,7 +62,12 @@ export async function admitIdentity(tx: Tx, claim: Claim, identity: WorkflowIden
 const revoked = (repository: string) =>
   new IdentityRefusal("binding_revoked", `The claim on ${repository} was revoked; an owner or admin can claim it again with the CLI.`);
 
-/** The live claim on the repository, created from the owner's App installation when nobody claimed it yet. */
+/**
+ * The live, proven claim on the repository; with none, created from the owner's App installation when
+ * exactly one organization holds a live one on that very account (by id). An unproven claim (made
+ * before claims needed proof) mints nothing: it gives way to that installation's organization, or
+ * refuses.
+ */
 export async function claimFor(connect: () => Promise<Connection>, identity: WorkflowIdentity): Promise<Claim> {
   const owner = ownerOf(identity.repository);
   const lookups = { claim_repository: repositoryKey(identity.repository), installation_account: owner.toLowerCase() };
@@ -68,7 +75,7 @@ export async function claimFor(connect: () => Promise<Connection>, identity: Wor
     const claim = await findClaim(tx, { repository: identity.repository });
     // A revoked claim is not silently replaced from the installation: revoking was a decision.
     if (claim?.revokedAt) throw revoked(identity.repository);
-    if (claim) return claim;
+    if (claim?.proof) return claim;
 
     // Only installations on this very account: an account deleted and its login taken by someone else
     // has another id.
@@ -85,30 +92,67 @@ export async function claimFor(connect: () => Promise<Connection>, identity: Wor
     const installation = live[0];
     if (!installation) {
       if (installations.length > 0) throw suspended(owner);
+      if (claim) throw unproven(identity.repository);
       throw new IdentityRefusal(
         "no_binding",
         `No organization has claimed ${identity.repository}; an owner or admin can claim it with the CLI, or install the App on ${owner}.`,
       );
     }
     await actAs(tx, installation.orgId);
-    const created = await insertClaim(tx, {
-      orgId: installation.orgId,
-      repository: identity.repository,
-      source: "installation",
-      installationId: installation.id,
-      repositoryId: identity.repositoryId,
-      ownerId: identity.ownerId,
-    });
+    const established = await establishClaim(
+      tx,
+      {
+        orgId: installation.orgId,
+        repository: identity.repository,
+        source: "installation",
+        proof: "installation",
+        installationId: installation.id,
+        repositoryId: identity.repositoryId,
+        ownerId: identity.ownerId,
+      },
+      { label: `code-host App installation ${installation.codehostInstallationId}` },
+    );
     // Another exchange created it a moment ago: use that one.
-    if (!created) return (await findClaim(tx, { repository: identity.repository }))!;
-    await appendAudit(tx, {
-      orgId: installation.orgId,
-      action: "repository_claim.created",
-      actorLabel: `code-host App installation ${installation.codehostInstallationId}`,
-      target: created.id,
-      data: { repository: created.repository, source: "installation" },
-    });
-    return created;
+    return "heldElsewhere" in established ? established.heldElsewhere : established.claim;
+  });
+}
+
+const unproven = (repository: string) =>
+  new IdentityRefusal(
+    "no_binding",
+    `The claim on ${repository} was made before claims needed proof, so it mints nothing; an owner or admin of the organization ` +
+      "that holds it proves it by claiming the repository again with the CLI (POST /v1/oidc/bindings).",
+  );
+
+/**
+ * The claim a one-time audience completes: the pending claim it was shown for, on exactly the
+ * identity's repository and not expired, becomes active, pinned to the identity's ids (or an unproven
+ * claim of the same organization is proven). The audience is spent.
+ */
+export async function completeClaim(connect: () => Promise<Connection>, identity: WorkflowIdentity, audience: string): Promise<Claim> {
+  const lookups = { ...(await claimProofLookup(audience)), claim_repository: repositoryKey(identity.repository) };
+  return inTransaction(connect, { lookups }, async (tx) => {
+    const pending = await findClaimProof(tx, lookups.claim_proof);
+    if (!pending?.live) {
+      throw new IdentityRefusal("no_binding", "This one-time claim audience is unknown, used or expired; an owner or admin claims the repository again with the CLI for a fresh one.");
+    }
+    if (pending.repositoryKey !== repositoryKey(identity.repository)) {
+      throw new IdentityRefusal(
+        "no_binding",
+        `This one-time audience was shown for a claim on ${pending.repository}, not ${identity.repository}; only a workflow of ${pending.repository} can complete it.`,
+      );
+    }
+    await actAs(tx, pending.orgId);
+    await spendClaimProof(tx, pending.id);
+    const established = await establishClaim(
+      tx,
+      { orgId: pending.orgId, repository: pending.repository, source: "cli", proof: "repository", repositoryId: identity.repositoryId, ownerId: identity.ownerId },
+      { label: `workflow of ${identity.repository} (one-time audience)` },
+    );
+    if ("heldElsewhere" in established) {
+      throw new IdentityRefusal("no_binding", `Another organization holds a proven claim on ${identity.repository}; this claim cannot be completed.`);
+    }
+    return established.claim;
   });
 }
 

@@ -18,15 +18,19 @@ export const exchangeLimiterName = (repository: string) => `oidc:${repositoryKey
 
 export type VerifiedIdentity = Extract<Awaited<ReturnType<typeof verifyIdentityToken>>, { ok: true }>;
 
-/** The verified token, or an IdentityRefusal (401) or rate-limit Refusal (429). */
-export async function admitWorkflowIdentity(c: AppContext, token: string): Promise<VerifiedIdentity> {
-  const { config } = c.var;
-  const verified = await verifyIdentityToken(token, {
-    issuer: identityIssuer(config.codehost.apiBase),
-    audience: identityAudience(config, c.req.url),
-    keys: issuerKeys,
-  });
+/** The verified token (signature, issuer, audience, expiry), or an IdentityRefusal (401); counts nothing. */
+export async function verifyWorkflowIdentity(c: AppContext, token: string, audience = identityAudience(c.var.config, c.req.url)): Promise<VerifiedIdentity> {
+  const verified = await verifyIdentityToken(token, { issuer: identityIssuer(c.var.config.codehost.apiBase), audience, keys: issuerKeys });
   if (!verified.ok) throw new IdentityRefusal(verified.reason, verified.message);
+  return verified;
+}
+
+/**
+ * The verified token, or an IdentityRefusal (401) or rate-limit Refusal (429). `audience`: what the
+ * token must be minted for, the deployment's audience unless told (a pending claim's one-time one).
+ */
+export async function admitWorkflowIdentity(c: AppContext, token: string, audience = identityAudience(c.var.config, c.req.url)): Promise<VerifiedIdentity> {
+  const verified = await verifyWorkflowIdentity(c, token, audience);
   const { repository } = verified.identity;
   await enforceRateLimit(c.env, exchangeLimiterName(repository), EXCHANGE_RATE_LIMIT, 1,
     `Too many identity exchanges for ${repository}; each job needs one exchange, not one per request.`);

@@ -66,6 +66,12 @@ export const ERROR_CATALOG = {
     resolution: "Read `reason`: an owner or admin claims the repository with the CLI (tokens.manage), or installs the App on its owner.",
     retrySafe: false,
   },
+  claim_proof_required: {
+    status: 403,
+    message: "The claim is pending: nothing shows yet that this organization controls the repository.",
+    resolution: "Run a workflow of the repository that exchanges an identity token minted for the one-time audience the message names, or install the App on the repository's owner and claim again.",
+    retrySafe: false,
+  },
   plan_required: {
     status: 402,
     message: "The organization's plan does not include what this needs.",

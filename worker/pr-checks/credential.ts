@@ -122,9 +122,9 @@ export async function issueCommitCredential(
     const token = PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
     const expiresAt = new Date(Date.now() + COMMIT_CREDENTIAL_LIFETIME_MS);
     await tx.sql.query(
-      `INSERT INTO pr_credentials (org_id, token_hash, repository, commit_sha, run_id, run_attempt, pull_request, fork, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [claim.orgId, await hashToken(token), identity.repository, head.commit, run.runId, run.runAttempt, pullRequest, head.fork, new Date(), expiresAt],
+      `INSERT INTO pr_credentials (org_id, token_hash, repository, commit_sha, run_id, run_attempt, pull_request, fork, created_at, expires_at, binding_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [claim.orgId, await hashToken(token), identity.repository, head.commit, run.runId, run.runAttempt, pullRequest, head.fork, new Date(), expiresAt, claim.id],
     );
     return { issued: { token, expiresAt, repository: identity.repository, commit: head.commit, runId: run.runId, runAttempt: run.runAttempt, pullRequest, fork: head.fork } };
   });

@@ -1,7 +1,7 @@
 // POST /v1/pr/report: the commit credential's one report, made into a check run on its commit at the
-// code host, as the App. The credential's row is locked while the code host is asked, so two reports
+// code host, as the App, while the repository claim it came through is live. The credential's row is locked while the code host is asked, so two reports
 // at once make one check; a refused check leaves the credential unspent, to report again.
-import { inTenant, inTransaction, type Connection } from "../../db/transaction";
+import { actAs, inTenant, inTransaction, type Connection } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
@@ -30,17 +30,35 @@ interface CredentialRow {
   run_attempt: number;
   live: boolean;
   reported_at: Date | null;
+  binding_id: string | null;
+}
+
+/**
+ * The live credential behind `credential`, or the 401 that says why there is none: unknown, expired,
+ * or its repository claim revoked (or never proven) since it was issued: it dies with the claim.
+ */
+export async function findCredential(connect: () => Promise<Connection>, credential: string): Promise<CredentialRow> {
+  const tokenHash = await hashToken(credential);
+  const found = await inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
+    const row = (await tx.sql.query<CredentialRow>(
+      "SELECT id, org_id, repository, commit_sha, run_id, run_attempt, expires_at > now() AS live, reported_at, binding_id FROM pr_credentials WHERE token_hash = $1",
+      [tokenHash],
+    )).rows[0];
+    if (!row) return null;
+    await actAs(tx, row.org_id);
+    const claim = await tx.sql.query<{ live: boolean }>("SELECT revoked_at IS NULL AND proof IS NOT NULL AS live FROM repository_claims WHERE id = $1", [row.binding_id]);
+    return { row, claimLive: claim.rows[0]?.live === true };
+  });
+  if (!found) throw new Refusal("unauthenticated", "This commit credential is unknown; request one with POST /v1/pr/callback-token.");
+  if (!found.row.live) throw new Refusal("unauthenticated", "This commit credential has expired (they last under an hour); request a new one from the workflow run.");
+  if (!found.claimLive) {
+    throw new Refusal("unauthenticated", `The claim on ${found.row.repository} this commit credential came through was revoked, so the credential died with it.`);
+  }
+  return found.row;
 }
 
 export async function reportCheck(connect: () => Promise<Connection>, codehost: CodehostConfig, credential: string, report: Report) {
-  const tokenHash = await hashToken(credential);
-  const found = await inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) =>
-    (await tx.sql.query<CredentialRow>(
-      "SELECT id, org_id, repository, commit_sha, run_id, run_attempt, expires_at > now() AS live, reported_at FROM pr_credentials WHERE token_hash = $1",
-      [tokenHash],
-    )).rows[0]);
-  if (!found) throw new Refusal("unauthenticated", "This commit credential is unknown; request one with POST /v1/pr/callback-token.");
-  if (!found.live) throw new Refusal("unauthenticated", "This commit credential has expired (they last under an hour); request a new one from the workflow run.");
+  const found = await findCredential(connect, credential);
   if (report.commit !== undefined && report.commit !== found.commit_sha) {
     throw new Refusal("forbidden", `This credential reports on commit ${found.commit_sha} only.`);
   }

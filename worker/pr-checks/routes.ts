@@ -1,13 +1,45 @@
 // POST /v1/pr/callback-token and POST /v1/pr/report (spec: Other control plane routes, /v1/pr/*).
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import { IdentityUnverified } from "../codehost/exchange-schemas";
-import { admitWorkflowIdentity } from "../codehost/workflow-identity";
-import type { AppEnv } from "../http/context";
+import { admitWorkflowIdentity, verifyWorkflowIdentity } from "../codehost/workflow-identity";
+import type { AppContext, AppEnv } from "../http/context";
+import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { issueCommitCredential } from "./credential";
-import { reportCheck } from "./report";
+import { findCredential, reportCheck } from "./report";
 import { CommitCredential, CommitCredentialRefused, CommitCredentialRequest, PullRequestReport, PullRequestReported } from "./schemas";
+
+/**
+ * Authenticate before validating: a body of declared length within the limit that carries a token has
+ * it verified before the rest of the body is checked, so a stranger with no valid identity learns
+ * nothing of the body's shape (401 before 400). A body without a token is the hook's 400.
+ */
+const identityFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const declared = Number(c.req.header("content-length") ?? 0);
+  if (declared > 0 && declared <= BODY_LIMITS.default) {
+    let token: unknown;
+    try {
+      token = (JSON.parse(await c.req.raw.clone().text()) as { token?: unknown } | null)?.token;
+    } catch {
+      // Not JSON: the hook answers it.
+    }
+    if (typeof token === "string" && token !== "") await verifyWorkflowIdentity(c, token);
+  }
+  await next();
+};
+
+/** Authenticate before validating: the credential is found live before the body is read. */
+const credentialFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await findCredential(c.var.database().connect, presentedCredential(c));
+  await next();
+};
+
+const presentedCredential = (c: AppContext) => {
+  const credential = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+  if (!credential) throw new Refusal("unauthenticated", "Send the commit credential as an HTTP bearer.");
+  return credential;
+};
 
 const callbackToken = route({
   method: "post",
@@ -22,6 +54,7 @@ const callbackToken = route({
     "A fork pull request's commit is refused (403 `fork_commit_not_approved`) until a person with tokens.manage approves that exact commit " +
     "in the console; the refused commit is listed there as waiting. A commit and run whose check was already reported answer 409.",
   tag: "pull-request checks",
+  middleware: [identityFirst],
   body: CommitCredentialRequest,
   responses: {
     200: { description: "A commit credential, returned once", schema: CommitCredential },
@@ -60,21 +93,19 @@ const report = route({
     "than the credential's is 403. When the code host refuses the check (502) the credential is not spent.",
   tag: "pull-request checks",
   security: ["commitCredential"],
+  middleware: [credentialFirst],
   body: PullRequestReport,
   responses: {
     201: { description: "The check run the code host created", schema: PullRequestReported },
     400: refusal("Body not JSON, or a field missing or of the wrong shape"),
-    401: refusal("No credential, an unknown one, or an expired one"),
+    401: refusal("No credential, an unknown one, an expired one, or one whose repository claim was revoked since (it died with the claim)"),
     403: refusal("The report names another commit or run than the credential's, or the organization is suspended (with retryAfterSeconds)"),
     409: refusal("This credential already reported"),
     500: serverFailure,
     502: refusal("The code host did not create the check; the credential is not spent"),
   },
-  handler: async (c, { body, reply }) => {
-    const credential = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (!credential) throw new Refusal("unauthenticated", "Send the commit credential as an HTTP bearer.");
-    return reply(201, await reportCheck(c.var.database().connect, c.var.config.codehost, credential, body));
-  },
+  handler: async (c, { body, reply }) =>
+    reply(201, await reportCheck(c.var.database().connect, c.var.config.codehost, presentedCredential(c), body)),
 });
 
 export function registerPullRequestChecks(app: Hono<AppEnv>): void {

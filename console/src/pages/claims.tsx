@@ -1,5 +1,6 @@
 // Repository claims: which repositories' workflows may exchange identity tokens for engine tokens.
-// Claiming stays with the CLI; revoking one kills every engine token minted through it.
+// Claiming stays with the CLI; revoking one kills every engine token minted through it. A claim made
+// before claims needed proof is marked unproven, with how to prove it.
 import { ActionButton } from "../components/actions";
 import { Empty, Show, When } from "../components/feedback";
 import { useLoad } from "../load";
@@ -25,7 +26,17 @@ export function ClaimsPage({ view }: { view: OrgView }) {
                   <tbody>
                     {rows.map((claim) => (
                       <tr key={claim.id}>
-                        <td>{claim.repository}</td>
+                        <td>
+                          {claim.repository}
+                          {claim.unproven && (
+                            <p>
+                              <strong class="flag danger">Unproven</strong> Claimed before claims needed proof, so its workflows get no engine tokens. Prove
+                              that this organization controls it by claiming it again (<code>POST /v1/oidc/bindings</code>): with the App
+                              installed on its owner it is proven at once; otherwise the answer names a one-time audience for a workflow
+                              of the repository to exchange.
+                            </p>
+                          )}
+                        </td>
                         <td><When at={claim.createdAt} /></td>
                         <td><When at={claim.lastUsedAt} /></td>
                         <td>

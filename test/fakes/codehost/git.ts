@@ -1,4 +1,4 @@
-// Repositories as the App reaches them: the repository (its default branch), git refs, file contents
+// Repositories as the App reaches them: the repository (its ids, owner and default branch), git refs, file contents
 // (read and committed), pull requests and check runs. Every repository exists on first use with a
 // `main` branch and no files. It records what it received, can be told to refuse an operation, and
 // can be given pull requests (a fork's) and files through its control routes.
@@ -25,6 +25,7 @@ interface Pull {
 interface Repo {
   full: string;
   id: number;
+  ownerId: number;
   defaultBranch: string;
   branches: Map<string, { sha: string; files: Map<string, File> }>;
   pulls: Pull[];
@@ -61,7 +62,7 @@ export class FakeGit {
     const full = `${owner}/${name}`;
     let repo = this.repos.get(full.toLowerCase());
     if (!repo) {
-      repo = { full, id: this.ids.of("repository", full), defaultBranch: "main", branches: new Map([["main", { sha: newSha(), files: new Map() }]]), pulls: [], checkRuns: 0 };
+      repo = { full, id: this.ids.of("repository", full), ownerId: this.ids.of("account", owner), defaultBranch: "main", branches: new Map([["main", { sha: newSha(), files: new Map() }]]), pulls: [], checkRuns: 0 };
       this.repos.set(full.toLowerCase(), repo);
     }
     return repo;
@@ -89,7 +90,8 @@ export class FakeGit {
         return "repo" in entered ? handle(entered, request) : entered;
       };
     return [
-      ["GET", new RegExp(`${R}$`), on("repository", ({ repo }) => json(200, { id: repo.id, full_name: repo.full, default_branch: repo.defaultBranch }))],
+      ["GET", new RegExp(`${R}$`), on("repository", ({ repo }) =>
+        json(200, { id: repo.id, full_name: repo.full, owner: { id: repo.ownerId, login: repo.full.split("/")[0] }, default_branch: repo.defaultBranch }))],
       ["GET", new RegExp(`${R}/git/ref/heads/(.+)$`), on("refs", ({ repo }, request) => {
         const branch = repo.branches.get(request.params[2]!);
         return branch ? json(200, { ref: `refs/heads/${request.params[2]}`, object: { type: "commit", sha: branch.sha } }) : json(404, { message: "Not Found" });
@@ -174,6 +176,18 @@ export class FakeGit {
         const key = `${body.repository.toLowerCase()}:${body.operation}`;
         if (typeof body.status === "number") this.faults.set(key, { status: body.status, message: body.message ?? "Refused by the fake" });
         else this.faults.delete(key);
+        return { status: 204 };
+      }],
+      // { repository, id, ownerId }: the repository's and its owner's numeric ids (a test's own).
+      ["POST", /^\/_fake\/git\/repositories$/, (request) => {
+        const body = fields(request) as { repository?: string; id?: number; ownerId?: number };
+        if (typeof body.repository !== "string" || !Number.isSafeInteger(body.id) || !Number.isSafeInteger(body.ownerId)) {
+          return json(400, { message: "repository, id and ownerId are required" });
+        }
+        const [owner, name] = body.repository.split("/") as [string, string];
+        this.ids.pin("repository", body.repository, body.id!);
+        this.ids.pin("account", owner, body.ownerId!);
+        Object.assign(this.repo(owner, name), { id: body.id, ownerId: body.ownerId });
         return { status: 204 };
       }],
       // { repository, path, content, branch? }: a file in place, as if committed long ago.

@@ -21,6 +21,11 @@ export class Ids {
     return id;
   }
 
+  /** Gives a name the id a test chose for it (before or after the fake first saw it). */
+  pin(kind: "account" | "repository", name: string, id: number): void {
+    this.known.set(`${kind}:${name.toLowerCase()}`, id);
+  }
+
   /** A new installation's id. */
   installation(): number {
     return this.nextInstallation++;

@@ -6,15 +6,19 @@ import * as z from "zod";
 import { identityAudience } from "../../codehost/audience";
 import { toBinding } from "../../codehost/bindings-schemas";
 import { revokeRepositoryClaim } from "../../codehost/claim-revocation";
-import { listClaims } from "../../codehost/claims";
+import { auditUnprovenClaims, listClaims } from "../../codehost/claims";
 import { inOrganization, router } from "../trpc";
 
 const list = inOrganization
   .meta({ permission: "tokens.manage", summary: "Repository claims and the audience workflows request identity tokens for" })
-  .query(async ({ ctx }) => ({
-    audience: identityAudience(ctx.config, ctx.origin),
-    claims: (await listClaims(ctx.tx, ctx.org.id)).map(toBinding),
-  }));
+  .query(async ({ ctx }) => {
+    await auditUnprovenClaims(ctx.tx, ctx.org.id);
+    return {
+      audience: identityAudience(ctx.config, ctx.origin),
+      // `unproven`: live, made before claims needed proof; it mints nothing until claimed again with proof.
+      claims: (await listClaims(ctx.tx, ctx.org.id)).map((claim) => ({ ...toBinding(claim), unproven: claim.proof === null && claim.revokedAt === null })),
+    };
+  });
 
 const revoke = inOrganization
   .meta({ permission: "tokens.manage", summary: "Revoke a repository claim: every engine token minted through it dies" })
