@@ -177,9 +177,36 @@ describe("POST /v1/pr/report", () => {
     expect((await report(credential.token)).status).toBe(201);
   });
 
-  it("refuses a body that is not a report (400)", async () => {
+  it("refuses a body that is not a report (400), but only to a live credential: no, unknown or expired credential with a bad body is 401", async () => {
     const place = await proposalPlace("pr-400");
     const credential = await credentialFor(place, { sha: sha() });
     expect((await report(credential.token, { conclusion: "great" })).status).toBe(400);
+    expect((await report("svc_prc_unknown", { conclusion: "great" })).status).toBe(401);
+    expect((await call("/v1/pr/report", { method: "POST", json: { conclusion: "great" } })).status).toBe(401);
+    const notJson = await call("/v1/pr/report", { method: "POST", token: "svc_prc_unknown", body: "{", headers: { "content-type": "application/json" } });
+    expect(notJson.status).toBe(401);
+    await asRole("superuser", async (client) => client.query("UPDATE pr_credentials SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [await sha256Hex(credential.token)]));
+    expect((await report(credential.token, { conclusion: "great" })).status).toBe(401);
+  });
+
+  it("refuses a credential (401) once the repository claim it came through is revoked: it died with the claim", async () => {
+    const place = await proposalPlace("pr-revoked");
+    const credential = await credentialFor(place, { sha: sha() });
+    const revoked = await call(`/v1/oidc/bindings/${place.repository.full.replace("/", "%2F")}`, { method: "DELETE", token: place.cli });
+    expect(revoked.status).toBe(200);
+    expect(await refusal(await report(credential.token))).toMatchObject({ status: 401, code: "unauthenticated", body: { error: expect.stringMatching(/revoked/) } });
+    expect((await received(place.repository)).checkRuns).toEqual([]);
+  });
+});
+
+describe("401 before 400 on POST /v1/pr/callback-token", () => {
+  it("answers an unverified identity token with a bad pullRequest 401; a verified one with a bad pullRequest 400", async () => {
+    const place = await proposalPlace("pr-order");
+    expect(await refusal(await callbackToken("not-a-token", { pullRequest: "seven" }))).toMatchObject({ status: 401, body: { reason: "malformed" } });
+    const forged = await identityToken(place.repository, {}, { variant: "wrong_key" });
+    expect(await refusal(await callbackToken(forged, { pullRequest: -1 }))).toMatchObject({ status: 401, body: { reason: "invalid_signature" } });
+    expect((await callbackToken(await identityToken(place.repository), { pullRequest: "seven" })).status).toBe(400);
+    // No token at all: nothing to authenticate, the body is simply not a request.
+    expect((await call("/v1/pr/callback-token", { method: "POST", json: { pullRequest: 1 } })).status).toBe(400);
   });
 });

@@ -117,16 +117,16 @@ export async function postClaim(cliToken: string, repository: string) {
 
 /**
  * What a claim proven by installation needs: the code host knows the repository under the test's ids,
- * and the organization holds a live App installation on its owner's account. Answers the installation
- * row's id.
+ * and the organization holds a live App installation on its owner's account (or on `accountId`, another
+ * account that had the owner's login). Answers the installation row's id.
  */
-export async function arrangeInstallationProof(orgId: string, repository: TestRepository): Promise<string> {
+export async function arrangeInstallationProof(orgId: string, repository: TestRepository, accountId = repository.ownerId): Promise<string> {
   const hosted = await fake("/_fake/git/repositories", { json: { repository: repository.full, id: Number(repository.repositoryId), ownerId: Number(repository.ownerId) } });
   if (hosted.status !== 204) throw new Error(`hosting ${repository.full} answered ${hosted.status}`);
   return asRole("superuser", async (client) => {
     const { rows } = await client.query(
       "INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id) VALUES ($1, $2, $3, $4) RETURNING id",
-      [orgId, someInstallationId(), repository.owner, repository.ownerId],
+      [orgId, someInstallationId(), repository.owner, accountId],
     );
     return rows[0].id as string;
   });
