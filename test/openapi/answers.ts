@@ -5,7 +5,7 @@ import { EXCHANGE_RATE_LIMIT, exchangeLimiterName } from "../../worker/codehost/
 import { BODY_LIMITS } from "../../worker/http/input";
 import { seedTenant, type Tenant } from "../support/bearer-routes";
 import { billingOn } from "../support/billing";
-import { claim as claimRepository, exchange, identityToken, newRepository } from "../support/codehost";
+import { arrangeInstallationProof, claim as claimRepository, exchange, identityToken, newRepository } from "../support/codehost";
 import { newEnvId } from "../support/engine-work";
 import { makeEvent, postEvents } from "../support/events";
 import { call, callWith, UNREACHABLE_DATABASE } from "../support/http";
@@ -160,7 +160,7 @@ export const ANSWERS: Record<string, Record<number, Ask>> = {
       await (await prReport(token)).json();
       return prReport(token);
     },
-    413: tooLarge("/v1/pr/report", async () => "svc_prc_any"),
+    413: tooLarge("/v1/pr/report", async () => (await commitCredential()).token),
     // The App is not installed on the claimed repository's owner: the check cannot be created.
     502: async () => prReport((await commitCredential(claimedElsewhere())).token),
   },
@@ -247,7 +247,11 @@ export const ANSWERS: Record<string, Record<number, Ask>> = {
   },
   "post /v1/oidc/bindings": {
     ...common("POST", "/v1/oidc/bindings", { repository: "acme/shop" }),
-    201: async () => send("POST", "/v1/oidc/bindings", { token: await cli(), json: { repository: newRepository("contract").full } }),
+    201: async () => {
+      const repository = newRepository("contract");
+      await arrangeInstallationProof((await home()).orgId, repository);
+      return send("POST", "/v1/oidc/bindings", { token: await cli(), json: { repository: repository.full } });
+    },
     400: async () => send("POST", "/v1/oidc/bindings", { token: await cli(), json: { repository: "not-owner-slash-name" } }),
     402: async () => send("POST", "/v1/oidc/bindings", { token: await cli(), json: { repository: newRepository("contract").full }, env: GATE_ON() }),
     403: async () => send("POST", "/v1/oidc/bindings", { token: await unscopedCli(), json: { repository: newRepository("contract").full } }),

@@ -12,6 +12,7 @@ const SEED_ROWS: Record<string, string> = {
   installation_repositories: `INSERT INTO installation_repositories (org_id, installation_id, repository_id, full_name)
                               VALUES ($1, (SELECT id FROM installations WHERE org_id = app_org_id() LIMIT 1), (random() * 1e12)::bigint, 'acme/app')`,
   repository_claims: `INSERT INTO repository_claims (org_id, repository, source) VALUES ($1, 'acme/app-' || md5(random()::text), 'cli')`,
+  repository_claim_proofs: `INSERT INTO repository_claim_proofs (org_id, repository, audience_hash, expires_at) VALUES ($1, 'acme/app', md5(random()::text), now() + interval '1 day')`,
   workflow_dispatches: `INSERT INTO workflow_dispatches (org_id, repository, workflow, ref, outcome) VALUES ($1, 'acme/app', 'preview.yml', 'main', 'dispatched')`,
   // The person is the one the transaction names as its lookup (see withPerson).
   memberships: `WITH p AS (INSERT INTO people (id, login) VALUES (app_lookup('person_id')::uuid, 'someone') RETURNING id)
