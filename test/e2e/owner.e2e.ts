@@ -3,9 +3,26 @@
 // workload run and see an engine claim it, verify the audit log, and be told why the last owner
 // cannot close their account.
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
 import { claimRun, report } from "./support/engine";
+
+/** A claim as the command line made it before claims needed proof, written as the application role acting as the organization. */
+async function legacyClaim(slug: string, repository: string): Promise<void> {
+  const client = new pg.Client({ connectionString: inject("e2eDatabase").app });
+  await client.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT set_config('app.lookup_org_slug', $1, true)", [slug]);
+    const { rows } = await client.query<{ id: string }>("SELECT id FROM organizations WHERE slug = $1", [slug]);
+    await client.query("SELECT set_config('app.org_id', $1, true)", [rows[0]!.id]);
+    await client.query("INSERT INTO repository_claims (org_id, repository, source) VALUES ($1, $2, 'cli')", [rows[0]!.id, repository]);
+    await client.query("COMMIT");
+  } finally {
+    await client.end();
+  }
+}
 
 let browser: Browser;
 let page: Page;
@@ -123,6 +140,18 @@ describe("the owner", () => {
   it("sees no repository claim yet, and is told how to make one", async () => {
     await open("Repository claims");
     await said(page, /No repository is claimed/);
+  });
+
+  it("sees a claim made before claims needed proof marked unproven, with how to prove it, and written to the audit log", async () => {
+    await legacyClaim(orgPath.split("/").pop()!, `${login}/legacy`);
+    await page.reload();
+    const row = page.getByRole("row", { name: new RegExp(`${login}/legacy`) });
+    await row.getByText("Unproven", { exact: true }).waitFor();
+    await row.getByText(/its workflows get no engine tokens/).waitFor();
+    await row.getByText(/claiming it again/).waitFor();
+    await screenshot(page, "claims-unproven");
+    await open("Audit log");
+    await page.getByRole("cell", { name: "repository_claim.unproven" }).waitFor();
   });
 
   it("reads the audit log and verifies its chain", async () => {
