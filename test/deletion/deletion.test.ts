@@ -9,7 +9,7 @@ import worker from "../../worker/index";
 import { SWEEP_CRON } from "../../worker/scheduled";
 import { DataExport } from "../../worker/exports/schema";
 import { billingOn, fakeBilling } from "../support/billing";
-import { fake } from "../support/codehost";
+import { exchange, fake, identityToken, newRepository, postClaim } from "../support/codehost";
 import { call, callWith } from "../support/http";
 import { browser } from "../support/sessions";
 import { rpcClient } from "../support/rpc";
@@ -39,6 +39,10 @@ describe("organization deletion", () => {
     const before = await rowsOf(bystander.orgId);
     const model = await connectModelClient(place.sessions.owner, place.orgId);
     await model.client.close();
+    // A claim pending proof from its repository, with the one-time audience it was shown.
+    const pendingRepository = newRepository("doomed-pending");
+    const pending = await postClaim(place.cli, pendingRepository.full);
+    const audience = /audience (\S+) and/.exec(((await pending.json()) as { error: string }).error)![1]!;
     const { owner, exportLink } = await request();
     expect((await link(exportLink)).status).toBe(409);
 
@@ -67,6 +71,8 @@ describe("organization deletion", () => {
     // Revoke credentials.
     expect(await step(place.orgId)).toBe("advanced");
     expect((await call("/v1/oidc/bindings", { token: place.cli })).status).toBe(401);
+    // The pending claim can no longer become active.
+    expect((await exchange(await identityToken(pendingRepository, { aud: audience }))).status).toBe(403);
     expect((await call("/v1/commands/claim", { method: "POST", token: place.engine, json: {} })).status).toBe(401);
     expect((await call("/auth/session", { headers: { cookie: `svc_session=${place.sessions.owner}` } })).status).toBe(401);
     const mcp = await rawMcp(model.provider.saved!.access_token);

@@ -104,6 +104,8 @@ async function revoke(deps: DeletionDeps, orgId: string) {
   await inOrg(deps, orgId, async (tx) => {
     const tokens = await tx.sql.query("UPDATE tokens SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
     const claims = await tx.sql.query("UPDATE repository_claims SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
+    // A pending claim must not become active for an organization being deleted.
+    await tx.sql.query("DELETE FROM repository_claim_proofs WHERE org_id = $1", [orgId]);
     const sessions = await tx.sql.query(
       `UPDATE sessions s SET signed_out_at = now() FROM memberships m
        WHERE m.person_id = s.person_id AND m.org_id = $1 AND s.signed_out_at IS NULL`,
