@@ -16,6 +16,8 @@ export const BODY_LIMITS = {
   events: 5 * MiB,
   /** Signed deliveries, on their raw bytes: an installation delivery lists every repository. */
   webhook: 5 * MiB,
+  /** Billing deliveries, on their raw bytes: one event (a subscription or a checkout session) is kilobytes. */
+  billingWebhook: 1 * MiB,
   /** The device flow's form bodies. */
   form: 16 * KiB,
 } as const;
