@@ -1,6 +1,7 @@
-// Handling one signed App delivery exactly once: its id is recorded by a unique insert in the same
-// transaction as its effect, so a redelivery (or a concurrent copy) changes nothing, and a delivery
-// whose handling failed is handled again when the code host redelivers it.
+// Handling one signed App delivery exactly once: its id and the SHA-256 of its signed body are recorded
+// by a unique insert in the same transaction as its effect, so a redelivery (or a concurrent copy), and
+// a captured delivery replayed under another id, change nothing; a delivery whose handling failed is
+// handled again when the code host redelivers it.
 import { inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
 import { describeIssue } from "../http/input";
 import { applyInstallationChange, organizationFor, type InstallationChange } from "./installation-sync";
@@ -10,6 +11,8 @@ export interface Delivery {
   id: string;
   event: string;
   payload: unknown;
+  /** Hex SHA-256 of the raw body whose signature passed. */
+  bodySha256: string;
 }
 
 type Recorded = "applied" | "ignored" | "refused";
@@ -45,12 +48,15 @@ function changeOf(delivery: Delivery): InstallationChange | null | { refused: st
   }
 }
 
-/** False when the delivery was recorded before. Ids older than the code host's redelivery window are pruned. */
+/**
+ * False when the delivery was recorded before: its id, or its body under another id (a replay; either
+ * unique key conflicts). Rows older than the code host's redelivery window are pruned.
+ */
 async function recordDelivery(tx: Tx, delivery: Delivery, outcome: Recorded): Promise<boolean> {
   const { rowCount } = await tx.sql.query(
     `WITH pruned AS (DELETE FROM codehost_deliveries WHERE received_at < now() - interval '30 days')
-     INSERT INTO codehost_deliveries (delivery_id, event, outcome) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-    [delivery.id, delivery.event, outcome],
+     INSERT INTO codehost_deliveries (delivery_id, event, outcome, body_sha256) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+    [delivery.id, delivery.event, outcome, delivery.bodySha256],
   );
   return rowCount === 1;
 }

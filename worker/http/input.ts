@@ -31,7 +31,7 @@ const tooLarge = (limit: number) =>
  * The body's bytes, at most `limit` of them. A declared length over the limit is refused unread; a
  * body without one (chunked) is counted as it streams and refused as soon as it passes the limit.
  */
-export async function readBytes(c: AppContext, limit: number = BODY_LIMITS.default): Promise<Uint8Array> {
+export async function readBytes(c: AppContext, limit: number = BODY_LIMITS.default): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(c.req.header("content-length") ?? 0);
   if (declared > limit) throw tooLarge(limit);
   const stream = c.req.raw.body;
