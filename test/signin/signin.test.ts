@@ -199,4 +199,24 @@ describe("the session cookie and the client's address", () => {
     expect(statuses.slice(0, 20).every((status) => status === 302)).toBe(true);
     expect(statuses).toContain(429);
   });
+
+  it("counts every address of one IPv6 /64 in one bucket, and keeps each full address in the audit log", async () => {
+    const network = `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
+    const statuses: number[] = [];
+    for (let i = 1; i <= 21; i++) {
+      const address = `${network}:${i.toString(16)}:${crypto.randomUUID().slice(0, 4)}::${i.toString(16)}`;
+      const response = await callWith({}, "/auth/signin", { headers: { "x-forwarded-for": address }, redirect: "manual" });
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([...Array(20).fill(302), 429]);
+    // Another /64 has its own bucket, and the audit log records the full address, not the /64.
+    const { orgId, account } = await installedOrganization();
+    const login = unique("ipv6");
+    await codehostUser(login, { [account]: "admin" });
+    const elsewhere = `2001:db9:${crypto.randomUUID().slice(0, 4)}::abcd:1`;
+    await signIn(login, { address: elsewhere });
+    const signIns = (await auditActions(orgId)).filter((entry) => entry.action === "session.signed_in");
+    expect(signIns.map((entry) => entry.data.clientAddress)).toEqual([elsewhere]);
+  });
 });
