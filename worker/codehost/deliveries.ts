@@ -67,7 +67,7 @@ export async function handleDelivery(connect: () => Promise<Connection>, deliver
     return outcome === "refused" ? { outcome, reason: change.refused } : { outcome };
   }
   const { installation } = change;
-  const lookups = { codehost_installation: String(installation.id), installation_account: installation.account.login.toLowerCase() };
+  const lookups = { codehost_installation: String(installation.id), installation_account_id: String(installation.account.id) };
   const outcome = await inTransaction(connect, { lookups }, async (tx): Promise<DeliveryOutcome> => {
     if (!(await recordDelivery(tx, delivery, "applied"))) return "duplicate";
     // Deliveries about one account apply one at a time: two first deliveries must not both create its organization.

@@ -15,6 +15,8 @@ import { inOrganization, router, type OrgContext } from "../trpc";
 
 interface MemberRow {
   person_id: string;
+  /** The code-host account's numeric id, as text; null for a person who signed in only by e-mail. */
+  codehost_user_id: string | null;
   login: string | null;
   name: string | null;
   avatar_url: string | null;
@@ -24,7 +26,7 @@ interface MemberRow {
 }
 
 const MEMBERS = `
-SELECT m.person_id, p.login, p.name, p.avatar_url, m.role, m.role_source, m.created_at
+SELECT m.person_id, p.codehost_user_id::text AS codehost_user_id, p.login, p.name, p.avatar_url, m.role, m.role_source, m.created_at
 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER BY lower(p.login), m.created_at`;
 
 const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
@@ -95,18 +97,20 @@ const remove = inOrganization
     }),
   );
 
-/** What the code host lists as members of the organization's installed accounts: login -> role. */
+/** What the code host lists as members of the organization's installed accounts: account id -> role. */
 async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "member">> {
-  const { rows: accounts } = await ctx.tx.sql.query<{ account_login: string }>(
-    "SELECT DISTINCT account_login FROM installations WHERE org_id = $1 AND deleted_at IS NULL",
+  // One row per account (by id), under the login its latest delivery or sign-in showed: the address the code host lists it at.
+  const { rows: accounts } = await ctx.tx.sql.query<{ account_login: string; account_id: string }>(
+    `SELECT DISTINCT ON (account_id) account_login, account_id::text AS account_id FROM installations
+     WHERE org_id = $1 AND deleted_at IS NULL ORDER BY account_id, updated_at DESC`,
     [ctx.org.id],
   );
   const listed = new Map<string, "admin" | "member">();
-  for (const { account_login: account } of accounts) {
-    const access = await appAccessTo(ctx.tx, ctx.config.codehost, account);
+  for (const { account_login: account, account_id: accountId } of accounts) {
+    const access = await appAccessTo(ctx.tx, ctx.config.codehost, account, accountId);
     if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
     try {
-      for (const [login, role] of await accountMembers(ctx.config.codehost.apiBase, account, access.token)) listed.set(login, role);
+      for (const [id, role] of await accountMembers(ctx.config.codehost.apiBase, { login: account, id: accountId }, access.token)) listed.set(id, role);
     } catch (error) {
       if (!(error instanceof CodehostListFailed)) throw error;
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (${error.message}); nothing was changed.` });
@@ -127,7 +131,8 @@ const sync = inOrganization
       const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
       for (const row of rows) {
         const label = row.login ?? row.person_id;
-        const codehostRole = row.login ? listed.get(row.login.toLowerCase()) : undefined;
+        // By the account's numeric id: a renamed member stays, a login someone else took is nobody here.
+        const codehostRole = row.codehost_user_id ? listed.get(row.codehost_user_id) : undefined;
         if (!codehostRole) {
           if (row.role === "owner" && owners === 1) {
             result.kept.push(label); // never the last owner
