@@ -153,9 +153,9 @@ describe("members.sync by account id", () => {
     expect(await personOf(reusedId)).toBeUndefined();
   });
 
-  it("refuses, changing nothing, while the installation's stored login names another account", async () => {
+  it("refuses, changing nothing, while the installation's stored login names another account; the rename delivery puts it right", async () => {
     const repository = newRepository("stale");
-    const { orgId } = await installApp(repository);
+    const { orgId, installationId } = await installApp(repository);
     const boss = unique("boss");
     const bossId = await codehostUser(boss, { [repository.owner]: "admin" });
     const bossSession = (await signIn(boss)).sessionToken!;
@@ -167,5 +167,12 @@ describe("members.sync by account id", () => {
     expect(sync.status).toBe(412);
     expect(JSON.stringify(await sync.json())).toContain("is now another code-host account");
     expect(await membershipsOf((await personOf(bossId))!.id)).toHaveLength(1);
+
+    // The code host tells the App its account was renamed: the stored login follows, and the sync reads the right account.
+    const renamed = { action: "renamed", account: { login: `${repository.owner}-x`, id: Number(repository.ownerId) }, installation: { id: installationId }, target_type: "Organization" };
+    expect(await (await deliver("installation_target", renamed)).json()).toMatchObject({ outcome: "applied" });
+    const again = await rpcPost(bossSession, "members.sync", { orgId }, await browser(bossSession).csrf());
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { result: { data: unknown } }).result.data).toEqual({ changed: [], removed: [], kept: [] });
   });
 });

@@ -4,7 +4,7 @@
 import { inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
 import { describeIssue } from "../http/input";
 import { applyInstallationChange, organizationFor, type InstallationChange } from "./installation-sync";
-import { InstallationEvent, InstallationRepositoriesEvent } from "./webhook-schemas";
+import { InstallationEvent, InstallationRepositoriesEvent, InstallationTargetEvent } from "./webhook-schemas";
 
 export interface Delivery {
   id: string;
@@ -28,12 +28,16 @@ function changeOf(delivery: Delivery): InstallationChange | null | { refused: st
       ? InstallationEvent
       : delivery.event === "installation_repositories" && InstallationRepositoriesEvent.shape.action.safeParse(action).success
         ? InstallationRepositoriesEvent
-        : null;
+        : delivery.event === "installation_target" && InstallationTargetEvent.shape.action.safeParse(action).success
+          ? InstallationTargetEvent
+          : null;
   if (!schema) return null;
   const parsed = schema.safeParse(delivery.payload);
   if (!parsed.success) return { refused: `The ${delivery.event} delivery is not one this service can take: ${describeIssue(parsed.error.issues[0]!)}.` };
   const event = parsed.data;
   switch (event.action) {
+    case "renamed":
+      return { kind: "renamed", installation: { id: event.installation.id, account: event.account } };
     case "created":
       return { kind: "created", installation: event.installation, repositories: event.repositories ?? [] };
     case "added":
