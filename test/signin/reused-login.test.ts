@@ -67,6 +67,18 @@ describe("a new account that reuses a renamed organization's login", () => {
     expect(await engineTokens(orgId)).toBe(0);
   });
 
+  it("before anyone signed in: does not become the empty organization's owner", async () => {
+    const repository = newRepository("empty");
+    const { orgId } = await installApp(repository);
+    await rename(repository.owner, `${repository.owner}-renamed`);
+    const newId = await codehostUser(repository.owner);
+    const { sessionToken } = await signIn(repository.owner);
+    expect(await membershipsOf((await personOf(newId))!.id)).toEqual([]);
+    expect(await mintEngineToken(sessionToken!, orgId)).toBe(404);
+    const members = await asRole("superuser", async (client) => (await client.query("SELECT count(*)::int AS n FROM memberships WHERE org_id = $1", [orgId])).rows[0].n);
+    expect(members).toBe(0);
+  });
+
   it("as an organization account the new person administers: joins nothing of the old one, and its own installation makes a new organization", async () => {
     const { orgId, login } = await installedThenRenamed();
     const newOrgId = await newOrganizationAccount(login);
