@@ -39,3 +39,14 @@ export async function ownInstallationsNamed(tx: Tx, login: string): Promise<Inst
   );
   return rows;
 }
+
+/** The acting organization's installations, not uninstalled, with the login each account showed last: per account (by id) a live one first. */
+export async function ownInstallations(tx: Tx): Promise<Array<InstallationOnAccount & { accountLogin: string }>> {
+  const { rows } = await tx.sql.query<InstallationOnAccount & { accountLogin: string }>(
+    `SELECT id, org_id AS "orgId", codehost_installation_id::text AS "codehostInstallationId", account_id::text AS "accountId",
+            suspended_at IS NOT NULL AS suspended, account_login AS "accountLogin"
+     FROM installations WHERE org_id = NULLIF(current_setting('app.org_id'), '')::uuid AND deleted_at IS NULL
+     ORDER BY account_id, suspended_at IS NULL DESC, updated_at DESC`,
+  );
+  return rows;
+}

@@ -4,11 +4,13 @@
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { ROLES, type Role } from "../../../db/schema";
-import type { Tx } from "../../../db/transaction";
+import { inTenant, type Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
-import { appAccessTo } from "../../codehost/app-access";
+import { installationToken } from "../../codehost/app-access";
 import { accountMembers } from "../../codehost/account-members";
+import { ownInstallations } from "../../codehost/installations";
 import { CodehostListFailed } from "../../codehost/paged";
+import type { CodehostConfig } from "../../config/types";
 import { decideRole, type RoleSource } from "../../members/role-rules";
 import { removeMember } from "../../members/remove";
 import { inOrganization, router, type OrgContext } from "../trpc";
@@ -97,20 +99,19 @@ const remove = inOrganization
     }),
   );
 
-/** What the code host lists as members of the organization's installed accounts: account id -> role. */
-async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "member">> {
-  // One row per account (by id), under the login its latest delivery or sign-in showed: the address the code host lists it at.
-  const { rows: accounts } = await ctx.tx.sql.query<{ account_login: string; account_id: string }>(
-    `SELECT DISTINCT ON (account_id) account_login, account_id::text AS account_id FROM installations
-     WHERE org_id = $1 AND deleted_at IS NULL ORDER BY account_id, updated_at DESC`,
-    [ctx.org.id],
-  );
+/**
+ * What the code host lists as members of the organization's installed accounts (read first, in its
+ * transaction): account id -> role. Asked with no transaction open.
+ */
+async function codehostMembers(codehost: CodehostConfig, installed: Awaited<ReturnType<typeof ownInstallations>>): Promise<Map<string, "admin" | "member">> {
   const listed = new Map<string, "admin" | "member">();
-  for (const { account_login: account, account_id: accountId } of accounts) {
-    const access = await appAccessTo(ctx.tx, ctx.config.codehost, account, accountId);
+  // One installation per account (by id), a live one first, under the login its latest delivery or sign-in showed.
+  for (const installation of installed.filter((row, i) => i === 0 || installed[i - 1]!.accountId !== row.accountId)) {
+    const account = installation.accountLogin;
+    const access = await installationToken(codehost, installation, account);
     if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
     try {
-      for (const [id, role] of await accountMembers(ctx.config.codehost.apiBase, { login: account, id: accountId }, access.token)) listed.set(id, role);
+      for (const [id, role] of await accountMembers(codehost.apiBase, { login: account, id: installation.accountId }, access.token)) listed.set(id, role);
     } catch (error) {
       if (!(error instanceof CodehostListFailed)) throw error;
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (${error.message}); nothing was changed.` });
@@ -122,11 +123,14 @@ async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "
 const sync = inOrganization
   .meta({ permission: "members.manage", summary: "Sync members from the code host: the only thing that removes access besides removal" })
   .mutation(async ({ ctx }) => {
-    const listed = await codehostMembers(ctx);
+    // No transaction stays open while the code host is asked: the installations are read, then the changes made in a new one.
+    const installed = await ownInstallations(ctx.tx);
+    await ctx.commit();
+    const listed = await codehostMembers(ctx.config.codehost, installed);
     if (listed.size === 0) {
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: "The code host listed no members, so nothing was changed: a sync never empties an organization." });
     }
-    return changingMembers(ctx, async (tx, rows, actor) => {
+    return inTenant(ctx.connect, ctx.org.id, (changes) => changingMembers({ ...ctx, tx: changes }, async (tx, rows, actor) => {
       let owners = ownerCount(rows);
       const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
       for (const row of rows) {
@@ -150,7 +154,7 @@ const sync = inOrganization
         result.changed.push(label);
       }
       return result;
-    });
+    }));
   });
 
 export const membersRouter = router({ list, changeRole, remove, sync });
