@@ -31,6 +31,7 @@ export class Ids {
   account(login: string): number {
     const id = this.accounts.get(login.toLowerCase());
     if (id !== undefined) return id;
+    while (this.logins.has(this.next)) this.next++; // never an id a test registered (adopt)
     return this.hold(login, this.next++);
   }
 
