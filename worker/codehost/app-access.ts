@@ -4,15 +4,26 @@ import type { Tx } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appJwt } from "./app-jwt";
 import { callCodehost, describeAnswer } from "./codehost-api";
-import { installationsOnAccount } from "./installations";
+import { ownInstallationsNamed, type InstallationOnAccount } from "./installations";
 
 export type AppAccess = { ok: true; token: string } | { ok: false; status: number | null; reason: string };
 
-/** In a transaction acting as the organization whose installation on `account` is used. */
+const NO_APP: AppAccess = { ok: false, status: null, reason: "No code-host App is configured on this service, so it cannot act on the code host." };
+
+/**
+ * In a transaction acting as the organization whose installation on `account` is used: a login (a
+ * repository named by its owner), which picks only among the organization's own installations.
+ */
 export async function appAccessTo(tx: Tx, codehost: CodehostConfig, account: string): Promise<AppAccess> {
-  if (!codehost.app) return { ok: false, status: null, reason: "No code-host App is configured on this service, so it cannot act on the code host." };
-  const [installation] = await installationsOnAccount(tx, account);
+  if (!codehost.app) return NO_APP;
+  const [installation] = await ownInstallationsNamed(tx, account);
   if (!installation) return { ok: false, status: null, reason: `The App is not installed on ${account} for this organization; install it there, then try again.` };
+  return installationToken(codehost, installation, account);
+}
+
+/** An installation token for an installation already read (the caller need hold no transaction); `account` names it in sentences. */
+export async function installationToken(codehost: CodehostConfig, installation: InstallationOnAccount, account: string): Promise<AppAccess> {
+  if (!codehost.app) return NO_APP;
   if (installation.suspended) return { ok: false, status: null, reason: `The App installation on ${account} is suspended; an owner of ${account} must unsuspend it.` };
   const grant = await callCodehost(codehost.apiBase, "POST", `/app/installations/${installation.codehostInstallationId}/access_tokens`, await appJwt(codehost.app));
   const token = (grant.body as { token?: unknown } | null)?.token;

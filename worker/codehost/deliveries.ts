@@ -5,7 +5,7 @@
 import { inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
 import { describeIssue } from "../http/input";
 import { applyInstallationChange, organizationFor, type InstallationChange } from "./installation-sync";
-import { InstallationEvent, InstallationRepositoriesEvent } from "./webhook-schemas";
+import { InstallationEvent, InstallationRepositoriesEvent, InstallationTargetEvent } from "./webhook-schemas";
 
 export interface Delivery {
   id: string;
@@ -31,12 +31,16 @@ function changeOf(delivery: Delivery): InstallationChange | null | { refused: st
       ? InstallationEvent
       : delivery.event === "installation_repositories" && InstallationRepositoriesEvent.shape.action.safeParse(action).success
         ? InstallationRepositoriesEvent
-        : null;
+        : delivery.event === "installation_target" && InstallationTargetEvent.shape.action.safeParse(action).success
+          ? InstallationTargetEvent
+          : null;
   if (!schema) return null;
   const parsed = schema.safeParse(delivery.payload);
   if (!parsed.success) return { refused: `The ${delivery.event} delivery is not one this service can take: ${describeIssue(parsed.error.issues[0]!)}.` };
   const event = parsed.data;
   switch (event.action) {
+    case "renamed":
+      return { kind: "renamed", installation: { id: event.installation.id, account: event.account } };
     case "created":
       return { kind: "created", installation: event.installation, repositories: event.repositories ?? [] };
     case "added":
@@ -73,7 +77,7 @@ export async function handleDelivery(connect: () => Promise<Connection>, deliver
     return outcome === "refused" ? { outcome, reason: change.refused } : { outcome };
   }
   const { installation } = change;
-  const lookups = { codehost_installation: String(installation.id), installation_account: installation.account.login.toLowerCase() };
+  const lookups = { codehost_installation: String(installation.id), installation_account_id: String(installation.account.id) };
   const outcome = await inTransaction(connect, { lookups }, async (tx): Promise<DeliveryOutcome> => {
     if (!(await recordDelivery(tx, delivery, "applied"))) return "duplicate";
     // Deliveries about one account apply one at a time: two first deliveries must not both create its organization.

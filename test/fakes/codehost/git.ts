@@ -61,7 +61,7 @@ export class FakeGit {
     const full = `${owner}/${name}`;
     let repo = this.repos.get(full.toLowerCase());
     if (!repo) {
-      repo = { full, id: this.ids.of("repository", full), defaultBranch: "main", branches: new Map([["main", { sha: newSha(), files: new Map() }]]), pulls: [], checkRuns: 0 };
+      repo = { full, id: this.ids.repository(full), defaultBranch: "main", branches: new Map([["main", { sha: newSha(), files: new Map() }]]), pulls: [], checkRuns: 0 };
       this.repos.set(full.toLowerCase(), repo);
     }
     return repo;
@@ -196,7 +196,7 @@ export class FakeGit {
         const number = repo.pulls.length + 1;
         const pull: Pull = {
           number, title: `Pull request ${number}`, body: "", state: "open", html_url: `${PAGE}/${repo.full}/pull/${number}`,
-          head: { ref: body.headRef ?? "patch", sha: body.headSha ?? newSha(), repo: { id: this.ids.of("repository", headRepository), full_name: headRepository } },
+          head: { ref: body.headRef ?? "patch", sha: body.headSha ?? newSha(), repo: { id: this.ids.repository(headRepository), full_name: headRepository } },
           base: { ref: repo.defaultBranch, repo: { id: repo.id, full_name: repo.full } },
         };
         repo.pulls.push(pull);
