@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { seedTenant } from "../support/bearer-routes";
 import { makeEvent, postEvents } from "../support/events";
 import { call, callWith } from "../support/http";
-import { adminMutation, adminQuery, dataOf, OPERATOR_PASSWORD, seedOperator, signedInOperator } from "../support/operators";
+import { adminMutation, adminQuery, dataOf, OPERATOR_PASSWORD, operatorSignIn, seedOperator, signedInOperator } from "../support/operators";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
@@ -110,6 +110,14 @@ describe("operator sign-in", () => {
     expect(stored).not.toContain(value);
     const password = await asRole("superuser", async (client) => (await client.query("SELECT password_hash FROM operators WHERE login = $1", [login])).rows[0].password_hash as string);
     expect(password).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+  });
+
+  it("sets __Host-svc_operator_session when cookies are Secure, and reads only that name then", async () => {
+    const secure = { SVC_INSECURE_COOKIES: "" };
+    const { cookie } = await operatorSignIn(await seedOperator(), OPERATOR_PASSWORD, secure);
+    expect(cookie).toMatch(/^__Host-svc_operator_session=/);
+    expect((await callWith(secure, "/admin/session", { headers: { cookie } })).status).toBe(200);
+    expect((await callWith(secure, "/admin/session", { headers: { cookie: cookie.replace("__Host-", "") } })).status).toBe(401);
   });
 
   it("is rate limited per operator login: 429 with Retry-After once the attempts run out", async () => {
