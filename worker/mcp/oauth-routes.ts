@@ -48,10 +48,8 @@ async function readForm(c: AppContext): Promise<Record<string, string> | null> {
   return Object.keys(fields).length === pairs.length ? fields : null;
 }
 
-/** A consent page may not be framed by another site (clickjacking). */
+/** A consent page is never cached nor leaks its address (framing is refused for every page: worker/http/page-headers.ts). */
 function consentHeaders(c: AppContext): void {
-  c.header("x-frame-options", "DENY");
-  c.header("content-security-policy", "frame-ancestors 'none'");
   c.header("cache-control", "no-store");
   c.header("referrer-policy", "no-referrer");
 }
