@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { API_PREFIXES } from "../../worker/console/api-prefixes";
-import { contentSecurityPolicy, FRAME_OPTIONS } from "../../worker/http/page-headers";
+import { contentSecurityPolicy, FRAME_OPTIONS } from "../../worker/http/page-policy";
 import { base, installedAccount, launch, signedIn, unique } from "./support/browser";
 
 const CONSOLE_MARK = '<div id="app">';
@@ -76,7 +76,7 @@ describe("the console under its content security policy (Chromium)", () => {
       await page.getByRole("link", { name: "Sign in with the code host" }).click();
       await page.getByRole("heading", { name: "Environments" }).waitFor();
       // The console's stylesheet (inserted by its script) applies.
-      expect(await page.evaluate(() => getComputedStyle(document.body).getPropertyValue("--line").trim())).not.toBe("");
+      expect(await page.evaluate<string>('getComputedStyle(document.body).getPropertyValue("--line").trim()')).not.toBe("");
       // The portal in a browser of its own (a customer's session is refused there).
       const portal = await browser.newPage({ baseURL: base });
       const portalSeen = violations(portal);

@@ -6,21 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { base64url } from "../tokens/secret";
 import type { AppContext, AppEnv } from "./context";
-
-/** The policy; `nonce` admits the inline scripts of one response. */
-export function contentSecurityPolicy(nonce?: string): string {
-  return [
-    "default-src 'self'",
-    `script-src 'self'${nonce ? ` 'nonce-${nonce}'` : ""}`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join("; ");
-}
-
-export const FRAME_OPTIONS = "DENY";
+import { contentSecurityPolicy, FRAME_OPTIONS } from "./page-policy";
 
 /** This response's script nonce, made on first use: a page with an inline script puts it on the tag. */
 export function scriptNonce(c: AppContext): string {
