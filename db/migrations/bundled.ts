@@ -21,6 +21,7 @@ import mcpOauth from "./0018_mcp_oauth.sql";
 import leads from "./0019_leads.sql";
 import siteAnalytics from "./0020_site_analytics.sql";
 import accountsById from "./0021_accounts_by_id.sql";
+import approvalPages from "./0023_approval_pages.sql";
 import codehostDeliveryBodies from "./0025_codehost_delivery_bodies.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
@@ -44,5 +45,6 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0019_leads", sql: leads },
   { name: "0020_site_analytics", sql: siteAnalytics },
   { name: "0021_accounts_by_id", sql: accountsById },
+  { name: "0023_approval_pages", sql: approvalPages },
   { name: "0025_codehost_delivery_bodies", sql: codehostDeliveryBodies },
 ];

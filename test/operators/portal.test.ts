@@ -135,6 +135,14 @@ describe("operator sign-in", () => {
     await wrongAgain.body?.cancel();
   });
 
+  it("sets __Host-svc_operator_session when cookies are Secure, and reads only that name then", async () => {
+    const secure = { SVC_INSECURE_COOKIES: "" };
+    const { cookie } = await operatorSignIn(await seedOperator(), OPERATOR_PASSWORD, secure);
+    expect(cookie).toMatch(/^__Host-svc_operator_session=/);
+    expect((await callWith(secure, "/admin/session", { headers: { cookie } })).status).toBe(200);
+    expect((await callWith(secure, "/admin/session", { headers: { cookie: cookie.replace("__Host-", "") } })).status).toBe(401);
+  });
+
   it("is rate limited per operator login however it is cased: 429 with Retry-After once the attempts run out", { timeout: 60_000 }, async () => {
     const login = await seedOperator();
     const spellings = [login, login.toUpperCase(), login[0]!.toUpperCase() + login.slice(1)];

@@ -35,7 +35,7 @@ export async function operatorSignIn(login: string, password = OPERATOR_PASSWORD
   const response = env ? await callWith(env, "/admin/signin", init) : await call("/admin/signin", init);
   const body = (await response.json()) as { csrfToken: string };
   if (response.status !== 200) throw new Error(`operator sign-in answered ${response.status}: ${JSON.stringify(body)}`);
-  const cookie = response.headers.getAll("set-cookie").find((line) => line.startsWith("svc_operator_session="))!.split(";")[0]!;
+  const cookie = response.headers.getAll("set-cookie").find((line) => /^(__Host-)?svc_operator_session=/.test(line))!.split(";")[0]!;
   return { login, cookie, csrf: body.csrfToken };
 }
 
