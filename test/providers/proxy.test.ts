@@ -186,7 +186,7 @@ describe("input the provider would fetch or run itself", () => {
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toEqual({ error: expect.stringMatching(sentence) });
-    expect((error as InstanceType<typeof Anthropic.APIError>).headers.get("x-svc-error-code")).toBe("invalid_request");
+    expect((error as InstanceType<typeof Anthropic.APIError>).headers?.get("x-svc-error-code")).toBe("invalid_request");
     expect(await fakeCalls("messages", keys["messages-provider"])).toEqual([]);
     expect((await spendOf(orgId, "messages-provider"))?.reserved ?? 0).toBe(0);
   });
