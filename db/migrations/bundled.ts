@@ -22,6 +22,7 @@ import leads from "./0019_leads.sql";
 import siteAnalytics from "./0020_site_analytics.sql";
 import accountsById from "./0021_accounts_by_id.sql";
 import approvalPages from "./0023_approval_pages.sql";
+import providerOverrun from "./0024_provider_overrun.sql";
 import codehostDeliveryBodies from "./0025_codehost_delivery_bodies.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
@@ -46,5 +47,6 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0020_site_analytics", sql: siteAnalytics },
   { name: "0021_accounts_by_id", sql: accountsById },
   { name: "0023_approval_pages", sql: approvalPages },
+  { name: "0024_provider_overrun", sql: providerOverrun },
   { name: "0025_codehost_delivery_bodies", sql: codehostDeliveryBodies },
 ];
