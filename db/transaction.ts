@@ -21,7 +21,7 @@ export type Tx = Pick<Connection, "sql" | "db">;
 export interface Scope {
   orgId?: string;
   lookups?: Partial<Record<
-    | "token_hash" | "session_hash" | "org_slug" | "person_id" | "claim_repository" | "claim_proof" | "installation_account" | "codehost_installation"
+    | "token_hash" | "session_hash" | "org_slug" | "person_id" | "claim_repository" | "claim_proof" | "installation_account_id" | "codehost_installation"
     | "codehost_user_id" | "invited_email" | "invitation_hash" | "magic_link_hash" | "device_code_hash" | "user_code" | "person_email"
     | "billing_customer" | "deletion_export_hash"
     | "protocol_client_id" | "protocol_code_hash" | "protocol_token_hash",

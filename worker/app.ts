@@ -2,6 +2,7 @@
 import type { Hono } from "hono";
 import { appBase } from "./app-base";
 import type { AppEnv } from "./http/context";
+import { pageHeaders } from "./http/page-headers";
 import { registerAnalyticsProxy } from "./analytics-proxy/routes";
 import { registerAuditExport } from "./audit/routes";
 import { registerSiteBeacon } from "./analytics/beacon-route";
@@ -36,6 +37,8 @@ import { registerWorkloads } from "./workloads/routes";
  */
 export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEnv> {
   const app = appBase(options.metrics ?? new MetricsBuffer());
+  // Every HTML page's framing and content policy, in one place.
+  app.use(pageHeaders);
   registerHealth(app);
   registerEvents(app);
   registerTokens(app);

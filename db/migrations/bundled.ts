@@ -20,7 +20,11 @@ import operators from "./0016_operators.sql";
 import mcpOauth from "./0018_mcp_oauth.sql";
 import leads from "./0019_leads.sql";
 import siteAnalytics from "./0020_site_analytics.sql";
+import accountsById from "./0021_accounts_by_id.sql";
 import claimProof from "./0022_claim_proof.sql";
+import approvalPages from "./0023_approval_pages.sql";
+import providerOverrun from "./0024_provider_overrun.sql";
+import codehostDeliveryBodies from "./0025_codehost_delivery_bodies.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -42,5 +46,9 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0018_mcp_oauth", sql: mcpOauth },
   { name: "0019_leads", sql: leads },
   { name: "0020_site_analytics", sql: siteAnalytics },
+  { name: "0021_accounts_by_id", sql: accountsById },
   { name: "0022_claim_proof", sql: claimProof },
+  { name: "0023_approval_pages", sql: approvalPages },
+  { name: "0024_provider_overrun", sql: providerOverrun },
+  { name: "0025_codehost_delivery_bodies", sql: codehostDeliveryBodies },
 ];

@@ -21,6 +21,19 @@ function send(path: string, body: string, headers: Record<string, string> = {}, 
 }
 
 describe("the analytics proxy /px", () => {
+  it.each(["text/html; charset=utf-8", "application/javascript", "image/svg+xml", "TEXT/HTML"])("never serves the vendor's %s as such from this origin: octet-stream, nosniff", async (type) => {
+    const response = await send(`/px/e/?fake_type=${encodeURIComponent(type)}`, JSON.stringify({ mark: marker() }), { origin: SITE });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/octet-stream");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it.each(["application/json", "text/plain; charset=utf-8"])("passes the vendor's %s through, with nosniff", async (type) => {
+    const response = await send(`/px/batch/?fake_type=${encodeURIComponent(type)}`, JSON.stringify({ mark: marker() }), { origin: SITE });
+    expect(response.headers.get("content-type")).toBe(type);
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
   it.each(["/px/e/", "/px/e", "/px/batch/", "/px/decide/", "/px/i/v0/e/"])("forwards %s to the vendor with its body and query", async (path) => {
     const mark = marker();
     const body = JSON.stringify({ api_key: "phc_site", event: "$pageview", properties: { mark } });

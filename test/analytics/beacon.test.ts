@@ -2,6 +2,7 @@
 // site's origins only, the off switch by configuration, and the insert-only stream.
 import { describe, expect, it } from "vitest";
 import { callWith } from "../support/http";
+import { SITE_BEACON_RULE } from "../../worker/analytics/beacon-route";
 import { asRole } from "../support/sql";
 
 const SECRET = "ab".repeat(32);
@@ -172,5 +173,28 @@ describe("the analytics stream", () => {
       }
     });
     expect(await stored([id])).toHaveLength(1);
+  });
+});
+
+describe("POST /v1/site/events rate limit", () => {
+  const address = () => `203.0.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+
+  it("limits batches per client address: past the burst 429 with Retry-After and retryAfterSeconds, nothing read; another address goes on", async () => {
+    const from = address();
+    // Without the surrogate secret nothing is recorded, so the burst costs no database work.
+    const off = { SVC_SITE_ORIGIN: SITE };
+    const statuses: number[] = [];
+    for (let i = 0; i < SITE_BEACON_RULE.capacity; i++) statuses.push((await post([landed()], off, { "x-forwarded-for": from })).status);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    const before = await rejects();
+    // Over the limit, even a body that would be refused (and counted) is not looked at.
+    const limited = await post(["not an event"], ON, { "x-forwarded-for": from, origin: SITE });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("x-svc-error-code")).toBe("rate_limited");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await limited.json()).toEqual({ error: expect.any(String), retryAfterSeconds: expect.any(Number) });
+    expect(limited.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(await rejects()).toEqual(before);
+    expect((await post([landed()], off, { "x-forwarded-for": address() })).status).toBe(200);
   });
 });

@@ -208,6 +208,25 @@ describe("analytics.overview and analytics.catalog", () => {
     }
   });
 
+  it("follows the organization the slug named when first used: a slug taken over by another organization names nobody", async () => {
+    const operator = await operatorOrganization();
+    expect((await ask(operator.sessions.owner!, "analytics.catalog", { orgId: operator.orgId }, operator.settings)).status).toBe(200);
+    // The operating organization's slug changes, and another organization takes the old one.
+    const renamed = `${operator.slug}-was`;
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [operator.orgId, renamed]));
+    const taker = await seedOrganization("taker");
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [taker.id, operator.slug]));
+    const takerOwner = await seedSession(await seedPerson(`taker-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: taker.id, role: "owner" }]));
+    const taken = await ask(takerOwner, "analytics.overview", { orgId: taker.id }, operator.settings);
+    expect(taken.status).toBe(403);
+    expect(((await taken.json()) as { error: { message: string } }).error.message).toMatch(/operating organization/);
+    expect((await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId }, operator.settings)).status).toBe(403);
+    // The operator names the organization by its new slug: it reads the dashboard again.
+    const response = await ask(operator.sessions.owner!, "analytics.catalog", { orgId: operator.orgId }, { SVC_ANALYTICS_OPERATOR_ORG: renamed });
+    expect(response.status).toBe(200);
+    await response.text();
+  });
+
   it("names the closed catalog and what each metric means", async () => {
     const operator = await operatorOrganization();
     const response = await ask(operator.sessions.admin!, "analytics.catalog", { orgId: operator.orgId }, operator.settings);

@@ -78,6 +78,31 @@ describe("the signature", () => {
     expect(await planOf()).toBe("team");
   });
 
+  it("refuses more than 4 v1 signatures with 401 before hashing, even with the right one among them; takes it among 4", async () => {
+    const body = JSON.stringify(subscriptionEvent("created", subscription));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const right = (await stripeSignature(body, { timestamp })).split("v1=")[1]!;
+    const others = ["1", "2", "3", "4"].map((digit) => digit.repeat(64));
+    const five = await deliver(body, { signature: `t=${timestamp},${[...others, right].map((hex) => `v1=${hex}`).join(",")}` });
+    expect(five.status).toBe(401);
+    expect(((await five.json()) as { error: string }).error).toMatch(/more than 4 v1 signatures/);
+    expect(await planOf()).toBe("free");
+    const four = await deliver(body, { signature: `t=${timestamp},${[...others.slice(1), right].map((hex) => `v1=${hex}`).join(",")}` });
+    expect(four.status).toBe(200);
+    expect(await planOf()).toBe("team");
+  });
+
+  it("refuses a body over 1 MiB with 413 before hashing it, even when it is correctly signed", async () => {
+    const event = subscriptionEvent("created", subscription);
+    const body = JSON.stringify({ ...event, padding: "x".repeat(1024 * 1024) });
+    const response = await deliver(body);
+    expect(response.status).toBe(413);
+    expect(response.headers.get("x-svc-error-code")).toBe("payload_too_large");
+    expect(await planOf()).toBe("free");
+    // A badly signed header is judged first: 401, the body never read.
+    expect((await deliver(body, { signature: "garbage" })).status).toBe(401);
+  });
+
   it("answers 503 when billing is off (no webhook secret)", async () => {
     const body = JSON.stringify(subscriptionEvent("created", subscription));
     const response = await deliver(body, { env: billingOn({ SVC_BILLING_WEBHOOK_SECRET: undefined, SVC_BILLING_SECRET_KEY: undefined, SVC_BILLING_PRICE_TEAM: undefined, SVC_BILLING_PRICE_ENTERPRISE: undefined }) });

@@ -22,15 +22,19 @@ async function largeOrganization() {
   const logins = Array.from({ length: 250 }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
   const codehostRole = (i: number) => (i < 110 ? "admin" : "member");
   // One at a time: the fake lists people in the order they were added, so who sits on page 2 is known.
-  for (const [i, login] of logins.entries()) await codehostUser(login, { [account]: codehostRole(i) });
+  const accountIds: number[] = [];
+  for (const [i, login] of logins.entries()) accountIds.push(await codehostUser(login, { [account]: codehostRole(i) }));
   const leaver = `${prefix}-leaver`;
+  // The leaver's account is not among the code host's members (an id no other account has).
+  accountIds.push(await codehostUser(leaver));
   const ids = await asRole("superuser", async (client) => {
     const { rows } = await client.query(
-      `WITH added AS (INSERT INTO people (login, name) SELECT login, login FROM unnest($2::text[]) AS l(login) RETURNING id, login),
+      `WITH added AS (INSERT INTO people (login, name, codehost_user_id)
+         SELECT login, login, id FROM unnest($2::text[], $4::bigint[]) AS l(login, id) RETURNING id, login),
        joined AS (INSERT INTO memberships (org_id, person_id, role, role_source)
          SELECT $1, id, CASE WHEN login = $3 THEN 'owner' ELSE 'member' END, CASE WHEN login = $3 THEN 'bootstrap' ELSE 'sync' END FROM added)
        SELECT id, login FROM added`,
-      [orgId, [...logins, leaver], logins[0]],
+      [orgId, [...logins, leaver], logins[0], accountIds],
     );
     return new Map(rows.map((row) => [row.login as string, row.id as string]));
   });

@@ -138,6 +138,26 @@ describe("each delivery is handled once", () => {
     expect((await installation(installationId)).suspended_at).toBeNull();
   });
 
+  it("answers a captured delivery replayed under a new delivery id as a duplicate, changing nothing", async () => {
+    const who = account();
+    const installationId = someInstallationId();
+    await deliver("installation", installationPayload("created", installationId, who));
+    const body = JSON.stringify(installationPayload("suspend", installationId, who));
+    const signature = await signWebhookBody(env.SVC_CODEHOST_APP_WEBHOOK_SECRET!, body);
+    expect(await (await deliver("installation", null, { body, signature })).json()).toMatchObject({ outcome: "applied" });
+    await deliver("installation", installationPayload("unsuspend", installationId, who));
+    const before = await installation(installationId);
+    expect(before.suspended_at).toBeNull();
+
+    const replay = crypto.randomUUID();
+    const response = await deliver("installation", null, { body, signature, delivery: replay });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ delivery: replay, outcome: "duplicate" });
+    expect(await installation(installationId)).toEqual(before);
+    const recorded = await asRole("superuser", async (client) => (await client.query("SELECT 1 FROM codehost_deliveries WHERE delivery_id = $1", [replay])).rowCount);
+    expect(recorded).toBe(0);
+  });
+
   it("applies concurrent copies of one delivery once", async () => {
     const payload = installationPayload("created", someInstallationId(), account(), { repositories: [repo("x/one")] });
     const delivery = crypto.randomUUID();

@@ -18,7 +18,7 @@ async function signedIn(role: "owner" | "admin" | "member" | "viewer") {
 }
 
 async function decide(me: ReturnType<typeof browser>, userCode: string, approve: boolean) {
-  return me.post("/auth/device/approve", { userCode, orgId, approve }, await me.csrf());
+  return me.post("/auth/device/approve", { userCode, orgId, approve, ...(approve ? { codeConfirmed: true } : {}) }, await me.csrf());
 }
 
 describe("device flow", () => {
@@ -31,6 +31,57 @@ describe("device flow", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(flow.user_code);
     expect((await call("/auth/device")).status).toBe(401);
+  });
+
+  it("shows the client as it named itself (unverified), every requested scope in words, and the code", async () => {
+    const flow = await startFlow("tokens.manage environments.view", "<b>evil-cli</b>");
+    const me = await signedIn("admin");
+    const page = await me.get(`/auth/device?user_code=${flow.user_code}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toMatch(/<strong id="client">&lt;b&gt;evil-cli&lt;\/b&gt;<\/strong> <span class="warn">\(as the client names itself: unverified\)/);
+    expect(html).toContain(`<strong id="code">${flow.user_code}</strong>`);
+    const scopes = /<ul id="scopes">(.*?)<\/ul>/s.exec(html)![1]!;
+    expect([...scopes.matchAll(/<li>([^<]+) <span class="muted">\(<code>([^<]+)<\/code>\)/g)].map((match) => [match[1], match[2]])).toEqual([
+      ["create and revoke tokens", "tokens.manage"],
+      ["see environments, their runs and preview addresses", "environments.view"],
+    ]);
+    // Approving takes the person's own tick; the box starts unticked.
+    expect(html).toMatch(/<input type="checkbox" name="codeConfirmed" required>/);
+  });
+
+  it("asks for the code when the link carries none, and answers 404 to a code that names no pending sign-in", async () => {
+    const me = await signedIn("member");
+    const ask = await me.get("/auth/device");
+    expect(ask.status).toBe(200);
+    expect(await ask.text()).toMatch(/<input name="user_code"[^>]*required>/);
+    const unknown = await me.get("/auth/device?user_code=ZZZZ-ZZZZ");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("No pending sign-in has that code");
+  });
+
+  it("refuses an approval without codeConfirmed: true (400), and the request stays pending", async () => {
+    const flow = await startFlow("environments.view");
+    const me = await signedIn("admin");
+    for (const body of [{ userCode: flow.user_code, orgId, approve: true }, { userCode: flow.user_code, orgId, approve: true, codeConfirmed: false }]) {
+      const refused = await me.post("/auth/device/approve", body, await me.csrf());
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({ error: expect.stringMatching(/codeConfirmed/) });
+    }
+    expect((await poll(flow.device_code)).body.error).toBe("authorization_pending");
+    // Denying needs no confirmation.
+    expect(await (await me.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: false }, await me.csrf())).json()).toEqual({ approved: false, scopes: [] });
+  });
+
+  it("may not be framed, and runs only its own script (this response's nonce)", async () => {
+    const flow = await startFlow("environments.view");
+    const page = await (await signedIn("admin")).get(`/auth/device?user_code=${flow.user_code}`);
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    const policy = page.headers.get("content-security-policy")!;
+    expect(policy).toContain("frame-ancestors 'none'");
+    const nonce = /script-src 'self' 'nonce-([A-Za-z0-9_-]+)'/.exec(policy)![1]!;
+    const html = await page.text();
+    expect([...html.matchAll(/<script([^>]*)>/g)].map((match) => match[1])).toEqual([` nonce="${nonce}"`]);
   });
 
   it("goes pending, slow_down, then issues a CLI token with the approved scopes once", async () => {

@@ -1,9 +1,11 @@
 // Workers Assets in front of the Worker: every API prefix reaches the Worker (never the console's
 // index.html), and every other address is the console.
 import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { API_PREFIXES } from "../../worker/console/api-prefixes";
-import { base } from "./support/browser";
+import { contentSecurityPolicy, FRAME_OPTIONS } from "../../worker/http/page-policy";
+import { base, installedAccount, launch, signedIn, unique } from "./support/browser";
 
 const CONSOLE_MARK = '<div id="app">';
 
@@ -37,5 +39,52 @@ describe("Workers Assets", () => {
     const asset = await fetch(base + script);
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toContain("javascript");
+  });
+
+  it("gives the console's pages the Worker's page policy through console/public/_headers", async () => {
+    const file = readFileSync(new URL("../../console/public/_headers", import.meta.url), "utf8");
+    expect(file).toContain(`  Content-Security-Policy: ${contentSecurityPolicy()}\n`);
+    expect(file).toContain(`  X-Frame-Options: ${FRAME_OPTIONS}\n`);
+    for (const path of ["/", "/o/some-org/tokens", "/account"]) {
+      const response = await fetch(base + path);
+      expect(await response.text()).toContain(CONSOLE_MARK);
+      expect({ path, policy: response.headers.get("content-security-policy"), frames: response.headers.get("x-frame-options") }).toEqual({ path, policy: contentSecurityPolicy(), frames: "DENY" });
+    }
+    // The file configures Assets; it is not served.
+    expect(await (await fetch(base + "/_headers")).text()).toContain(CONSOLE_MARK);
+  });
+});
+
+/** Every Content-Security-Policy violation the page reports, as Chromium logs it. */
+function violations(page: Page): string[] {
+  const seen: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) seen.push(message.text());
+  });
+  return seen;
+}
+
+describe("the console under its content security policy (Chromium)", () => {
+  it("signs in, shows the console with its styles and leaves no policy violation; so does the operator portal", async () => {
+    const browser = await launch();
+    try {
+      const login = unique("policy");
+      await installedAccount(login);
+      const page = await signedIn(browser, login, { startAt: "/" });
+      const seen = violations(page);
+      await page.reload();
+      await page.getByRole("link", { name: "Sign in with the code host" }).click();
+      await page.getByRole("heading", { name: "Environments" }).waitFor();
+      // The console's stylesheet (inserted by its script) applies.
+      expect(await page.evaluate<string>('getComputedStyle(document.body).getPropertyValue("--line").trim()')).not.toBe("");
+      // The portal in a browser of its own (a customer's session is refused there).
+      const portal = await browser.newPage({ baseURL: base });
+      const portalSeen = violations(portal);
+      await portal.goto("/admin");
+      await portal.getByRole("heading", { name: "Operator sign-in" }).waitFor();
+      expect([...seen, ...portalSeen]).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -2,7 +2,8 @@
 // that arrives, whole, so tests can prove what was sent and what was not.
 // The browser-side capture paths the /px proxy forwards (/e/, /batch/, /decide/, ...) are recorded
 // whole with the headers that arrived, and answer with a cookie the proxy must not pass on; a request
-// whose query has `fake_redirect=1` is answered with a redirect the proxy must refuse.
+// whose query has `fake_redirect=1` is answered with a redirect the proxy must refuse, and one with
+// `fake_type=<content type>` with a script-bearing HTML body under that type.
 // Control routes: GET /_fake/events?distinct_id=, GET /_fake/proxied?marker= (requests whose body holds the marker)
 import { createServer } from "node:http";
 import { fields, json, serve, type FakeResponse, type Route } from "./codehost/http";
@@ -14,6 +15,8 @@ export async function startFakeAnalytics(options: { port?: number } = {}) {
     ["POST", /^\/(?:e|batch|capture|decide|flags)\/?$/, (request): FakeResponse => {
       if (request.url.searchParams.get("fake_redirect") === "1") return { status: 302, headers: { location: "https://elsewhere.example/e/" } };
       proxied.push({ path: request.url.pathname, query: request.url.search, headers: { ...request.headers }, body: request.text });
+      const type = request.url.searchParams.get("fake_type");
+      if (type !== null) return { status: 200, text: "<html><script>alert(document.cookie)</script></html>", headers: { "content-type": type } };
       return { status: 200, json: { status: 1 }, headers: { "set-cookie": "vendor_visitor=abc; Path=/", "x-vendor-trace": "t-1" } };
     }],
     ["GET", /^\/_fake\/proxied$/, (request) => {

@@ -3,6 +3,7 @@ import { inTenant } from "../../db/transaction";
 import { createInvitation } from "../../worker/invitations/create";
 import { callWith } from "../support/http";
 import { appPool, seedOrganization } from "../support/seed";
+import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
 
 const MAIL = () => ({
@@ -68,6 +69,37 @@ describe("magic-link sign-in", () => {
     const second = await follow(link!);
     expect(second.status).toBe(401);
     expect(second.headers.get("content-type")).toMatch(/text\/html/);
+  });
+
+  it("signs in the address's own e-mail person, the same one every time, never a code-host person sharing the address", async () => {
+    // An older code-host person whose code-host e-mail is the same address: the oldest person with it.
+    const codehostPerson = await asRole("superuser", async (client) =>
+      (await client.query("INSERT INTO people (codehost_user_id, login, email, created_at) VALUES ($1, $2, $3, now() - interval '1 day') RETURNING id", [
+        Math.floor(Math.random() * 1e12) + 1, `someone-${crypto.randomUUID().slice(0, 6)}`, email,
+      ])).rows[0].id as string,
+    );
+    await invite("member");
+    /** The person a followed link signed in. */
+    const signedIn = async (answer: Response) => {
+      expect(answer.status).toBe(302);
+      const token = /svc_session=([^;]+)/.exec(answer.headers.get("set-cookie")!)![1]!;
+      return ((await (await browser(token).get("/auth/session")).json()) as { person: { id: string; email: string } }).person;
+    };
+    // Two links asked for while the invitation is open, used one after the other.
+    await ask(email);
+    const firstLink = (await mailedLink(email))!;
+    await ask(email);
+    const secondLink = (await mailedLink(email))!;
+    expect(secondLink).not.toBe(firstLink);
+    const second = await signedIn(await follow(secondLink));
+    const first = await signedIn(await follow(firstLink));
+    expect(second).toMatchObject({ email });
+    expect(second.id).not.toBe(codehostPerson);
+    expect(first.id).toBe(second.id);
+    const memberships = await asRole("superuser", async (client) =>
+      (await client.query("SELECT person_id FROM memberships WHERE org_id = $1", [orgId])).rows.map((row) => row.person_id),
+    );
+    expect(memberships).toEqual([second.id]);
   });
 
   it("refuses a link after 15 minutes", async () => {

@@ -215,18 +215,55 @@ describe("what the authorization server refuses", () => {
     await twice.body?.cancel();
   });
 
-  it("refuses plain PKCE and a missing challenge back at the client", async () => {
+  const PKCE_PROBLEMS: Array<Record<string, string>> = [{ code_challenge_method: "plain", code_challenge: VERIFIER }, { code_challenge: "" }, { code_challenge_method: "" }, { response_type: "token" }];
+
+  it("shows a refused request on its own page, redirecting nowhere, to a browser not signed in or never consenting to that client", async () => {
+    const { session } = await person("member");
+    const clientId = await registered("https://phish.example/landing");
+    for (const cookie of [null, `svc_session=${session}`]) {
+      for (const more of PKCE_PROBLEMS) {
+        const url = authorizeUrl(clientId, { redirect_uri: "https://phish.example/landing", ...more });
+        const response = await call(url.pathname + url.search, { headers: cookie ? { cookie } : {}, redirect: "manual" });
+        expect({ more, signedIn: cookie !== null, status: response.status, location: response.headers.get("location") }).toEqual({ more, signedIn: cookie !== null, status: 400, location: null });
+        expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+        expect(await response.text()).toContain("This connection cannot go on");
+      }
+    }
+  });
+
+  it("sends a refused request back to the client, with the error and state, once the person has consented to that client", async () => {
     const { session } = await person("member");
     const clientId = await registered();
-    const problems: Array<Record<string, string>> = [{ code_challenge_method: "plain", code_challenge: VERIFIER }, { code_challenge: "" }, { code_challenge_method: "" }];
-    for (const more of problems) {
+    await consent(session, authorizeUrl(clientId), place.orgId);
+    for (const more of PKCE_PROBLEMS) {
       const url = authorizeUrl(clientId, more);
       const response = await call(url.pathname + url.search, { headers: { cookie: `svc_session=${session}` }, redirect: "manual" });
       expect(response.status).toBe(302);
       const location = new URL(response.headers.get("location")!);
       expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
-      expect({ error: location.searchParams.get("error"), state: location.searchParams.get("state"), code: location.searchParams.get("code") }).toEqual({ error: "invalid_request", state: "s1", code: null });
+      const error = more.response_type ? "unsupported_response_type" : "invalid_request";
+      expect({ error: location.searchParams.get("error"), state: location.searchParams.get("state"), code: location.searchParams.get("code") }).toEqual({ error, state: "s1", code: null });
     }
+    // Another person's consent counts for nothing.
+    const other = await person("member");
+    const url = authorizeUrl(clientId, PKCE_PROBLEMS[0]);
+    const shown = await call(url.pathname + url.search, { headers: { cookie: `svc_session=${other.session}` }, redirect: "manual" });
+    expect({ status: shown.status, location: shown.headers.get("location") }).toEqual({ status: 400, location: null });
+    await shown.body?.cancel();
+  });
+
+  it("marks the client's chosen name unverified and shows where the answer goes; the page may not be framed", async () => {
+    const { session } = await person("member");
+    const response = await call("/auth/mcp/register", { method: "POST", json: { client_name: "Official <Editor>", redirect_uris: ["https://answers.example/cb?x=1"] }, headers: { "x-forwarded-for": "10.8.0.1" } });
+    const { client_id: clientId } = (await response.json()) as { client_id: string };
+    const url = authorizeUrl(clientId, { redirect_uri: "https://answers.example/cb?x=1" });
+    const page = await call(url.pathname + url.search, { headers: { cookie: `svc_session=${session}` } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const html = await page.text();
+    expect(html).toContain('An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">Official &lt;Editor&gt;</strong>');
+    expect(html).toContain('<strong><code id="client-origin">https://answers.example</code></strong>');
   });
 
   it("sends a person who is not signed in to sign in, and back to the request afterwards", async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { seedTenant } from "../support/bearer-routes";
 import { makeEvent, postEvents } from "../support/events";
 import { call, callWith } from "../support/http";
-import { adminMutation, adminQuery, dataOf, OPERATOR_PASSWORD, seedOperator, signedInOperator } from "../support/operators";
+import { adminMutation, adminQuery, dataOf, OPERATOR_PASSWORD, operatorSignIn, pbkdf2Hash, seedOperator, signedInOperator } from "../support/operators";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
@@ -109,21 +109,67 @@ describe("operator sign-in", () => {
     const stored = await asRole("superuser", async (client) => (await client.query("SELECT token_hash FROM operator_sessions")).rows.map((row) => row.token_hash as string));
     expect(stored).not.toContain(value);
     const password = await asRole("superuser", async (client) => (await client.query("SELECT password_hash FROM operators WHERE login = $1", [login])).rows[0].password_hash as string);
-    expect(password).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+    expect(password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
   });
 
-  it("is rate limited per operator login: 429 with Retry-After once the attempts run out", async () => {
+  it("signs in an operator whose password was hashed with PBKDF2 and rewrites it to argon2id; a wrong password rewrites nothing", { timeout: 60_000 }, async () => {
+    const login = `op-${crypto.randomUUID().slice(0, 8)}`;
+    const old = await pbkdf2Hash(OPERATOR_PASSWORD);
+    await asRole("operator", (client) => client.query("INSERT INTO operators (login, password_hash) VALUES ($1, $2)", [login, old]));
+    const stored = async () => asRole("superuser", async (client) => (await client.query("SELECT password_hash FROM operators WHERE login = $1", [login])).rows[0].password_hash as string);
+
+    const wrong = await call("/admin/signin", { method: "POST", json: { login, password: "not the password" }, headers: { "x-forwarded-for": "10.40.0.1" } });
+    expect(wrong.status).toBe(401);
+    await wrong.body?.cancel();
+    expect(await stored()).toBe(old);
+
+    await operatorSignIn(login);
+    const rewritten = await stored();
+    const phc = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/.exec(rewritten);
+    expect(phc?.slice(1, 4)).toEqual(["19456", "2", "1"]);
+    // The new hash opens the portal with the same password, and no longer with a wrong one.
+    await operatorSignIn(login);
+    expect(await stored()).toBe(rewritten);
+    const wrongAgain = await call("/admin/signin", { method: "POST", json: { login, password: "not the password" }, headers: { "x-forwarded-for": "10.40.0.2" } });
+    expect(wrongAgain.status).toBe(401);
+    await wrongAgain.body?.cancel();
+  });
+
+  it("sets __Host-svc_operator_session when cookies are Secure, and reads only that name then", async () => {
+    const secure = { SVC_INSECURE_COOKIES: "" };
+    const { cookie } = await operatorSignIn(await seedOperator(), OPERATOR_PASSWORD, secure);
+    expect(cookie).toMatch(/^__Host-svc_operator_session=/);
+    expect((await callWith(secure, "/admin/session", { headers: { cookie } })).status).toBe(200);
+    expect((await callWith(secure, "/admin/session", { headers: { cookie: cookie.replace("__Host-", "") } })).status).toBe(401);
+  });
+
+  it("is rate limited per operator login however it is cased: 429 with Retry-After once the attempts run out", { timeout: 60_000 }, async () => {
     const login = await seedOperator();
+    const spellings = [login, login.toUpperCase(), login[0]!.toUpperCase() + login.slice(1)];
     const statuses: number[] = [];
     let last: Response | undefined;
     for (let attempt = 0; attempt < 11; attempt++) {
-      last = await call("/admin/signin", { method: "POST", json: { login, password: "wrong password!" }, headers: { "x-forwarded-for": `10.30.0.${attempt + 1}` } });
+      last = await call("/admin/signin", { method: "POST", json: { login: spellings[attempt % 3], password: "wrong password!" }, headers: { "x-forwarded-for": `10.30.0.${attempt + 1}` } });
       statuses.push(last.status);
       if (attempt < 10) await last.body?.cancel();
     }
     expect(statuses).toEqual([...Array(10).fill(401), 429]);
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(((await last!.json()) as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it("refuses text no login can be (look-alike letters) without touching the operator's attempts", { timeout: 60_000 }, async () => {
+    const login = `kit-${crypto.randomUUID().slice(0, 8)}`;
+    await seedOperator(login);
+    // KELVIN SIGN: JavaScript's toLowerCase folds it onto "k", yet it is in no login, so it names no
+    // operator and draws nothing from theirs.
+    const lookalikes = [`\u212A${login.slice(1)}`, `\u212A${login.slice(1).toUpperCase()}`];
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const response = await call("/admin/signin", { method: "POST", json: { login: lookalikes[attempt % 2], password: OPERATOR_PASSWORD }, headers: { "x-forwarded-for": `10.50.0.${attempt + 1}` } });
+      expect(response.status).toBe(401);
+      await response.body?.cancel();
+    }
+    expect((await operatorSignIn(login)).login).toBe(login);
   });
 
   it("signs out with the CSRF header, after which the cookie opens nothing", async () => {

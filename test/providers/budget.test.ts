@@ -3,7 +3,7 @@
 // that goes away mid-stream is still charged for what the provider produced.
 import { describe, expect, it } from "vitest";
 import { asRole } from "../support/sql";
-import { fakeCalls, PROXY, seedProviderOrg, spendOf, uniqueKey, workerFetch } from "../support/providers";
+import { fakeCalls, monthOf, PROXY, seedProviderOrg, spendOf, uniqueKey, workerFetch } from "../support/providers";
 
 
 function ask(worker: ReturnType<typeof workerFetch>, token: string, body: Record<string, unknown>) {
@@ -78,5 +78,57 @@ describe("a client that disconnects mid-stream", () => {
     const inputTokens = Number(/"input_tokens":(\d+)/.exec(first)![1]);
     // slow-model: $3 / $15 per million tokens (TEST_PRICES).
     expect(await spendOf(org.orgId, "messages-provider")).toEqual({ spent: Math.ceil(inputTokens * 3 + 40 * 15), reserved: 0, requests: 1 });
+  });
+});
+
+describe("an answer that used more than its reservation", () => {
+  it("is charged in full, its overrun past the cap recorded, audited and listed, and the next request refused", async () => {
+    const key = uniqueKey("messages");
+    const org = await seedProviderOrg({ keys: { "messages-provider": key }, budgets: { "messages-provider": 5 } });
+    // 1,000 micro-dollars left: the request reserves about 600 (its bytes and 16 tokens at $3/$15),
+    // and the fake then reports a million more input tokens than it was sent ($3 more).
+    await asRole("superuser", (client) =>
+      client.query(
+        `INSERT INTO provider_spend (org_id, provider, month, spent_micros) VALUES ($1, 'messages-provider', date_trunc('month', now() AT TIME ZONE 'UTC')::date, 4999000)`,
+        [org.orgId],
+      ));
+    const worker = workerFetch();
+    const streamed = await ask(worker, org.engine, { model: "fetching-model", max_tokens: 16, stream: true });
+    expect(streamed.status).toBe(200);
+    await streamed.text();
+    await worker.settled();
+
+    const month = (await monthOf(org.orgId, "messages-provider"))!;
+    expect(month.reserved).toBe(0);
+    expect(month.spent).toBeGreaterThan(7_999_000);
+    // Nothing else was in flight: everything above the cap is this answer's overrun.
+    expect(month.overrun).toBe(month.spent - 5_000_000);
+    const audit = await asRole("superuser", (client) =>
+      client.query(`SELECT actor_label, data FROM audit_log WHERE org_id = $1 AND action = 'provider_budget.overrun'`, [org.orgId]));
+    expect(audit.rows).toEqual([
+      { actor_label: "model proxy", data: { provider: "messages-provider", month: expect.stringMatching(/^\d{4}-\d{2}$/), overrunUsd: month.overrun / 1e6, spentUsd: month.spent / 1e6, monthlyCapUsd: 5 } },
+    ]);
+    const listed = (await (await org.consoleApi("GET", "")).json()) as { providers: Array<{ provider: string; budget: { overrunUsd: number; spentUsd: number } }> };
+    expect(listed.providers.find((entry) => entry.provider === "messages-provider")!.budget).toMatchObject({ overrunUsd: month.overrun / 1e6, spentUsd: month.spent / 1e6 });
+
+    // The budget is used up: the smallest request is refused, and nothing more reaches the provider.
+    const next = await ask(workerFetch(), org.engine, { model: "claude-haiku-4-5", max_tokens: 1 });
+    expect(next.status).toBe(402);
+    expect(next.headers.get("x-svc-error-code")).toBe("budget_exceeded");
+    expect(await next.json()).toEqual({ error: expect.stringMatching(/budget for \d{4}-\d{2} is used up .* past the cap/) });
+    expect(await fakeCalls("messages", key)).toHaveLength(1);
+    expect((await monthOf(org.orgId, "messages-provider"))!.spent).toBe(month.spent);
+  });
+
+  it("records no overrun when the answer stays within the cap", async () => {
+    const key = uniqueKey("messages");
+    const org = await seedProviderOrg({ keys: { "messages-provider": key }, budgets: { "messages-provider": 5 } });
+    const worker = workerFetch();
+    await (await ask(worker, org.engine, { model: "fetching-model", max_tokens: 16 })).text();
+    await worker.settled();
+    // $3 and change charged, more than reserved, but under the $5 cap: nothing past it.
+    const month = (await monthOf(org.orgId, "messages-provider"))!;
+    expect(month.spent).toBeGreaterThan(3_000_000);
+    expect(month).toMatchObject({ reserved: 0, overrun: 0 });
   });
 });

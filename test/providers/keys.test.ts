@@ -59,7 +59,7 @@ describe("the console's provider routes", () => {
     const org = await seedProviderOrg();
     const set = await org.consoleApi("PUT", "/messages-provider/budget", { monthlyCapUsd: 12.5 });
     expect(set.status).toBe(200);
-    expect(await set.json()).toEqual({ provider: "messages-provider", budget: { monthlyCapUsd: 12.5, month: expect.stringMatching(/^\d{4}-\d{2}$/), spentUsd: 0, reservedUsd: 0 } });
+    expect(await set.json()).toEqual({ provider: "messages-provider", budget: { monthlyCapUsd: 12.5, month: expect.stringMatching(/^\d{4}-\d{2}$/), spentUsd: 0, reservedUsd: 0, overrunUsd: 0 } });
     expect((await org.consoleApi("PUT", "/messages-provider/budget", { monthlyCapUsd: -1 })).status).toBe(400);
 
     const admin = await seedSession(await seedPerson(`byok-admin-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.orgId, role: "admin" }]));

@@ -5,6 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { pseudonym } from "../../worker/analytics/client";
+import { newTokenValue } from "../../worker/tokens/secret";
 import { seedToken } from "../support/seed";
 import { analyticsEvents, fakeCalls, fakeRefuses, PROXY, proxyEnv, seedProviderOrg, spendOf, SURROGATE_SECRET, uniqueKey, workerFetch } from "../support/providers";
 
@@ -164,5 +165,94 @@ describe("outbound analytics", () => {
     await worker.settled();
     const distinctId = await pseudonym(SURROGATE_SECRET, orgId);
     expect((await analyticsEvents()).filter((event) => event.distinct_id === distinctId)).toEqual([]);
+  });
+});
+
+describe("input the provider would fetch or run itself", () => {
+  const image = (source: Record<string, unknown>) => ({ role: "user", content: [{ type: "image", source }, { type: "text", text: "What is this?" }] });
+  const messagesCases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ["an image by address", { messages: [image({ type: "url", url: "https://example.com/cat.png" })] }, /^The budgeted model proxy refuses a document or image given by a "url" source \(at `messages\[0\]\.content\[0\]\.source`\)/],
+    ["a document by address", { messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url: "https://example.com/big.pdf" } }] }] }, /document or image given by a "url" source/],
+    ["a stored file", { messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: "file_123" } }] }] }, /"file" source/],
+    ["a document whose content holds an image by address", { system: [{ type: "text", text: "x" }], messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] } }] }] }, /"url" source/],
+    ["the web search server tool", { tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 5 }] }, /server tool "web_search_20250305" \(at `tools\[0\]`\)/],
+    ["the code execution server tool", { tools: [{ name: "mine", input_schema: { type: "object" } }, { type: "code_execution_20250825", name: "code_execution" }] }, /server tool "code_execution_20250825" \(at `tools\[1\]`\)/],
+    ["remote tool servers", { mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "x" }] }, /remote tool servers/],
+  ];
+
+  it.each(messagesCases)("refuses %s in the messages dialect with 400, asking the provider nothing", async (_, more, sentence) => {
+    const { orgId, engine, keys } = await org();
+    const error = await messagesClient(engine).messages.create({ model: HAIKU.model, max_tokens: 10, messages: [{ role: "user", content: "hi" }], ...more } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toEqual({ error: expect.stringMatching(sentence) });
+    expect((error as InstanceType<typeof Anthropic.APIError>).headers?.get("x-svc-error-code")).toBe("invalid_request");
+    expect(await fakeCalls("messages", keys["messages-provider"])).toEqual([]);
+    expect((await spendOf(orgId, "messages-provider"))?.reserved ?? 0).toBe(0);
+  });
+
+  const chatCases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ["an image by address", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] }, /image given by address \(only `data:` addresses are inline\) \(at `messages\[0\]\.content\[0\]\.image_url`\)/],
+    ["a stored file", { messages: [{ role: "user", content: [{ type: "file", file: { file_id: "file-123" } }] }] }, /a stored or addressed file/],
+    ["web search", { web_search_options: {} }, /web search/],
+    ["a tool the provider runs", { tools: [{ type: "web_search_preview" }] }, /tool type "web_search_preview"/],
+  ];
+
+  it.each(chatCases)("refuses %s in the chat dialect with 400, asking the provider nothing", async (_, more, sentence) => {
+    const { engine, keys } = await org();
+    const error = await chatClient(engine).chat.completions.create({ model: MINI.model, messages: [{ role: "user", content: "hi" }], ...more } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    // The OpenAI client unwraps the Refusal's `error`: the sentence itself.
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toEqual(expect.stringMatching(sentence));
+    expect(await fakeCalls("chat", keys["chat-provider"])).toEqual([]);
+  });
+
+  it("forwards inline images, the caller's own tools and a tool call's input as they are", async () => {
+    const { engine, keys } = await org();
+    const worker = workerFetch();
+    const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    await messagesClient(engine, worker).messages.create({
+      model: HAIKU.model,
+      max_tokens: 10,
+      tools: [{ name: "lookup", input_schema: { type: "object" } }, { type: "bash_20250124", name: "bash" }],
+      messages: [
+        image({ type: "base64", media_type: "image/png", data: pixel }),
+        // The caller's own tool was asked for a URL: its input is the caller's data, not fetched.
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "lookup", input: { source: { type: "url", url: "https://example.com" } } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "done" }] },
+      ],
+    } as never);
+    await chatClient(engine, worker).chat.completions.create({
+      model: MINI.model,
+      tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }],
+      messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${pixel}` } }] }],
+    });
+    await worker.settled();
+    expect(await fakeCalls("messages", keys["messages-provider"])).toHaveLength(1);
+    expect(await fakeCalls("chat", keys["chat-provider"])).toHaveLength(1);
+  });
+});
+
+describe("a stranger's request", () => {
+  const send = (headers: Record<string, string>, body: BodyInit) =>
+    workerFetch().fetch(`${PROXY}/messages-provider/v1/messages`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body, duplex: "half" } as RequestInit);
+
+  it("is refused with 401 before its body is read: over the 16 MiB limit, not JSON, or never sent at all", async () => {
+    const stranger = { "x-api-key": newTokenValue("engine") };
+    const tooLarge = await send(stranger, new Uint8Array(16 * 1024 * 1024 + 1));
+    expect(tooLarge.status).toBe(401);
+    expect(tooLarge.headers.get("x-svc-error-code")).toBe("unauthenticated");
+    expect((await send({ authorization: `Bearer ${newTokenValue("cli")}` }, "{ not json")).status).toBe(401);
+    // A body that is never read: the proxy does not ask for a single chunk of it.
+    let pulls = 0;
+    const untouched = new ReadableStream<Uint8Array>({ pull: () => void pulls++ }, { highWaterMark: 0 });
+    expect((await send(stranger, untouched)).status).toBe(401);
+    expect(pulls).toBe(0);
+  });
+
+  it("still gets 413 for an organization's own token over the limit", async () => {
+    const { engine } = await org();
+    expect((await send({ "x-api-key": engine }, new Uint8Array(16 * 1024 * 1024 + 1))).status).toBe(413);
   });
 });

@@ -24,9 +24,14 @@ beforeEach(async () => {
 
 const tokenOf = (link: string) => new URL(link).searchParams.get("token")!;
 
-/** A person with no organization yet, signed in. */
-const newcomer = async () => {
+/** The person's address, as the code host's public e-mail (or a sign-in link) gives it. */
+const withEmail = (personId: string, email: string) =>
+  asRole("superuser", (client) => client.query("UPDATE people SET email = $2 WHERE id = $1", [personId, email]));
+
+/** A person with no organization yet, signed in; at `email` when given. */
+const newcomer = async (email?: string) => {
   const personId = await seedPerson(someone("new"));
+  if (email) await withEmail(personId, email);
   return { personId, session: await seedSession(personId) };
 };
 
@@ -96,32 +101,53 @@ describe("invitations.create and invitations.list", () => {
 });
 
 describe("invitations.accept", () => {
-  it("adds the signed-in account with the invitation's role, once", async () => {
-    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "admin" });
-    const { personId, session } = await newcomer();
+  it("adds the signed-in account at the invited address with the invitation's role, once", async () => {
+    const email = someEmail();
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email, role: "admin" });
+    const { personId, session } = await newcomer(email.toUpperCase());
     const accepted = await (await rpcClient(session)).invitations.accept.mutate({ token: tokenOf(link) });
     expect(accepted).toEqual({ organization: { id: orgId, slug: expect.any(String), name: expect.any(String) }, role: "admin" });
     expect(await membership(personId)).toEqual({ role: "admin", role_source: "invitation" });
     expect(await stored(invitation.id)).toMatchObject({ accepted_by: personId });
     expect(await auditEntries(orgId, "invitation.accepted")).toEqual([expect.objectContaining({ target: invitation.id, data: { role: "admin" } })]);
 
-    const again = await post((await newcomer()).session, "invitations.accept", { token: tokenOf(link) });
+    const again = await post(session, "invitations.accept", { token: tokenOf(link) });
     expect(again.status).toBe(409);
     expect(again.body.error!.message).toMatch(/already been used/);
   });
 
+  it("refuses with 403 anyone whose address is not the invited one, whatever the invitation's state, and changes nothing", async () => {
+    const email = someEmail();
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email, role: "admin" });
+    const withoutAddress = await newcomer();
+    const elsewhere = await newcomer(someEmail());
+    for (const stranger of [withoutAddress, elsewhere]) {
+      const refused = await post(stranger.session, "invitations.accept", { token: tokenOf(link) });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error!.message).toMatch(/for another e-mail address than your account's/);
+      expect(await membership(stranger.personId)).toBeNull();
+    }
+    expect(await stored(invitation.id)).toMatchObject({ accepted_at: null, accepted_by: null });
+    // Used by the invitee: a stranger still learns nothing of its state.
+    await (await rpcClient((await newcomer(email)).session)).invitations.accept.mutate({ token: tokenOf(link) });
+    expect((await post(elsewhere.session, "invitations.accept", { token: tokenOf(link) })).status).toBe(403);
+  });
+
   it("keeps the role of someone who is already a member", async () => {
-    const { link } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "admin" });
+    const email = someEmail();
+    const { link } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email, role: "admin" });
     const memberId = await seedPerson(someone("mem"), [{ orgId, role: "viewer" }]);
+    await withEmail(memberId, email);
     const accepted = await (await rpcClient(await seedSession(memberId))).invitations.accept.mutate({ token: tokenOf(link) });
     expect(accepted.role).toBe("viewer");
     expect(await membership(memberId)).toEqual({ role: "viewer", role_source: "manual" });
   });
 
   it("refuses an expired invitation, and an unknown token", async () => {
-    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    const email = someEmail();
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email, role: "member" });
     await asRole("superuser", (client) => client.query("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1", [invitation.id]));
-    const { personId, session } = await newcomer();
+    const { personId, session } = await newcomer(email);
     const expired = await post(session, "invitations.accept", { token: tokenOf(link) });
     expect(expired.status).toBe(409);
     expect(expired.body.error!.message).toMatch(/expired/);
@@ -144,7 +170,8 @@ describe("invitations.accept", () => {
 describe("invitations.resend", () => {
   it("issues a new link, kills the old one, and renews the expiry to 14 days", async () => {
     const client = await rpcClient(admin);
-    const first = await client.invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    const email = someEmail();
+    const first = await client.invitations.create.mutate({ orgId, email, role: "member" });
     await asRole("superuser", (sql) => sql.query("UPDATE invitations SET expires_at = now() - interval '1 day' WHERE id = $1", [first.invitation.id]));
 
     const resent = await client.invitations.resend.mutate({ orgId, invitationId: first.invitation.id });
@@ -153,7 +180,7 @@ describe("invitations.resend", () => {
     expect((Date.parse(resent.invitation.expiresAt) - Date.now()) / 86_400_000).toBeGreaterThan(13.99);
     expect(await auditEntries(orgId, "invitation.resent")).toEqual([expect.objectContaining({ target: first.invitation.id })]);
 
-    const { personId, session } = await newcomer();
+    const { personId, session } = await newcomer(email);
     expect((await post(session, "invitations.accept", { token: tokenOf(first.link) })).status).toBe(404);
     expect(await membership(personId)).toBeNull();
     expect((await post(session, "invitations.accept", { token: tokenOf(resent.link) })).status).toBe(200);
@@ -175,18 +202,20 @@ describe("invitations.resend", () => {
 describe("invitations.revoke", () => {
   it("stops the link, audits once, and answers alreadyRevoked the second time", async () => {
     const client = await rpcClient(admin);
-    const { link, invitation } = await client.invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
+    const email = someEmail();
+    const { link, invitation } = await client.invitations.create.mutate({ orgId, email, role: "member" });
     expect(await client.invitations.revoke.mutate({ orgId, invitationId: invitation.id })).toEqual({ revoked: true, alreadyRevoked: false });
     expect(await client.invitations.revoke.mutate({ orgId, invitationId: invitation.id })).toEqual({ revoked: true, alreadyRevoked: true });
     expect(await auditEntries(orgId, "invitation.revoked")).toHaveLength(1);
-    const refused = await post((await newcomer()).session, "invitations.accept", { token: tokenOf(link) });
+    const refused = await post((await newcomer(email)).session, "invitations.accept", { token: tokenOf(link) });
     expect(refused.status).toBe(409);
     expect(refused.body.error!.message).toMatch(/revoked/);
   });
 
   it("refuses to revoke an accepted invitation", async () => {
-    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
-    await (await rpcClient((await newcomer()).session)).invitations.accept.mutate({ token: tokenOf(link) });
+    const email = someEmail();
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email, role: "member" });
+    await (await rpcClient((await newcomer(email)).session)).invitations.accept.mutate({ token: tokenOf(link) });
     expect((await post(admin, "invitations.revoke", { orgId, invitationId: invitation.id })).status).toBe(409);
   });
 

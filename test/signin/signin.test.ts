@@ -178,7 +178,30 @@ describe("the session cookie and the client's address", () => {
     expect(insecureCookie).toMatch(/SameSite=Lax/i);
     expect(insecureCookie).not.toMatch(/Secure/i);
     const secure = await signIn(login, { overrides: { SVC_INSECURE_COOKIES: "" } });
-    expect(setCookies(secure.response).find((line) => line.startsWith("svc_session="))).toMatch(/; Secure/i);
+    expect(setCookies(secure.response).find((line) => line.startsWith("svc_session="))).toBeUndefined();
+    const hostCookie = setCookies(secure.response).find((line) => line.startsWith("__Host-svc_session="))!;
+    expect(hostCookie).toMatch(/; Secure/i);
+    expect(hostCookie).toMatch(/; Path=\/(;|$)/i);
+    expect(hostCookie).not.toMatch(/Domain=/i);
+  });
+
+  it("is read under exactly the name the configuration gives it: __Host-svc_session when Secure, svc_session with SVC_INSECURE_COOKIES=1", async () => {
+    const login = unique("prefix");
+    await codehostUser(login);
+    const { sessionToken } = await signIn(login);
+    const secure = { SVC_INSECURE_COOKIES: "" };
+    const status = async (overrides: Record<string, unknown>, cookie: string) => (await callWith(overrides, "/auth/session", { headers: { cookie } })).status;
+    expect(await status(secure, `__Host-svc_session=${sessionToken}`)).toBe(200);
+    expect(await status(secure, `svc_session=${sessionToken}`)).toBe(401);
+    expect(await status({}, `svc_session=${sessionToken}`)).toBe(200);
+    expect(await status({}, `__Host-svc_session=${sessionToken}`)).toBe(401);
+  });
+
+  it("binds the sign-in's state with a __Host- cookie when Secure", async () => {
+    const response = await callWith({ SVC_INSECURE_COOKIES: "" }, "/auth/signin", { redirect: "manual" });
+    const cookie = setCookies(response).find((line) => line.startsWith("__Host-svc_oauth_state="))!;
+    expect(cookie).toMatch(/; Secure/i);
+    expect(cookie).toMatch(/; Path=\/(;|$)/i);
   });
 
   it("records the address SVC_TRUSTED_PROXY_HOPS picks in the sign-in audit entry, and none when there is none", async () => {
@@ -198,5 +221,25 @@ describe("the session cookie and the client's address", () => {
     for (let i = 0; i < 22; i++) statuses.push((await callWith({}, "/auth/signin", { headers: { "x-forwarded-for": address }, redirect: "manual" })).status);
     expect(statuses.slice(0, 20).every((status) => status === 302)).toBe(true);
     expect(statuses).toContain(429);
+  });
+
+  it("counts every address of one IPv6 /64 in one bucket, and keeps each full address in the audit log", async () => {
+    const network = `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
+    const statuses: number[] = [];
+    for (let i = 1; i <= 21; i++) {
+      const address = `${network}:${i.toString(16)}:${crypto.randomUUID().slice(0, 4)}::${i.toString(16)}`;
+      const response = await callWith({}, "/auth/signin", { headers: { "x-forwarded-for": address }, redirect: "manual" });
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([...Array(20).fill(302), 429]);
+    // Another /64 has its own bucket, and the audit log records the full address, not the /64.
+    const { orgId, account } = await installedOrganization();
+    const login = unique("ipv6");
+    await codehostUser(login, { [account]: "admin" });
+    const elsewhere = `2001:db9:${crypto.randomUUID().slice(0, 4)}::abcd:1`;
+    await signIn(login, { address: elsewhere });
+    const signIns = (await auditActions(orgId)).filter((entry) => entry.action === "session.signed_in");
+    expect(signIns.map((entry) => entry.data.clientAddress)).toEqual([elsewhere]);
   });
 });

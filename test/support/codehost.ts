@@ -93,6 +93,9 @@ export const installationPayload = (action: string, installationId: number, acco
 
 /** Installs the App on the repository's owner through a signed delivery; the organization it landed in. */
 export async function installApp(repository: TestRepository, installationId = someInstallationId()) {
+  // The fake code host answers the owner under the same id when people sign in and list their organizations.
+  const known = await fake("/_fake/accounts", { json: { login: repository.owner, id: Number(repository.ownerId) } });
+  if (known.status !== 200) throw new Error(`registering ${repository.owner} with the fake code host answered ${known.status}`);
   const response = await deliver(
     "installation",
     installationPayload("created", installationId, { login: repository.owner, id: repository.ownerId }, {

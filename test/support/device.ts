@@ -6,10 +6,10 @@ import { asRole } from "./sql";
 
 export const uniqueAddress = () => `10.${[1, 2, 3].map(() => Math.floor(Math.random() * 250)).join(".")}`;
 
-export async function startFlow(scope: string) {
+export async function startFlow(scope: string, clientId = "svc-cli") {
   const response = await call("/auth/device/code", {
     method: "POST",
-    body: new URLSearchParams({ client_id: "svc-cli", scope }).toString(),
+    body: new URLSearchParams({ client_id: clientId, scope }).toString(),
     headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": uniqueAddress() },
   });
   expect(response.status).toBe(200);
@@ -31,7 +31,7 @@ export const waitInterval = () => asRole("superuser", (client) => client.query("
 /** The whole sign-in: the CLI asks for `scope`, the signed-in person approves it for `orgId`, the CLI gets its token. */
 export async function deviceSignIn(person: ReturnType<typeof browser>, orgId: string, scope: string): Promise<string> {
   const flow = await startFlow(scope);
-  const approved = await person.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: true }, await person.csrf());
+  const approved = await person.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: true, codeConfirmed: true }, await person.csrf());
   expect(approved.status).toBe(200);
   await waitInterval();
   const { body } = await poll(flow.device_code);

@@ -14,6 +14,15 @@ export async function seedOperator(login = `op-${crypto.randomUUID().slice(0, 8)
   return login;
 }
 
+/** A hash as this service stored it before argon2id: PBKDF2-SHA-256 through Web Crypto. */
+export async function pbkdf2Hash(password: string, iterations = 100_000): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
+  const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+  return `pbkdf2-sha256$${iterations}$${base64(salt)}$${base64(new Uint8Array(bits))}`;
+}
+
 export interface SignedInOperator {
   login: string;
   cookie: string;
@@ -26,7 +35,7 @@ export async function operatorSignIn(login: string, password = OPERATOR_PASSWORD
   const response = env ? await callWith(env, "/admin/signin", init) : await call("/admin/signin", init);
   const body = (await response.json()) as { csrfToken: string };
   if (response.status !== 200) throw new Error(`operator sign-in answered ${response.status}: ${JSON.stringify(body)}`);
-  const cookie = response.headers.getAll("set-cookie").find((line) => line.startsWith("svc_operator_session="))!.split(";")[0]!;
+  const cookie = response.headers.getAll("set-cookie").find((line) => /^(__Host-)?svc_operator_session=/.test(line))!.split(";")[0]!;
   return { login, cookie, csrf: body.csrfToken };
 }
 

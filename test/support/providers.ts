@@ -13,8 +13,12 @@ import { asRole } from "./sql";
 export const SEALING_KEY_V1 = btoa(String.fromCharCode(...new Uint8Array(32).fill(11)));
 export const SEALING_KEY_V2 = btoa(String.fromCharCode(...new Uint8Array(32).fill(22)));
 export const SURROGATE_SECRET = "5e".repeat(32);
-/** Models the tests use besides the built-in ones: `slow-model` streams slowly from the fakes. */
-export const TEST_PRICES = "slow-model=3/15";
+/**
+ * Models the tests use besides the built-in ones: `slow-model` streams slowly from the fakes;
+ * `fetching-model` reports a million more input tokens than it was sent (as a provider that fetched
+ * a large document itself would).
+ */
+export const TEST_PRICES = "slow-model=3/15,fetching-model=3/15";
 
 /** The suite's configuration with the proxy's upstreams, a sealing key and analytics on; `more` adds or (undefined) removes. */
 export function proxyEnv(more: Record<string, string | undefined> = {}): Record<string, string | undefined> {
@@ -104,12 +108,20 @@ export async function analyticsEvents(): Promise<Array<{ event: string; distinct
 
 /** This month's spend row for a provider, in micro-dollars (null before the first request). */
 export async function spendOf(orgId: string, provider: string): Promise<{ spent: number; reserved: number; requests: number } | null> {
+  const row = await monthOf(orgId, provider);
+  if (!row) return null;
+  const { overrun: _overrun, ...spend } = row;
+  return spend;
+}
+
+/** The month's spend row, with what settlement charged past the cap. */
+export async function monthOf(orgId: string, provider: string): Promise<{ spent: number; reserved: number; requests: number; overrun: number } | null> {
   return asRole("superuser", async (client) => {
     const { rows } = await client.query(
-      `SELECT spent_micros::float8 AS spent, reserved_micros::float8 AS reserved, requests::int AS requests FROM provider_spend
+      `SELECT spent_micros::float8 AS spent, reserved_micros::float8 AS reserved, requests::int AS requests, overrun_micros::float8 AS overrun FROM provider_spend
        WHERE org_id = $1 AND provider = $2 AND month = date_trunc('month', now() AT TIME ZONE 'UTC')::date`,
       [orgId, provider],
     );
-    return (rows[0] as { spent: number; reserved: number; requests: number } | undefined) ?? null;
+    return (rows[0] as { spent: number; reserved: number; requests: number; overrun: number } | undefined) ?? null;
   });
 }

@@ -26,6 +26,7 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
   },
   site_events: { appReads: [], why: "the site beacon's stream: insert-only for the application role (a read is a permission error); no organization's data" },
   site_event_rejects: { appReads: [], why: "counts of refused and duplicate beacon events, insert-only for the application role" },
+  analytics_operator_pins: { rls: true, why: "which organization SVC_ANALYTICS_OPERATOR_ORG's slug named when first used; seen only under that slug's lookup" },
   analytics_daily: { appReads: ["day", "dimension", "metric", "value"], why: "installation-wide daily aggregates; the dashboard's own check (the operating organization) decides who reads them" },
   analytics_org_cohorts: { appReads: ["cohort_week", "org_key"], why: "retention cohorts under keyed pseudonyms, never an organization id" },
   analytics_rollup_state: { appReads: [], why: "the rollup's own record of since when raw beacon events are whole; only the maintenance role" },

@@ -17,6 +17,18 @@ export const PROXY_PREFIX = "/px";
 /** The vendor's capture and feature-flag calls its browser library makes, each taking a POST. */
 export const FORWARDED_PATHS: ReadonlySet<string> = new Set(["/e/", "/i/v0/e/", "/batch/", "/capture/", "/decide/", "/flags/"]);
 
+/**
+ * The types the allowlisted calls answer with (all JSON, some clients' older calls plain text). Any
+ * other type goes back as application/octet-stream, with nosniff: a vendor answering HTML or script
+ * must never have it served as such from this origin.
+ */
+const SAFE_ANSWER_TYPES: ReadonlySet<string> = new Set(["application/json", "text/plain"]);
+
+const answerType = (vendorType: string | null) => {
+  if (vendorType === null) return "application/json";
+  return SAFE_ANSWER_TYPES.has(vendorType.split(";")[0]!.trim().toLowerCase()) ? vendorType : "application/octet-stream";
+};
+
 /** Seconds to wait for the vendor. */
 const UPSTREAM_TIMEOUT_MS = 10_000;
 
@@ -50,8 +62,11 @@ async function forward(c: AppContext, upstreamBase: string, path: string): Promi
     log("warn", "px.upstream_redirect_refused", { path, status: answer.status });
     throw new Refusal("analytics_upstream_failed", "The analytics vendor answered with a redirect, which is not followed.");
   }
-  // Only the body and its type come back: no cookie or other header of the vendor reaches the page.
-  const response = new Response(answer.body, { status: answer.status, headers: { "content-type": answer.headers.get("content-type") ?? "application/json" } });
+  // Only the body and a safe type come back: no cookie or other header of the vendor reaches the page.
+  const response = new Response(answer.body, {
+    status: answer.status,
+    headers: { "content-type": answerType(answer.headers.get("content-type")), "x-content-type-options": "nosniff" },
+  });
   if (standing === "granted" && origin !== null) grantOrigin(response.headers, origin);
   else response.headers.append("vary", "Origin");
   return response;

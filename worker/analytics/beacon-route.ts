@@ -1,9 +1,12 @@
 // POST /v1/site/events (spec: Other control plane routes; Beacon rules): the site beacon's batches.
-// No authentication; cross-origin only for SVC_SITE_ORIGIN origins. Payload shapes are "not shown" in
+// No authentication, so rate limited per client address; cross-origin only for SVC_SITE_ORIGIN origins. Payload shapes are "not shown" in
 // the spec, so the route is served and validated but left out of /openapi.json; the README documents it.
 import type { Hono } from "hono";
 import * as z from "zod";
-import type { AppEnv } from "../http/context";
+import type { BucketRule } from "../../durable-objects/rate-limiter";
+import { addressBucket, clientAddressOf } from "../http/client-address";
+import type { AppContext, AppEnv } from "../http/context";
+import { enforceRateLimit } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { registerSitePreflight, siteCors } from "../http/site-cors";
 import { refusal, register, route, serverFailure } from "../openapi/route";
@@ -30,6 +33,13 @@ const BeaconResult = z.object({
   ),
 }).meta({ id: "SiteBeaconResult" });
 
+/** Beacon batches per client address: a burst of 60, then one a second (a page view sends a few). */
+export const SITE_BEACON_RULE: BucketRule = { capacity: 60, refillPerSecond: 1 };
+
+// Before the body is read, and before any transaction: the limiter is a Durable Object.
+const limitBatches = (c: AppContext) =>
+  enforceRateLimit(c.env, addressBucket("site-beacon", clientAddressOf(c)), SITE_BEACON_RULE, 1, "Too many beacon batches from this address; try again later.");
+
 const count = (outcomes: Outcome[], outcome: Outcome["outcome"]) => outcomes.filter((entry) => entry.outcome === outcome).length;
 
 const postSiteEvents = route({
@@ -41,12 +51,13 @@ const postSiteEvents = route({
   published: false,
   body: BeaconBatch,
   bodyOptions: { limit: 64 * 1024 },
-  middleware: [siteCors],
+  middleware: [siteCors, (c, next) => limitBatches(c).then(next)],
   responses: {
     200: { description: "Each event recorded, a duplicate, or refused with its reason (counted)", schema: BeaconResult },
     400: refusal("Body not JSON or no events array; nothing recorded"),
     403: refusal("A browser origin not in SVC_SITE_ORIGIN; nothing read or recorded"),
     413: refusal(`More than ${MAX_BEACON_EVENTS} events; nothing recorded`),
+    429: refusal("Too many batches from this client address; nothing read or recorded", { "Retry-After": "Seconds until another batch is accepted" }),
     500: serverFailure,
   },
   handler: async (c, { body: { events }, reply }) => {

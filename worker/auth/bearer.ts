@@ -188,13 +188,32 @@ async function authorizeCliToken(tx: Tx, principal: Principal, permission: Permi
 }
 
 /**
- * The model proxy: an engine or a CLI token, presented in whichever header the provider's clients
- * send a key in (`x-api-key`, or the bearer); a CLI token's person must still be a member. The work
- * (reserving budget) shares the transaction.
+ * Whether the caller's token is live and of one of `kinds` (a CLI token's person still a member), in
+ * a transaction of its own and nothing more (no suspension or plan check: that is the route's work).
+ * For a route that must refuse a stranger before it reads or validates what they sent.
+ */
+export async function authenticate(c: AppContext, kinds: readonly TokenKind[], presented?: string | null): Promise<void> {
+  const tokenHash = await presentedHash(c, kinds, presented);
+  await inTransaction(c.var.database().connect, tokenScope(tokenHash), async (tx, first) => {
+    const principal = admit(principalFrom(tokenHash, first), kinds, { allowSuspended: true }, () => {});
+    if (principal.kind === "cli") await authorizeCliToken(tx, principal, null);
+  });
+}
+
+const PROXY_KINDS: readonly TokenKind[] = ["engine", "cli"];
+
+/** The model proxy's token: in whichever header the provider's clients send a key in (`x-api-key`, or the bearer). */
+const proxyToken = (c: AppContext) => c.req.header("x-api-key")?.trim() || presentedToken(c.req.header("authorization"));
+
+/** The model proxy refuses a stranger before it reads a body of up to 16 MiB. */
+export const authenticateProxyCaller = (c: AppContext) => authenticate(c, PROXY_KINDS, proxyToken(c));
+
+/**
+ * The model proxy: an engine or a CLI token (proxyToken); a CLI token's person must still be a
+ * member. The work (reserving budget) shares the transaction.
  */
 export function asProxyCaller<T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>): Promise<T> {
-  const presented = c.req.header("x-api-key")?.trim() || presentedToken(c.req.header("authorization"));
-  return withToken(c, ["engine", "cli"], { presented }, async (tx, principal) => {
+  return withToken(c, PROXY_KINDS, { presented: proxyToken(c) }, async (tx, principal) => {
     if (principal.kind === "cli") await authorizeCliToken(tx, principal, null);
     return work(tx, principal);
   });

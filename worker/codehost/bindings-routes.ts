@@ -14,7 +14,7 @@ import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, Oidc
 import { revokeRepositoryClaim } from "./claim-revocation";
 import { CLAIM_PROOF_LIFETIME_HOURS, requestClaimProof } from "./claim-proofs";
 import { auditUnprovenClaims, establishClaim, findLiveClaim, listClaims, type Claim, type ClaimRef } from "./claims";
-import { installationsOnAccount } from "./installations";
+import { ownInstallationsNamed } from "./installations";
 import { proveByInstallation } from "./installation-proof";
 import { ownerOf, repositoryKey } from "./repository";
 
@@ -88,7 +88,7 @@ const create = route({
       await addLookup(tx, "claim_repository", repositoryKey(repository));
       const held = await findLiveClaim(tx, repository);
       if (held?.proof) return { held: heldByUs(held, grant.orgId) };
-      return { installations: await installationsOnAccount(tx, ownerOf(repository)) };
+      return { installations: await ownInstallationsNamed(tx, ownerOf(repository)) };
     });
     if (seen.held) return reply(201, toBinding(seen.held));
     const proof = await proveByInstallation(c.var.config.codehost, seen.installations, repository);

@@ -1,15 +1,18 @@
-// Handling one signed App delivery exactly once: its id is recorded by a unique insert in the same
-// transaction as its effect, so a redelivery (or a concurrent copy) changes nothing, and a delivery
-// whose handling failed is handled again when the code host redelivers it.
+// Handling one signed App delivery exactly once: its id and the SHA-256 of its signed body are recorded
+// by a unique insert in the same transaction as its effect, so a redelivery (or a concurrent copy), and
+// a captured delivery replayed under another id, change nothing; a delivery whose handling failed is
+// handled again when the code host redelivers it.
 import { inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
 import { describeIssue } from "../http/input";
 import { applyInstallationChange, organizationFor, type InstallationChange } from "./installation-sync";
-import { InstallationEvent, InstallationRepositoriesEvent } from "./webhook-schemas";
+import { InstallationEvent, InstallationRepositoriesEvent, InstallationTargetEvent } from "./webhook-schemas";
 
 export interface Delivery {
   id: string;
   event: string;
   payload: unknown;
+  /** Hex SHA-256 of the raw body whose signature passed. */
+  bodySha256: string;
 }
 
 type Recorded = "applied" | "ignored" | "refused";
@@ -28,12 +31,16 @@ function changeOf(delivery: Delivery): InstallationChange | null | { refused: st
       ? InstallationEvent
       : delivery.event === "installation_repositories" && InstallationRepositoriesEvent.shape.action.safeParse(action).success
         ? InstallationRepositoriesEvent
-        : null;
+        : delivery.event === "installation_target" && InstallationTargetEvent.shape.action.safeParse(action).success
+          ? InstallationTargetEvent
+          : null;
   if (!schema) return null;
   const parsed = schema.safeParse(delivery.payload);
   if (!parsed.success) return { refused: `The ${delivery.event} delivery is not one this service can take: ${describeIssue(parsed.error.issues[0]!)}.` };
   const event = parsed.data;
   switch (event.action) {
+    case "renamed":
+      return { kind: "renamed", installation: { id: event.installation.id, account: event.account } };
     case "created":
       return { kind: "created", installation: event.installation, repositories: event.repositories ?? [] };
     case "added":
@@ -45,12 +52,15 @@ function changeOf(delivery: Delivery): InstallationChange | null | { refused: st
   }
 }
 
-/** False when the delivery was recorded before. Ids older than the code host's redelivery window are pruned. */
+/**
+ * False when the delivery was recorded before: its id, or its body under another id (a replay; either
+ * unique key conflicts). Rows older than the code host's redelivery window are pruned.
+ */
 async function recordDelivery(tx: Tx, delivery: Delivery, outcome: Recorded): Promise<boolean> {
   const { rowCount } = await tx.sql.query(
     `WITH pruned AS (DELETE FROM codehost_deliveries WHERE received_at < now() - interval '30 days')
-     INSERT INTO codehost_deliveries (delivery_id, event, outcome) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-    [delivery.id, delivery.event, outcome],
+     INSERT INTO codehost_deliveries (delivery_id, event, outcome, body_sha256) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+    [delivery.id, delivery.event, outcome, delivery.bodySha256],
   );
   return rowCount === 1;
 }
@@ -67,7 +77,7 @@ export async function handleDelivery(connect: () => Promise<Connection>, deliver
     return outcome === "refused" ? { outcome, reason: change.refused } : { outcome };
   }
   const { installation } = change;
-  const lookups = { codehost_installation: String(installation.id), installation_account: installation.account.login.toLowerCase() };
+  const lookups = { codehost_installation: String(installation.id), installation_account_id: String(installation.account.id) };
   const outcome = await inTransaction(connect, { lookups }, async (tx): Promise<DeliveryOutcome> => {
     if (!(await recordDelivery(tx, delivery, "applied"))) return "duplicate";
     // Deliveries about one account apply one at a time: two first deliveries must not both create its organization.

@@ -70,7 +70,7 @@ const revoked = (repository: string) =>
  */
 export async function claimFor(connect: () => Promise<Connection>, identity: WorkflowIdentity): Promise<Claim> {
   const owner = ownerOf(identity.repository);
-  const lookups = { claim_repository: repositoryKey(identity.repository), installation_account: owner.toLowerCase() };
+  const lookups = { claim_repository: repositoryKey(identity.repository), installation_account_id: identity.ownerId };
   return inTransaction(connect, { lookups }, async (tx) => {
     const claim = await findClaim(tx, { repository: identity.repository });
     // A revoked claim is not silently replaced from the installation: revoking was a decision.
@@ -79,7 +79,7 @@ export async function claimFor(connect: () => Promise<Connection>, identity: Wor
 
     // Only installations on this very account: an account deleted and its login taken by someone else
     // has another id.
-    const installations = (await installationsOnAccount(tx, owner)).filter((row) => row.accountId === identity.ownerId);
+    const installations = await installationsOnAccount(tx, identity.ownerId);
     const live = installations.filter((row) => !row.suspended);
     const organizations = new Set(live.map((row) => row.orgId));
     if (organizations.size > 1) {
@@ -162,7 +162,7 @@ const suspended = (owner: string) =>
 /** The claiming organization installed the App on the owner and suspended every such installation. */
 async function refuseSuspendedInstallation(tx: Tx, identity: WorkflowIdentity): Promise<void> {
   const owner = ownerOf(identity.repository);
-  const installations = (await installationsOnAccount(tx, owner)).filter((row) => row.accountId === identity.ownerId);
+  const installations = await installationsOnAccount(tx, identity.ownerId);
   if (installations.length > 0 && installations.every((row) => row.suspended)) throw suspended(owner);
 }
 

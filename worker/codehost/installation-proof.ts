@@ -3,7 +3,7 @@
 // installation, and its owner's id must be the installation's account id. Network only: called
 // before or after a transaction, never inside one.
 import type { CodehostConfig } from "../config/types";
-import { installationAccess } from "./app-access";
+import { installationToken } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
 import type { InstallationOnAccount } from "./installations";
 
@@ -20,7 +20,7 @@ export async function proveByInstallation(codehost: CodehostConfig, installation
   const [owner] = repository.split("/") as [string, string];
   for (const installation of installations.filter((row) => !row.suspended)) {
     try {
-      const access = await installationAccess(codehost, installation.codehostInstallationId, owner);
+      const access = await installationToken(codehost, installation, owner);
       if (!access.ok) {
         reason = access.reason;
         continue;

@@ -4,50 +4,38 @@ import { actAs } from "../../db/transaction";
 // repositories it covers.
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { insertOrganization, SLUG_PATTERN } from "../organizations/create";
+import { insertOrganization } from "../organizations/create";
+import { freeSlugFor } from "../organizations/slug";
 import type { InstallationRef, InstallationRepository } from "./webhook-schemas";
 
 export type InstallationChange =
   | { kind: "created"; installation: InstallationRef; repositories: InstallationRepository[] }
-  | { kind: "deleted" | "suspend" | "unsuspend"; installation: InstallationRef }
+  | { kind: "deleted" | "suspend" | "unsuspend" | "renamed"; installation: InstallationRef }
   | { kind: "repositories_added" | "repositories_removed"; installation: InstallationRef; repositories: InstallationRepository[] };
 
 const ACTOR = "code-host App webhook";
 
 /**
  * The organization an installation belongs to: the one already holding it, else one holding another
- * installation on the same account (a reinstall), else a new one. Null for an uninstall of an
- * installation never seen. The transaction must carry the installation and account lookups.
+ * installation on the same account by its numeric id (a reinstall, whatever the account is called
+ * now), else a new one. Null for an uninstall, or an account's rename, of an
+ * installation never seen. The transaction must carry the installation and account-id lookups.
  */
 export async function organizationFor(tx: Tx, change: InstallationChange): Promise<string | null> {
   const { installation } = change;
   const { rows } = await tx.sql.query<{ org_id: string }>(
     `SELECT org_id FROM installations
-     WHERE codehost_installation_id = $1 OR (lower(account_login) = lower($2) AND account_id = $3)
+     WHERE codehost_installation_id = $1 OR account_id = $2
      ORDER BY codehost_installation_id = $1 DESC, created_at DESC LIMIT 1`,
-    [installation.id, installation.account.login, installation.account.id],
+    [installation.id, installation.account.id],
   );
   if (rows[0]) return rows[0].org_id;
-  if (change.kind === "deleted") return null;
+  if (change.kind === "deleted" || change.kind === "renamed") return null;
   const id = crypto.randomUUID();
-  const slug = await freeSlug(tx, installation.account);
+  const slug = await freeSlugFor(tx, installation.account);
   await actAs(tx, id);
   await insertOrganization(tx, id, { slug, name: installation.account.login, actorLabel: ACTOR });
   return id;
-}
-
-/**
- * The account login, lower-cased; if another organization already has that slug, the login followed by
- * the account's id (never someone else's organization: a login can be given up and taken by another).
- */
-async function freeSlug(tx: Tx, account: InstallationRef["account"]): Promise<string> {
-  const base = account.login.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+/, "").slice(0, 40) || "account";
-  for (const slug of [base, `${base}-${account.id}`].filter((candidate) => SLUG_PATTERN.test(candidate))) {
-    await tx.sql.query("SELECT set_config('app.lookup_org_slug', $1, true)", [slug]);
-    const taken = await tx.sql.query("SELECT 1 FROM organizations WHERE slug = $1", [slug]);
-    if (taken.rows.length === 0) return slug;
-  }
-  throw new Error("no free organization slug for a code-host account");
 }
 
 // What each change does to the installation row when it already exists.
@@ -58,6 +46,7 @@ const STATE: Record<InstallationChange["kind"], string> = {
   unsuspend: "suspended_at = NULL,",
   repositories_added: "",
   repositories_removed: "",
+  renamed: "", // applied on its own: it only renames
 };
 
 const AUDIT_ACTION: Record<InstallationChange["kind"], string> = {
@@ -67,11 +56,22 @@ const AUDIT_ACTION: Record<InstallationChange["kind"], string> = {
   unsuspend: "installation.unsuspended",
   repositories_added: "installation.repositories_added",
   repositories_removed: "installation.repositories_removed",
+  renamed: "installation.account_renamed",
 };
 
 /** Applies a change for the organization the transaction now acts as. */
 export async function applyInstallationChange(tx: Tx, orgId: string, change: InstallationChange): Promise<void> {
   const { installation } = change;
+  if (change.kind === "renamed") {
+    // The login is a display name: every installation of the organization on that account shows the new one.
+    await tx.sql.query("UPDATE installations SET account_login = $3, updated_at = now() WHERE org_id = $1 AND account_id = $2", [
+      orgId,
+      installation.account.id,
+      installation.account.login,
+    ]);
+    await appendAudit(tx, { orgId, action: AUDIT_ACTION.renamed, actorLabel: ACTOR, target: String(installation.id), data: { account: installation.account.login } });
+    return;
+  }
   const { rows } = await tx.sql.query<{ id: string }>(
     `INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id, suspended_at)
      VALUES ($1, $2, $3, $4, CASE WHEN $5::boolean THEN now() END)

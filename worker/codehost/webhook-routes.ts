@@ -4,6 +4,7 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { BODY_LIMITS, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
+import { sha256Hex } from "../tokens/secret";
 import { handleDelivery } from "./deliveries";
 import { checkWebhookSignature, SIGNATURE_HEADER, type SignatureCheck } from "./webhook-signature";
 import { DELIVERY_ID, EVENT_NAME } from "./webhook-schemas";
@@ -34,7 +35,7 @@ export function registerCodehostWebhooks(app: Hono<AppEnv>): void {
       throw new Refusal("invalid_json");
     }
     if (typeof payload !== "object" || payload === null) throw new Refusal("invalid_request", "A delivery's body must be a JSON object.");
-    const handled = await handleDelivery(c.var.database().connect, { id, event, payload });
+    const handled = await handleDelivery(c.var.database().connect, { id, event, payload, bodySha256: await sha256Hex(body) });
     return c.json({ delivery: id, ...handled }, 200);
   });
 }

@@ -25,6 +25,13 @@ export const InstallationRepositoriesEvent = z.object({
   repositories_removed: z.array(Repository).default([]),
 });
 
+/** The installation's account was renamed: the account (its id) under its new login. */
+export const InstallationTargetEvent = z.object({
+  action: z.enum(["renamed"]),
+  account: Account,
+  installation: z.object({ id: z.number().int().positive() }),
+});
+
 /** `X-GitHub-Event` and `X-GitHub-Delivery` as the code host sends them. */
 export const EVENT_NAME = /^[a-z_]{1,64}$/;
 export const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;

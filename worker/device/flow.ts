@@ -14,17 +14,38 @@ export const POLL_INTERVAL_SECONDS = 5;
 /** RFC 8628 3.5: each slow_down adds this much to the interval the client must keep. */
 const SLOW_DOWN_STEP = 5;
 
-export async function startDeviceAuthorization(connect: () => Promise<Connection>, scopes: readonly Permission[]) {
+/** `clientId`: the client as it names itself (RFC 8628 3.1); shown to the person, never trusted. */
+export async function startDeviceAuthorization(connect: () => Promise<Connection>, clientId: string, scopes: readonly Permission[]) {
   const deviceCode = newTokenValue("device_code");
   const userCode = newUserCode();
   await inTransaction(connect, {}, async (tx) =>
     tx.sql.query(
-      `INSERT INTO device_authorizations (device_code_hash, user_code, scopes, interval_seconds, expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      [await hashToken(deviceCode), userCode, scopes, POLL_INTERVAL_SECONDS, DEVICE_CODE_SECONDS],
+      `INSERT INTO device_authorizations (device_code_hash, user_code, client_id, scopes, interval_seconds, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
+      [await hashToken(deviceCode), userCode, clientId, scopes, POLL_INTERVAL_SECONDS, DEVICE_CODE_SECONDS],
     ),
   );
   return { deviceCode, userCode, expiresIn: DEVICE_CODE_SECONDS, interval: POLL_INTERVAL_SECONDS };
+}
+
+export interface PendingRequest {
+  userCode: string;
+  clientId: string | null;
+  scopes: Permission[];
+}
+
+/** The pending request behind a user code, for the approval page to show; null when none is pending. */
+export async function findPendingDeviceAuthorization(connect: () => Promise<Connection>, typedCode: string): Promise<PendingRequest | null> {
+  const userCode = normalizeUserCode(typedCode);
+  if (!userCode) return null;
+  return inTransaction(connect, { lookups: { user_code: userCode } }, async (tx) => {
+    const { rows } = await tx.sql.query<{ client_id: string | null; scopes: Permission[] }>(
+      "SELECT client_id, scopes FROM device_authorizations WHERE user_code = $1 AND status = 'pending' AND expires_at > now()",
+      [userCode],
+    );
+    const row = rows[0];
+    return row ? { userCode, clientId: row.client_id, scopes: row.scopes } : null;
+  });
 }
 
 export type Decision =

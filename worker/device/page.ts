@@ -1,21 +1,54 @@
-// The verification page a person opens from the CLI: enter (or confirm) the user code, choose the
-// organization, approve or deny. The page posts with the session's CSRF header, like any change.
+// The verification page a person opens from the CLI. Without a code it asks for the one the terminal
+// shows. With a code (typed, or carried by the CLI's link) it shows what asks: the client as it names
+// itself (unverified), every scope in words, the code itself; approving needs the box "this code
+// matches the one my terminal shows" ticked, a deliberate act a link alone cannot make for the
+// person. The decision posts with the session's CSRF header; the inline script runs under this
+// response's nonce (worker/http/page-headers.ts).
+import { PERMISSION_WORDS } from "../auth/permission-words";
+import type { Permission } from "../auth/permissions";
 import { escapeHtml, page } from "../signin/pages";
+import { displayUserCode } from "./codes";
+import type { PendingRequest } from "./flow";
 
 export function signInFirstPage(): string {
   return page("Sign in to continue", `<p>Approving a command-line sign-in needs you to be signed in.</p><p><a class="button" href="/auth/signin">Sign in</a> then open this page again.</p>`);
 }
 
-export function verificationPage(userCode: string, organizations: Array<{ id: string; slug: string; role: string }>): string {
+const codeForm = `<form id="enter-code" method="get" action="/auth/device">
+<p><label>The code your terminal shows <input name="user_code" autocomplete="off" autocapitalize="characters" required></label></p>
+<p><button>Continue</button></p></form>`;
+
+/** No code yet: the person types the one their terminal shows. */
+export const enterCodePage = () => page("Sign in the command line", codeForm);
+
+/** The code names no pending sign-in. */
+export const unknownCodePage = () =>
+  page("No such sign-in", `<p class="danger">No pending sign-in has that code; it may have expired. Check the code your terminal shows.</p>${codeForm}`);
+
+const scopeItem = (scope: Permission) => `<li>${escapeHtml(PERMISSION_WORDS[scope])} <span class="muted">(<code>${escapeHtml(scope)}</code>)</span></li>`;
+
+export function verificationPage(request: PendingRequest, organizations: Array<{ id: string; slug: string; role: string }>, nonce: string): string {
   if (organizations.length === 0) return page("No organization yet", "<p>You belong to no organization, so there is nothing to sign the command line in to.</p>");
   const options = organizations.map((org) => `<option value="${escapeHtml(org.id)}">${escapeHtml(org.slug)} (${escapeHtml(org.role)})</option>`).join("");
+  const code = displayUserCode(request.userCode);
+  const client = request.clientId
+    ? `<strong id="client">${escapeHtml(request.clientId)}</strong> <span class="warn">(as the client names itself: unverified)</span>`
+    : `<strong id="client">a client that gave no name</strong>`;
+  const scopes = request.scopes.length
+    ? `<p>It asks for a token that may, in the organization you choose and as far as your role there allows:</p><ul id="scopes">${request.scopes.map(scopeItem).join("")}</ul>`
+    : `<p id="scopes">It asks for a token with no permission at all.</p>`;
   return page(
     "Sign in the command line",
-    `<form id="device"><p><label>Code <input name="userCode" value="${escapeHtml(userCode)}" autocomplete="off" required></label></p>
+    `<p>A command-line client, ${client}, asks to sign in as you.</p>
+<p>Code: <strong id="code">${escapeHtml(code)}</strong></p>
+${scopes}
+<p class="warn">Approve only a sign-in you started yourself, in your own terminal, just now. Someone who sent you this link may be trying to get a token for your account.</p>
+<form id="device"><input type="hidden" name="userCode" value="${escapeHtml(code)}">
 <p><label>Organization <select name="orgId">${options}</select></label></p>
-<p><button name="approve" value="true">Approve</button> <button class="danger" name="approve" value="false">Deny</button></p></form>
+<p><label><input type="checkbox" name="codeConfirmed" required> The code ${escapeHtml(code)} matches the one my terminal shows</label></p>
+<p><button name="approve" value="true">Approve</button> <button class="danger" name="approve" value="false" formnovalidate>Deny</button></p></form>
 <p id="result" role="status"></p>
-<script>
+<script nonce="${nonce}">
 document.getElementById("device").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
@@ -26,7 +59,7 @@ document.getElementById("device").addEventListener("submit", async (event) => {
   const response = await fetch("/auth/device/approve", {
     method: "POST",
     headers: { "content-type": "application/json", "x-svc-csrf": session.csrfToken },
-    body: JSON.stringify({ userCode: form.get("userCode"), orgId: form.get("orgId"), approve: event.submitter.value === "true" }),
+    body: JSON.stringify({ userCode: form.get("userCode"), orgId: form.get("orgId"), approve: event.submitter.value === "true", codeConfirmed: form.get("codeConfirmed") === "on" }),
   });
   const body = await response.json();
   result.className = response.ok ? "ok" : "danger";

@@ -7,6 +7,7 @@ import { isPermission, type Permission } from "../auth/permissions";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { BODY_LIMITS, decodeUtf8, describeIssue, isJsonType, readBody, readBytes } from "../http/input";
+import { scriptNonce } from "../http/page-headers";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { personContext } from "../people/context";
@@ -14,8 +15,8 @@ import { readSessionCookie } from "../sessions/cookie";
 import { requireSession } from "../sessions/middleware";
 import { resolveSession } from "../sessions/store";
 import { displayUserCode } from "./codes";
-import { decideDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
-import { signInFirstPage, verificationPage } from "./page";
+import { decideDeviceAuthorization, findPendingDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
+import { enterCodePage, signInFirstPage, unknownCodePage, verificationPage } from "./page";
 import { DEVICE_GRANT, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";
 
 /** RFC 6749 5.2 error body: the shape OAuth clients expect from a token endpoint. */
@@ -59,11 +60,11 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
     await enforceRateLimit(c.env, addressBucket("device-code", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
     const request = await readDeviceRequest(c, DeviceCodeRequest);
     if (!request.ok) return request.response;
-    const { scope = "" } = request.data;
+    const { scope = "", client_id: clientId } = request.data;
     const scopes = scope.split(/\s+/).filter(Boolean);
     const unknown = scopes.filter((name) => !isPermission(name));
     if (unknown.length) return oauthError(c, "invalid_scope", `Unknown scope ${unknown.join(", ")}; scopes are permission names such as tokens.manage.`);
-    const started = await startDeviceAuthorization(c.var.database().connect, scopes as Permission[]);
+    const started = await startDeviceAuthorization(c.var.database().connect, clientId, scopes as Permission[]);
     const verification = `${baseUrl(c)}/auth/device`;
     return c.json({
       device_code: started.deviceCode,
@@ -100,8 +101,12 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
     const token = readSessionCookie(c);
     const session = token ? await resolveSession(c.var.database().connect, token) : null;
     if (!session) return c.html(signInFirstPage(), 401);
+    const typed = c.req.query("user_code");
+    if (!typed) return c.html(enterCodePage());
+    const request = typed.length <= 20 ? await findPendingDeviceAuthorization(c.var.database().connect, typed) : null;
+    if (!request) return c.html(unknownCodePage(), 404);
     const { organizations } = await personContext(c.var.database().connect, session.personId);
-    return c.html(verificationPage(c.req.query("user_code") ?? "", organizations));
+    return c.html(verificationPage(request, organizations, scriptNonce(c)));
   });
 
   app.post("/auth/device/approve", requireSession, async (c) => {

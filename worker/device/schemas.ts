@@ -18,8 +18,18 @@ export const DeviceTokenRequest = z.object({
   client_id: text({ max: 100 }).optional(),
 });
 
-export const DeviceDecision = z.strictObject({
-  userCode: text({ min: 4, max: 20 }),
-  orgId: z.uuid(),
-  approve: z.boolean(),
-});
+/**
+ * An approval needs `codeConfirmed: true`: the person ticked that the code matches the one their
+ * terminal shows (a link can carry someone else's code; one click must not approve it).
+ */
+export const DeviceDecision = z
+  .strictObject({
+    userCode: text({ min: 4, max: 20 }),
+    orgId: z.uuid(),
+    approve: z.boolean(),
+    codeConfirmed: z.boolean().optional(),
+  })
+  .refine((decision) => !decision.approve || decision.codeConfirmed === true, {
+    path: ["codeConfirmed"],
+    message: "an approval needs codeConfirmed: true, once the person has checked that the code matches the one their terminal shows",
+  });

@@ -20,6 +20,8 @@ export interface AppEnv {
     session: LiveSession;
     /** This isolate's metrics buffer (worker/metrics), set by the first middleware. */
     metrics: MetricsBuffer;
+    /** This response's script nonce, when a page made one (worker/http/page-headers.ts). */
+    scriptNonce?: string;
   };
 }
 

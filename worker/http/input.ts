@@ -16,6 +16,8 @@ export const BODY_LIMITS = {
   events: 5 * MiB,
   /** Signed deliveries, on their raw bytes: an installation delivery lists every repository. */
   webhook: 5 * MiB,
+  /** Billing deliveries, on their raw bytes: one event (a subscription or a checkout session) is kilobytes. */
+  billingWebhook: 1 * MiB,
   /** The device flow's form bodies. */
   form: 16 * KiB,
 } as const;
@@ -29,7 +31,7 @@ const tooLarge = (limit: number) =>
  * The body's bytes, at most `limit` of them. A declared length over the limit is refused unread; a
  * body without one (chunked) is counted as it streams and refused as soon as it passes the limit.
  */
-export async function readBytes(c: AppContext, limit: number = BODY_LIMITS.default): Promise<Uint8Array> {
+export async function readBytes(c: AppContext, limit: number = BODY_LIMITS.default): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(c.req.header("content-length") ?? 0);
   if (declared > limit) throw tooLarge(limit);
   const stream = c.req.raw.body;

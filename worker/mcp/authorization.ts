@@ -1,7 +1,8 @@
 // Checking an authorization request (RFC 6749 4.1.1 with PKCE, RFC 7636, and resource indicators,
 // RFC 8707), the same way for the consent page and for the decision it posts. Problems with the
 // client or its redirect URI are shown to the person (RFC 6749 4.1.2.1: never redirect to an
-// unverified address); every other problem goes back to the client's redirect URI.
+// unverified address); every other problem names the client's redirect URI, where the route sends it
+// only for a person who consented to that client before (worker/mcp/oauth-routes.ts).
 import type { Connection } from "../../db/transaction";
 import { lookUpClient } from "./clients";
 import type { AuthorizationRequest } from "./consent-page";
@@ -14,8 +15,8 @@ export type Checked =
   | { ok: true; clientName: string; request: AuthorizationRequest }
   /** Shown to the person: there is no verified address to send it to. */
   | { ok: false; show: string }
-  /** Sent back to the client's redirect URI. */
-  | { ok: false; redirectUri: string; state: string | null; error: string; description: string };
+  /** Sent back to the client's redirect URI, or shown (see the route). */
+  | { ok: false; clientId: string; redirectUri: string; state: string | null; error: string; description: string };
 
 export async function checkAuthorizationRequest(
   connect: () => Promise<Connection>,
@@ -34,7 +35,7 @@ export async function checkAuthorizationRequest(
     return { ok: false, show: "The redirect_uri is not one the model client registered; this service sends the answer only to a registered address, matched exactly." };
   }
   const state = parameters.state ?? null;
-  const back = (error: string, description: string): Checked => ({ ok: false, redirectUri, state, error, description });
+  const back = (error: string, description: string): Checked => ({ ok: false, clientId: client.clientId, redirectUri, state, error, description });
   if (parameters.response_type !== "code") return back("unsupported_response_type", "Only response_type=code is served.");
   if (!parameters.code_challenge) return back("invalid_request", "PKCE is required: send a code_challenge with code_challenge_method=S256.");
   if (parameters.code_challenge_method !== "S256") return back("invalid_request", "Only the S256 code_challenge_method is accepted (plain is refused).");

@@ -1,5 +1,7 @@
 // The consent page a person sees when a model client asks to act for them: which client, where it
-// sends the answer, the organization it will act in, what it may do there; allow or deny. The form
+// sends the answer, the organization it will act in, what it may do there; allow or deny. A client
+// registers itself (RFC 7591) and chooses its own name, so the name is shown as an unverified claim
+// and the address the answer goes to (its origin) stands out: that is what the person can check. The form
 // posts (no script) with the session's CSRF token as a field, since a plain form sends no header.
 import { escapeHtml, page } from "../signin/pages";
 
@@ -40,7 +42,8 @@ export async function consentPage(options: {
   const abilities = TOOLS.map((tool) => `<li>${escapeHtml(tool.title)} <span class="muted">(${escapeHtml(permissionsOf(tool).filter(Boolean).join(", "))})</span></li>`).join("");
   return page(
     "Connect a model client",
-    `<p><strong id="client-name">${escapeHtml(clientName)}</strong> asks to act for you in ${escapeHtml(options.productName)}. It will receive the answer at <code>${escapeHtml(destination)}</code>.</p>
+    `<p>An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">${escapeHtml(clientName)}</strong> asks to act for you in ${escapeHtml(options.productName)}. Nothing confirms that name: it chose it itself.</p>
+<p>It will receive the answer at <strong><code id="client-origin">${escapeHtml(destination)}</code></strong>. Allow only if you started this connection and know that address.</p>
 <form id="consent" method="post" action="/auth/mcp/authorize">
 ${hidden("client_id", request.clientId)}${hidden("redirect_uri", request.redirectUri)}${hidden("code_challenge", request.codeChallenge)}
 <input type="hidden" name="code_challenge_method" value="S256"><input type="hidden" name="response_type" value="code">

@@ -32,6 +32,14 @@ export async function issueCode(tx: Tx, grant: ConsentedGrant): Promise<string> 
   return code;
 }
 
+/** Whether the person consented to the client before (in any organization), and that consent stands. */
+export function hasConsented(connect: () => Promise<Connection>, personId: string, clientId: string): Promise<boolean> {
+  return inTransaction(connect, { lookups: { person_id: personId, protocol_client_id: clientId } }, async (tx) => {
+    const { rows } = await tx.sql.query("SELECT 1 FROM protocol_grants WHERE person_id = $1 AND client_id = $2 AND revoked_at IS NULL LIMIT 1", [personId, clientId]);
+    return rows.length > 0;
+  });
+}
+
 /** RFC 7636 4.6: BASE64URL(SHA256(ASCII(code_verifier))) against the stored challenge, in constant time. */
 export async function verifierMatches(verifier: string, challenge: string): Promise<boolean> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));

@@ -17,7 +17,7 @@ import { answerUrl, checkAuthorizationRequest, type Checked } from "./authorizat
 import { lookUpClient, registerClient, RegistrationRequest, registrationProblem } from "./clients";
 import { authorizationErrorPage, consentPage } from "./consent-page";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, publicOrigin } from "./endpoint";
-import { issueCode, redeemCode } from "./grants";
+import { hasConsented, issueCode, redeemCode } from "./grants";
 
 export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
 export const OAUTH_PATHS = { authorize: "/auth/mcp/authorize", token: "/auth/mcp/token", register: "/auth/mcp/register" } as const;
@@ -48,16 +48,22 @@ async function readForm(c: AppContext): Promise<Record<string, string> | null> {
   return Object.keys(fields).length === pairs.length ? fields : null;
 }
 
-/** A consent page may not be framed by another site (clickjacking). */
+/** A consent page is never cached nor leaks its address (framing is refused for every page: worker/http/page-headers.ts). */
 function consentHeaders(c: AppContext): void {
-  c.header("x-frame-options", "DENY");
-  c.header("content-security-policy", "frame-ancestors 'none'");
   c.header("cache-control", "no-store");
   c.header("referrer-policy", "no-referrer");
 }
 
-function refusedAuthorization(c: AppContext, checked: Exclude<Checked, { ok: true }>): Response {
+/**
+ * A refused request: shown on our page, unless the signed-in person consented to this client before.
+ * Only then does the error go to the client's redirect URI: anyone may register a client with any
+ * redirect URI, so redirecting for everyone would make this origin an open redirector (RFC 9700 4.11.2).
+ */
+async function refusedAuthorization(c: AppContext, checked: Exclude<Checked, { ok: true }>, personId: string | null): Promise<Response> {
   if ("show" in checked) return c.html(authorizationErrorPage(checked.show), 400);
+  if (!personId || !(await hasConsented(c.var.database().connect, personId, checked.clientId))) {
+    return c.html(authorizationErrorPage(checked.description), 400);
+  }
   return c.redirect(answerUrl(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss: publicOrigin(c) }), 302);
 }
 
@@ -125,9 +131,9 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     const repeated = Object.entries(c.req.queries()).find(([, values]) => values.length > 1);
     if (repeated) return c.html(authorizationErrorPage(`The ${repeated[0]} parameter was sent more than once.`), 400);
     const checked = await checkAuthorizationRequest(connect, c.req.query(), resourceOf(c));
-    if (!checked.ok) return refusedAuthorization(c, checked);
     const token = readSessionCookie(c);
     const session = token ? await resolveSession(connect, token) : null;
+    if (!checked.ok) return refusedAuthorization(c, checked, session?.personId ?? null);
     if (!session) {
       // Sign in, then come back to this very request.
       const here = new URL(c.req.url);
@@ -157,7 +163,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     const csrfOk = await checkCsrf(session.token, form.csrf).then(() => true, () => false);
     if (!csrfOk) return c.html(authorizationErrorPage("This answer did not come from the consent page of your session."), 403);
     const checked = await checkAuthorizationRequest(connect, form, resourceOf(c));
-    if (!checked.ok) return refusedAuthorization(c, checked);
+    if (!checked.ok) return refusedAuthorization(c, checked, session.personId);
     const { request } = checked;
     const iss = publicOrigin(c);
     if (form.decision !== "allow") {

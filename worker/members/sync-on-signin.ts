@@ -1,22 +1,26 @@
 // On sign-in, the person's memberships follow the code host: every organization holding an App
-// installation on their own account or on a code-host organization they belong to.
+// installation on their own account or on a code-host organization they belong to, matched by the
+// accounts' numeric ids (a login can be given up and taken by another account). The login the code
+// host shows now refreshes the installations' stored one, a display name.
 import type { Role } from "../../db/schema";
 import { inTransaction, type Connection } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { installationsOnAccount } from "../codehost/installations";
+import type { CodehostAccountRef } from "../signin/oauth";
 import { decideRole, type RoleSource } from "./role-rules";
 
 export interface AccountMembership {
   /** A code-host account (the person's own, or an organization) that may carry an installation. */
-  account: string;
+  account: CodehostAccountRef;
   /** What the code host says of the person there; the person's own account is always `admin`. */
   codehostRole: "admin" | "member" | null;
 }
 
-/** Organizations (ids) installed on these accounts. */
-async function organizationsInstalledOn(connect: () => Promise<Connection>, account: string): Promise<string[]> {
-  return inTransaction(connect, { lookups: { installation_account: account.toLowerCase() } }, async (tx) => {
-    const installations = await installationsOnAccount(tx, account);
+/** Organizations (ids) installed on this account. */
+async function organizationsInstalledOn(connect: () => Promise<Connection>, account: CodehostAccountRef): Promise<string[]> {
+  const accountId = String(account.id);
+  return inTransaction(connect, { lookups: { installation_account_id: accountId } }, async (tx) => {
+    const installations = await installationsOnAccount(tx, accountId);
     return [...new Set(installations.map((installation) => installation.orgId))];
   });
 }
@@ -31,6 +35,10 @@ export async function syncMembershipsOnSignIn(
       await inTransaction(connect, { orgId, lookups: { person_id: person.id } }, async (tx) => {
         // Serialize first sign-ins into the same empty organization: only one can be its bootstrap owner.
         await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [orgId]);
+        await tx.sql.query(
+          "UPDATE installations SET account_login = $3, updated_at = now() WHERE org_id = $1 AND account_id = $2 AND account_login <> $3",
+          [orgId, account.id, account.login],
+        );
         const members = await tx.sql.query<{ person_id: string; role: Role; role_source: RoleSource }>(
           "SELECT person_id, role, role_source FROM memberships WHERE org_id = $1",
           [orgId],

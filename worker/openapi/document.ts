@@ -76,7 +76,7 @@ export function openApiDocument(serverUrl: string, operations: readonly Operatio
       securitySchemes: {
         engineToken: { type: "http", scheme: "bearer", description: "An engine token (static, or from the identity exchange)." },
         cliToken: { type: "http", scheme: "bearer", description: "A CLI token; operations state the scopes they need." },
-        session: { type: "apiKey", in: "cookie", name: "svc_session", description: "Browser session; mutations also need x-svc-csrf." },
+        session: { type: "apiKey", in: "cookie", name: "__Host-svc_session", description: "Browser session (named svc_session when SVC_INSECURE_COOKIES=1); mutations also need x-svc-csrf." },
         commitCredential: { type: "http", scheme: "bearer", description: "A commit credential from POST /v1/pr/callback-token: one commit, one workflow run, under an hour, one report." },
       },
     },

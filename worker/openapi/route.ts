@@ -4,6 +4,8 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod";
+import type { TokenKind } from "../../db/schema";
+import { authenticate } from "../auth/bearer";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";
@@ -97,6 +99,19 @@ function requireBearerHeader(c: AppContext, security: Security[] | undefined): v
   if (kinds.length && !c.req.header("authorization")) throw new Refusal("unauthenticated", `Send ${kinds.join(" or ")} token as an HTTP bearer.`);
 }
 
+const TOKEN_KINDS: Partial<Record<Security, TokenKind>> = { engineToken: "engine", cliToken: "cli" };
+
+/**
+ * Input refused on an engine or CLI token route: the token is checked first, so a stranger gets 401
+ * and learns nothing of the route's schema (401 before 400 and 413). A caller whose input is valid
+ * pays nothing for this: the handler checks the token in the transaction that does its work.
+ */
+async function authenticateBeforeRefusing(c: AppContext, security: Security[] | undefined, refused: unknown): Promise<never> {
+  const kinds = (security ?? []).map((scheme) => TOKEN_KINDS[scheme]).filter((kind) => kind !== undefined);
+  if (kinds.length && refused instanceof Refusal) await authenticate(c, kinds);
+  throw refused;
+}
+
 function parseParams(c: AppContext, declared: AnyRoute) {
   if (!declared.paramsRefusal) return validate(declared.params, c.req.param());
   const parsed = declared.params.safeParse(c.req.param());
@@ -117,11 +132,14 @@ export function register<P extends z.ZodObject | undefined, Q extends z.ZodObjec
   declared: Route<P, Q, B, R>,
 ): void {
   const loose = declared as AnyRoute;
+  const input = async (c: AppContext) => ({
+    params: loose.params ? parseParams(c, loose) : undefined,
+    query: loose.query ? validate(loose.query, c.req.query()) : undefined,
+    body: loose.body ? await readBody(c, loose.body, loose.bodyOptions) : undefined,
+  });
   const hook: MiddlewareHandler<AppEnv> = async (c) => {
     requireBearerHeader(c, loose.security);
-    const params = loose.params ? parseParams(c, loose) : undefined;
-    const query = loose.query ? validate(loose.query, c.req.query()) : undefined;
-    const body = loose.body ? await readBody(c, loose.body, loose.bodyOptions) : undefined;
+    const { params, query, body } = await input(c).catch((refused: unknown) => authenticateBeforeRefusing(c, loose.security, refused));
     const reply = ((status: number, json: unknown) => c.json(json as object, status as ContentfulStatusCode)) as unknown as Reply<R>;
     return declared.handler(c, { params, query, body, reply } as Parameters<typeof declared.handler>[1]);
   };

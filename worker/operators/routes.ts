@@ -17,7 +17,7 @@ import { readSessionCookie } from "../sessions/cookie";
 import { csrfTokenFor, CSRF_HEADER, checkCsrf } from "../sessions/csrf";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR, type OperatorCall } from "./access";
 import { portalOffPage, portalPage } from "./page";
-import { UNKNOWN_LOGIN_HASH, verifyPassword } from "./password";
+import { foldLogin, hashPassword, needsRehash, UNKNOWN_LOGIN_HASH, verifyPassword } from "./password";
 import { clearOperatorCookie, createOperatorSession, endOperatorSession, readOperatorCookie, writeOperatorCookie } from "./sessions";
 
 /** Sign-in attempts for one operator login, whatever the address: 10, then one every 90 seconds. */
@@ -86,14 +86,26 @@ const signIn = route({
   handler: (c, { body, reply }) =>
     withAdminPool(c, async (pool) => {
       const address = clientAddressOf(c);
+      const login = foldLogin(body.login);
       await enforceRateLimit(c.env, addressBucket("operator-signin", address), PER_ADDRESS_RULE, 1, "Too many operator sign-in attempts from this address.");
-      await enforceRateLimit(c.env, `operator-signin-login:${body.login.toLowerCase()}`, PER_LOGIN_RULE, 1, "Too many sign-in attempts for this operator.");
-      const token = await inTransaction(pool.connect, {}, async (tx) => {
-        const { rows } = await tx.sql.query<{ id: string; password_hash: string }>("SELECT id, password_hash FROM operators WHERE lower(login) = lower($1)", [body.login]);
-        // An unknown login costs the same hashing as a wrong password, so the answer's timing tells nothing.
-        const matches = await verifyPassword(body.password, rows[0]?.password_hash ?? UNKNOWN_LOGIN_HASH);
-        return rows[0] && matches ? createOperatorSession(tx, rows[0].id, address) : null;
-      });
+      // Keyed by the login as the database compares it: `Admin` and `admin` draw on one bucket (text no login can be shares one).
+      await enforceRateLimit(c.env, `operator-signin-login:${login ?? ""}`, PER_LOGIN_RULE, 1, "Too many sign-in attempts for this operator.");
+      const found = login
+        ? await inTransaction(pool.connect, {}, async (tx) =>
+          (await tx.sql.query<{ id: string; password_hash: string }>("SELECT id, password_hash FROM operators WHERE lower(login) = $1", [login])).rows[0])
+        : undefined;
+      // Hashing (a few hundred milliseconds) holds no transaction. An unknown login costs the same
+      // hashing as a wrong password, so the answer's timing tells nothing.
+      const matches = await verifyPassword(body.password, found?.password_hash ?? UNKNOWN_LOGIN_HASH);
+      const rehashed = found && matches && needsRehash(found.password_hash) ? await hashPassword(body.password) : null;
+      const token = found && matches
+        ? await inTransaction(pool.connect, {}, async (tx) => {
+          // Only while the hash that verified is still the stored one (a reset in between wins); an
+          // older scheme's hash is replaced by today's in the same statement.
+          const { rowCount } = await tx.sql.query("UPDATE operators SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [found.id, found.password_hash, rehashed ?? found.password_hash]);
+          return rowCount ? createOperatorSession(tx, found.id, address) : null;
+        })
+        : null;
       if (!token) throw new Refusal("unauthenticated", "That login and password do not match an operator.");
       writeOperatorCookie(c, token);
       return reply(200, { login: body.login, csrfToken: await csrfTokenFor(token) });

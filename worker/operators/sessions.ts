@@ -1,10 +1,12 @@
-// Operator sessions: their own cookie (svc_operator_session), never the customer's svc_session, so
+// Operator sessions: their own cookie (svc_operator_session, `__Host-` prefixed when Secure like every
+// cookie of ours, worker/sessions/cookie.ts), never the customer's svc_session, so
 // neither kind of session ever stands for the other. Only a hash of the value is stored, in the
 // operator role's database (SVC_ADMIN_DATABASE_URL). A session lives 1 hour without use and 12 hours
 // at most: an operator reads every organization, so the window is kept short.
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Tx } from "../../db/transaction";
 import type { AppContext } from "../http/context";
+import { cookieAttributes, cookieName } from "../sessions/cookie";
 import { base64url, hashToken } from "../tokens/secret";
 
 export const OPERATOR_COOKIE = "svc_operator_session";
@@ -21,12 +23,12 @@ export interface OperatorSession {
   token: string;
 }
 
-const attributes = (c: AppContext) => ({ httpOnly: true, sameSite: "Strict" as const, secure: !c.var.config.server.insecureCookies, path: "/" });
+const attributes = (c: AppContext) => cookieAttributes(c, "Strict");
 
-export const readOperatorCookie = (c: AppContext): string | null => getCookie(c, OPERATOR_COOKIE) ?? null;
+export const readOperatorCookie = (c: AppContext): string | null => getCookie(c, cookieName(c, OPERATOR_COOKIE)) ?? null;
 export const writeOperatorCookie = (c: AppContext, token: string) =>
-  setCookie(c, OPERATOR_COOKIE, token, { ...attributes(c), maxAge: OPERATOR_LIFETIME_HOURS * 3600 });
-export const clearOperatorCookie = (c: AppContext) => deleteCookie(c, OPERATOR_COOKIE, attributes(c));
+  setCookie(c, cookieName(c, OPERATOR_COOKIE), token, { ...attributes(c), maxAge: OPERATOR_LIFETIME_HOURS * 3600 });
+export const clearOperatorCookie = (c: AppContext) => deleteCookie(c, cookieName(c, OPERATOR_COOKIE), attributes(c));
 
 export async function createOperatorSession(tx: Tx, operatorId: string, clientAddress: string | null): Promise<string> {
   const token = `svc_ops_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;

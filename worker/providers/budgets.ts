@@ -13,6 +13,8 @@ export interface BudgetSummary {
   spentUsd: number;
   /** Worst-case cost of requests in flight (and of any whose answer never reported usage). */
   reservedUsd: number;
+  /** What answers cost past the cap this month, beyond what they reserved (0 while the budget held). */
+  overrunUsd: number;
 }
 
 const CURRENT_MONTH = "date_trunc('month', now() AT TIME ZONE 'UTC')::date";
@@ -35,12 +37,13 @@ interface BudgetRow {
   month: string;
   spent_micros: string;
   reserved_micros: string;
+  overrun_micros: string;
 }
 
 export async function budgetSummaries(tx: Tx, orgId: string): Promise<Map<Provider, BudgetSummary>> {
   const { rows } = await tx.sql.query<BudgetRow>(
     `SELECT b.provider, b.monthly_cap_micros, to_char(${CURRENT_MONTH}, 'YYYY-MM') AS month,
-            COALESCE(s.spent_micros, 0) AS spent_micros, COALESCE(s.reserved_micros, 0) AS reserved_micros
+            COALESCE(s.spent_micros, 0) AS spent_micros, COALESCE(s.reserved_micros, 0) AS reserved_micros, COALESCE(s.overrun_micros, 0) AS overrun_micros
      FROM provider_budgets b
      LEFT JOIN provider_spend s ON s.org_id = b.org_id AND s.provider = b.provider AND s.month = ${CURRENT_MONTH}
      WHERE b.org_id = $1`,
@@ -51,6 +54,7 @@ export async function budgetSummaries(tx: Tx, orgId: string): Promise<Map<Provid
     month: row.month,
     spentUsd: usd(row.spent_micros),
     reservedUsd: usd(row.reserved_micros),
+    overrunUsd: usd(row.overrun_micros),
   }]));
 }
 
@@ -88,6 +92,14 @@ async function refusal(tx: Tx, orgId: string, provider: Provider, amount: number
   if (!budget) {
     return new Refusal("budget_exceeded", `This organization has no monthly budget for ${provider}, so the proxy forwards nothing to it; an owner sets one (PUT /console/api/providers/${provider}/budget).`);
   }
+  if (budget.spentUsd >= budget.monthlyCapUsd) {
+    return new Refusal(
+      "budget_exceeded",
+      `The ${provider} budget for ${budget.month} is used up (${dollars(budget.spentUsd)} spent of ${dollars(budget.monthlyCapUsd)}` +
+        `${budget.overrunUsd > 0 ? `, ${dollars(budget.overrunUsd)} of it past the cap by answers that used more than they reserved` : ""}). ` +
+        "The proxy forwards nothing more this month unless an owner raises the budget.",
+    );
+  }
   return new Refusal(
     "budget_exceeded",
     `This request could cost up to ${dollars(usd(amount))}, more than is left of the ${provider} budget for ${budget.month} ` +
@@ -96,11 +108,28 @@ async function refusal(tx: Tx, orgId: string, provider: Provider, amount: number
   );
 }
 
-/** Replaces the reservation by what the answer cost (0 for a refused request). */
+/**
+ * Replaces the reservation by what the answer cost (0 for a refused request). What was spent is
+ * spent: the charge is recorded whole even when it takes the month past its cap. The part of it
+ * beyond both the reservation and the cap is added to the month's overrun and audited; the month's
+ * spend then stands above the cap, so `reserve` refuses every further request.
+ */
 export async function settle(tx: Tx, reservation: Reservation, charged: number): Promise<void> {
-  await tx.sql.query(
-    `UPDATE provider_spend SET reserved_micros = GREATEST(reserved_micros - $4, 0), spent_micros = spent_micros + $5
-     WHERE org_id = $1 AND provider = $2 AND month = $3::date`,
+  const { rows } = await tx.sql.query<{ overrun: string; spent_micros: string; cap: string | null }>(
+    `WITH cap AS (SELECT monthly_cap_micros FROM provider_budgets WHERE org_id = $1 AND provider = $2)
+     UPDATE provider_spend s SET reserved_micros = GREATEST(s.reserved_micros - $4, 0), spent_micros = s.spent_micros + $5,
+       overrun_micros = s.overrun_micros + GREATEST(LEAST($5::bigint - $4::bigint, s.spent_micros + $5 + GREATEST(s.reserved_micros - $4, 0) - (SELECT monthly_cap_micros FROM cap)), 0)
+     WHERE s.org_id = $1 AND s.provider = $2 AND s.month = $3::date
+     RETURNING GREATEST(LEAST($5::bigint - $4::bigint, s.spent_micros + s.reserved_micros - (SELECT monthly_cap_micros FROM cap)), 0) AS overrun,
+       s.spent_micros, (SELECT monthly_cap_micros FROM cap) AS cap`,
     [reservation.orgId, reservation.provider, reservation.month, reservation.micros, charged],
   );
+  const row = rows[0];
+  if (!row || Number(row.overrun) === 0) return;
+  await appendAudit(tx, {
+    orgId: reservation.orgId,
+    action: "provider_budget.overrun",
+    actorLabel: "model proxy",
+    data: { provider: reservation.provider, month: reservation.month.slice(0, 7), overrunUsd: usd(row.overrun), spentUsd: usd(row.spent_micros), monthlyCapUsd: usd(row.cap ?? 0) },
+  });
 }

@@ -1,12 +1,12 @@
 // The budgeted model proxy: the caller's engine or CLI token in, the organization's own provider key
-// out. Before any upstream call: a priced model, a stored key and a reservation of the worst-case cost
+// out. The token is checked before the body is read. Before any upstream call: a priced model, a stored key and a reservation of the worst-case cost
 // that fits the month's budget (all in the caller's transaction). Then the request is forwarded, the
 // answer is passed back as it arrives, and the reservation is settled to the usage the answer reports.
 // Prompts, completions and keys are never logged or stored.
 import { openPool } from "../../db/neon";
 import { inTenant, type Connection } from "../../db/transaction";
 import { sendAfterResponse } from "../analytics/client";
-import { asProxyCaller } from "../auth/bearer";
+import { asProxyCaller, authenticateProxyCaller } from "../auth/bearer";
 import type { ModelPrice } from "../config/types";
 import type { AppContext } from "../http/context";
 import { decodeUtf8, isJsonType, readBytes } from "../http/input";
@@ -45,6 +45,8 @@ function jsonObject(c: AppContext, bytes: Uint8Array): Record<string, unknown> {
 }
 
 export async function forward(c: AppContext, dialect: Dialect): Promise<Response> {
+  // A stranger is refused before the body is read; the reservation's transaction checks the token again.
+  await authenticateProxyCaller(c);
   const bytes = await readBytes(c, PROXY_BODY_LIMIT);
   const started = Date.now();
   const { config } = c.var;

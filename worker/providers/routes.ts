@@ -24,7 +24,8 @@ export function registerProviders(app: Hono<AppEnv>): void {
       published: false,
       responses: {
         200: { description: "The provider's answer, passed through (server-sent events when `stream` is true)" },
-        400: refusal("Body not JSON, no model or output bound, or a model with no price (model_unpriced)"),
+        400: refusal("Body not JSON, no model or output bound, input the provider would fetch or run itself (a document or image by address, a stored file, a server tool), or a model with no price (model_unpriced)"),
+        413: refusal("Body larger than 16 MiB (a valid token only: a stranger gets 401 before the body is read)"),
         401: refusal("No valid engine or CLI token"),
         402: refusal("The request could cost more than is left of the month's budget, or no budget is set (budget_exceeded); or the plan lacks the hosted control plane"),
         403: refusal("The organization is suspended"),

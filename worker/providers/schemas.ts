@@ -27,6 +27,7 @@ const BudgetSummary = z.strictObject({
   month: z.string().describe("The current month (UTC), YYYY-MM."),
   spentUsd: z.number().describe("What answers this month reported using, at the configured prices."),
   reservedUsd: z.number().describe("The worst-case cost of requests in flight."),
+  overrunUsd: z.number().describe("What answers cost past the cap this month beyond what they reserved; above 0, the month's spend stands above its cap and the proxy refuses every request."),
 });
 
 export const ProviderState = z

@@ -8,7 +8,7 @@ import { personContext } from "../people/context";
 import { upsertCodehostPerson } from "../people/upsert";
 import { beginSession, type Client } from "../sessions/begin";
 import { allowedToSignIn } from "./allowlist";
-import { fetchOrganizationLogins, fetchOrganizationRole, type CodehostAccount } from "./oauth";
+import { fetchOrganizationRole, fetchOrganizations, type CodehostAccount } from "./oauth";
 import { createOwnOrganization } from "./self-serve";
 
 export type SignInResult = { ok: true; sessionToken: string } | { ok: false; refused: "allowlist" };
@@ -22,18 +22,19 @@ export async function completeSignIn(
 ): Promise<SignInResult> {
   if (!allowedToSignIn(config, account.login)) return { ok: false, refused: "allowlist" };
   // Read before any row is written: a list the code host fails to give whole refuses the sign-in.
-  const organizations = await fetchOrganizationLogins(config, accessToken);
+  const organizations = await fetchOrganizations(config, accessToken);
   const personId = await upsertCodehostPerson(connect, account);
   const person = { id: personId, login: account.login };
 
+  // Accounts by their numeric ids: a login another account gave up and this one took matches nothing of the other's.
   const accounts = [
-    { account: account.login, codehostRole: "admin" as const },
+    { account: { id: account.id, login: account.login }, codehostRole: "admin" as const },
     ...(await Promise.all(organizations.map(async (org) => ({ account: org, codehostRole: await fetchOrganizationRole(config, accessToken, org) })))),
   ];
   await syncMembershipsOnSignIn(connect, person, accounts);
 
   if (config.signIn.selfServeSignup && (await personContext(connect, personId)).organizations.length === 0) {
-    await createOwnOrganization(connect, person);
+    await createOwnOrganization(connect, { ...person, codehostUserId: account.id });
   }
   return { ok: true, sessionToken: await beginSession(connect, { id: personId, label: account.login }, client, "codehost") };
 }

@@ -58,16 +58,33 @@ export async function fetchAccount(config: Config, accessToken: string): Promise
   return { id: user.id, login: user.login, name: text(user.name), email: text(user.email), avatarUrl: text(user.avatar_url) };
 }
 
-/** The logins of every organization the account belongs to; throws CodehostListFailed when any page fails. */
-export async function fetchOrganizationLogins(config: Config, accessToken: string): Promise<string[]> {
-  const organizations = await readAllPages(config.codehost.apiBase, "/user/orgs", accessToken);
-  return organizations.map((org) => (org as { login?: unknown } | null)?.login).filter((login): login is string => typeof login === "string");
+/** A code-host account as the code host names it now: the numeric id is what identifies it; the login is a display name. */
+export interface CodehostAccountRef {
+  id: number;
+  login: string;
 }
 
-/** `admin` for an organization owner, `member` otherwise, null when the code host will not say. */
-export async function fetchOrganizationRole(config: Config, accessToken: string, org: string): Promise<"admin" | "member" | null> {
-  const answer = await callCodehost(config.codehost.apiBase, "GET", `/user/memberships/orgs/${encodeURIComponent(org)}`, accessToken);
-  const membership = answer.body as { role?: unknown; state?: unknown } | null;
-  if (answer.status !== 200 || membership?.state !== "active") return null;
+const accountRef = (value: unknown): CodehostAccountRef | null => {
+  const account = value as { id?: unknown; login?: unknown } | null;
+  return Number.isSafeInteger(account?.id) && (account!.id as number) > 0 && typeof account!.login === "string"
+    ? { id: account!.id as number, login: account!.login }
+    : null;
+};
+
+/** Every organization the account belongs to; throws CodehostListFailed when any page fails. */
+export async function fetchOrganizations(config: Config, accessToken: string): Promise<CodehostAccountRef[]> {
+  const organizations = await readAllPages(config.codehost.apiBase, "/user/orgs", accessToken);
+  return organizations.map(accountRef).filter((org): org is CodehostAccountRef => org !== null);
+}
+
+/**
+ * `admin` for an organization owner, `member` otherwise, null when the code host will not say. The
+ * membership is asked by login (the code host's address for it) and counts only when the answer is
+ * about the same account (its id): a login renamed and taken between the two calls says nothing.
+ */
+export async function fetchOrganizationRole(config: Config, accessToken: string, org: CodehostAccountRef): Promise<"admin" | "member" | null> {
+  const answer = await callCodehost(config.codehost.apiBase, "GET", `/user/memberships/orgs/${encodeURIComponent(org.login)}`, accessToken);
+  const membership = answer.body as { role?: unknown; state?: unknown; organization?: unknown } | null;
+  if (answer.status !== 200 || membership?.state !== "active" || accountRef(membership.organization)?.id !== org.id) return null;
   return membership.role === "admin" ? "admin" : membership.role === "member" ? "member" : null;
 }

@@ -54,6 +54,7 @@ function Provider({ orgId, state, view, reload }: { orgId: string; state: Provid
         <dt>Budget</dt>
         <dd>
           {budget ? `${dollars(budget.spentUsd)} spent and ${dollars(budget.reservedUsd)} reserved of ${dollars(budget.monthlyCapUsd)} in ${budget.month}` : <span class="muted">none set: the proxy refuses requests</span>}
+          {budget && budget.overrunUsd > 0 ? <strong>{` Overrun: ${dollars(budget.overrunUsd)} past the cap (answers used more than they reserved); the proxy refuses requests until the budget is raised.`}</strong> : null}
         </dd>
       </dl>
       <ActionForm

@@ -70,8 +70,8 @@ export class FakeApp {
     const body = fields(request) as { account?: string; repositories?: string[] };
     if (typeof body.account !== "string") return json(400, { message: "account (a login) is required" });
     if (!this.webhookTarget) return json(409, { message: "this fake was started without a webhook target" });
-    const installation = { id: this.ids.installation(), account: { login: body.account, id: this.ids.of("account", body.account), type: "Organization" } };
-    const repositories = (body.repositories ?? []).map((full_name) => ({ id: this.ids.of("repository", full_name), full_name, name: full_name.split("/")[1] }));
+    const installation = { id: this.ids.installation(), account: { login: body.account, id: this.ids.account(body.account), type: "Organization" } };
+    const repositories = (body.repositories ?? []).map((full_name) => ({ id: this.ids.repository(full_name), full_name, name: full_name.split("/")[1] }));
     const payload = JSON.stringify({ action: "created", installation, repositories, sender: { login: body.account } });
     const delivered = await fetch(this.webhookTarget, {
       method: "POST",

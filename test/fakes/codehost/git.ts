@@ -25,7 +25,6 @@ interface Pull {
 interface Repo {
   full: string;
   id: number;
-  ownerId: number;
   defaultBranch: string;
   branches: Map<string, { sha: string; files: Map<string, File> }>;
   pulls: Pull[];
@@ -62,7 +61,7 @@ export class FakeGit {
     const full = `${owner}/${name}`;
     let repo = this.repos.get(full.toLowerCase());
     if (!repo) {
-      repo = { full, id: this.ids.of("repository", full), ownerId: this.ids.of("account", owner), defaultBranch: "main", branches: new Map([["main", { sha: newSha(), files: new Map() }]]), pulls: [], checkRuns: 0 };
+      repo = { full, id: this.ids.repository(full), defaultBranch: "main", branches: new Map([["main", { sha: newSha(), files: new Map() }]]), pulls: [], checkRuns: 0 };
       this.repos.set(full.toLowerCase(), repo);
     }
     return repo;
@@ -91,7 +90,7 @@ export class FakeGit {
       };
     return [
       ["GET", new RegExp(`${R}$`), on("repository", ({ repo }) =>
-        json(200, { id: repo.id, full_name: repo.full, owner: { id: repo.ownerId, login: repo.full.split("/")[0] }, default_branch: repo.defaultBranch }))],
+        json(200, { id: repo.id, full_name: repo.full, owner: { id: this.ids.account(repo.full.split("/")[0]!), login: repo.full.split("/")[0] }, default_branch: repo.defaultBranch }))],
       ["GET", new RegExp(`${R}/git/ref/heads/(.+)$`), on("refs", ({ repo }, request) => {
         const branch = repo.branches.get(request.params[2]!);
         return branch ? json(200, { ref: `refs/heads/${request.params[2]}`, object: { type: "commit", sha: branch.sha } }) : json(404, { message: "Not Found" });
@@ -185,9 +184,9 @@ export class FakeGit {
           return json(400, { message: "repository, id and ownerId are required" });
         }
         const [owner, name] = body.repository.split("/") as [string, string];
-        this.ids.pin("repository", body.repository, body.id!);
-        this.ids.pin("account", owner, body.ownerId!);
-        Object.assign(this.repo(owner, name), { id: body.id, ownerId: body.ownerId });
+        if (!this.ids.adopt(owner, body.ownerId!)) return json(409, { message: `${owner} is held by another account` });
+        this.ids.adoptRepository(body.repository, body.id!);
+        this.repo(owner, name).id = body.id!;
         return { status: 204 };
       }],
       // { repository, path, content, branch? }: a file in place, as if committed long ago.
@@ -210,7 +209,7 @@ export class FakeGit {
         const number = repo.pulls.length + 1;
         const pull: Pull = {
           number, title: `Pull request ${number}`, body: "", state: "open", html_url: `${PAGE}/${repo.full}/pull/${number}`,
-          head: { ref: body.headRef ?? "patch", sha: body.headSha ?? newSha(), repo: { id: this.ids.of("repository", headRepository), full_name: headRepository } },
+          head: { ref: body.headRef ?? "patch", sha: body.headSha ?? newSha(), repo: { id: this.ids.repository(headRepository), full_name: headRepository } },
           base: { ref: repo.defaultBranch, repo: { id: repo.id, full_name: repo.full } },
         };
         repo.pulls.push(pull);

@@ -2,7 +2,8 @@
 // through SVC_MESSAGES_PROVIDER_API_BASE / SVC_CHAT_PROVIDER_API_BASE. It answers plain and streamed
 // requests with usage, as the real one does; records every request by the key it came with (never
 // more than the model and the output bound), and refuses a key on demand. A model whose name contains
-// `slow` streams 40 parts 25 ms apart. Ids carry a per-start prefix.
+// `slow` streams 40 parts 25 ms apart; one whose name contains `fetching` reports a million more input
+// tokens than it was sent (a document it fetched itself). Ids carry a per-start prefix.
 // Control routes: GET /_fake/requests?key=, POST /_fake/refusals { key, status, message }.
 import { createServer } from "node:http";
 import { fields, json, serve, type Route } from "../codehost/http";
@@ -27,10 +28,11 @@ const APIS: Record<ProviderKind, ProviderApi> = { messages: messagesApi, chat: c
 /** Output the fake produces: at most 16 words (40 for a slow model), never more than the request allows. */
 function shapeOf(body: Record<string, unknown>, id: string, limit: number): AnswerShape {
   const slow = String(body.model).includes("slow");
+  const fetched = String(body.model).includes("fetching") ? 1_000_000 : 0;
   const count = Math.max(1, Math.min(limit, slow ? 40 : 16));
   return {
     id,
-    inputTokens: Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
+    inputTokens: Math.ceil(JSON.stringify(body.messages ?? []).length / 4) + fetched,
     words: Array.from({ length: count }, (_, i) => `word${i}`),
     delayMs: slow ? 25 : 0,
   };

@@ -1,16 +1,36 @@
 // analytics.catalog and analytics.overview (analytics.read, and the organization must be the one
-// SVC_ANALYTICS_OPERATOR_ORG names; unset: nobody): the installation analytics dashboard.
+// SVC_ANALYTICS_OPERATOR_ORG names; unset: nobody): the installation analytics dashboard. The slug is
+// resolved to an organization id on each request and compared by id with the one it named when the
+// dashboard was first asked for (pinned): a slug freed and taken by another organization names nobody.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "../../analytics/catalog";
 import { OVERVIEW_DAYS, readOverview } from "../../analytics/overview";
+import { addLookup, type Tx } from "../../../db/transaction";
+import { findOrganizationId } from "../../organizations/find";
 import { inOrganization, router } from "../trpc";
+
+/**
+ * The operating organization's id: the one `slug` names now, pinned at its first use; null when the
+ * slug names nothing, or another organization than the pinned one (the operator names the new one by
+ * its own slug, which pins it).
+ */
+async function operatingOrganization(tx: Tx, slug: string): Promise<string | null> {
+  await addLookup(tx, "org_slug", slug);
+  const named = await findOrganizationId(tx, slug);
+  if (!named) return null;
+  const { rows } = await tx.sql.query<{ operator_org: string }>(
+    `WITH pinned AS (INSERT INTO analytics_operator_pins (slug, operator_org) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING operator_org)
+     SELECT operator_org FROM pinned UNION ALL SELECT operator_org FROM analytics_operator_pins WHERE slug = $1`,
+    [slug, named],
+  );
+  return rows[0]?.operator_org === named ? named : null;
+}
 
 /** After `analytics.read`: the organization acted on must be the operating organization. */
 const operating = inOrganization.use(async ({ ctx, next }) => {
   const operatorOrg = ctx.config.analytics.operatorOrg;
-  const { rows } = await ctx.tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [ctx.org.id]);
-  if (operatorOrg === null || rows[0]?.slug !== operatorOrg) {
+  if (operatorOrg === null || (await operatingOrganization(ctx.tx, operatorOrg)) !== ctx.org.id) {
     throw new TRPCError({
       code: "FORBIDDEN",
       message: "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.",

@@ -1,5 +1,6 @@
-// invitations.list, .create, .resend, .revoke (members.manage) and invitations.accept (any signed-in
-// person; spec: Invitation, Organization and membership facts). The token exists only in the link,
+// invitations.list, .create, .resend, .revoke (members.manage) and invitations.accept (the signed-in
+// person the invitation is for: their e-mail address is the invited one; spec: Invitation,
+// Organization and membership facts). The token exists only in the link,
 // which is answered once by create and once by each resend; nothing ever answers its hash.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
@@ -140,12 +141,24 @@ const accept = signedIn
     const hash = await hashToken(input.token);
     // The token names its organization: a lookup by hash shows that one invitation, nothing else.
     await addLookup(tx, "invitation_hash", hash);
-    const { rows } = await tx.sql.query<OpenInvitation & { accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
-      "SELECT id, org_id, role, accepted_at, revoked_at, expires_at <= now() AS expired FROM invitations WHERE token_hash = $1",
+    const { rows } = await tx.sql.query<OpenInvitation & { email: string; accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
+      "SELECT id, org_id, email, role, accepted_at, revoked_at, expires_at <= now() AS expired FROM invitations WHERE token_hash = $1",
       [hash],
     );
     const invitation = rows[0];
     if (!invitation) throw new TRPCError({ code: "NOT_FOUND", message: "This invitation link is not valid; if it was resent, use the newest link." });
+    // A link can be forwarded or leaked: it admits only the person at the invited address (before its
+    // state, which is the invitee's business). A person's address is the code host's public one, which
+    // it lets a person pick only among their verified addresses, or the one an e-mail sign-in link proved.
+    const invitee = await tx.sql.query("SELECT 1 FROM people WHERE id = $1 AND lower(email) = $2", [actorPersonId, invitation.email]);
+    if (invitee.rows.length === 0) {
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message:
+          "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
+          "your public e-mail on the code host, or use the e-mail sign-in link), or ask for an invitation to your own address.",
+      });
+    }
     if (invitation.accepted_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation has already been used." });
     if (invitation.revoked_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation was revoked; ask for a new one." });
     if (invitation.expired) throw new TRPCError({ code: "CONFLICT", message: "This invitation has expired; ask for it to be resent." });

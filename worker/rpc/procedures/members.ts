@@ -4,17 +4,21 @@
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { ROLES, type Role } from "../../../db/schema";
-import type { Tx } from "../../../db/transaction";
+import { inTenant, type Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
-import { appAccessTo } from "../../codehost/app-access";
+import { installationToken } from "../../codehost/app-access";
 import { accountMembers } from "../../codehost/account-members";
+import { ownInstallations } from "../../codehost/installations";
 import { CodehostListFailed } from "../../codehost/paged";
+import type { CodehostConfig } from "../../config/types";
 import { decideRole, type RoleSource } from "../../members/role-rules";
 import { removeMember } from "../../members/remove";
 import { inOrganization, router, type OrgContext } from "../trpc";
 
 interface MemberRow {
   person_id: string;
+  /** The code-host account's numeric id, as text; null for a person who signed in only by e-mail. */
+  codehost_user_id: string | null;
   login: string | null;
   name: string | null;
   avatar_url: string | null;
@@ -24,7 +28,7 @@ interface MemberRow {
 }
 
 const MEMBERS = `
-SELECT m.person_id, p.login, p.name, p.avatar_url, m.role, m.role_source, m.created_at
+SELECT m.person_id, p.codehost_user_id::text AS codehost_user_id, p.login, p.name, p.avatar_url, m.role, m.role_source, m.created_at
 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER BY lower(p.login), m.created_at`;
 
 const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
@@ -95,18 +99,19 @@ const remove = inOrganization
     }),
   );
 
-/** What the code host lists as members of the organization's installed accounts: login -> role. */
-async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "member">> {
-  const { rows: accounts } = await ctx.tx.sql.query<{ account_login: string }>(
-    "SELECT DISTINCT account_login FROM installations WHERE org_id = $1 AND deleted_at IS NULL",
-    [ctx.org.id],
-  );
+/**
+ * What the code host lists as members of the organization's installed accounts (read first, in its
+ * transaction): account id -> role. Asked with no transaction open.
+ */
+async function codehostMembers(codehost: CodehostConfig, installed: Awaited<ReturnType<typeof ownInstallations>>): Promise<Map<string, "admin" | "member">> {
   const listed = new Map<string, "admin" | "member">();
-  for (const { account_login: account } of accounts) {
-    const access = await appAccessTo(ctx.tx, ctx.config.codehost, account);
+  // One installation per account (by id), a live one first, under the login its latest delivery or sign-in showed.
+  for (const installation of installed.filter((row, i) => i === 0 || installed[i - 1]!.accountId !== row.accountId)) {
+    const account = installation.accountLogin;
+    const access = await installationToken(codehost, installation, account);
     if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
     try {
-      for (const [login, role] of await accountMembers(ctx.config.codehost.apiBase, account, access.token)) listed.set(login, role);
+      for (const [id, role] of await accountMembers(codehost.apiBase, { login: account, id: installation.accountId }, access.token)) listed.set(id, role);
     } catch (error) {
       if (!(error instanceof CodehostListFailed)) throw error;
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (${error.message}); nothing was changed.` });
@@ -118,16 +123,20 @@ async function codehostMembers(ctx: OrgContext): Promise<Map<string, "admin" | "
 const sync = inOrganization
   .meta({ permission: "members.manage", summary: "Sync members from the code host: the only thing that removes access besides removal" })
   .mutation(async ({ ctx }) => {
-    const listed = await codehostMembers(ctx);
+    // No transaction stays open while the code host is asked: the installations are read, then the changes made in a new one.
+    const installed = await ownInstallations(ctx.tx);
+    await ctx.commit();
+    const listed = await codehostMembers(ctx.config.codehost, installed);
     if (listed.size === 0) {
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: "The code host listed no members, so nothing was changed: a sync never empties an organization." });
     }
-    return changingMembers(ctx, async (tx, rows, actor) => {
+    return inTenant(ctx.connect, ctx.org.id, (changes) => changingMembers({ ...ctx, tx: changes }, async (tx, rows, actor) => {
       let owners = ownerCount(rows);
       const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
       for (const row of rows) {
         const label = row.login ?? row.person_id;
-        const codehostRole = row.login ? listed.get(row.login.toLowerCase()) : undefined;
+        // By the account's numeric id: a renamed member stays, a login someone else took is nobody here.
+        const codehostRole = row.codehost_user_id ? listed.get(row.codehost_user_id) : undefined;
         if (!codehostRole) {
           if (row.role === "owner" && owners === 1) {
             result.kept.push(label); // never the last owner
@@ -145,7 +154,7 @@ const sync = inOrganization
         result.changed.push(label);
       }
       return result;
-    });
+    }));
   });
 
 export const membersRouter = router({ list, changeRole, remove, sync });
