@@ -243,7 +243,8 @@ describe("with no claim, the owner's App installation decides", () => {
 
     await deliver("installation", installationPayload("unsuspend", installationId, account));
     await exchanged(repository);
-    await deliver("installation", installationPayload("suspend", installationId, account));
+    // Suspended again: a new delivery with its own body (the same body again would be a replay).
+    await deliver("installation", installationPayload("suspend", installationId, account, { again: true }));
     expect(await refusal(await exchange(await identityToken(repository)))).toMatchObject({ status: 403, body: { reason: "installation_suspended" } });
   });
 });
