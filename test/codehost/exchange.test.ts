@@ -56,6 +56,8 @@ describe("tokens that do not verify answer 401 with a reason", () => {
     ["naming no repository", (r) => identityToken(r, { repository: null }), "no_repository"],
     ["naming no repository id", (r) => identityToken(r, { repository_id: null }), "no_repository"],
     ["naming no owner id", (r) => identityToken(r, { repository_owner_id: null }), "no_repository"],
+    ["naming an owner id past the database's range", (r) => identityToken(r, { repository_owner_id: "9223372036854775808" }), "no_repository"],
+    ["naming a repository id of twenty digits", (r) => identityToken(r, { repository_id: "12345678901234567890" }), "no_repository"],
   ];
 
   for (const [name, token, reason] of cases) {

@@ -96,8 +96,9 @@ function reasonFor(error: unknown): UnverifiedReason {
 }
 
 /** The code host sends ids as decimal text. */
+// Account and repository ids are compared as PostgreSQL bigints: anything past that range names no account.
 const asId = (value: unknown): string | null =>
-  typeof value === "string" && /^[1-9][0-9]{0,19}$/.test(value) ? value
+  typeof value === "string" && /^[1-9][0-9]{0,18}$/.test(value) && BigInt(value) <= 9223372036854775807n ? value
     : Number.isSafeInteger(value) && (value as number) > 0 ? String(value) : null;
 
 function identityOf(payload: JWTPayload): Omit<WorkflowIdentity, "jti" | "expiresAt"> | null {
