@@ -20,6 +20,7 @@ import operators from "./0016_operators.sql";
 import mcpOauth from "./0018_mcp_oauth.sql";
 import leads from "./0019_leads.sql";
 import siteAnalytics from "./0020_site_analytics.sql";
+import heldExportExpiry from "./0026_held_export_expiry.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -41,4 +42,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0018_mcp_oauth", sql: mcpOauth },
   { name: "0019_leads", sql: leads },
   { name: "0020_site_analytics", sql: siteAnalytics },
+  { name: "0026_held_export_expiry", sql: heldExportExpiry },
 ];
