@@ -4,6 +4,7 @@ import { openPool, useBridge, withClient } from "../db/neon";
 import type { Config } from "./config/types";
 import { analyticsRollupFromWorker } from "./analytics/rollup-job";
 import { advanceDueDeletions, dueDeletions } from "./deletion/advance";
+import { destroyExpiredExports } from "./deletion/export-expiry";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import { partitionPassFromWorker } from "./events/partitions/run";
@@ -37,10 +38,10 @@ export async function scheduled(controller: ScheduledController, env: Env): Prom
 }
 
 /**
- * As the maintenance role, whose policies show it only overdue runs and due deletions: deletes failure
- * groups past SVC_FAILURE_RETENTION_DAYS, abandons every
- * overdue run of every organization, then advances each due deletion as the application role acting
- * as its organization.
+ * As the maintenance role, whose policies show it only overdue runs, due deletions and expired held
+ * exports: deletes failure groups past SVC_FAILURE_RETENTION_DAYS, abandons every overdue run of every
+ * organization, removes held deletion exports whose link expired, then advances each due deletion as
+ * the application role acting as its organization.
  */
 async function maintenancePass(env: Env, config: Config): Promise<void> {
   const url = config.database.maintenanceUrl;
@@ -52,6 +53,7 @@ async function maintenancePass(env: Env, config: Config): Promise<void> {
   const due = await withClient(url, async (client) => {
     log("info", "sweep.deadlines", { abandoned: await abandonOverdueEverywhere(client) });
     log("info", "sweep.failure_groups", { deleted: await pruneFailureGroups(client, config.failures.retentionDays) });
+    log("info", "sweep.held_exports", { destroyed: await destroyExpiredExports(client, env.EXPORTS) });
     return dueDeletions(client);
   });
   if (due.length === 0) return;

@@ -25,6 +25,7 @@ import claimProof from "./0022_claim_proof.sql";
 import approvalPages from "./0023_approval_pages.sql";
 import providerOverrun from "./0024_provider_overrun.sql";
 import codehostDeliveryBodies from "./0025_codehost_delivery_bodies.sql";
+import heldExportExpiry from "./0026_held_export_expiry.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: roles },
@@ -51,4 +52,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0023_approval_pages", sql: approvalPages },
   { name: "0024_provider_overrun", sql: providerOverrun },
   { name: "0025_codehost_delivery_bodies", sql: codehostDeliveryBodies },
+  { name: "0026_held_export_expiry", sql: heldExportExpiry },
 ];

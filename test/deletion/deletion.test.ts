@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
 import { SWEEP_CRON } from "../../worker/scheduled";
+import { archiveFolder } from "../../worker/events/partitions/pass";
 import { DataExport } from "../../worker/exports/schema";
 import { billingOn, fakeBilling } from "../support/billing";
 import { exchange, fake, identityToken, newRepository, postClaim } from "../support/codehost";
@@ -173,6 +174,57 @@ describe("the export link", () => {
     await asRole("superuser", (client) =>
       client.query("UPDATE deletion_exports SET expires_at = now() - interval '1 second' WHERE org_slug = (SELECT slug FROM organizations WHERE id = $1)", [place.orgId]));
     expect((await link(exportLink)).status).toBe(404);
+  });
+});
+
+/** Every key in the bucket that names the organization. */
+async function keysOf(bucket: R2Bucket, orgId: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ cursor });
+    keys.push(...listed.objects.map((object) => object.key).filter((key) => key.includes(orgId)));
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+  return keys.sort();
+}
+
+describe("the organization's objects in storage", () => {
+  it("are removed by the deletion but the held export, which its link's expiry removes", async () => {
+    // What the partition pass would have archived of each organization, and a data export of each.
+    const archiveDir = `archive/${crypto.randomUUID()}`;
+    for (const org of [place, bystander]) {
+      await env.EVENT_ARCHIVE!.put(`${archiveFolder(archiveDir, org.orgId)}events-2025-01.ndjson`, "{}\n");
+      await (await rpcClient(org.sessions.owner)).exports.create.mutate({ orgId: org.orgId });
+    }
+    const bystanderKeys = { exports: await keysOf(env.EXPORTS!, bystander.orgId), archive: await keysOf(env.EVENT_ARCHIVE!, bystander.orgId) };
+    expect(bystanderKeys.exports).toHaveLength(1);
+    expect(bystanderKeys.archive).toHaveLength(1);
+
+    const { exportLink } = await request();
+    await step(place.orgId, 3);
+    await timePasses(place.orgId);
+    expect(await step(place.orgId, 4, { SVC_EVENT_ARCHIVE_DIR: archiveDir })).toBe("deleted");
+    expect(await keysOf(env.EVENT_ARCHIVE!, place.orgId)).toEqual([]);
+    expect({ exports: await keysOf(env.EXPORTS!, bystander.orgId), archive: await keysOf(env.EVENT_ARCHIVE!, bystander.orgId) }).toEqual(bystanderKeys);
+
+    // The sweep keeps the held export while its link works; once the link expires, it removes it.
+    const sweep = async () => {
+      const ctx = createExecutionContext();
+      await worker.scheduled!(createScheduledController({ cron: SWEEP_CRON, scheduledTime: new Date() }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    await sweep();
+    expect(await keysOf(env.EXPORTS!, place.orgId)).toEqual([`deletion-exports/${place.orgId}.json`]);
+    expect((await link(exportLink)).status).toBe(200);
+    await asRole("superuser", (client) =>
+      client.query("UPDATE deletion_exports SET expires_at = now() - interval '1 second' WHERE object_key = $1", [`deletion-exports/${place.orgId}.json`]));
+    await sweep();
+    expect(await keysOf(env.EXPORTS!, place.orgId)).toEqual([]);
+    expect((await link(exportLink)).status).toBe(404);
+    const held = await asRole("superuser", async (client) =>
+      (await client.query("SELECT destroyed_at IS NOT NULL AS destroyed FROM deletion_exports WHERE object_key = $1", [`deletion-exports/${place.orgId}.json`])).rows);
+    expect(held).toEqual([{ destroyed: true }]);
   });
 });
 

@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
 import { PARTITION_CRON } from "../../worker/scheduled";
 import { addMonths, monthOf, monthStart, partitionName } from "../../worker/events/partitions/months";
+import { archiveFolder } from "../../worker/events/partitions/pass";
 import { makeEvent, type EventInput } from "../support/events";
 import { callWith } from "../support/http";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
@@ -84,9 +85,13 @@ describe("the partition pass (daily cron)", () => {
     expect(await whereIs(id)).toEqual([partitionName(monthsAgo(8))]);
   });
 
-  it("with a retention, archives each condemned month as NDJSON with RFC 3339 timestamps, then drops it", async () => {
+  it("with a retention, archives each condemned month as NDJSON with RFC 3339 timestamps, one object per organization, then drops it", async () => {
     const old = makeEvent({ occurredAt: midMonth(8).toISOString(), payload: { kept: true } });
     await send(old);
+    const other = (await seedOrganization("parts-other", own.database)).id;
+    const otherToken = (await seedToken(other, "engine", [], {}, own.database)).token;
+    const others = [makeEvent({ occurredAt: midMonth(8).toISOString() }), makeEvent({ occurredAt: midMonth(8).toISOString() })];
+    expect((await callWith(own.bindings, "/v1/events", { method: "POST", token: otherToken, json: { events: others } })).status).toBe(202);
     await runPass(midMonth(8));
     const prefix = `archive/${crypto.randomUUID()}/`;
     await runPass(now, retention(prefix));
@@ -95,9 +100,11 @@ describe("the partition pass (daily cron)", () => {
     expect(names).not.toContain(partitionName(monthsAgo(8)));
     expect(names).toContain(partitionName(monthsAgo(0)));
 
-    const object = await env.EVENT_ARCHIVE!.get(`${prefix}events-${monthStart(monthsAgo(8)).slice(0, 7)}.ndjson`);
-    expect(object).not.toBeNull();
-    const lines = (await object!.text()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const month = `events-${monthStart(monthsAgo(8)).slice(0, 7)}.ndjson`;
+    const archived = async (org: string) =>
+      (await (await env.EVENT_ARCHIVE!.get(`${archiveFolder(prefix, org)}${month}`))!.text()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect((await archived(other)).map((line) => line.id).sort()).toEqual(others.map((event) => event.id).sort());
+    const lines = await archived(orgId);
     expect(lines).toHaveLength(1);
     const [line] = lines;
     expect(line).toMatchObject({ id: old.id, org_id: orgId, type: "engine.log", payload: { kept: true } });

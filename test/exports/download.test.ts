@@ -1,9 +1,11 @@
 // exports.create writes the document into the exports bucket; the console downloads it by its link.
 import { describe, expect, it } from "vitest";
 import { DataExport } from "../../worker/exports/schema";
+import { PART_BYTES } from "../../worker/storage/r2-sink";
 import { call, callWith } from "../support/http";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
+import { asRole } from "../support/sql";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 
 async function person(orgId: string, role: "owner" | "admin" | "member") {
@@ -40,4 +42,26 @@ describe("data exports from the console", () => {
     const refused = await callWith({ EXPORTS: undefined }, "/rpc/exports.create", { method: "POST", json: { orgId }, headers: { cookie: `svc_session=${admin}`, "x-svc-csrf": csrf } });
     expect(refused.status).toBe(412);
   });
+
+  it("writes and downloads a document of several parts of the bucket's multipart upload", async () => {
+    const orgId = (await seedOrganization("export-large")).id;
+    const admin = await person(orgId, "admin");
+    // About 3.5 parts of audit entries, each 2 KB of data: the entries' pages end anywhere in a part.
+    const entries = Math.ceil((3.5 * PART_BYTES) / 2_000);
+    await asRole("superuser", (client) =>
+      client.query(
+        `INSERT INTO audit_log (org_id, seq, action, actor_label, data, hash)
+         SELECT $1, 1000 + n, 'bulk.seeded', 'seed', jsonb_build_object('n', n, 'filler', repeat('x', 2000)), md5(n::text) FROM generate_series(1, $2) n`,
+        [orgId, entries],
+      ));
+    const created = await (await rpcClient(admin)).exports.create.mutate({ orgId });
+    expect(created.sizeBytes).toBeGreaterThan(3 * PART_BYTES);
+    const response = await get(admin, created.download);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(new TextEncoder().encode(text).length).toBe(created.sizeBytes);
+    const seeded = DataExport.parse(JSON.parse(text)).auditLog.filter((entry) => entry.action === "bulk.seeded");
+    expect(seeded.map((entry) => (entry.data as { n: number }).n)).toEqual(Array.from({ length: entries }, (_, i) => i + 1));
+    // About 30 MB written to the local bucket and read back: seconds on an idle machine, more on a busy one.
+  }, 60_000);
 });

@@ -7,7 +7,9 @@ import { appJwt } from "../codehost/app-jwt";
 import { callCodehost, describeAnswer } from "../codehost/codehost-api";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
-import { storeDataExport } from "../exports/store";
+import { archiveFolder } from "../events/partitions/pass";
+import { dataExportsFolder, storeDataExport } from "../exports/store";
+import { removeUnder } from "../storage/remove";
 import { recordStep, type Step } from "./steps";
 
 export interface DeletionDeps {
@@ -151,7 +153,24 @@ async function exportDocument(deps: DeletionDeps, orgId: string) {
   });
 }
 
+/**
+ * The organization's objects in storage: its data exports and its archived event months. The held
+ * deletion export (`deletion-exports/`) stays until its link expires or it is destroyed early.
+ */
+async function removeObjects(deps: DeletionDeps, orgId: string) {
+  const { EXPORTS, EVENT_ARCHIVE } = deps.env;
+  const { archiveDir } = deps.config.events;
+  try {
+    if (EXPORTS) await removeUnder(EXPORTS, dataExportsFolder(orgId));
+    if (EVENT_ARCHIVE && archiveDir !== null) await removeUnder(EVENT_ARCHIVE, archiveFolder(archiveDir, orgId));
+  } catch {
+    throw new StepFailed("The organization's data exports and event archives could not be removed from object storage yet.");
+  }
+}
+
 async function deleteOrganization(deps: DeletionDeps, orgId: string) {
+  // Before the rows go, so that a failure leaves the step to be tried again.
+  await removeObjects(deps, orgId);
   await inOrg(deps, orgId, async (tx) => {
     await tx.sql.query("DELETE FROM events WHERE org_id = $1", [orgId]);
     // Every other tenant table cascades from the organization's row (a test walks the catalog).

@@ -10,6 +10,9 @@ export interface StoredExport {
   sizeBytes: number;
 }
 
+/** Where an organization's data exports are kept: a folder of its own, removed when it is deleted. */
+export const dataExportsFolder = (orgId: string) => `data-exports/${orgId}/`;
+
 /** Writes the document for `orgId` under `key`; answers its size in bytes. */
 export async function storeDataExport(connect: () => Promise<Connection>, bucket: R2Bucket, orgId: string, key: string): Promise<number> {
   const writer = await r2Sink(bucket).open(key, "application/json");
@@ -33,7 +36,7 @@ export async function storeDataExport(connect: () => Promise<Connection>, bucket
 /** A person's export: the row, the object, the row completed. */
 export async function exportForPerson(connect: () => Promise<Connection>, bucket: R2Bucket, orgId: string, personId: string): Promise<StoredExport> {
   const id = crypto.randomUUID();
-  const key = `data-exports/${orgId}/${id}.json`;
+  const key = `${dataExportsFolder(orgId)}${id}.json`;
   await inTenant(connect, orgId, (tx) =>
     tx.sql.query("INSERT INTO data_exports (id, org_id, object_key, requested_by) VALUES ($1, $2, $3, $4)", [id, orgId, key, personId]));
   const sizeBytes = await storeDataExport(connect, bucket, orgId, key);

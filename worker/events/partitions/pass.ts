@@ -3,7 +3,7 @@
 // archive every condemned month, drop them only if every archive finished, and prune the default
 // partition. Idempotent; runs as the maintenance role, which owns the event partitions.
 import type { SqlClient } from "../../../db/sql-client";
-import type { ArchiveSink } from "../../storage/sink";
+import type { ArchiveSink, ArchiveWriter } from "../../storage/sink";
 import { addMonths, isBefore, monthLabel, monthOf, monthStart, parsePartitionName, partitionName, type Month } from "./months";
 
 export const MONTHS_AHEAD = 3;
@@ -68,29 +68,50 @@ async function attachedMonths(client: SqlClient): Promise<Month[]> {
 }
 
 /**
- * Writes the rows of `table` older than `before` (all of them when null) as one NDJSON object,
- * page by page in key order; timestamps come out as RFC 3339 text (the session is in UTC).
+ * Where an organization's archived events go under the archive prefix: a folder of its own, so that
+ * deleting the organization can remove them (worker/deletion) without touching anyone else's.
  */
-async function archiveRows(client: SqlClient, sink: ArchiveSink, key: string, table: string, before: string | null): Promise<void> {
-  const writer = await sink.open(key);
+export const archiveFolder = (prefix: string, orgId: string) => `${prefix}${prefix === "" || prefix.endsWith("/") ? "" : "/"}${orgId}/`;
+
+/**
+ * Writes the rows of `table` older than `before` (all of them when null) as one NDJSON object per
+ * organization, `<folder>/<name>.ndjson`, paging in primary key order (organization, event id) so
+ * each page is a range of the index; timestamps come out as RFC 3339 text (the session is in UTC).
+ */
+async function archiveRows(client: SqlClient, sink: ArchiveSink, prefix: string, name: string, table: string, before: string | null): Promise<void> {
+  // The object being written and whose it is.
+  let writer: ArchiveWriter | null = null;
+  let writing = "";
   try {
     let after: unknown[] | null = null;
     for (;;) {
       const conditions = [before ? "e.occurred_at < $1" : "$1::timestamptz IS NULL"];
-      if (after) conditions.push("(e.occurred_at, e.org_id, e.id) > ($2::timestamptz, $3::uuid, $4)");
+      if (after) conditions.push("(e.org_id, e.id, e.occurred_at) > ($2::uuid, $3, $4::timestamptz)");
       const page: { rows: Array<{ line: string; at: string; org_id: string; id: string }> } = await client.query(
         `SELECT row_to_json(e)::text AS line, e.occurred_at::text AS at, e.org_id::text AS org_id, e.id FROM ${table} e
-         WHERE ${conditions.join(" AND ")} ORDER BY e.occurred_at, e.org_id, e.id LIMIT ${ARCHIVE_PAGE}`,
+         WHERE ${conditions.join(" AND ")} ORDER BY e.org_id, e.id, e.occurred_at LIMIT ${ARCHIVE_PAGE}`,
         [before, ...(after ?? [])],
       );
       if (page.rows.length === 0) break;
-      await writer.append(page.rows.map((row) => row.line + "\n").join(""));
+      // The page in runs of one organization each: a new organization finishes the previous object.
+      for (let from = 0; from < page.rows.length; ) {
+        const orgId = page.rows[from]!.org_id;
+        let to = from;
+        while (to < page.rows.length && page.rows[to]!.org_id === orgId) to++;
+        if (!writer || writing !== orgId) {
+          await writer?.finish();
+          writer = await sink.open(`${archiveFolder(prefix, orgId)}${name}.ndjson`);
+          writing = orgId;
+        }
+        await writer.append(page.rows.slice(from, to).map((row) => row.line + "\n").join(""));
+        from = to;
+      }
       const last = page.rows[page.rows.length - 1]!;
-      after = [last.at, last.org_id, last.id];
+      after = [last.org_id, last.id, last.at];
     }
-    await writer.finish();
+    await writer?.finish();
   } catch (error) {
-    await writer.abort().catch(() => {});
+    await writer?.abort().catch(() => {});
     throw error;
   }
 }
@@ -114,15 +135,14 @@ export async function runPartitionPass(client: SqlClient, options: PartitionPass
   // Archive everything first; a failure here throws before anything is dropped.
   if (options.archive) {
     const { sink, prefix } = options.archive;
-    const key = (name: string) => `${prefix}${prefix === "" || prefix.endsWith("/") ? "" : "/"}${name}.ndjson`;
     await client.query("SET TIME ZONE 'UTC'");
     await client.query("SET ROLE svc_maintenance");
     try {
       for (const month of condemned) {
-        await archiveRows(client, sink, key(`events-${monthLabel(month)}`), partitionName(month), null);
+        await archiveRows(client, sink, prefix, `events-${monthLabel(month)}`, partitionName(month), null);
         report.archived.push(partitionName(month));
       }
-      await archiveRows(client, sink, key(`events-default-before-${monthLabel(cutoff)}`), "events_default", cutoffAt);
+      await archiveRows(client, sink, prefix, `events-default-before-${monthLabel(cutoff)}`, "events_default", cutoffAt);
       report.archived.push("events_default");
     } finally {
       await client.query("RESET ROLE");
