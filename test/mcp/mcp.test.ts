@@ -398,10 +398,68 @@ describe("the protocol over one POST", () => {
 
   it("refuses what is not a JSON-RPC request it serves, with the protocol's codes", async () => {
     expect(await send("{not json")).toMatchObject({ status: 400, body: { jsonrpc: "2.0", id: null, error: { code: -32700 } } });
-    expect(await send({ jsonrpc: "1.0", id: 1, method: "ping" })).toMatchObject({ status: 400, body: { id: null, error: { code: -32600 } } });
+    expect(await send({ jsonrpc: "1.0", id: 1, method: "ping" })).toMatchObject({ status: 400, body: { id: 1, error: { code: -32600 } } });
+    expect(await send({ jsonrpc: "2.0", id: null, method: "ping" })).toMatchObject({ status: 400, body: { id: null, error: { code: -32600 } } });
     expect(await send([])).toMatchObject({ status: 400, body: { error: { code: -32600 } } });
     expect(await send(request("resources/list", undefined, 3))).toMatchObject({ status: 200, body: { id: 3, error: { code: -32601 } } });
     expect(await send(request("tools/call", { arguments: {} }, 4))).toMatchObject({ status: 200, body: { id: 4, error: { code: -32602 } } });
+  });
+
+  it("answers every request that has an id with an error when it cannot serve it, and a notification with 202 whatever it holds", async () => {
+    expect(await send(request("no/such/method", undefined, "m"))).toMatchObject({ status: 200, body: { jsonrpc: "2.0", id: "m", error: { code: -32601 } } });
+    expect(await send({ jsonrpc: "2.0", id: 5, method: "tools/list", params: [1, 2] })).toMatchObject({ status: 200, body: { id: 5, error: { code: -32602 } } });
+    expect(await send({ jsonrpc: "2.0", id: 6, method: "no/such/method", params: null })).toMatchObject({ status: 200, body: { id: 6, error: { code: -32602 } } });
+    expect(await send({ jsonrpc: "2.0", id: 7, method: 42 })).toMatchObject({ status: 400, body: { id: 7, error: { code: -32600 } } });
+    expect(await send({ jsonrpc: "2.0", method: "no/such/notification", params: [1] })).toEqual({ status: 202, type: null, body: null });
+    // A response the client sends back (to a server request this server never makes) gets nothing.
+    expect(await send({ jsonrpc: "2.0", id: 9, result: {} })).toEqual({ status: 202, type: null, body: null });
+  });
+
+  it("requires initialize's params: protocolVersion, capabilities and clientInfo", async () => {
+    expect(await send(request("initialize", undefined, 1))).toMatchObject({ status: 200, body: { id: 1, error: { code: -32602 } } });
+    expect(await send(request("initialize", { protocolVersion: "2025-06-18", capabilities: {} }, 2))).toMatchObject({ body: { id: 2, error: { code: -32602 } } });
+    expect(await send(request("initialize", { capabilities: {}, clientInfo: { name: "raw", version: "0" } }, 3))).toMatchObject({ body: { id: 3, error: { code: -32602 } } });
+  });
+
+  const mixedBatch = [
+    request("ping", undefined, 1),
+    request("no/such/method", undefined, 2),
+    5,
+    { jsonrpc: "2.0", id: 3, method: "tools/list", params: [] },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    request("initialize", { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "0" } }, 4),
+  ];
+
+  it("answers each element of a batch on its own where the version takes batches (2025-03-26, 2024-11-05, or no version header)", async () => {
+    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }, { "mcp-protocol-version": "2024-11-05" }]) {
+      const batch = await send(mixedBatch, headers);
+      expect({ headers, status: batch.status, answers: batch.body.map((each: { id: unknown; result?: unknown; error?: { code: number } }) => [each.id, each.error?.code ?? "ok"]) }).toEqual({
+        headers,
+        status: 200,
+        answers: [[1, "ok"], [2, -32601], [null, -32600], [3, -32602], [4, -32600]],
+      });
+    }
+    expect(await send([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 1, result: {} }])).toEqual({ status: 202, type: null, body: null });
+  });
+
+  it("refuses a batch whole, with one error, under 2025-06-18 and later, which removed batching", async () => {
+    for (const version of ["2025-06-18", "2025-11-25"]) {
+      const refused = await send([request("ping", undefined, 1)], { "mcp-protocol-version": version });
+      expect({ version, ...refused }).toMatchObject({ version, status: 400, body: { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining(version) } } });
+      expect((await send(request("ping"), { "mcp-protocol-version": version })).status).toBe(200);
+    }
+  });
+
+  it("refuses a request from a web page of another origin with 403; its own origin and no Origin pass", async () => {
+    for (const origin of ["https://evil.example", "null", `${ORIGIN}.evil.example`, ORIGIN.replace(/^http:/, "https:")]) {
+      expect({ origin, ...(await send(request("tools/list"), { origin })) }).toMatchObject({ origin, status: 403, body: { id: null, error: { code: -32000 } } });
+    }
+    expect(await send(request("ping"), { origin: ORIGIN })).toMatchObject({ status: 200, body: { id: 1, result: {} } });
+    expect(await send(request("ping"))).toMatchObject({ status: 200, body: { id: 1, result: {} } });
+    // Authentication comes first: without a bearer the answer is 401 whatever the origin.
+    const anonymous = await call("/mcp", { method: "POST", json: request("ping"), headers: { origin: "https://evil.example" } });
+    expect(anonymous.status).toBe(401);
+    await anonymous.body?.cancel();
   });
 
   it("refuses a body that is not JSON, a client that cannot take JSON and a protocol version it does not speak", async () => {

@@ -1,6 +1,6 @@
 // POST /mcp: the protocol's Streamable HTTP transport in stateless JSON mode (no session, JSON
-// answers, no event stream): one POST carries a JSON-RPC message (or a batch), answered in JSON, or
-// 202 when it holds only notifications. The bearer is checked before the body is read; GET and
+// answers, no event stream): one POST carries a JSON-RPC message (or a batch, for the protocol
+// versions that still take one), answered in JSON, or 202 when nothing in it is a request. The bearer is checked before the body is read; GET and
 // DELETE answer 405. The tools (with the procedures behind them) load on the first POST /mcp, not at
 // isolate start (bench/startup.ts): this module is imported for its paths by the authorization server.
 import { sendAfterResponse } from "../analytics/client";
@@ -9,7 +9,7 @@ import { BODY_LIMITS, readBytes } from "../http/input";
 import { log } from "../log";
 import { rpcContext } from "../rpc/context";
 import { authenticateProtocolToken, presentedBearer, protocolBearer } from "./bearer";
-import { PROTOCOL_VERSIONS, RPC_ERROR, answer, messages, rpcError } from "./json-rpc";
+import { BATCH_VERSIONS, PROTOCOL_VERSIONS, RPC_ERROR, answerBatch, answerOne, rpcError, type ToolServer } from "./json-rpc";
 
 export const MCP_PATH = "/mcp";
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
@@ -41,39 +41,57 @@ export async function serveMcp(c: AppContext): Promise<Response> {
   } catch {
     return c.json(rpcError(null, RPC_ERROR.parse, "Parse error: the body is not JSON."), 400);
   }
-  const received = messages.safeParse(body);
-  if (!received.success) return c.json(rpcError(null, RPC_ERROR.invalidRequest, "Invalid Request: not a JSON-RPC 2.0 message or batch of them."), 400);
+  if (Array.isArray(body)) {
+    if (body.length === 0) return c.json(rpcError(null, RPC_ERROR.invalidRequest, "Invalid Request: an empty batch."), 400);
+    // Without the header the transport spec says to assume 2025-03-26, which still takes batches.
+    const version = c.req.header("mcp-protocol-version") ?? "2025-03-26";
+    if (!BATCH_VERSIONS.includes(version)) {
+      return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: protocol version ${version} takes one message per POST; batches were removed in 2025-06-18.`), 400);
+    }
+  }
 
   const { callTool, listedTools, TOOL_NAMES } = await import("./tools");
   const ctx = { ...rpcContext(c), sessionToken: null, csrfHeader: undefined, bearer: protocolBearer(token) };
-  const answers = await answer(
-    {
-      info: { name: "svc-control-plane", version: "1.0.0" },
-      listTools: listedTools,
-      callTool: async (name, args) => {
-        const started = Date.now();
-        const { outcome, ...result } = await callTool(ctx, grant.orgId, name, args, (error) =>
-          log("error", "mcp.tool_failed", { requestId: c.var.requestId, tool: name, error: error instanceof Error ? error.name : "unknown" }),
-        );
-        // Never the arguments or the result: the tool (from the closed set), how it ended and how long it took.
-        if ((TOOL_NAMES as readonly string[]).includes(name)) {
-          sendAfterResponse(c.executionCtx, c.var.config.analytics, {
-            event: "mcp_tool_call",
-            orgId: grant.orgId,
-            properties: { tool: name, outcome, duration_ms: Date.now() - started },
-          });
-        }
-        return result;
-      },
+  const server: ToolServer = {
+    info: { name: "svc-control-plane", version: "1.0.0" },
+    listTools: listedTools,
+    callTool: async (name, args) => {
+      const started = Date.now();
+      const { outcome, ...result } = await callTool(ctx, grant.orgId, name, args, (error) =>
+        log("error", "mcp.tool_failed", { requestId: c.var.requestId, tool: name, error: error instanceof Error ? error.name : "unknown" }),
+      );
+      // Never the arguments or the result: the tool (from the closed set), how it ended and how long it took.
+      if ((TOOL_NAMES as readonly string[]).includes(name)) {
+        sendAfterResponse(c.executionCtx, c.var.config.analytics, {
+          event: "mcp_tool_call",
+          orgId: grant.orgId,
+          properties: { tool: name, outcome, duration_ms: Date.now() - started },
+        });
+      }
+      return result;
     },
-    received.data,
-  );
-  if (answers.length === 0) return c.body(null, 202);
-  return c.json(Array.isArray(received.data) ? answers : answers[0]);
+  };
+  if (Array.isArray(body)) {
+    const answers = await answerBatch(server, body);
+    return answers.length === 0 ? c.body(null, 202) : c.json(answers);
+  }
+  const answered = await answerOne(server, body, false);
+  if (!answered) return c.body(null, 202);
+  // A single message the server cannot take is refused at the HTTP level too (transport: 400).
+  return c.json(answered, "error" in answered && answered.error.code === RPC_ERROR.invalidRequest ? 400 : 200);
 }
 
-/** What the transport refuses before reading the body: a body that is not JSON, a client that cannot take JSON, a protocol version this server does not speak. */
+/**
+ * What the transport refuses before reading the body: a web page of another origin (the transport
+ * spec's DNS-rebinding defence; a client that is not a browser sends no Origin), a body that is not
+ * JSON, a client that cannot take JSON, a protocol version this server does not speak.
+ */
 function refusedTransport(c: AppContext): Response | null {
+  const origin = c.req.header("origin");
+  const own = new URL(publicOrigin(c)).origin;
+  if (origin !== undefined && origin !== own) {
+    return c.json(rpcError(null, RPC_ERROR.badRequest, `Forbidden: from a web page, requests are taken only from ${own}.`), 403);
+  }
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     return c.json(rpcError(null, RPC_ERROR.badRequest, "Unsupported Media Type: send the message as application/json."), 415);
