@@ -91,6 +91,9 @@ describe("the whole connection with the SDK client", () => {
   it("lists exactly the eight tools, each with an input schema", async () => {
     const { session } = await person("member");
     const { client } = await connect(session, place.orgId);
+    // The SDK negotiated its newest version, which it now names in MCP-Protocol-Version on each POST.
+    expect(client.getServerVersion()).toEqual({ name: "svc-control-plane", version: "1.0.0" });
+    expect((client.transport as { protocolVersion?: string }).protocolVersion).toBe("2025-11-25");
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(EIGHT);
     for (const tool of tools) expect(tool.inputSchema.type).toBe("object");
@@ -431,7 +434,7 @@ describe("the protocol over one POST", () => {
   ];
 
   it("answers each element of a batch on its own where the version takes batches (2025-03-26, 2024-11-05, or no version header)", async () => {
-    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }, { "mcp-protocol-version": "2024-11-05" }]) {
+    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }, { "mcp-protocol-version": "2024-11-05" }] as Record<string, string>[]) {
       const batch = await send(mixedBatch, headers);
       expect({ headers, status: batch.status, answers: batch.body.map((each: { id: unknown; result?: unknown; error?: { code: number } }) => [each.id, each.error?.code ?? "ok"]) }).toEqual({
         headers,
