@@ -3,6 +3,7 @@
 // checked against the person's role when it runs; and what must be refused.
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { pseudonym } from "../../worker/analytics/client";
+import { MAX_BATCH_MESSAGES } from "../../worker/mcp/json-rpc";
 import { acceptedDispatches, newEnvId, reportEnvironment, workplace, type Workplace } from "../support/engine-work";
 import { fake } from "../support/codehost";
 import { call, callWith, setCookies } from "../support/http";
@@ -443,6 +444,9 @@ describe("the protocol over one POST", () => {
       });
     }
     expect(await send([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 1, result: {} }])).toEqual({ status: 202, type: null, body: null });
+    const pings = (count: number) => Array.from({ length: count }, (_, index) => request("ping", undefined, index));
+    expect((await send(pings(MAX_BATCH_MESSAGES))).body).toHaveLength(MAX_BATCH_MESSAGES);
+    expect(await send(pings(MAX_BATCH_MESSAGES + 1))).toMatchObject({ status: 400, body: { id: null, error: { code: -32600, message: expect.stringContaining(`${MAX_BATCH_MESSAGES}`) } } });
   });
 
   it("refuses a batch whole, with one error, under 2025-06-18 and later, which removed batching", async () => {

@@ -9,7 +9,7 @@ import { BODY_LIMITS, readBytes } from "../http/input";
 import { log } from "../log";
 import { rpcContext } from "../rpc/context";
 import { authenticateProtocolToken, presentedBearer, protocolBearer } from "./bearer";
-import { BATCH_VERSIONS, PROTOCOL_VERSIONS, RPC_ERROR, answerBatch, answerOne, rpcError, type ToolServer } from "./json-rpc";
+import { BATCH_VERSIONS, MAX_BATCH_MESSAGES, PROTOCOL_VERSIONS, RPC_ERROR, answerBatch, answerOne, rpcError, type ToolServer } from "./json-rpc";
 
 export const MCP_PATH = "/mcp";
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
@@ -48,6 +48,7 @@ export async function serveMcp(c: AppContext): Promise<Response> {
     if (!BATCH_VERSIONS.includes(version)) {
       return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: protocol version ${version} takes one message per POST; batches were removed in 2025-06-18.`), 400);
     }
+    if (body.length > MAX_BATCH_MESSAGES) return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages.`), 400);
   }
 
   const { callTool, listedTools, TOOL_NAMES } = await import("./tools");

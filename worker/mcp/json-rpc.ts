@@ -12,6 +12,9 @@ export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "202
 /** The versions whose transport takes a JSON-RPC batch; 2025-06-18 removed batching. */
 export const BATCH_VERSIONS: readonly string[] = ["2025-03-26", "2024-11-05"];
 
+/** Elements per batch, as the SDK's transport and /rpc bound them: each may be a tool call with its own transaction. */
+export const MAX_BATCH_MESSAGES = 100;
+
 /** JSON-RPC 2.0's codes (5.1) and the protocol's own for a refused HTTP request. */
 export const RPC_ERROR = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, badRequest: -32000 } as const;
 
