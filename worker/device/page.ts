@@ -4,9 +4,9 @@
 // matches the one my terminal shows" ticked, a deliberate act a link alone cannot make for the
 // person. The decision posts with the session's CSRF header; the inline script runs under this
 // response's nonce (worker/http/page-headers.ts).
+import { html } from "hono/html";
 import { PERMISSION_WORDS } from "../auth/permission-words";
 import type { Permission } from "../auth/permissions";
-import { html } from "hono/html";
 import { type Html, page } from "../signin/pages";
 import { displayUserCode } from "./codes";
 import type { PendingRequest } from "./flow";
