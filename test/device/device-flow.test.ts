@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { NOT_UTF8 } from "../support/bodies";
+import { elementsOf } from "../support/html";
 import { call } from "../support/http";
 import { poll, startFlow, uniqueAddress, waitInterval } from "../support/device";
 import { seedOrganization } from "../support/seed";
@@ -48,6 +49,17 @@ describe("device flow", () => {
     ]);
     // Approving takes the person's own tick; the box starts unticked.
     expect(html).toMatch(/<input type="checkbox" name="codeConfirmed" required>/);
+  });
+
+  it("shows a client name that holds markup as text: the page runs no script but its own", async () => {
+    const flow = await startFlow("environments.view", `<script>alert(1)</script>"><img src=x onerror=alert(2)>`);
+    const page = await (await signedIn("admin")).get(`/auth/device?user_code=${flow.user_code}`);
+    const html = await page.text();
+    expect(html).toContain('<strong id="client">&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;</strong>');
+    const nonce = /'nonce-([A-Za-z0-9_-]+)'/.exec(page.headers.get("content-security-policy")!)![1]!;
+    const elements = await elementsOf(html);
+    expect(elements.filter((element) => element.tag === "script").map((element) => element.attributes)).toEqual([{ nonce }]);
+    expect(elements.filter((element) => element.tag === "img")).toEqual([]);
   });
 
   it("asks for the code when the link carries none, and answers 404 to a code that names no pending sign-in", async () => {

@@ -28,9 +28,12 @@ describe("the device-approval page", () => {
       if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
     });
 
-    const started = (await (await fetch(`${base}/auth/device/code`, form({ client_id: "svc-cli", scope: "environments.view" }))).json()) as { device_code: string; user_code: string; verification_uri_complete: string };
+    // The client names itself: markup in that name is shown as text, never made an element.
+    const clientId = `svc-cli <img src=x onerror="document.title='injected'">`;
+    const started = (await (await fetch(`${base}/auth/device/code`, form({ client_id: clientId, scope: "environments.view" }))).json()) as { device_code: string; user_code: string; verification_uri_complete: string };
     await page.goto(started.verification_uri_complete);
-    await expect(page.locator("#client").textContent()).resolves.toBe("svc-cli");
+    await expect(page.locator("#client").textContent()).resolves.toBe(clientId);
+    await expect(page.locator("img").count()).resolves.toBe(0);
     await page.getByText("see environments, their runs and preview addresses").waitFor();
     await expect(page.locator("#code").textContent()).resolves.toBe(started.user_code);
 

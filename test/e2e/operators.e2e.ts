@@ -71,10 +71,12 @@ describe("the operator portal in Chromium", () => {
   let browser: Browser;
   let page: Page;
   const slug = unique("portal");
+  // A name is the customer's own text: the portal shows it as text, never as markup.
+  const name = `Portal Demo <img src=x onerror="document.title='injected'">`;
 
   beforeAll(async () => {
     browser = await launch();
-    const created = svc(["orgs", "create", slug, "--name", "Portal Demo"]);
+    const created = svc(["orgs", "create", slug, "--name", name]);
     if (created.status !== 0) throw new Error(`orgs create failed: ${created.stderr}`);
     page = await (await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } })).newPage();
   });
@@ -104,6 +106,8 @@ describe("the operator portal in Chromium", () => {
     // The search answer replaces the first page of organizations, which also lists this one.
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
     await expect(row.textContent()).resolves.toMatch(/Portal Demo.*free.*0.*0 environments.*active/s);
+    await expect(row.getByText(name, { exact: true }).count()).resolves.toBe(1);
+    await expect(page.locator("img").count()).resolves.toBe(0);
     await row.getByRole("button", { name: "Suspend" }).click();
     await said(page, `${slug} is suspended.`);
     await row.getByText("suspended (operator)").waitFor();

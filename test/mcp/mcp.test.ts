@@ -6,6 +6,7 @@ import { pseudonym } from "../../worker/analytics/client";
 import { MAX_BATCH_MESSAGES } from "../../worker/mcp/json-rpc";
 import { acceptedDispatches, newEnvId, reportEnvironment, workplace, type Workplace } from "../support/engine-work";
 import { fake } from "../support/codehost";
+import { elementsOf } from "../support/html";
 import { call, callWith, setCookies } from "../support/http";
 import { codehostUser, someAddress } from "../support/signin";
 import { callTool, connect, consent, ORIGIN, postConsent, rawMcp, REDIRECT_URI, TestProvider } from "../support/mcp";
@@ -268,6 +269,32 @@ describe("what the authorization server refuses", () => {
     const html = await page.text();
     expect(html).toContain('An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">Official &lt;Editor&gt;</strong>');
     expect(html).toContain('<strong><code id="client-origin">https://answers.example</code></strong>');
+  });
+
+  it("shows a client name that holds markup as text, and keeps a redirect URI and a state with quotes inside their fields", async () => {
+    const { session } = await person("member");
+    const redirect = `https://answers.example/cb?q="><script>alert(2)</script>`;
+    const response = await call("/auth/mcp/register", { method: "POST", json: { client_name: "<script>alert(1)</script>", redirect_uris: [redirect] }, headers: { "x-forwarded-for": "10.8.0.1" } });
+    const { client_id: clientId } = (await response.json()) as { client_id: string };
+    const url = authorizeUrl(clientId, { redirect_uri: redirect, state: `'"><img src=x onerror=alert(3)>` });
+    const page = await call(url.pathname + url.search, { headers: { cookie: `svc_session=${session}` } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<strong id="client-name">&lt;script&gt;alert(1)&lt;/script&gt;</strong>');
+    const elements = await elementsOf(html);
+    expect(elements.filter((element) => element.tag === "script" || element.tag === "img")).toEqual([]);
+    const field = (name: string) => elements.find((element) => element.tag === "input" && element.attributes.name === name)?.attributes;
+    expect(field("redirect_uri")).toEqual({ type: "hidden", name: "redirect_uri", value: "https://answers.example/cb?q=&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;" });
+    expect(field("state")).toEqual({ type: "hidden", name: "state", value: "&#39;&quot;&gt;&lt;img src=x onerror=alert(3)&gt;" });
+  });
+
+  it("names a repeated parameter that holds markup as text on the refusal page", async () => {
+    const name = "<script>alert(1)</script>";
+    const refused = await call(`/auth/mcp/authorize?${new URLSearchParams([[name, "1"], [name, "2"]])}`, { redirect: "manual" });
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(html).toContain("<p>The &lt;script&gt;alert(1)&lt;/script&gt; parameter was sent more than once.</p>");
+    expect((await elementsOf(html)).filter((element) => element.tag === "script")).toEqual([]);
   });
 
   it("sends a person who is not signed in to sign in, and back to the request afterwards", async () => {

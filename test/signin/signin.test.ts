@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import { elementsOf } from "../support/html";
 import { callWith, setCookies } from "../support/http";
 import { installApp, newRepository } from "../support/codehost";
 import { browser } from "../support/sessions";
@@ -87,6 +88,21 @@ describe("the sign-in allowlist", () => {
     expect(await withLink.response.text()).toContain('href="https://example.com/ask"');
     const withoutLink = await signIn(login, { overrides: { SVC_SIGNIN_ALLOWLIST: "x" } });
     expect(await withoutLink.response.text()).not.toContain("href=\"https://example.com/ask\"");
+  });
+
+  it("shows a refused login that holds markup as text, and keeps a signup address with quotes inside its attribute", async () => {
+    const login = `<script>alert(1)</script>${unique("x")}`;
+    await codehostUser(login);
+    const signup = `https://example.com/ask?from="><script>alert(2)</script>`;
+    const refused = await signIn(login, { overrides: { SVC_SIGNIN_ALLOWLIST: "x", SVC_SIGNUP_URL: signup } });
+    expect(refused.response.status).toBe(403);
+    const page = await refused.response.text();
+    expect(page).toContain(`<strong>&lt;script&gt;alert(1)&lt;/script&gt;${login.slice("<script>alert(1)</script>".length)}</strong>`);
+    const elements = await elementsOf(page);
+    expect(elements.filter((element) => element.tag === "script")).toEqual([]);
+    expect(elements.filter((element) => element.tag === "a").map((element) => element.attributes)).toEqual([
+      { class: "button", href: "https://example.com/ask?from=&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;" },
+    ]);
   });
 });
 

@@ -3,6 +3,7 @@
 // called directly, as the tests do), and then it answers the built index.html if the ASSETS binding
 // has one, else a page saying how to build the console: never a blank page or a 500.
 import type { Hono } from "hono";
+import { html } from "hono/html";
 import type { AppEnv } from "../http/context";
 import { page } from "../signin/pages";
 import { isApiPath } from "./api-prefixes";
@@ -13,7 +14,7 @@ const NOT_BUILT_STATUS = 503;
 export const notBuiltPage = () =>
   page(
     "The console is not built",
-    `<p>This control plane is running, but its browser console has not been built, so there is no page to show here yet.</p>
+    html`<p>This control plane is running, but its browser console has not been built, so there is no page to show here yet.</p>
 <p>Run <code>npm run build:console</code> (<code>npm start</code> does it), then reload this page.</p>
 <p class="muted">The API is unaffected: <a href="/health">/health</a>, <a href="/openapi.json">/openapi.json</a>.</p>`,
   );

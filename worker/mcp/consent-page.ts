@@ -3,7 +3,8 @@
 // registers itself (RFC 7591) and chooses its own name, so the name is shown as an unverified claim
 // and the address the answer goes to (its origin) stands out: that is what the person can check. The form
 // posts (no script) with the session's CSRF token as a field, since a plain form sends no header.
-import { escapeHtml, page } from "../signin/pages";
+import { html } from "hono/html";
+import { type Html, page } from "../signin/pages";
 
 /** The authorization request as the page carries it into the decision. */
 export interface AuthorizationRequest {
@@ -15,7 +16,7 @@ export interface AuthorizationRequest {
   scope: string | null;
 }
 
-const hidden = (name: string, value: string | null) => (value === null ? "" : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`);
+const hidden = (name: string, value: string | null) => (value === null ? "" : html`<input type="hidden" name="${name}" value="${value}">`);
 
 /** Async: the tools (and the procedures they name) are loaded on first use, not at isolate start. */
 export async function consentPage(options: {
@@ -24,10 +25,10 @@ export async function consentPage(options: {
   organizations: Array<{ id: string; slug: string; role: string }>;
   csrfToken: string;
   productName: string;
-}): Promise<string> {
+}): Promise<Html> {
   const { clientName, request, organizations } = options;
   if (organizations.length === 0) {
-    return page("No organization yet", "<p>You belong to no organization, so there is nothing to connect a model client to.</p>");
+    return page("No organization yet", html`<p>You belong to no organization, so there is nothing to connect a model client to.</p>`);
   }
   const destination = (() => {
     try {
@@ -37,13 +38,13 @@ export async function consentPage(options: {
       return request.redirectUri;
     }
   })();
-  const options_ = organizations.map((org) => `<option value="${escapeHtml(org.id)}">${escapeHtml(org.slug)} (${escapeHtml(org.role)})</option>`).join("");
+  const options_ = organizations.map((org) => html`<option value="${org.id}">${org.slug} (${org.role})</option>`);
   const { permissionsOf, TOOLS } = await import("./tools");
-  const abilities = TOOLS.map((tool) => `<li>${escapeHtml(tool.title)} <span class="muted">(${escapeHtml(permissionsOf(tool).filter(Boolean).join(", "))})</span></li>`).join("");
+  const abilities = TOOLS.map((tool) => html`<li>${tool.title} <span class="muted">(${permissionsOf(tool).filter(Boolean).join(", ")})</span></li>`);
   return page(
     "Connect a model client",
-    `<p>An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">${escapeHtml(clientName)}</strong> asks to act for you in ${escapeHtml(options.productName)}. Nothing confirms that name: it chose it itself.</p>
-<p>It will receive the answer at <strong><code id="client-origin">${escapeHtml(destination)}</code></strong>. Allow only if you started this connection and know that address.</p>
+    html`<p>An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">${clientName}</strong> asks to act for you in ${options.productName}. Nothing confirms that name: it chose it itself.</p>
+<p>It will receive the answer at <strong><code id="client-origin">${destination}</code></strong>. Allow only if you started this connection and know that address.</p>
 <form id="consent" method="post" action="/auth/mcp/authorize">
 ${hidden("client_id", request.clientId)}${hidden("redirect_uri", request.redirectUri)}${hidden("code_challenge", request.codeChallenge)}
 <input type="hidden" name="code_challenge_method" value="S256"><input type="hidden" name="response_type" value="code">
@@ -57,6 +58,6 @@ ${hidden("state", request.state)}${hidden("resource", request.resource)}${hidden
   );
 }
 
-export function authorizationErrorPage(reason: string): string {
-  return page("This connection cannot go on", `<p>${escapeHtml(reason)}</p><p>Start the connection again from the model client.</p>`);
+export function authorizationErrorPage(reason: string): Html {
+  return page("This connection cannot go on", html`<p>${reason}</p><p>Start the connection again from the model client.</p>`);
 }

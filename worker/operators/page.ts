@@ -1,13 +1,13 @@
 // The operator portal's one document, in the look the console shares (worker/console/look.ts). Its
 // script (sign-in, then the admin.* procedures) is console/public/operator-portal.js, served with the
 // console's assets: the Worker's upload stays small, and without a console build the page says so.
-import { BASE_CSS } from "../console/look";
-import { page } from "../signin/pages";
+import { html } from "hono/html";
+import { htmlDocument, page } from "../signin/pages";
 
 export const portalOffPage = () =>
   page(
     "The operator portal is off",
-    `<p>This control plane serves no operator portal because <code>SVC_ADMIN_DATABASE_URL</code> is not set.</p>
+    html`<p>This control plane serves no operator portal because <code>SVC_ADMIN_DATABASE_URL</code> is not set.</p>
 <p class="muted">Set it to the operator role's connection string and restart.</p>`,
   );
 
@@ -22,9 +22,12 @@ td .row{gap:.35rem}
 details pre{white-space:pre-wrap;font-size:.8rem}
 `;
 
-export const portalPage = () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Operator portal</title><style>${BASE_CSS}${PORTAL_CSS}</style></head>
-<body><header><strong>Operator portal</strong><nav id="nav" hidden><a href="/admin/organizations" data-page="organizations">Organizations</a><a href="/admin/leads" data-page="leads">Leads</a><a href="/admin/failures" data-page="failures">Failures</a><a href="/admin/operators" data-page="operators">Operators</a></nav><span id="who"></span></header>
+export const portalPage = () =>
+  htmlDocument(
+    "Operator portal",
+    html`<header><strong>Operator portal</strong><nav id="nav" hidden><a href="/admin/organizations" data-page="organizations">Organizations</a><a href="/admin/leads" data-page="leads">Leads</a><a href="/admin/failures" data-page="failures">Failures</a><a href="/admin/operators" data-page="operators">Operators</a></nav><span id="who"></span></header>
 <p id="status" role="status" aria-live="polite" style="max-width:72rem;margin:.75rem auto 0;padding:0 1rem"></p>
 <main><p class="muted">Loading the portal… If this stays, the console's assets are not built (<code>npm run build:console</code>).</p></main>
-<script type="module" src="/operator-portal.js"></script></body></html>`;
+<script type="module" src="/operator-portal.js"></script>`,
+    PORTAL_CSS,
+  );

@@ -147,9 +147,8 @@ export function registerOperators(app: Hono<AppEnv>): void {
   // The pages: one document whose script signs in and calls the admin.* procedures.
   const pages = (c: AppContext) => {
     if (!c.var.config.database.adminUrl) {
-      const response = c.html(portalOffPage(), 503);
-      response.headers.set("x-svc-error-code", "operator_portal_off");
-      return response;
+      c.header("x-svc-error-code", "operator_portal_off");
+      return c.html(portalOffPage(), 503);
     }
     return c.html(portalPage());
   };

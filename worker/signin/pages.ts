@@ -1,26 +1,31 @@
-// The few HTML pages sign-in answers with (a refused sign-in is a page for a person, not JSON).
+// The few HTML pages sign-in answers with (a refused sign-in is a page for a person, not JSON), and the
+// one document shell every page the Worker renders shares. Every page is written with hono's `html`
+// template, which escapes each interpolated value; `raw` marks only constant markup of our own (the CSS).
+import { html, raw } from "hono/html";
 import type { Config } from "../config/types";
 import { BASE_CSS } from "../console/look";
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
+/** Markup built with `html`: a value of this type is already escaped, a plain string never is. */
+export type Html = ReturnType<typeof html>;
 
-export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(title)}</title><style>${BASE_CSS}</style></head>
-<body><main class="narrow"><div class="panel"><h1>${escape(title)}</h1>${body}</div></main></body></html>`;
-}
+/** The document shell: the shared look, plus `css` (constant) for a page that needs more. */
+export const htmlDocument = (title: string, body: Html, css = "") =>
+  html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title}</title><style>${raw(BASE_CSS + css)}</style></head>
+<body>${body}</body></html>`;
 
-export function refusedSignInPage(config: Config, login: string): string {
+/** A titled panel: the pages sign-in, device approval, consent and the console's fallback show. */
+export const page = (title: string, body: Html) =>
+  htmlDocument(title, html`<main class="narrow"><div class="panel"><h1>${title}</h1>${body}</div></main>`);
+
+export function refusedSignInPage(config: Config, login: string): Html {
   // The sign-up link is offered only where an allowlist is what refused the person.
   const signup = config.signIn.signupUrl && config.signIn.allowlist !== null
-    ? `<p><a class="button" href="${escape(config.signIn.signupUrl)}">Ask for access</a></p>`
+    ? html`<p><a class="button" href="${config.signIn.signupUrl}">Ask for access</a></p>`
     : "";
-  return page("Sign-in refused", `<p>The account <strong>${escape(login)}</strong> may not sign in to ${escape(config.mail.productName)}.</p>${signup}`);
+  return page("Sign-in refused", html`<p>The account <strong>${login}</strong> may not sign in to ${config.mail.productName}.</p>${signup}`);
 }
 
-export function failedSignInPage(reason: string): string {
-  return page("Sign-in did not complete", `<p>${escape(reason)}</p><p><a class="button" href="/auth/signin">Try again</a></p>`);
+export function failedSignInPage(reason: string): Html {
+  return page("Sign-in did not complete", html`<p>${reason}</p><p><a class="button" href="/auth/signin">Try again</a></p>`);
 }
-
-export { escape as escapeHtml };
