@@ -45,8 +45,6 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 180_000,
-          // A browser on a loaded 2-core machine: a failed step is tried once more before it fails the run.
-          retry: 1,
         },
       },
     ],
