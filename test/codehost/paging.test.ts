@@ -2,6 +2,7 @@
 // that fails (or leads off the code host) refuses the whole read with nothing changed.
 import { describe, expect, inject, it } from "vitest";
 import { fake, installApp, listFault, newRepository } from "../support/codehost";
+import { callWith } from "../support/http";
 import { rpcClient, rpcPost } from "../support/rpc";
 import { browser, seedSession } from "../support/sessions";
 import { codehostUser, signIn } from "../support/signin";
@@ -86,6 +87,23 @@ describe("members.sync over a code-host organization of 250 members", () => {
       expect(await sessionsLive([...org.ids.values()])).toBe(4);
       expect(await syncAudits(org.orgId)).toBe(0);
     }
+  });
+});
+
+describe("members.sync while the code host does not answer", () => {
+  it("refuses with 412 and a sentence, changing no membership", async () => {
+    const org = await largeOrganization();
+    const before = await rolesIn(org.orgId);
+    const owner = browser(org.owner);
+    const refused = await callWith({ SVC_CODEHOST_API_BASE: "http://127.0.0.1:1" }, "/rpc/members.sync", {
+      method: "POST",
+      json: { orgId: org.orgId },
+      headers: { cookie: `svc_session=${org.owner}`, "x-svc-csrf": await owner.csrf() },
+    });
+    expect(refused.status).toBe(412);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`members of ${org.account} .*nothing was changed`));
+    expect(await rolesIn(org.orgId)).toEqual(before);
+    expect(await syncAudits(org.orgId)).toBe(0);
   });
 });
 

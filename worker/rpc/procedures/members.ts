@@ -8,6 +8,7 @@ import { inTenant, type Tx } from "../../../db/transaction";
 import { appendAudit } from "../../audit/append";
 import { installationToken } from "../../codehost/app-access";
 import { accountMembers } from "../../codehost/account-members";
+import { CodehostUnreachable } from "../../codehost/codehost-api";
 import { ownInstallations } from "../../codehost/installations";
 import { CodehostListFailed } from "../../codehost/paged";
 import type { CodehostConfig } from "../../config/types";
@@ -108,12 +109,13 @@ async function codehostMembers(codehost: CodehostConfig, installed: Awaited<Retu
   // One installation per account (by id), a live one first, under the login its latest delivery or sign-in showed.
   for (const installation of installed.filter((row, i) => i === 0 || installed[i - 1]!.accountId !== row.accountId)) {
     const account = installation.accountLogin;
-    const access = await installationToken(codehost, installation, account);
-    if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
     try {
+      const access = await installationToken(codehost, installation, account);
+      if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
       for (const [id, role] of await accountMembers(codehost.apiBase, { login: account, id: installation.accountId }, access.token)) listed.set(id, role);
     } catch (error) {
-      if (!(error instanceof CodehostListFailed)) throw error;
+      // A code host that fails to answer is the person's to retry, not our failure.
+      if (!(error instanceof CodehostListFailed || error instanceof CodehostUnreachable)) throw error;
       throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (${error.message}); nothing was changed.` });
     }
   }
