@@ -69,6 +69,16 @@ describe("the RPC envelope", () => {
     expect(await organizationName()).toBe(before);
   });
 
+  it("answers a mutation body that is not UTF-8 with 400 naming the procedure, and changes nothing", async () => {
+    const response = await call("/rpc/organization.settings", {
+      method: "POST",
+      body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+      headers: { cookie: `svc_session=${session}`, "content-type": "application/json", "x-svc-csrf": await browser(session).csrf() },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { message: "The body is not UTF-8 text, so it is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path: "organization.settings" } } });
+  });
+
   it("answers a batch call by call, in order, with 207 when their statuses differ", async () => {
     const cookie = `svc_session=${session}`;
     const inputs = encodeURIComponent(JSON.stringify({ 0: { orgId }, 1: { orgId: "not-a-uuid" } }));
