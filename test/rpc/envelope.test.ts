@@ -5,7 +5,7 @@ import { call } from "../support/http";
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
-import { MAX_BATCH_CALLS } from "../../worker/rpc/wire";
+import { MAX_BATCH_CALLS } from "../../worker/rpc/routes";
 
 let orgId: string;
 let session: string;
@@ -41,15 +41,19 @@ describe("the RPC envelope", () => {
     expect((await rpcPost(session, "organization.get", { orgId }, await browser(session).csrf())).status).toBe(405);
   });
 
-  it("refuses a mutation without the CSRF header, and a body that is not JSON", async () => {
+  it("refuses a mutation without the CSRF header, and a body that is not JSON with 415 as tRPC does", async () => {
     const missing = await rpcPost(session, "organization.settings", { orgId, name: "Renamed" });
     expect(missing.status).toBe(403);
-    const form = await call("/rpc/organization.settings", {
-      method: "POST",
-      body: "orgId=x",
-      headers: { cookie: `svc_session=${session}`, "content-type": "application/x-www-form-urlencoded", "x-svc-csrf": await browser(session).csrf() },
-    });
-    expect(form.status).toBe(400);
+    const headers = { cookie: `svc_session=${session}`, "x-svc-csrf": await browser(session).csrf() };
+    const post = (body: BodyInit, contentType: string) => call("/rpc/organization.settings", { method: "POST", body, headers: { ...headers, "content-type": contentType } });
+    const form = new FormData();
+    form.set("orgId", orgId);
+    form.set("name", "Renamed by form");
+    // Types tRPC's adapter would read (forms, binary) and one it refuses itself: none reaches a procedure.
+    const refusals = [await post("orgId=x", "application/x-www-form-urlencoded"), await post(form, "multipart/form-data; boundary=x"), await post(new Uint8Array([1, 2]), "application/octet-stream"), await post("{}", "text/plain")];
+    expect(refusals.map((response) => response.status)).toEqual([415, 415, 415, 415]);
+    for (const response of refusals) expect(((await response.json()) as { error: { data: { code: string } } }).error.data.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(((await (await rpcGet(session, "organization.get", { orgId })).json()) as { result: { data: { name: string } } }).result.data.name).not.toBe("Renamed by form");
   });
 
   it("answers input that is not JSON with 400 naming the procedure, by GET and by POST, and changes nothing", async () => {
@@ -63,6 +67,16 @@ describe("the RPC envelope", () => {
       expect(await response.json()).toEqual({ error: { message: "The input is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path } } });
     }
     expect(await organizationName()).toBe(before);
+  });
+
+  it("answers a mutation body that is not UTF-8 with 400 naming the procedure, and changes nothing", async () => {
+    const response = await call("/rpc/organization.settings", {
+      method: "POST",
+      body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+      headers: { cookie: `svc_session=${session}`, "content-type": "application/json", "x-svc-csrf": await browser(session).csrf() },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { message: "The body is not UTF-8 text, so it is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path: "organization.settings" } } });
   });
 
   it("answers a batch call by call, in order, with 207 when their statuses differ", async () => {
@@ -85,25 +99,31 @@ describe("the RPC envelope", () => {
     ];
     expect(refusals.map((response) => response.status)).toEqual([400, 400, 400, 400]);
     const messages = await Promise.all(refusals.map(async (response) => JSON.stringify(await response.json())));
-    expect(messages[0]).toContain("queries or mutations, not both");
-    expect(messages[1]).toContain("an object keyed by each call's position");
-    expect(messages[2]).toContain("must be a batch");
-    expect(messages[3]).toContain(`at most ${MAX_BATCH_CALLS} calls`);
+    // tRPC's own sentences.
+    expect(messages[0]).toContain("Cannot mix procedure types");
+    expect(messages[1]).toContain("needs to be an object when doing a batch call");
+    expect(messages[2]).toContain("must be batched");
+    expect(messages[3]).toContain("Batch call exceeds maximum size");
     const most = await call(`/rpc/${Array(MAX_BATCH_CALLS).fill("account.context").join(",")}?batch=1`, { headers: { cookie } });
     expect(most.status).toBe(200);
   });
 
-  it("streams a batch as JSON lines: a head with one pending value per call, then each call's envelope as it finishes", async () => {
-    const response = await call(`/rpc/organization.get,no.such?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, {
-      headers: { cookie: `svc_session=${session}`, "trpc-accept": "application/jsonl" },
+  for (const [header, value] of [["trpc-accept", "application/jsonl"], ["accept", "application/jsonl"]] as const) {
+    it(`streams a batch as JSON lines when asked with ${header}: ${value}, each call's envelope in tRPC's stream format`, async () => {
+      const response = await call(`/rpc/organization.get,no.such?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, {
+        headers: { cookie: `svc_session=${session}`, [header]: value },
+      });
+      expect(response.status).toBe(200);
+      const [head, ...lines] = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as unknown);
+      // The head holds one pending value per call; each is filled by a later line.
+      expect(head).toEqual({ 0: [[0], [null, 0, 0]], 1: [[0], [null, 0, 1]] });
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      const later = JSON.stringify(lines);
+      expect(later).toContain(orgId);
+      expect(later).toContain('"code":"NOT_FOUND"');
+      expect(later).toContain('"path":"no.such"');
     });
-    expect(response.status).toBe(200);
-    const [head, ...lines] = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as unknown);
-    expect(head).toEqual({ 0: [[0], [null, 0, 0]], 1: [[0], [null, 0, 1]] });
-    expect(lines).toHaveLength(2);
-    expect(lines).toContainEqual([0, 0, [[{ result: { data: expect.objectContaining({ id: orgId }) } }]]]);
-    expect(lines).toContainEqual([1, 0, [[{ error: expect.objectContaining({ data: expect.objectContaining({ code: "NOT_FOUND", path: "no.such" }) }) }]]]);
-  });
+  }
 
   it("answers another organization exactly like a missing one", async () => {
     const other = (await seedOrganization("rpc-other")).id;
@@ -115,6 +135,20 @@ describe("the RPC envelope", () => {
 });
 
 describe("the unmodified @trpc/client", () => {
+  const links = { httpLink: { batch: false }, httpBatchLink: {}, httpBatchStreamLink: { stream: true }, "httpBatchStreamLink with streamHeader: 'accept'": { stream: "accept" } } as const;
+  for (const [link, options] of Object.entries(links)) {
+    it(`makes a query and a mutation through ${link}`, async () => {
+      const client = await rpcClient(session, options);
+      const name = `Renamed through ${link}`;
+      expect(await client.organization.settings.mutate({ orgId, name })).toEqual({ name });
+      const [organization, context] = await Promise.all([client.organization.get.query({ orgId }), client.account.context.query()]);
+      expect(organization).toMatchObject({ id: orgId, name });
+      expect(context.organizations.map((org) => org.id)).toContain(orgId);
+      const failure = await client.organization.get.query({ orgId: crypto.randomUUID() }).catch((error: unknown) => error);
+      expect((failure as TRPCClientError<never>).data).toMatchObject({ code: "NOT_FOUND", httpStatus: 404 });
+    });
+  }
+
   it("calls queries and mutations, batched", async () => {
     const client = await rpcClient(session);
     const [organization, context] = await Promise.all([client.organization.get.query({ orgId }), client.account.context.query()]);

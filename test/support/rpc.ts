@@ -11,8 +11,8 @@ import { browser } from "./sessions";
 
 interface ClientOptions {
   batch?: boolean;
-  /** httpBatchStreamLink: results as JSON lines, each as its procedure finishes. */
-  stream?: boolean;
+  /** httpBatchStreamLink: results as JSON lines, each as its procedure finishes; "accept": asked for with `accept: application/jsonl` (the link's streamHeader option). */
+  stream?: boolean | "accept";
   csrf?: string | null;
   /** Settings over the suite's. */
   env?: Record<string, string>;
@@ -25,6 +25,7 @@ export async function rpcClient(sessionToken: string | null, options: ClientOpti
     links: [
       link({
         url: `${BASE}/rpc`,
+        ...(options.stream === "accept" ? { streamHeader: "accept" as const } : {}),
         fetch: async (url, init) => {
           const request = new Request(url, init as RequestInit) as Request<unknown, IncomingRequestCfProperties>;
           // Under other settings: the Worker itself, its response returned as soon as it starts.

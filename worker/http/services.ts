@@ -28,7 +28,7 @@ export const services: MiddlewareHandler<AppEnv> = async (c, next) => {
   // A HEAD's body is dropped by the router after this (hono answers HEAD as GET without a body): nothing will read it.
   if (c.req.method === "HEAD") c.executionCtx.waitUntil(endPool());
   else c.res = afterBody(c.res, endPool, c.executionCtx);
-  // Handlers that return a Response of their own (/rpc's wire) carry it too.
+  // Handlers that return a Response of their own (/rpc's tRPC adapter) carry it too.
   c.header(REQUEST_ID_HEADER, requestId);
 };
 

@@ -1,6 +1,7 @@
 // How /rpc words a failure. An unexpected one is logged as diagnosis.ts describes it (never its
 // message nor the input) and answered with the catalog's sentence; the request id is in x-request-id.
-// Input that fails validation is answered with a sentence naming the field, not the validator's JSON.
+// Input that fails validation is answered with a sentence naming the field, not the validator's JSON;
+// input that is not JSON with a sentence, not the parser's.
 import type { TRPCDefaultErrorShape as DefaultErrorShape, TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { ERROR_CATALOG } from "../http/catalog";
@@ -21,6 +22,8 @@ export function formatRpcError({ shape, error, ctx }: Failure): DefaultErrorShap
     const first = error.cause.issues[0];
     return first ? { ...shape, message: `The input is not valid: ${describeIssue(first)}.` } : shape;
   }
+  // The adapter words JSON.parse's complaint; the sentence is ours.
+  if (error.code === "BAD_REQUEST" && error.cause instanceof SyntaxError) return { ...shape, message: "The input is not JSON." };
   if (error.code !== "INTERNAL_SERVER_ERROR") return shape;
   const diagnosis = diagnose(error.cause ?? error);
   const code = FAILURE_CODE[diagnosis.kind];

@@ -1,36 +1,58 @@
-// /rpc/*: the console's procedures over tRPC's wire (./wire.ts) inside the app, after the shared
+// /rpc/*: the console's procedures served by tRPC's fetch adapter inside the app, after the shared
 // plumbing (request id, config, per-request pool). Queries are GET with `?input=`, mutations POST
-// with a JSON body.
-// The router (every procedure and its schemas) is built on the first /rpc request, not at isolate
-// start (bench/startup.ts).
+// with a JSON body; batches (`?batch=1`) and batches streamed as JSON lines (`trpc-accept` or
+// `accept: application/jsonl`) are the adapter's own.
+// The router (every procedure and its schemas) and the adapter are loaded on the first /rpc
+// request, not at isolate start (bench/startup.ts).
 import { TRPCError } from "@trpc/server";
 import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { decodeUtf8, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { rpcContext } from "./context";
-import { answerRpc, type RpcBody } from "./wire";
 
 export const RPC_PREFIX = "/rpc";
+/** Calls in one batch: each opens a transaction; the console sends one call a request. */
+export const MAX_BATCH_CALLS = 100;
 
 export function registerRpc(app: Hono<AppEnv>): void {
   app.all(`${RPC_PREFIX}/*`, async (c) => {
-    // As sent (tRPC percent-decodes it itself, ./wire.ts).
-    const path = new URL(c.req.url).pathname.slice(RPC_PREFIX.length + 1);
-    const { appRouter } = await import("./router");
-    return answerRpc(c.req.raw, c.req.method === "POST" ? await readBody(c) : { text: null }, path, appRouter, rpcContext(c));
+    const [{ appRouter }, { fetchRequestHandler }] = await Promise.all([import("./router"), import("@trpc/server/adapters/fetch")]);
+    const { request, refused } = await forAdapter(c);
+    return fetchRequestHandler({
+      endpoint: RPC_PREFIX,
+      req: request,
+      router: appRouter,
+      maxBatchSize: MAX_BATCH_CALLS,
+      // A refused body answers every call of the request (each with its path) before any procedure runs.
+      createContext: () => {
+        if (refused) throw refused;
+        return rpcContext(c);
+      },
+    });
   });
 }
 
-/** A mutation's body: JSON only (a form post from another site carries a simple content type), bounded like every body (413 before it is read whole). */
-async function readBody(c: AppContext): Promise<RpcBody> {
-  const refused = (code: "BAD_REQUEST" | "PAYLOAD_TOO_LARGE", message: string) => ({ refused: new TRPCError({ code, message }) });
-  if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("application/json")) return refused("BAD_REQUEST", "Mutations take a JSON body (content-type application/json).");
+/**
+ * The request as the adapter reads it. A mutation's body is read here, whole and bounded like every
+ * body (413 before it is read whole), before any procedure opens a transaction; it must be JSON: the
+ * adapter would also hand form and binary bodies to procedures, unread by this limit (415 as tRPC
+ * answers other types itself).
+ */
+async function forAdapter(c: AppContext): Promise<{ request: Request; refused?: TRPCError }> {
+  const raw = c.req.raw;
+  if (raw.method !== "POST") return { request: raw };
+  const bodiless = new Request(raw.url, { method: raw.method, headers: raw.headers, signal: raw.signal });
+  const media = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (media !== "application/json") {
+    return { request: bodiless, refused: new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: "Mutations take a JSON body (content-type application/json)." }) };
+  }
   try {
     const text = decodeUtf8(await readBytes(c));
-    return text === null ? refused("BAD_REQUEST", "The body is not UTF-8 text, so it is not JSON.") : { text };
+    if (text === null) return { request: bodiless, refused: new TRPCError({ code: "BAD_REQUEST", message: "The body is not UTF-8 text, so it is not JSON." }) };
+    return { request: new Request(bodiless, { body: text }) };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    return refused("PAYLOAD_TOO_LARGE", error.message);
+    return { request: bodiless, refused: new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: error.message }) };
   }
 }
