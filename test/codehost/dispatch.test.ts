@@ -100,7 +100,7 @@ describe("dispatching a workflow as the App", () => {
     await fake("/_fake/workflows", { json: { repository: repository.full, workflow: "broken.yml", source: "on:\n  workflow_dispatch: [unclosed\njobs: {}\n" } });
     const before = (await dispatchedAtFake(repository.full)).length;
     const result = await dispatch({ workflow: "broken.yml" });
-    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/broken\.yml .*could not be read as YAML \(line 2: a flow collection without its \]\)/) });
+    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/broken\.yml .*could not be read as YAML \(line 3: Flow sequence in block collection must be sufficiently indented and end with a \]\), so it was not started\.$/) });
     expect(await dispatchedAtFake(repository.full)).toHaveLength(before);
   });
 
