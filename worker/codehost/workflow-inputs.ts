@@ -1,12 +1,12 @@
 // Which inputs a workflow declares for manual dispatch, read from its file with the `yaml` library
 // (YAML 1.2, anchors and aliases included, as the code host reads workflows): the code host refuses
 // a dispatch carrying any other input, so only these are sent. The file is bounded before it is
-// parsed (size, then nesting: see tooDeepAt), and aliases are bounded as they expand. Loaded on first dispatch
-// (dispatch.ts imports it dynamically), so the library costs nothing at isolate start.
+// parsed (size, then nesting: see tooDeepAt), and aliases are bounded as they expand. Loaded on the
+// first dispatch (dispatch.ts imports it dynamically), so the library costs nothing at isolate start.
 import { Composer, CST, Lexer, Parser } from "yaml";
 import { decodeUtf8 } from "../http/input";
 
-/** Bytes of a workflow file read at most; the code host's own workflows are far smaller (README: Workflow dispatch). */
+/** Bytes of a workflow file read at most: real ones are a few KiB, and past this the library's error paths cost seconds. */
 export const WORKFLOW_MAX_BYTES = 128 * 1024;
 /** Collections nested in one another at most; real workflows nest about ten deep. */
 export const WORKFLOW_MAX_DEPTH = 64;
