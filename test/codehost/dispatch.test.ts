@@ -7,6 +7,9 @@ import type { CodehostConfig } from "../../worker/config/types";
 import { dispatchWorkflow, type DispatchRequest } from "../../worker/codehost/dispatch";
 import { inTenant } from "../../db/transaction";
 import { fake, installApp, newRepository, type TestRepository } from "../support/codehost";
+import { acceptedDispatches, putWorkflow, storedDispatch, workplace, type Workplace } from "../support/engine-work";
+import { rpcPost } from "../support/rpc";
+import { browser } from "../support/sessions";
 import { appPool, seedOrganization } from "../support/seed";
 import { asRole } from "../support/sql";
 
@@ -100,7 +103,7 @@ describe("dispatching a workflow as the App", () => {
     await fake("/_fake/workflows", { json: { repository: repository.full, workflow: "broken.yml", source: "on:\n  workflow_dispatch: [unclosed\njobs: {}\n" } });
     const before = (await dispatchedAtFake(repository.full)).length;
     const result = await dispatch({ workflow: "broken.yml" });
-    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/broken\.yml .*could not be read as YAML \(line 2: a flow collection without its \]\)/) });
+    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/broken\.yml .*could not be read as YAML \(line 3: Flow sequence in block collection must be sufficiently indented and end with a \]\), so it was not started\.$/) });
     expect(await dispatchedAtFake(repository.full)).toHaveLength(before);
   });
 
@@ -115,5 +118,40 @@ describe("dispatching a workflow as the App", () => {
     const result = await dispatch({}, { ...codehost(), apiBase: "http://127.0.0.1:1" });
     expect(result).toMatchObject({ outcome: "unreachable", refusalStatus: null, refusal: expect.stringMatching(/could not be reached/) });
     expect(await stored(result.id)).toMatchObject({ outcome: "unreachable", refusal: result.refusal });
+  });
+});
+
+describe("a workflow file through the console's dispatch route (environments.create over /rpc)", () => {
+  const create = async (place: Workplace, workflow: string) =>
+    rpcPost(place.sessions.member, "environments.create", { orgId: place.orgId, repository: place.repository.full, branch: "main", workflow }, await browser(place.sessions.member).csrf());
+
+  it("answers a file nested thousands of levels deep as a recorded refusal with its sentence, not a 500", async () => {
+    const place = await workplace("dispatch-deep");
+    await putWorkflow(place.repository, "deep.yml", `on: workflow_dispatch\njobs:\n  a:\n    steps: ${"[".repeat(5000)}${"]".repeat(5000)}\n`);
+    const response = await create(place, "deep.yml");
+    expect(response.status).toBe(200);
+    const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { id: string; outcome: string; refusalStatus: number | null; refusal: string } } } }).result.data;
+    const sentence = `The workflow deep.yml in ${place.repository.full} at main could not be read as YAML (line 4: nested more than 64 levels deep), so it was not started.`;
+    expect(dispatch).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: sentence });
+    expect(await storedDispatch(dispatch.id)).toMatchObject({ org_id: place.orgId, workflow: "deep.yml", outcome: "refused", refusal_status: null, refusal: sentence });
+    expect(await acceptedDispatches(place.repository)).toEqual([]);
+  });
+
+  it("answers a file over the size limit as a recorded refusal too", async () => {
+    const place = await workplace("dispatch-big");
+    await putWorkflow(place.repository, "big.yml", `on:\n  workflow_dispatch:\n    inputs:\n      a:\n        description: >\n${"          word word word word word word\n".repeat(25_000)}`);
+    const response = await create(place, "big.yml");
+    expect(response.status).toBe(200);
+    const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { id: string; refusal: string } } } }).result.data;
+    expect(await storedDispatch(dispatch.id)).toMatchObject({ outcome: "refused", refusal: expect.stringMatching(/big\.yml .*\(the file is larger than 128 KiB, the most read\), so it was not started\.$/) });
+  });
+
+  it("dispatches a workflow whose trigger is written with anchors and aliases, with the inputs it declares", async () => {
+    const place = await workplace("dispatch-anchors");
+    await putWorkflow(place.repository, "anchored.yml", "x-inputs: &inputs\n  command: { required: true }\n  env_id: {}\non:\n  workflow_dispatch:\n    inputs: *inputs\njobs: {}\n");
+    const response = await create(place, "anchored.yml");
+    const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { outcome: string; inputs: Record<string, string>; droppedInputs: string[] } } } }).result.data;
+    expect(dispatch).toMatchObject({ outcome: "dispatched", inputs: { command: "up", env_id: expect.any(String) }, droppedInputs: ["branch"] });
+    expect(await acceptedDispatches(place.repository)).toEqual([expect.objectContaining({ workflow: "anchored.yml", inputs: dispatch.inputs })]);
   });
 });

@@ -6,8 +6,6 @@ import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
 import { ownerOf } from "./repository";
-import { dispatchInputs } from "./workflow-inputs";
-import { YamlUnread } from "./workflow-yaml";
 
 export interface DispatchRequest {
   orgId: string;
@@ -41,8 +39,7 @@ const refused = (refusalStatus: number | null, refusal: string, inputs: Record<s
 
 const path = (...segments: string[]) => segments.map(encodeURIComponent).join("/");
 
-const decodeBase64Text = (base64: string) =>
-  new TextDecoder().decode(Uint8Array.from(atob(base64.replace(/\s+/g, "")), (char) => char.charCodeAt(0)));
+const decodeBase64 = (base64: string) => Uint8Array.from(atob(base64.replace(/\s+/g, "")), (char) => char.charCodeAt(0));
 
 async function attemptDispatch(tx: Tx, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
   const { repository, workflow, ref } = request;
@@ -55,13 +52,10 @@ async function attemptDispatch(tx: Tx, codehost: CodehostConfig, request: Dispat
   if (file.status !== 200 || typeof content !== "string") {
     return refused(file.status, `The workflow ${workflow} could not be read from ${repository} at ${ref} (${describeAnswer(file)}).`);
   }
-  let declared: string[] | null;
-  try {
-    declared = dispatchInputs(decodeBase64Text(content));
-  } catch (error) {
-    if (!(error instanceof YamlUnread)) throw error;
-    return refused(null, `The workflow ${workflow} in ${repository} at ${ref} could not be read as YAML (${error.message}), so it was not started.`);
-  }
+  // The YAML library is loaded here, on first use, not at isolate start.
+  const read = (await import("./workflow-inputs")).dispatchInputs(decodeBase64(content));
+  if (!read.ok) return refused(null, `The workflow ${workflow} in ${repository} at ${ref} could not be read as YAML (${read.reason}), so it was not started.`);
+  const declared = read.inputs;
   if (!declared) return refused(null, `The workflow ${workflow} in ${repository} has no workflow_dispatch trigger, so it cannot be started from here.`);
 
   const inputs = Object.fromEntries(Object.entries(request.inputs).filter(([name]) => declared.includes(name)));

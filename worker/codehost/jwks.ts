@@ -3,6 +3,7 @@
 // concurrent requests may each fetch once. Fetches are bounded: a timeout, a size limit, and at most
 // one fetch per key set within the cooldown however many unknown key ids arrive.
 import type { JWK } from "jose";
+import { readAtMost } from "../http/input";
 import { log } from "../log";
 
 export interface KeySetPolicy {
@@ -71,12 +72,13 @@ async function fetchKeySet(url: string, policy: KeySetPolicy): Promise<JWK[] | n
       log("warn", "codehost.keys_unavailable", { url, status: response.status, bytes: declared });
       return null;
     }
-    const text = await response.text();
-    if (text.length > policy.maxBytes) {
-      log("warn", "codehost.keys_unavailable", { url, bytes: text.length });
+    // Counted as it streams: a body that declares no length (or a false one) is not read past the limit.
+    const bytes = response.body ? await readAtMost(response.body, policy.maxBytes) : new Uint8Array(0);
+    if (!bytes) {
+      log("warn", "codehost.keys_unavailable", { url, overBytes: policy.maxBytes });
       return null;
     }
-    const keys = (JSON.parse(text) as { keys?: unknown }).keys;
+    const keys = (JSON.parse(new TextDecoder().decode(bytes)) as { keys?: unknown }).keys;
     return Array.isArray(keys) ? keys.filter(isSigningKey) : [];
   } catch (error) {
     log("warn", "codehost.keys_unavailable", { url, errorName: error instanceof Error ? error.name : typeof error });

@@ -43,6 +43,13 @@ export async function readBytes(c: AppContext, limit: number = BODY_LIMITS.defau
     if (bytes.byteLength > limit) throw tooLarge(limit);
     return bytes;
   }
+  const bytes = await readAtMost(stream, limit);
+  if (!bytes) throw tooLarge(limit);
+  return bytes;
+}
+
+/** A stream's bytes, counted as they arrive: null (the stream cancelled) as soon as they pass `limit`. */
+export async function readAtMost(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -52,7 +59,7 @@ export async function readBytes(c: AppContext, limit: number = BODY_LIMITS.defau
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel();
-      throw tooLarge(limit);
+      return null;
     }
     chunks.push(value);
   }

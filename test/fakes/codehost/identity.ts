@@ -92,6 +92,22 @@ export class IdentityIssuer {
     return json(201, { token: await this.sign(this.claims(body.claims ?? {}), body.kid, body.variant) });
   }
 
+  /** Bytes of padding streamed, by the key-set address's `tag`: how far a client read before it stopped. */
+  private readonly streamed = new Map<string, number>();
+
+  private async *paddedStream(padBytes: number, tag: string) {
+    yield `${JSON.stringify(this.jwks()).slice(0, -1)},"padding":"`;
+    const chunk = "x".repeat(16 * 1024);
+    for (let sent = 0; sent < padBytes; sent += chunk.length) {
+      // A turn of the event loop per chunk, so a client that went away is noticed.
+      await new Promise((resolve) => setImmediate(resolve));
+      const part = chunk.slice(0, Math.min(chunk.length, padBytes - sent));
+      this.streamed.set(tag, (this.streamed.get(tag) ?? 0) + part.length);
+      yield part;
+    }
+    yield '"}';
+  }
+
   routes(): Route[] {
     const jwksPath = new URL(jwksUrl(this.issuer)).pathname;
     return [
@@ -103,11 +119,16 @@ export class IdentityIssuer {
         this.keys.push(key);
         return json(201, { kid: key.kid });
       }],
+      ["GET", /^\/_fake\/jwks\/streamed$/, (request) => json(200, { bytes: this.streamed.get(request.url.searchParams.get("tag") ?? "") ?? 0 })],
       // The same key set, slowly or padded, for testing how keys are fetched.
       ["GET", /^\/_fake\/jwks$/, async (request) => {
         const delay = Number(request.url.searchParams.get("delay_ms") ?? 0);
         if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
         const pad = Number(request.url.searchParams.get("pad_bytes") ?? 0);
+        // stream_pad_bytes: the padding streamed in chunks with no declared length, for as long as the client reads.
+        const streamed = Number(request.url.searchParams.get("stream_pad_bytes") ?? 0);
+        const tag = request.url.searchParams.get("tag") ?? "";
+        if (streamed > 0) return { status: 200, headers: { "content-type": "application/json" }, stream: this.paddedStream(streamed, tag) };
         return json(200, { ...this.jwks(), ...(pad > 0 ? { padding: "x".repeat(pad) } : {}) });
       }],
     ];
