@@ -17,7 +17,8 @@ import { parseArgs } from "node:util";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { LINT_FINDINGS } from "../catalogs/lint-findings";
 import { compareWithPublished, errorMeanings, lintCatalogueFaults, lintMeanings, violations, type Meanings } from "./catalogs";
-import { apiReferenceHtml, errorsHtml, escapeHtml, lintFindingsHtml } from "./render";
+import { html, raw } from "hono/html";
+import { apiReferenceHtml, errorsHtml, htmlText, lintFindingsHtml, type Html } from "./render";
 
 const SITE = fileURLToPath(new URL("../", import.meta.url));
 const PAGES = join(SITE, "pages");
@@ -36,20 +37,20 @@ const NAV = [
   ["/apply", "Apply"],
 ] as const;
 
-function layout(title: string, body: string, controlPlane: string): string {
-  return `<!doctype html>
+function layout(title: string, body: Html, controlPlane: string): string {
+  return htmlText(html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="svc-control-plane" content="${escapeHtml(controlPlane)}">
-<title>${escapeHtml(title)} · Control plane</title>
+<meta name="svc-control-plane" content="${controlPlane}">
+<title>${title} · Control plane</title>
 <link rel="stylesheet" href="/style.css">
-<script src="/beacon.js" data-endpoint="${escapeHtml(controlPlane)}/v1/site/events" defer></script>
+<script src="/beacon.js" data-endpoint="${controlPlane}/v1/site/events" defer></script>
 </head>
 <body>
 <header class="top"><a class="brand" href="/">Control plane</a>
-<nav aria-label="Site">${NAV.map(([href, label]) => `<a href="${href}">${label}</a>`).join("")}</nav></header>
+<nav aria-label="Site">${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}</nav></header>
 <main>
 ${body}
 </main>
@@ -57,7 +58,7 @@ ${body}
 <a href="/docs/api">API reference</a> · <a href="/docs/lint-findings">migration lint findings</a></p></footer>
 </body>
 </html>
-`;
+`);
 }
 
 /**
@@ -148,7 +149,8 @@ async function main(): Promise<number> {
     }
     const source = readFileSync(file, "utf8");
     const title = /^<!-- title: (.+?) -->/.exec(source)?.[1] ?? "Control plane";
-    writeFileSync(target, layout(title, source.replace(/^<!-- title: .+? -->\n?/, ""), controlPlane));
+    // The pages of site/pages/ are our own markup.
+    writeFileSync(target, layout(title, raw(source.replace(/^<!-- title: .+? -->\n?/, "")), controlPlane));
   }
   writeFileSync(join(out, "_headers"), headersFile(controlPlane));
   writeJson(join(out, "openapi.json"), openapi);
