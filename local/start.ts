@@ -12,7 +12,7 @@ import { buildSite, siteAnswers, startSite } from "./site";
 import { startLocalFakeCodehost } from "./fake-codehost";
 import { startLocalFakeBilling } from "./fake-billing";
 import { startLocalModelProviders } from "./fake-model-providers";
-import { partitionPassFromNode } from "../db/cli/commands/partitions";
+import { partitionPassFromNode } from "../cli/commands/partitions";
 
 const POSTGRES_PORT = 54329;
 const POSTGRES_DATA_DIR = DATA_DIR + "postgres";

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { inTenant } from "../../db/transaction";
 import { environmentObject } from "../../durable-objects/environment";
-import { STANDARD_WORKFLOW } from "../../worker/rpc/procedures/engine-work";
+import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { defineWorkload } from "../../worker/workloads/requests";
 import {
   acceptedDispatches, auditEntries, newEnvId, putWorkflow, refuseWorkflow, reportEnvironment, storedDispatch, workplace, type Workplace,

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { partitionPassFromNode } from "../../../db/cli/commands/partitions";
+import { partitionPassFromNode } from "../../../cli/commands/partitions";
 import { buildConsole } from "../../../local/console-build";
 import { writeEnvFile } from "../../../local/env-file";
 import { localWorkerDefaults, startLocalStack } from "../../../local/stack";
