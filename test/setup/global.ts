@@ -8,11 +8,11 @@ import { startLocalStack } from "../../local/stack";
 import { migrationsOnDisk } from "../../cli/migrations-on-disk";
 import { withNodeClient } from "../../cli/node-pool";
 import type { LocalStack } from "../../local/stack";
-import { startFakeCodehost } from "../fakes/codehost/server";
-import { startFakeMail } from "../fakes/mail";
-import { startFakeBilling } from "../fakes/billing/server";
-import { startFakeModelProvider } from "../fakes/model-providers/server";
-import { startFakeAnalytics } from "../fakes/analytics";
+import { startFakeCodehost } from "../../fakes/codehost/server";
+import { startFakeMail } from "../../fakes/mail";
+import { startFakeBilling } from "../../fakes/billing/server";
+import { startFakeModelProvider } from "../../fakes/model-providers/server";
+import { startFakeAnalytics } from "../../fakes/analytics";
 import { freePort } from "../../local/free-port";
 import { APP_BASE_URL, testBindings, type TestDatabase } from "./bindings";
 

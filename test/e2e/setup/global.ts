@@ -12,7 +12,7 @@ import { localWorkerDefaults, startLocalStack } from "../../../local/stack";
 import { startWrangler, workerAnswers } from "../../../local/wrangler";
 import { buildSite, siteAnswers, startSite } from "../../../local/site";
 import { parseConfig } from "../../../worker/config/parse";
-import { startFakeCodehost } from "../../fakes/codehost/server";
+import { startFakeCodehost } from "../../../fakes/codehost/server";
 import { freePort } from "../../../local/free-port";
 import { findChromium } from "./chromium";
 

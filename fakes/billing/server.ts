@@ -4,7 +4,7 @@
 // one is given (npm start), and always kept for tests to read and deliver themselves.
 // Control routes under /_fake/. Ids carry a per-start prefix, so they never repeat across restarts.
 import { createServer } from "node:http";
-import { signBillingBody } from "../../../worker/billing/signature";
+import { signBillingBody } from "../../worker/billing/signature";
 import { fields, json, serve, type FakeRequest, type FakeResponse, type Route } from "../codehost/http";
 
 export interface FakeBillingOptions {

@@ -3,7 +3,7 @@
 // which delivers a signed `installation.created` webhook like the real one.
 import { generateKeyPairSync } from "node:crypto";
 import { importSPKI, jwtVerify } from "jose";
-import { signWebhookBody } from "../../../worker/codehost/webhook-signature";
+import { signWebhookBody } from "../../worker/codehost/webhook-signature";
 import { fields, json, type FakeRequest, type Route } from "./http";
 import type { Ids } from "./ids";
 

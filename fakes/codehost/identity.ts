@@ -2,7 +2,7 @@
 // well-known address, and a control route minting tokens with chosen claims, or signed wrongly on
 // purpose (wrong key, unknown or missing kid, another algorithm, none).
 import { exportJWK, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type JWK, type JWTPayload } from "jose";
-import { identityIssuer, jwksUrl } from "../../../worker/codehost/issuer";
+import { identityIssuer, jwksUrl } from "../../worker/codehost/issuer";
 import { fields, json, type FakeRequest, type Route } from "./http";
 import type { Ids } from "./ids";
 
