@@ -8,7 +8,7 @@
 //   admin list                     logins, one a line
 import { parseArgs } from "node:util";
 import { hashPassword, OPERATOR_LOGIN, passwordProblem } from "../../worker/operators/password";
-import { withNodeClient } from "../node-pool";
+import { withNodeClient } from "../../db/node-pool";
 import { requireVariable, UsageError, type Command, type CommandEnv } from "../command";
 
 export const PASSWORD_VARIABLE = "SVC_ADMIN_BOOTSTRAP_PASSWORD";

@@ -4,7 +4,7 @@ import { rollUpAnalytics, type RollupReport } from "../../worker/analytics/rollu
 import { formatConfigErrors, parseConfig } from "../../worker/config/parse";
 import type { Config } from "../../worker/config/types";
 import { UsageError, type Command } from "../command";
-import { withNodeClient } from "../node-pool";
+import { withNodeClient } from "../../db/node-pool";
 
 export async function analyticsRollupFromNode(config: Config, at: Date = new Date()): Promise<RollupReport | null> {
   const { surrogateSecret, retentionDays } = config.analytics;

@@ -4,7 +4,7 @@ import { inTransaction } from "../../db/transaction";
 import { writeDataExport } from "../../worker/exports/document";
 import { findOrganizationId } from "../../worker/organizations/find";
 import { directorySink } from "../archive-dir";
-import { nodePool } from "../node-pool";
+import { nodePool } from "../../db/node-pool";
 import { requireVariable, UsageError, type Command } from "../command";
 
 /** `export <slug> [--out DIR]`: the data export document of an organization, written to a file; prints its path. */

@@ -1,6 +1,6 @@
 import { applyMigrations } from "../../db/migrate";
-import { migrationsOnDisk } from "../migrations-on-disk";
-import { withNodeClient } from "../node-pool";
+import { migrationsOnDisk } from "../../db/migrations-on-disk";
+import { withNodeClient } from "../../db/node-pool";
 import { requireVariable, type Command } from "../command";
 
 export const migrate: Command = async (_args, env) => {

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { isUniqueViolation } from "../../db/errors";
 import { PLANS, type Plan } from "../../db/schema";
 import { createOrganization, SLUG_PATTERN } from "../../worker/organizations/create";
-import { nodePool } from "../node-pool";
+import { nodePool } from "../../db/node-pool";
 import { requireVariable, UsageError, type Command } from "../command";
 
 export const orgs: Command = async (args, env) => {

@@ -2,7 +2,7 @@ import type { Config } from "../../worker/config/types";
 import { formatConfigErrors, parseConfig } from "../../worker/config/parse";
 import { runPartitionPass, type PartitionReport } from "../../worker/events/partitions/pass";
 import { directorySink } from "../archive-dir";
-import { withNodeClient } from "../node-pool";
+import { withNodeClient } from "../../db/node-pool";
 import type { Command } from "../command";
 
 /** The pass the daily cron runs, from Node: archives go to the SVC_EVENT_ARCHIVE_DIR directory. */

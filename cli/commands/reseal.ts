@@ -3,7 +3,7 @@ import { formatConfigErrors } from "../../worker/config/parse";
 import { EnvReader } from "../../worker/config/readers";
 import { readSealingKeys } from "../../worker/config/sealing-keys";
 import { resealAll } from "../../worker/providers/reseal";
-import { nodePool } from "../node-pool";
+import { nodePool } from "../../db/node-pool";
 import { UsageError, type Command } from "../command";
 
 /**

@@ -5,7 +5,7 @@ import { isPermission, type Permission } from "../../worker/auth/permissions";
 import { findOrganizationId } from "../../worker/organizations/find";
 import { issueToken, type IssueToken } from "../../worker/tokens/issue";
 import { appendAudit } from "../../worker/audit/append";
-import { nodePool } from "../node-pool";
+import { nodePool } from "../../db/node-pool";
 import { requireVariable, UsageError, type Command } from "../command";
 
 /** Prints the new token alone on standard output, so it can be captured: `T=$(svc tokens create ...)`. */

@@ -2,7 +2,7 @@
 // through the same Connection interface the Worker uses.
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import type { Connection } from "../db/transaction";
+import type { Connection } from "./transaction";
 
 export function nodePool(connectionString: string) {
   const pool = new pg.Pool({ connectionString, max: 4 });
