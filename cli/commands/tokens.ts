@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { TOKEN_KINDS, type TokenKind } from "../../db/schema";
 import { inTransaction, inTenant } from "../../db/transaction";
-import { isPermission, type Permission } from "../../worker/auth/permissions";
+import { isPermission, type Permission } from "../../worker/shared/permissions";
 import { findOrganizationId } from "../../worker/organizations/find";
 import { issueToken, type IssueToken } from "../../worker/tokens/issue";
 import { appendAudit } from "../../worker/audit/append";

@@ -1,7 +1,7 @@
 // Who is signed in (GET /auth/session): their organizations with their roles, and the CSRF token
 // every mutation carries. The organization a page acts on comes from its address.
 import { createContext } from "preact";
-import { roleAllows, type Permission } from "../../worker/auth/permissions";
+import { roleAllows, type Permission } from "../../worker/shared/permissions";
 import type { Role } from "../../db/schema";
 import { authCall, setCsrfToken } from "./rpc";
 

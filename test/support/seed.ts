@@ -3,7 +3,7 @@ import { inject } from "vitest";
 import { openPool, useBridge } from "../../db/neon";
 import { inTenant } from "../../db/transaction";
 import type { Role, TokenKind } from "../../db/schema";
-import type { Permission } from "../../worker/auth/permissions";
+import type { Permission } from "../../worker/shared/permissions";
 import { createOrganization } from "../../worker/organizations/create";
 import { issueToken } from "../../worker/tokens/issue";
 import { seedPerson } from "./sessions";

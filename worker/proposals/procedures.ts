@@ -4,7 +4,7 @@
 // member may read.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
-import type { Permission } from "../auth/permissions";
+import type { Permission } from "../shared/permissions";
 import { RepositoryName } from "../codehost/repository";
 import { text } from "../http/text";
 import { approve, propose, reject, retryPullRequest, StepRefused } from "./decide";
