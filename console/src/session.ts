@@ -2,7 +2,7 @@
 // every mutation carries. The organization a page acts on comes from its address.
 import { createContext } from "preact";
 import { roleAllows, type Permission } from "../../worker/shared/permissions";
-import type { Role } from "../../db/schema";
+import type { Role } from "../../worker/shared/enums";
 import { authCall, setCsrfToken } from "./rpc";
 
 export interface Membership {

@@ -4,7 +4,7 @@
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { changePlan } from "./plan-change";
-import { PLANS } from "./plan";
+import { PLANS } from "../../db/enums";
 import { BILLING_OFF, BillingUnreachable, callBilling, describeBillingAnswer } from "./provider";
 import type { BillingProvider } from "../config/types";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";

@@ -1,5 +1,5 @@
 // The one permission table (spec: Roles and permissions). Every check, role or token scope, reads it.
-import type { Role } from "../../db/schema";
+import type { Role } from "../../db/enums";
 
 const ALL: readonly Role[] = ["owner", "admin", "member", "viewer"];
 const WORKERS: readonly Role[] = ["owner", "admin", "member"];
