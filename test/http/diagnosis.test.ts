@@ -3,7 +3,7 @@
 // their message.
 import { describe, expect, inject, it } from "vitest";
 import { openPool, useBridge, withClient } from "../../db/neon";
-import { isDurableObjectError, retryOnceIfRetryable } from "../../durable-objects/errors";
+import { isDurableObjectError, retryOnceIfRetryable } from "../../worker/objects";
 import { forEachLimited } from "../../worker/concurrency";
 import { diagnose } from "../../worker/http/diagnosis";
 

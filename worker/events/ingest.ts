@@ -2,7 +2,7 @@
 // environment events through each environment's Durable Object (one call per environment per batch).
 import type { EnvironmentObject } from "../../durable-objects/environment";
 import { environmentObjectName } from "../../durable-objects/environment";
-import { retryOnceIfRetryable } from "../../durable-objects/errors";
+import { retryOnceIfRetryable } from "../objects";
 import type { Tx } from "../../db/transaction";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
