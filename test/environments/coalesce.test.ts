@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Coalescer } from "../../durable-objects/coalesce";
-import { environmentObject } from "../../durable-objects/environment";
+import { environmentObject } from "../../worker/objects";
 import { asRole } from "../support/sql";
 import { seedOrganization } from "../support/seed";
 

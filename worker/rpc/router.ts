@@ -11,7 +11,10 @@ import { environmentsRouter } from "../environments/procedures";
 import { invitationsRouter } from "../invitations/procedures";
 import { membersRouter } from "../members/procedures";
 import { organizationRouter } from "../organizations/procedures";
-import { agentsRouter, loadRouter, workloadsRouter } from "../workloads/procedures";
+import { agentsRouter, loadRouter, workloadStart } from "../workloads/procedures";
+import { workloadDefinitions } from "../workloads/definition-procedures";
+import { workloadLifecycle } from "../workloads/lifecycle-procedures";
+import { workloadRuns } from "../workloads/run-procedures";
 import { sessionsRouter } from "../sessions/procedures";
 import { tokensRouter } from "../tokens/procedures";
 import { maskingRouter, networkRouter } from "../proposals/procedures";
@@ -35,7 +38,7 @@ export const appRouter = router({
   audit: auditRouter,
   invitations: invitationsRouter,
   environments: environmentsRouter,
-  agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
+  agents: agentsRouter, load: loadRouter, workloads: router({ ...workloadDefinitions, ...workloadRuns, ...workloadLifecycle, ...workloadStart }),
   admin: adminRouter,
   masking: maskingRouter, network: networkRouter, pullRequests: pullRequestsRouter,
   runs: runsRouter, decisions: decisionsRouter, runtimes: runtimesRouter,

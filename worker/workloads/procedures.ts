@@ -6,14 +6,11 @@ import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { text } from "../http/text";
 import { inTenant } from "../../db/transaction";
-import { environmentObject } from "../../durable-objects/environment";
+import { environmentObject } from "../objects";
 import { appendAudit } from "../audit/append";
 import { requestRun } from "./requests";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "../environments/engine-work";
-import { workloadDefinitions } from "./definition-procedures";
-import { workloadRuns } from "./run-procedures";
-import { workloadLifecycle } from "./lifecycle-procedures";
 
 /** Engine work on an environment that can take it: its repository, on its branch. */
 async function dispatchOnEnvironment(
@@ -99,8 +96,8 @@ const workloadsStart = inOrganization
   .input(z.object({ envId: EnvId, versionId: z.uuid().describe("The workload version to run."), workflow: WorkflowFile }))
   .mutation(({ ctx, input }) => startWorkloadRun(ctx, input));
 
-// Three groups of the spec's names, one file: they are the same act on different work. workloads.*
-// also holds the definitions (workload-definitions.ts) and the runs list (workload-runs.ts).
+// Three groups of the spec's names, one file: they are the same act on different work. worker/rpc/router.ts
+// composes workloads.* from this start and the definitions, runs and lifecycle procedures beside it.
 export const agentsRouter = router({ run: agentsRun });
 export const loadRouter = router({ run: loadRun });
-export const workloadsRouter = router({ ...workloadDefinitions, ...workloadRuns, ...workloadLifecycle, start: workloadsStart });
+export const workloadStart = { start: workloadsStart };
