@@ -1,5 +1,5 @@
 // The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
-import { withLocalDefaults } from "../local/env-file";
+import { withLocalDefaults } from "./env-file";
 import { admin } from "./commands/admin";
 import { analytics } from "./commands/analytics";
 import { audit } from "./commands/audit";

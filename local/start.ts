@@ -3,7 +3,7 @@
 // `wrangler dev`. Every SVC_* variable of this shell reaches the Worker and wins over the defaults.
 import { mkdirSync } from "node:fs";
 import { formatConfigErrors, parseConfig } from "../worker/config/parse";
-import { DATA_DIR, LOCAL_ENV_FILE, persistentSecret, writeEnvFile } from "./env-file";
+import { DATA_DIR, LOCAL_ENV_FILE, persistentSecret, writeEnvFile } from "../cli/env-file";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "./stack";
 import { ensureDemoOrganization, DEMO_SLUG } from "./demo";
 import { startWrangler, workerAnswers } from "./wrangler";

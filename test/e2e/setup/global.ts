@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { partitionPassFromNode } from "../../../cli/commands/partitions";
 import { buildConsole } from "../../../local/console-build";
-import { writeEnvFile } from "../../../local/env-file";
+import { writeEnvFile } from "../../../cli/env-file";
 import { localWorkerDefaults, startLocalStack } from "../../../local/stack";
 import { startWrangler, workerAnswers } from "../../../local/wrangler";
 import { buildSite, siteAnswers, startSite } from "../../../local/site";
