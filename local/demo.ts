@@ -1,8 +1,7 @@
 // The demo organization `npm start` makes sure of.
 import { inTransaction } from "../db/transaction";
 import { nodePool } from "../db/node-pool";
-import { createOrganization } from "../worker/organizations/create";
-import { findOrganizationId } from "../worker/organizations/find";
+import { createOrganization, findOrganizationId } from "../worker/organizations/create";
 
 export const DEMO_SLUG = "demo";
 

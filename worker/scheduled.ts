@@ -4,7 +4,7 @@ import { openPool, useBridge, withClient } from "../db/neon";
 import type { Config } from "./config/types";
 import { analyticsRollupFromWorker } from "./analytics/rollup-job";
 import { advanceDueDeletions, dueDeletions } from "./deletion/advance";
-import { destroyExpiredExports } from "./deletion/export-expiry";
+import { destroyExpiredExports } from "./deletion/work";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import { partitionPassFromWorker } from "./events/partitions/run";

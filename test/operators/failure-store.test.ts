@@ -14,11 +14,10 @@ import { callWith, UNREACHABLE_DATABASE } from "../support/http";
 import { adminQuery, dataOf, operatorSignIn, seedOperator } from "../support/operators";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { seedOrganization, seedToken } from "../support/seed";
-import { appPool } from "../support/sql";
+import { appPool, asRole } from "../support/sql";
 import { seedPerson } from "../support/sessions";
-import { beginSession } from "../../worker/sessions/begin";
+import { beginSession } from "../../worker/sessions/store";
 import { csrfTokenFor } from "../../worker/sessions/csrf";
-import { asRole } from "../support/sql";
 
 interface GroupRow {
   fingerprint: string; code: string; route: string; error_type: string; sample: Record<string, unknown>;

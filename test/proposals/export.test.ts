@@ -2,7 +2,7 @@
 // and `egressPolicy` members every proposal with its decision, by name.
 import { describe, expect, it } from "vitest";
 import { exportOf } from "../support/exports";
-import { MASKING_FILE, PROJECT_CONFIGURATION_FILE } from "../../worker/proposals/files";
+import { MASKING_FILE, PROJECT_CONFIGURATION_FILE } from "../../worker/proposals/store";
 import { clientOf, proposalPlace } from "../support/proposals";
 
 describe("proposals in the data export", () => {

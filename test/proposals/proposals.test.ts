@@ -3,7 +3,7 @@
 // file, a refused pull request kept on the proposal and retried; the files in force; other
 // organizations see nothing.
 import { describe, expect, it } from "vitest";
-import { MASKING_FILE, PROJECT_CONFIGURATION_FILE } from "../../worker/proposals/files";
+import { MASKING_FILE, PROJECT_CONFIGURATION_FILE } from "../../worker/proposals/store";
 import { auditEntries } from "../support/engine-work";
 import { clientOf, failure, gitFault, proposalPlace, putFile, received } from "../support/proposals";
 import { rpcClient } from "../support/rpc";

@@ -3,8 +3,8 @@
 import type { Role } from "../../db/schema";
 import { inject } from "vitest";
 import { inTransaction } from "../../db/transaction";
-import { upsertCodehostPerson } from "../../worker/people/upsert";
-import { beginSession } from "../../worker/sessions/begin";
+import { upsertCodehostPerson } from "../../worker/people/context";
+import { beginSession } from "../../worker/sessions/store";
 import { call } from "./http";
 import { appPool } from "./sql";
 

@@ -1,11 +1,12 @@
 import { actAs } from "../../db/transaction";
+
 // Keeping installation rows true from the App's deliveries: which organization an installation
 // belongs to (created with it, with no members, when the account has none), its state, and the
 // repositories it covers.
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { insertOrganization } from "../organizations/create";
-import { freeSlugFor } from "../organizations/slug";
+import { freeSlugFor } from "../organizations/create";
 import type { InstallationRef, InstallationRepository } from "./webhook-schemas";
 
 export type InstallationChange =

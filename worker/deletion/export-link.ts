@@ -8,7 +8,7 @@ import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppEnv } from "../http/context";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
-import { jsonDownload } from "../storage/download";
+import { jsonDownload } from "../storage/r2-sink";
 import { hashToken } from "../tokens/secret";
 
 interface Held {

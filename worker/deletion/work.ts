@@ -9,8 +9,9 @@ import type { Config } from "../config/types";
 import type { Env } from "../env";
 import { archiveFolder } from "../events/partitions/pass";
 import { dataExportsFolder, storeDataExport } from "../exports/store";
-import { removeUnder } from "../storage/remove";
+import { removeUnder } from "../storage/r2-sink";
 import { recordStep, type Step } from "./steps";
+import type { SqlClient } from "../../db/sql-client";
 
 export interface DeletionDeps {
   connect: () => Promise<Connection>;
@@ -186,3 +187,21 @@ export const STEP_WORK: Record<Step, (deps: DeletionDeps, orgId: string) => Prom
   export: exportDocument,
   delete: deleteOrganization,
 };
+
+// The held export of a deleted organization outlives it only as long as its link: once the link has
+// expired, the sweep removes the object from the exports bucket, then marks the export destroyed.
+const BATCH = 100;
+
+/** As the maintenance role, which sees only held exports whose link expired; answers how many went. */
+export async function destroyExpiredExports(maintenance: SqlClient, bucket: R2Bucket | undefined): Promise<number> {
+  if (!bucket) return 0;
+  const { rows } = await maintenance.query<{ token_hash: string; object_key: string }>(
+    "SELECT token_hash, object_key FROM deletion_exports WHERE destroyed_at IS NULL ORDER BY expires_at LIMIT $1",
+    [BATCH],
+  );
+  if (rows.length === 0) return 0;
+  // The objects first, outside any transaction: a failure leaves the rows to be found again.
+  await bucket.delete(rows.map((row) => row.object_key));
+  await maintenance.query("UPDATE deletion_exports SET destroyed_at = now() WHERE token_hash = ANY($1)", [rows.map((row) => row.token_hash)]);
+  return rows.length;
+}

@@ -7,7 +7,6 @@ import { authorize, Denied, effectiveScopes } from "../auth/authorize";
 import type { Permission } from "../shared/permissions";
 import { issueToken } from "../tokens/issue";
 import { hashToken, newTokenValue } from "../tokens/secret";
-import { newUserCode, normalizeUserCode } from "./codes";
 
 export const DEVICE_CODE_SECONDS = 15 * 60;
 export const POLL_INTERVAL_SECONDS = 5;
@@ -136,3 +135,17 @@ export async function pollDeviceAuthorization(connect: () => Promise<Connection>
     return { status: "issued", token: issued.token, scopes };
   });
 }
+
+// The device flow's codes: the device code is a secret (only its hash is stored); the user code is
+// short, typed by a person, from an alphabet without look-alike letters.
+const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
+
+export function newUserCode(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return [...bytes].map((byte) => USER_CODE_ALPHABET[byte % USER_CODE_ALPHABET.length]).join("");
+}
+
+/** What a person typed, as stored: upper case, no separators. */
+export const normalizeUserCode = (typed: string) => typed.toUpperCase().replace(/[^A-Z]/g, "");
+
+export const displayUserCode = (code: string) => `${code.slice(0, 4)}-${code.slice(4)}`;

@@ -8,8 +8,7 @@ import { html } from "hono/html";
 import { PERMISSION_WORDS } from "../auth/permission-words";
 import type { Permission } from "../shared/permissions";
 import { type Html, page } from "../signin/pages";
-import { displayUserCode } from "./codes";
-import type { PendingRequest } from "./flow";
+import { displayUserCode, type PendingRequest } from "./flow";
 
 export function signInFirstPage(): Html {
   return page("Sign in to continue", html`<p>Approving a command-line sign-in needs you to be signed in.</p><p><a class="button" href="/auth/signin">Sign in</a> then open this page again.</p>`);

@@ -14,8 +14,7 @@ import { personContext } from "../people/context";
 import { readSessionCookie } from "../sessions/cookie";
 import { requireSession } from "../sessions/middleware";
 import { resolveSession } from "../sessions/store";
-import { displayUserCode } from "./codes";
-import { decideDeviceAuthorization, findPendingDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
+import { displayUserCode, decideDeviceAuthorization, findPendingDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
 import { enterCodePage, signInFirstPage, unknownCodePage, verificationPage } from "./page";
 import { DEVICE_GRANT, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";
 

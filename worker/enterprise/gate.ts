@@ -4,7 +4,6 @@ import { licenceFacts, type LicenceFacts } from "../config/licence";
 import { licenceSignatureProblem } from "../config/licence-signature";
 import type { Config, LicenceState } from "../config/types";
 import { Refusal } from "../http/refusal";
-import { ENTERPRISE_FEATURES, type EnterpriseFeature } from "./features";
 
 const WHY: Record<Exclude<LicenceState, "valid" | "grace">, string> = {
   none: "no licence is installed (SVC_LICENSE_KEY is unset)",
@@ -44,3 +43,15 @@ export async function requireLicence(config: Config, feature: EnterpriseFeature)
   if (!licence.permissions.includes(feature)) throw new LicenceRequired(feature, licence.state);
   return licence;
 }
+
+// The enterprise features a licence can permit, and where each is mounted. Their paths are served in
+// every licence state (spec: Editions); what lies beyond the licence gate is not built yet.
+export const ENTERPRISE_FEATURES = {
+  sso: { name: "single sign-on", path: "/sso" },
+  scim: { name: "SCIM provisioning", path: "/scim/v2" },
+} as const;
+
+export type EnterpriseFeature = keyof typeof ENTERPRISE_FEATURES;
+
+/** The published document's path on SVC_ENTERPRISE_BASE_URL. */
+export const ENTERPRISE_DOCUMENT_PATH = "/.well-known/svc-enterprise";

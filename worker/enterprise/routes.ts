@@ -5,8 +5,7 @@ import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { serverFailure } from "../http/failure";
 import { Refusal } from "../http/refusal";
-import { ENTERPRISE_DOCUMENT_PATH, ENTERPRISE_FEATURES, type EnterpriseFeature } from "./features";
-import { currentLicence, LicenceSignatureInvalid, requireLicence } from "./gate";
+import { ENTERPRISE_DOCUMENT_PATH, ENTERPRISE_FEATURES, type EnterpriseFeature, currentLicence, LicenceSignatureInvalid, requireLicence } from "./gate";
 
 /** The community edition ignores enterprise variables: nothing enterprise is served there. */
 function enterpriseOnly(c: AppContext) {

@@ -6,7 +6,7 @@ import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { asSessionMember } from "../sessions/authority";
-import { jsonDownload } from "../storage/download";
+import { jsonDownload } from "../storage/r2-sink";
 
 const Download = z.object({ exportId: z.uuid(), orgId: z.uuid() });
 

@@ -4,8 +4,7 @@
 // one organization runs as the application role acting for it, audited in its log.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
-import { inTenant } from "../../db/transaction";
-import type { Tx } from "../../db/transaction";
+import { inTenant, type Tx } from "../../db/transaction";
 import { changePlan } from "../billing/plan-change";
 import { PLANS } from "../../db/enums";
 import { text } from "../http/text";
@@ -15,7 +14,6 @@ import { procedure, router } from "../rpc/trpc";
 import { checkCsrf } from "../sessions/csrf";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR } from "./access";
 import { listFailureGroups } from "./failure-store";
-import { listInquiries } from "./inquiries";
 import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./suspension";
 
 export type OperatorContext = RpcContext & { operator: { id: string; login: string }; admin: Tx };
@@ -162,3 +160,21 @@ export const adminRouter = router({
     return { operators: rows.map((row) => ({ id: row.id, login: row.login, createdAt: row.created_at.toISOString(), lastSignInAt: iso(row.last_sign_in) })) };
   }),
 });
+
+// What visitors sent through the site's forms (POST /v1/leads, POST /v1/applications): write-only for
+// the Worker, read here by operators only, as the operator role (db/migrations/0019_leads.sql).
+type Row = Record<string, unknown> & { received_at: Date };
+
+const QUERIES = {
+  leads: `SELECT id, name, email, company, role, team_size AS "teamSize", message, source_origin AS "sourceOrigin", received_at
+          FROM site_leads ORDER BY received_at DESC, id LIMIT $1`,
+  applications: `SELECT id, name, email, company, codehost_login AS "codehostLogin", team_size AS "teamSize", use_case AS "useCase",
+                        source_origin AS "sourceOrigin", received_at
+                 FROM site_applications ORDER BY received_at DESC, id LIMIT $1`,
+} as const;
+
+/** The newest `limit` rows of one form, newest first. */
+export async function listInquiries(admin: Tx, form: keyof typeof QUERIES, limit: number) {
+  const { rows } = await admin.sql.query<Row>(QUERIES[form], [limit]);
+  return rows.map(({ received_at, ...row }) => ({ ...row, receivedAt: received_at.toISOString() }));
+}

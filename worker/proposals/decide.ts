@@ -6,9 +6,8 @@ import { appendAudit } from "../audit/append";
 import type { CodehostConfig } from "../config/types";
 import { sha256Hex } from "../tokens/secret";
 import { loosenedBy, renderEgressBlock, type EgressPolicy } from "./egress";
-import type { ProposalKind } from "./files";
+import { type ProposalKind, currentFile, findProposal, setCurrentFile, type ProposalRow } from "./store";
 import { openPullRequest } from "./pull-request";
-import { currentFile, findProposal, setCurrentFile, type ProposalRow } from "./store";
 
 export interface Actor {
   actorPersonId: string;

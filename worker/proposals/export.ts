@@ -3,8 +3,7 @@
 // holds the masking file and the egress block in force, keyed by their paths in the repository.
 import type { Tx } from "../../db/transaction";
 import type { Section } from "../exports/sections";
-import type { ProposalKind } from "./files";
-import { currentFile, toProposal, type ProposalRow } from "./store";
+import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "./store";
 
 const proposalsOf = (name: string, kind: ProposalKind): Section => ({
   name,

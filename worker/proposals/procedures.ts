@@ -9,8 +9,7 @@ import { RepositoryName } from "../codehost/repository";
 import { text } from "../http/text";
 import { approve, propose, reject, retryPullRequest, StepRefused } from "./decide";
 import { EgressPolicy } from "./egress";
-import type { ProposalKind } from "./files";
-import { chooseRepository, currentFile, listProposals, toProposal } from "./store";
+import { type ProposalKind, chooseRepository, currentFile, listProposals, toProposal } from "./store";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 
 /** The masking file as the engine reads it, kept as it is. */

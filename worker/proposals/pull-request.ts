@@ -9,7 +9,7 @@ import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer, type ApiAnswer } from "../codehost/codehost-api";
 import { ownerOf } from "../codehost/repository";
 import { withEgressBlock } from "./egress";
-import { FILE_OF, type ProposalKind } from "./files";
+import { FILE_OF, type ProposalKind } from "./store";
 
 export interface PullRequestWork {
   id: string;

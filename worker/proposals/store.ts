@@ -4,7 +4,6 @@ import type { Tx } from "../../db/transaction";
 import { listClaims } from "../codehost/claims";
 import { repositoryKey } from "../codehost/repository";
 import { INITIAL_EGRESS, renderEgressBlock, type EgressPolicy } from "./egress";
-import { FILE_OF, type ProposalKind } from "./files";
 
 export interface ProposalRow {
   id: string;
@@ -139,3 +138,12 @@ export async function chooseRepository(tx: Tx, orgId: string, named: string | un
   }
   return { ok: false, missing: false, message: `This organization has claimed several repositories (${live.join(", ")}); name the one the change belongs in.` };
 }
+
+// Where the proposals land in the repository: the masking file, read by the engine as it is, and the
+// project configuration file, whose top-level `egress:` block the egress policy is.
+export const MASKING_FILE = ".svc/masking.yml";
+export const PROJECT_CONFIGURATION_FILE = ".svc/config.yml";
+
+export type ProposalKind = "masking" | "egress";
+
+export const FILE_OF: Record<ProposalKind, string> = { masking: MASKING_FILE, egress: PROJECT_CONFIGURATION_FILE };

@@ -13,7 +13,6 @@ import { decodeUtf8, isJsonType, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { log } from "../log";
 import { reserve, settle, type Reservation } from "./budgets";
-import { costMicros, worstCaseMicros } from "./cost";
 import type { Dialect, ModelRequest } from "./dialects";
 import { openLiveKey } from "./keys";
 import { sseReader, type Usage } from "./usage";
@@ -164,3 +163,14 @@ function report(c: AppContext, forwarding: Forwarding, status: number, usage: Us
     },
   });
 }
+
+// What a request costs in micro-dollars: a price in US dollars per million tokens is micro-dollars
+// per token. Rounded up, so a budget is never charged less than the price says.
+export const costMicros = (price: ModelPrice, usage: Usage): number => Math.ceil(usage.inputTokens * price.input + usage.outputTokens * price.output);
+
+/**
+ * The most a request can cost: its output bound at the output price, and as many input tokens as the
+ * request has bytes (a token of text is at least one byte, so this is an upper bound for text).
+ */
+export const worstCaseMicros = (price: ModelPrice, bodyBytes: number, maxOutputTokens: number): number =>
+  costMicros(price, { inputTokens: bodyBytes, outputTokens: maxOutputTokens });

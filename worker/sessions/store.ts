@@ -3,6 +3,8 @@
 // them out in the same transaction (worker/members).
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { hashToken, newTokenValue } from "../tokens/secret";
+import { appendAudit } from "../audit/append";
+import { personContext } from "../people/context";
 
 export const IDLE_HOURS = 12;
 export const LIFETIME_DAYS = 30;
@@ -74,4 +76,21 @@ export async function listSessions(tx: Tx, personId: string, currentId: string) 
     userAgent: row.user_agent,
     current: row.id === currentId,
   }));
+}
+
+// Starting a session for a person who just proved who they are (code host or magic link), with a
+// sign-in entry, carrying the client's address, in the audit log of each of their organizations.
+export interface Client {
+  address: string | null;
+  userAgent: string | null;
+}
+
+export async function beginSession(connect: () => Promise<Connection>, person: { id: string; label: string }, client: Client, method: string): Promise<string> {
+  const token = await inTransaction(connect, { lookups: { person_id: person.id } }, (tx) => createSession(tx, person.id, client));
+  for (const org of (await personContext(connect, person.id)).organizations) {
+    await inTransaction(connect, { orgId: org.id }, (tx) =>
+      appendAudit(tx, { orgId: org.id, action: "session.signed_in", actorPersonId: person.id, actorLabel: person.label, data: { method, clientAddress: client.address } }),
+    );
+  }
+  return token;
 }

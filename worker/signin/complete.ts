@@ -1,15 +1,14 @@
 // Completing a browser sign-in once the code host has said who the person is: the allowlist (before
 // any row is written), the person, their memberships, their own organization when self-serve is on,
 // a session, and a sign-in entry in each organization's audit log with the client's address.
-import type { Connection } from "../../db/transaction";
+import { type Connection, inTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { syncMembershipsOnSignIn } from "../members/sync-on-signin";
-import { personContext } from "../people/context";
-import { upsertCodehostPerson } from "../people/upsert";
-import { beginSession, type Client } from "../sessions/begin";
-import { allowedToSignIn } from "./allowlist";
+import { personContext, upsertCodehostPerson } from "../people/context";
+import { beginSession, type Client } from "../sessions/store";
 import { fetchOrganizationRole, fetchOrganizations, type CodehostAccount } from "./oauth";
-import { createOwnOrganization } from "./self-serve";
+import { appendAudit } from "../audit/append";
+import { insertOrganization, freeSlugFor } from "../organizations/create";
 
 export type SignInResult = { ok: true; sessionToken: string } | { ok: false; refused: "allowlist" };
 
@@ -37,4 +36,25 @@ export async function completeSignIn(
     await createOwnOrganization(connect, { ...person, codehostUserId: account.id });
   }
   return { ok: true, sessionToken: await beginSession(connect, { id: personId, label: account.login }, client, "codehost") };
+}
+
+// SVC_SIGNIN_ALLOWLIST: unset lets anyone in, set but empty lets nobody in. Logins compare without case.
+export const allowedToSignIn = (config: Config, login: string) =>
+  config.signIn.allowlist === null || config.signIn.allowlist.includes(login.toLowerCase());
+
+// SVC_SELF_SERVE_SIGNUP=1: a signed-in person with no organization gets one of their own on the free
+// plan, owned by them and named after their login (slugged like an installation's organization:
+// never someone else's organization that has the login as its slug).
+export async function createOwnOrganization(
+  connect: () => Promise<Connection>,
+  person: { id: string; login: string; codehostUserId: number },
+): Promise<string> {
+  const orgId = crypto.randomUUID();
+  await inTransaction(connect, { orgId, lookups: { person_id: person.id } }, async (tx) => {
+    const slug = await freeSlugFor(tx, { login: person.login, id: person.codehostUserId });
+    await insertOrganization(tx, orgId, { slug, name: person.login, plan: "free", actorLabel: person.login });
+    await tx.sql.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'owner', 'self_serve')", [orgId, person.id]);
+    await appendAudit(tx, { orgId, action: "member.joined", actorPersonId: person.id, actorLabel: person.login, target: person.login, data: { role: "owner", source: "self-serve" } });
+  });
+  return orgId;
 }

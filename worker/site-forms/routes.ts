@@ -8,9 +8,11 @@ import { enforceRateLimit } from "../http/rate-limit";
 import { registerSitePreflight, siteCors } from "../http/site-cors";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import type { BucketRule } from "../objects";
-import { announceLead } from "./notify";
 import { ApplicationRequest, FormReceived, LeadRequest } from "./schemas";
-import { storeApplication, storeLead } from "./store";
+import type { Config } from "../config/types";
+import { log } from "../log";
+import { sendMail } from "../magic-links/mailer";
+import { inTransaction, type Connection } from "../../db/transaction";
 
 /** A form body: every field at its maximum, in three-byte characters, fits. */
 export const FORM_BODY_LIMIT = 32 * 1024;
@@ -75,4 +77,52 @@ export function registerSiteForms(app: Hono<AppEnv>): void {
   registerSitePreflight(app, "/v1/applications");
   register(app, postLead);
   register(app, postApplication);
+}
+
+// Announcing a stored lead by mail to SVC_LEAD_NOTIFY_EMAIL, when mail is configured. The lead is
+// committed before this runs, so a mail failure loses nothing; it is logged (without the lead's text).
+/** Text fit for a subject line: no line breaks or other control characters, at most 100 characters. */
+const oneLine = (value: string) => value.replace(/[\u0000-\u001f\u007f]+/g, " ").slice(0, 100);
+
+export async function announceLead(config: Config, leadId: string, lead: LeadRequest): Promise<void> {
+  const to = config.mail.leadNotifyEmail;
+  if (to === null || config.mail.magicLink === null) return;
+  const lines = [
+    `A new enterprise contact request (${leadId}).`,
+    "",
+    `Name: ${lead.name}`,
+    `E-mail: ${lead.email}`,
+    `Company: ${lead.company}`,
+    ...(lead.role ? [`Role: ${lead.role}`] : []),
+    ...(lead.teamSize ? [`Team size: ${lead.teamSize}`] : []),
+    ...(lead.message ? ["", lead.message] : []),
+  ];
+  const sent = await sendMail(config, { to, subject: `${config.mail.productName}: enterprise contact from ${oneLine(lead.company)}`, text: lines.join("\n") })
+    .catch(() => false);
+  if (!sent) log("warn", "lead.notify_failed", { leadId });
+}
+
+// Storing a form: one INSERT as the application role, which may insert here and do nothing else
+// (db/migrations/0019_leads.sql). No RETURNING: the role cannot read the row back.
+export async function storeLead(connect: () => Promise<Connection>, lead: LeadRequest, sourceOrigin: string | null): Promise<string> {
+  const id = crypto.randomUUID();
+  await inTransaction(connect, {}, (tx) =>
+    tx.sql.query(
+      `INSERT INTO site_leads (id, name, email, company, role, team_size, message, source_origin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [id, lead.name, lead.email, lead.company, lead.role || null, lead.teamSize ?? null, lead.message || null, sourceOrigin],
+    ),
+  );
+  return id;
+}
+
+export async function storeApplication(connect: () => Promise<Connection>, application: ApplicationRequest, sourceOrigin: string | null): Promise<string> {
+  const id = crypto.randomUUID();
+  await inTransaction(connect, {}, (tx) =>
+    tx.sql.query(
+      `INSERT INTO site_applications (id, name, email, company, codehost_login, team_size, use_case, source_origin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [id, application.name, application.email, application.company || null, application.codehostLogin ?? null, application.teamSize ?? null,
+        application.useCase, sourceOrigin],
+    ),
+  );
+  return id;
 }

@@ -2,7 +2,6 @@
 import { tokens, type TokenKind } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
 import type { Permission } from "../shared/permissions";
-import { cliTokenExpiry } from "./lifetime";
 import { displayPrefix, hashToken, newTokenValue } from "./secret";
 
 interface Common {
@@ -39,3 +38,10 @@ export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: str
     .returning({ id: tokens.id, createdAt: tokens.createdAt });
   return { id: row!.id, token, createdAt: row!.createdAt };
 }
+
+// How long a CLI token lives: a person renews it by signing in again with the device flow. Engine
+// tokens made by a person have no lifetime (they run unattended); identity-exchange ones last 15
+// minutes (worker/codehost/exchange.ts).
+export const CLI_TOKEN_DAYS = 30;
+
+export const cliTokenExpiry = (from = Date.now()) => new Date(from + CLI_TOKEN_DAYS * 24 * 3600 * 1000);
