@@ -1,5 +1,6 @@
-// Creating an organization. Its id is chosen here so the transaction can act as it before the row
-// exists (row-level security checks the insert against the chosen organization).
+// Organizations: creating one (its id is chosen here so the transaction can act as it before the row
+// exists; row-level security checks the insert against the chosen organization), finding one by slug,
+// and choosing a free slug.
 import { organizations, type Plan } from "../../db/schema";
 import { inTenant, type Connection, type Tx, addLookup } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
