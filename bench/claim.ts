@@ -9,7 +9,7 @@
 //   BENCH_POLL_MS  an engine's pause after an empty poll (default 20)
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
-import { createOrganization } from "../worker/organizations/create";
+import { createOrganization } from "../worker/organizations/store";
 import { issueToken } from "../worker/tokens/issue";
 import { defineWorkload, requestRun } from "../worker/workloads/requests";
 

@@ -11,7 +11,7 @@ import { Agent, request } from "node:http";
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
 import { profiled } from "./profile";
-import { createOrganization } from "../worker/organizations/create";
+import { createOrganization } from "../worker/organizations/store";
 import { issueToken } from "../worker/tokens/issue";
 
 const BATCH = 500;

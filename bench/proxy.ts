@@ -6,7 +6,7 @@
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
 import { startFakeModelProvider } from "../fakes/model-providers/server";
-import { createOrganization } from "../worker/organizations/create";
+import { createOrganization } from "../worker/organizations/store";
 import { seal } from "../worker/providers/sealing";
 import { issueToken } from "../worker/tokens/issue";
 

@@ -1,7 +1,7 @@
 // The demo organization `npm start` makes sure of.
 import { inTransaction } from "../db/transaction";
 import { nodePool } from "../db/node-pool";
-import { createOrganization, findOrganizationId } from "../worker/organizations/create";
+import { createOrganization, findOrganizationId } from "../worker/organizations/store";
 
 export const DEMO_SLUG = "demo";
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { inTransaction } from "../../db/transaction";
 import { writeDataExport } from "../../worker/exports/document";
-import { findOrganizationId } from "../../worker/organizations/create";
+import { findOrganizationId } from "../../worker/organizations/store";
 import { directorySink } from "../archive-dir";
 import { nodePool } from "../../db/node-pool";
 import { requireVariable, UsageError, type Command } from "../command";

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { isUniqueViolation } from "../../db/errors";
 import { PLANS, type Plan } from "../../db/schema";
-import { createOrganization, SLUG_PATTERN } from "../../worker/organizations/create";
+import { createOrganization, SLUG_PATTERN } from "../../worker/organizations/store";
 import { nodePool } from "../../db/node-pool";
 import { requireVariable, UsageError, type Command } from "../command";
 

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { TOKEN_KINDS, type TokenKind } from "../../db/schema";
 import { inTransaction, inTenant } from "../../db/transaction";
 import { isPermission, type Permission } from "../../worker/shared/permissions";
-import { findOrganizationId } from "../../worker/organizations/create";
+import { findOrganizationId } from "../../worker/organizations/store";
 import { issueToken, type IssueToken } from "../../worker/tokens/issue";
 import { appendAudit } from "../../worker/audit/append";
 import { nodePool } from "../../db/node-pool";

@@ -3,7 +3,7 @@ import { inject } from "vitest";
 import { inTenant } from "../../db/transaction";
 import type { Role, TokenKind } from "../../db/schema";
 import type { Permission } from "../../worker/shared/permissions";
-import { createOrganization } from "../../worker/organizations/create";
+import { createOrganization } from "../../worker/organizations/store";
 import { issueToken } from "../../worker/tokens/issue";
 import { seedPerson } from "./sessions";
 import { appPool } from "./sql";

@@ -3,7 +3,7 @@
 import type { Role } from "../../db/schema";
 import { inject } from "vitest";
 import { inTransaction } from "../../db/transaction";
-import { upsertCodehostPerson } from "../../worker/people/context";
+import { upsertCodehostPerson } from "../../worker/people/store";
 import { beginSession } from "../../worker/sessions/store";
 import { call } from "./http";
 import { appPool } from "./sql";

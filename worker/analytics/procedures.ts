@@ -7,7 +7,7 @@ import * as z from "zod";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
 import { OVERVIEW_DAYS, readOverview } from "./overview";
 import { addLookup, type Tx } from "../../db/transaction";
-import { findOrganizationId } from "../organizations/create";
+import { findOrganizationId } from "../organizations/store";
 import { inOrganization, router } from "../rpc/trpc";
 
 /**

@@ -5,8 +5,8 @@ import { actAs } from "../../db/transaction";
 // repositories it covers.
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { insertOrganization } from "../organizations/create";
-import { freeSlugFor } from "../organizations/create";
+import { insertOrganization } from "../organizations/store";
+import { freeSlugFor } from "../organizations/store";
 import type { InstallationRef, InstallationRepository } from "./webhook-schemas";
 
 export type InstallationChange =

@@ -10,7 +10,7 @@ import { BODY_LIMITS, decodeUtf8, describeIssue, isJsonType, readBody, readBytes
 import { scriptNonce } from "../http/page-headers";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
-import { personContext } from "../people/context";
+import { personContext } from "../people/store";
 import { readSessionCookie } from "../sessions/cookie";
 import { requireSession } from "../sessions/middleware";
 import { resolveSession } from "../sessions/store";

@@ -8,7 +8,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { readBody } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
-import { personForEmail } from "../people/context";
+import { personForEmail } from "../people/store";
 import { beginSession } from "../sessions/store";
 import { writeSessionCookie } from "../sessions/cookie";
 import { failedSignInPage } from "../signin/pages";

@@ -9,7 +9,7 @@ import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { BODY_LIMITS, decodeUtf8, isJsonType, readBytes } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
-import { personContext } from "../people/context";
+import { personContext } from "../people/store";
 import { readSessionCookie } from "../sessions/cookie";
 import { checkCsrf, csrfTokenFor } from "../sessions/csrf";
 import { resolveSession } from "../sessions/store";

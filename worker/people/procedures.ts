@@ -5,7 +5,7 @@ import { text } from "../http/text";
 import { actAs } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { endMembership } from "../members/remove";
-import { readPersonContext } from "./context";
+import { readPersonContext } from "./store";
 import { signOutEverywhere } from "../sessions/store";
 import { router, signedIn } from "../rpc/trpc";
 

@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import type { AppEnv } from "../http/context";
-import { personContext } from "../people/context";
+import { personContext } from "../people/store";
 import { clearSessionCookie } from "./cookie";
 import { csrfTokenFor } from "./csrf";
 import { requireSession } from "./middleware";

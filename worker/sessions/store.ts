@@ -4,7 +4,7 @@
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { hashToken, newTokenValue } from "../tokens/secret";
 import { appendAudit } from "../audit/append";
-import { personContext } from "../people/context";
+import { personContext } from "../people/store";
 
 export const IDLE_HOURS = 12;
 export const LIFETIME_DAYS = 30;

@@ -4,11 +4,11 @@
 import { type Connection, inTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { syncMembershipsOnSignIn } from "../members/sync-on-signin";
-import { personContext, upsertCodehostPerson } from "../people/context";
+import { personContext, upsertCodehostPerson } from "../people/store";
 import { beginSession, type Client } from "../sessions/store";
 import { fetchOrganizationRole, fetchOrganizations, type CodehostAccount } from "./oauth";
 import { appendAudit } from "../audit/append";
-import { insertOrganization, freeSlugFor } from "../organizations/create";
+import { insertOrganization, freeSlugFor } from "../organizations/store";
 
 export type SignInResult = { ok: true; sessionToken: string } | { ok: false; refused: "allowlist" };
 
