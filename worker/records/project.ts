@@ -1,6 +1,6 @@
 // Projecting record events onto the engine records, in the transaction that stored them: each type's
-// store step (worker/events/types.ts) is one set-based statement for the batch (never one per event). Each statement is an
-// idempotent upsert whose winner does not depend on arrival order:
+// store step (worker/events/types.ts) is one set-based statement for the batch (never one per event).
+// Each statement is an idempotent upsert whose winner does not depend on arrival order:
 //   run.started       the earliest start of a run stands (a late one never reopens a finished run)
 //   run.finished      the earliest end of a run stands
 //   verdict.recorded  per run and check, the latest verdict stands (occurredAt, then event id)
@@ -138,10 +138,11 @@ const NO_ENVIRONMENT = "record events change no environment row";
 /** Runs `sql` over the events; notes what each applied event recorded, and why the others changed nothing. */
 const upsert = (sql: string, columns: (event: IngestedEvent, p: P) => unknown[], did: (p: P) => string, why: (p: P) => string): StoreStep =>
   async (tx, orgId, events) => {
-    const params: unknown[][] = columns(events[0]!.event, payloadOf(events[0]!.event)).map(() => []);
-    for (const { event } of events) columns(event, payloadOf(event)).forEach((value, i) => params[i]!.push(value ?? null));
-    const applied = await touchedPositions(tx, sql, [orgId, ...params, events.map((item) => item.position)]);
-    return new Map(events.map(({ position, event }) => [position, applied.has(position) ? `${did(payloadOf(event))}; ${NO_ENVIRONMENT}.` : why(payloadOf(event))]));
+    const items = events.map(({ position, event }) => ({ position, event, p: payloadOf(event) }));
+    const params: unknown[][] = columns(items[0]!.event, items[0]!.p).map(() => []);
+    for (const { event, p } of items) columns(event, p).forEach((value, i) => params[i]!.push(value ?? null));
+    const applied = await touchedPositions(tx, sql, [orgId, ...params, items.map((item) => item.position)]);
+    return new Map(items.map(({ position, p }) => [position, applied.has(position) ? `${did(p)}; ${NO_ENVIRONMENT}.` : why(p)]));
   };
 
 export const recordRunStart = upsert(
