@@ -12,6 +12,10 @@ describe("migrations", () => {
     expect(BUNDLED_MIGRATIONS.map((migration) => migration.name)).toEqual(inject("migrationNames"));
   });
 
+  it("the committed bundle (and wrangler.toml's run_worker_first) are what scripts/generate.ts writes", () => {
+    for (const { path, committed, expected } of inject("generatedFiles")) expect(committed, `${path} is stale: run npm run generate`).toBe(expected);
+  });
+
   it("SVC_MIGRATE=1 applies pending migrations once, even when requests race", async () => {
     const { emptyMigration, app } = inject("database");
     const migrating = { SVC_MIGRATE: "1", SVC_MIGRATION_DATABASE_URL: emptyMigration, SVC_DATABASE_URL: app };

@@ -14,6 +14,7 @@ import { startFakeBilling } from "../../fakes/billing/server";
 import { startFakeModelProvider } from "../../fakes/model-providers/server";
 import { startFakeAnalytics } from "../../fakes/analytics";
 import { freePort } from "../../local/free-port";
+import { generatedFiles } from "../../scripts/generate";
 import { APP_BASE_URL, testBindings, type TestDatabase } from "./bindings";
 
 export default async function setup(project: TestProject) {
@@ -28,6 +29,7 @@ export default async function setup(project: TestProject) {
   };
   project.provide("migrationNames", migrationsOnDisk().map((migration) => migration.name));
   project.provide("cronTriggers", cronTriggers());
+  project.provide("generatedFiles", generatedFiles());
   project.provide("database", database);
   const codehost = await startFakeCodehost({ audience: APP_BASE_URL });
   project.provide("codehostBase", codehost.url);

@@ -9,6 +9,8 @@ declare module "vitest" {
     migrationNames: string[];
     /** wrangler.toml's Cron Triggers (crons of [triggers]). */
     cronTriggers: string[];
+    /** The files scripts/generate.ts writes: what each holds on disk, and what it should hold. */
+    generatedFiles: Array<{ path: string; committed: string; expected: string }>;
     /** The fake code host's address (fakes/codehost): its API and its /_fake/ control routes. */
     codehostBase: string;
     /** The fake mail provider (fakes/mail.ts). */

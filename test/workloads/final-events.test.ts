@@ -64,6 +64,18 @@ describe("final workload events", () => {
     expect(await runRow(runId)).toMatchObject({ state: "finished" });
   });
 
+  it("in one batch, the first final event of a run applies, whichever its type", async () => {
+    const runId = await seedRun(orgId, "env-1");
+    const leaseId = ((await (await claim(engineA, "env-1")).json()) as Claimed).run!.lease.id;
+    const response = await postEvents(engineA, [
+      makeEvent({ type: "workload.finished", payload: { runId: crypto.randomUUID() } }),
+      makeEvent({ type: "workload.cancelled", payload: { runId, leaseId } }),
+      makeEvent({ type: "workload.finished", payload: { runId, leaseId } }),
+    ]);
+    expect(((await response.json()) as IngestBody).outcomes[2]!.note).toMatch(/is cancelled/);
+    expect(await runRow(runId)).toMatchObject({ state: "cancelled" });
+  });
+
   it("are rejected without a run id", async () => {
     const response = await postEvents(engineA, [makeEvent({ type: "workload.finished", payload: {} })]);
     expect(response.status).toBe(207);

@@ -1,5 +1,5 @@
-// The Worker's own addresses. wrangler.toml's [assets].run_worker_first lists exactly these (a test
-// compares them), so Workers Assets never answer them with the console; every other GET is a page.
+// The Worker's own addresses. wrangler.toml's [assets].run_worker_first is written from this list
+// (scripts/generate.ts), so Workers Assets never answer them with the console; every other GET is a page.
 export const API_PREFIXES = [
   "/rpc/*", "/v1/*", "/auth/*", "/webhooks/*", "/health", "/readyz", "/openapi.json", "/metrics", "/mcp",
   "/.well-known/*", "/admin*", "/exports/*", "/byok/*", "/console/api/*", "/px/*",

@@ -4,13 +4,10 @@ import { environmentObjectName, retryOnceIfRetryable, type EnvironmentApi } from
 import type { Tx } from "../../db/transaction";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
-import { storeEvents } from "./store";
-import { KNOWN_EVENT_TYPES } from "./types";
-import { checkEvent, isEnvironmentEvent } from "./validate";
-import { applyFinalEvents, isFinalEvent, type FinalEvent } from "../workloads/finals";
+import { storeEvents, type StoredEvent, type StoreStep } from "./store";
+import { eventType } from "./types";
+import { checkEvent } from "./validate";
 import { forEachLimited } from "../concurrency";
-import { isRecordEvent } from "../records/payloads";
-import { projectRecords } from "../records/project";
 
 export interface IngestDeps {
   environments: DurableObjectNamespace<EnvironmentApi>;
@@ -23,19 +20,20 @@ interface Valid {
   at: number;
 }
 
-/** A batch stored (its final workload events and engine records applied) in the caller's transaction, waiting to be projected. */
+/** A batch stored (its types' store steps applied) in the caller's transaction, waiting to be projected. */
 export interface StoredBatch {
   outcomes: Outcome[];
   valid: Valid[];
   stored: Set<number>;
-  /** Notes of the final workload events and record events, by batch position. */
-  finalNotes: Map<number, string>;
+  /** The store steps' notes, by batch position. */
+  storeNotes: Map<number, string>;
 }
 
 /**
  * Validates each event and, in `tx` (acting as the organization: the one that also found the
- * caller's token), stores the valid ones idempotently and applies final workload events: an applied
- * final event is never lost, and a stored one is applied exactly once (a retry is a duplicate).
+ * caller's token), stores the valid ones idempotently and runs their types' store steps (final
+ * workload events, engine records): an applied step is never lost, and a stored event goes through
+ * its steps exactly once (a retry is a duplicate).
  */
 export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: readonly unknown[], now: number): Promise<StoredBatch> {
   const outcomes: Outcome[] = new Array(raw.length);
@@ -46,22 +44,26 @@ export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: re
     else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
   });
   const stored = await storeEvents(tx, orgId, tokenId, valid.map((v) => v.event));
-  const finals = valid.filter((v, i) => stored.has(i) && isFinalEvent(v.event.type)).map(finalEvent);
-  const finalNotes = await applyFinalEvents(tx, orgId, finals);
-  // Engine records project here, set-based, in the transaction that stored them.
-  const records = valid.filter((v, i) => stored.has(i) && isRecordEvent(v.event.type));
-  for (const [position, note] of await projectRecords(tx, orgId, records)) finalNotes.set(position, note);
-  return { outcomes, valid, stored, finalNotes };
+  // Each store step once, over the stored events of every type that names it (set-based, not per event).
+  const steps = new Map<StoreStep, StoredEvent[]>();
+  valid.forEach(({ position, event }, i) => {
+    const type = eventType(event.type);
+    if (!stored.has(i) || !type || !("stores" in type)) return;
+    for (const step of type.stores) (steps.get(step) ?? steps.set(step, []).get(step)!).push({ position, event });
+  });
+  const storeNotes = new Map<number, string>();
+  for (const [step, events] of steps) for (const [position, note] of await step(tx, orgId, events)) storeNotes.set(position, note);
+  return { outcomes, valid, stored, storeNotes };
 }
 
 /** After the store committed: environment events through their objects, and the answer. */
-export async function projectBatch(deps: IngestDeps, orgId: string, { outcomes, valid, stored, finalNotes }: StoredBatch): Promise<IngestResult> {
+export async function projectBatch(deps: IngestDeps, orgId: string, { outcomes, valid, stored, storeNotes }: StoredBatch): Promise<IngestResult> {
   valid.forEach((v, i) => {
     outcomes[v.position] = { id: v.event.id, status: stored.has(i) ? "accepted" : "duplicate" };
   });
 
   const notes = await project(deps, orgId, valid);
-  for (const [ref, note] of finalNotes) notes.set(ref, note);
+  for (const [ref, note] of storeNotes) notes.set(ref, note);
   let unprojected = 0;
   for (const v of valid) {
     const outcome = outcomes[v.position]!;
@@ -87,11 +89,11 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
   const notes = new Map<number, string>();
   const byEnvironment = new Map<string, ProjectionEvent[]>();
   for (const { position, event, at } of valid) {
-    if (isFinalEvent(event.type) || isRecordEvent(event.type)) continue; // applied with the store, above
-    if (!KNOWN_EVENT_TYPES.has(event.type) && !isEnvironmentEvent(event.type)) {
+    const type = eventType(event.type);
+    if (!type) {
       notes.set(position, `${event.type} is not a type this service knows; it is stored and projects nothing.`);
-    } else if (!isEnvironmentEvent(event.type)) {
-      notes.set(position, `${event.type} does not project onto an environment.`);
+    } else if (!("projects" in type)) {
+      continue; // its store steps noted it, above
     } else if (!event.envId) {
       notes.set(position, "The event names no envId, so it cannot project onto an environment.");
     } else {
@@ -109,9 +111,4 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
     for (const { ref, note } of projected) notes.set(ref, note);
   });
   return notes;
-}
-
-function finalEvent({ position, event }: Valid): FinalEvent {
-  const payload = event.payload as { runId: string; leaseId?: string };
-  return { ref: position, id: event.id, type: event.type as FinalEvent["type"], runId: payload.runId, leaseId: payload.leaseId ?? null };
 }

@@ -23,6 +23,19 @@ WITH input AS (
 )
 SELECT ${positionsOf("firsts.ord - 1")} FROM firsts JOIN inserted USING (id, occurred_at)`;
 
+/** An event this batch stored, at its position in the batch. */
+export interface StoredEvent {
+  position: number;
+  event: IngestedEvent;
+}
+
+/**
+ * What else writes an event of some types, in the transaction that stored it, for the events this
+ * batch stored (a duplicate was written with the batch that stored it). Answers, by position, the
+ * note each event's outcome carries (what it recorded, or why it changed nothing).
+ */
+export type StoreStep = (tx: Tx, orgId: string, events: readonly StoredEvent[]) => Promise<Map<number, string>>;
+
 /** Returns the positions (0-based, within `events`) of the events this call stored. */
 export async function storeEvents(tx: Tx, orgId: string, tokenId: string, events: readonly IngestedEvent[]): Promise<Set<number>> {
   if (events.length === 0) return new Set();

@@ -1,15 +1,12 @@
-// Per-event validation: shape (spec: Ingested event), the timestamp window, and the environment
-// payload properties. A rejected event gets a reason and is not stored; the rest of the batch goes on.
+// Per-event validation: shape (spec: Ingested event), the timestamp window, and the payload its type
+// declares (./types.ts). A rejected event gets a reason and is not stored; the rest of the batch goes on.
 import { describeIssue } from "../http/input";
-import { RECORD_PAYLOADS, isRecordEvent } from "../records/payloads";
-import { FinalEventPayload, isFinalEvent } from "../workloads/finals";
-import { EnvironmentPayload, IngestedEvent } from "./schemas";
+import { IngestedEvent } from "./schemas";
+import { eventType } from "./types";
 
 const DAY_MS = 86_400_000;
 const MAX_AHEAD_MS = DAY_MS;
 const MAX_BACK_MS = 365 * DAY_MS;
-
-export const isEnvironmentEvent = (type: string) => type.startsWith("environment.");
 
 export type Checked = { ok: true; event: IngestedEvent; at: number } | { ok: false; id: string; reason: string };
 
@@ -22,15 +19,9 @@ export function checkEvent(raw: unknown, index: number, now: number): Checked {
   if (at > now + MAX_AHEAD_MS) return { ok: false, id, reason: "occurredAt is more than one day in the future." };
   if (at < now - MAX_BACK_MS) return { ok: false, id, reason: "occurredAt is more than one year in the past." };
   // Types whose payload this service acts on are held to its shape.
-  const payloadShape = isEnvironmentEvent(event.type)
-    ? EnvironmentPayload
-    : isFinalEvent(event.type)
-      ? FinalEventPayload
-      : isRecordEvent(event.type)
-        ? RECORD_PAYLOADS[event.type]
-        : null;
-  if (payloadShape) {
-    const payload = payloadShape.safeParse(event.payload ?? {});
+  const type = eventType(event.type);
+  if (type) {
+    const payload = type.payload.safeParse(event.payload ?? {});
     if (!payload.success) {
       const issue = payload.error.issues[0]!;
       return { ok: false, id, reason: `Event ${index}: ${describeIssue({ ...issue, path: ["payload", ...issue.path] })}.` };

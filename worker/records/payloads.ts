@@ -83,18 +83,3 @@ export const WorkloadStartedPayload = z
     runtime,
   })
   .meta({ id: "WorkloadStartedPayload", description: "workload.started: the engine began a claimed workload run; records when (the earliest report stands). Changes no run state." });
-
-/** The record event types and the payload each must carry. */
-export const RECORD_PAYLOADS = {
-  "run.started": RunStartedPayload,
-  "run.finished": RunFinishedPayload,
-  "verdict.recorded": VerdictRecordedPayload,
-  "artifact.stored": ArtifactStoredPayload,
-  "golden.published": GoldenPublishedPayload,
-  "network.decision": NetworkDecisionPayload,
-  "workload.started": WorkloadStartedPayload,
-} as const;
-
-export type RecordEventType = keyof typeof RECORD_PAYLOADS;
-
-export const isRecordEvent = (type: string): type is RecordEventType => Object.hasOwn(RECORD_PAYLOADS, type);

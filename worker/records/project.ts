@@ -1,6 +1,6 @@
-// Projecting record events onto the engine records, in the transaction that stored them: one
-// set-based statement per event type present in the batch (never one per event). Each statement is an
-// idempotent upsert whose winner does not depend on arrival order:
+// Projecting record events onto the engine records, in the transaction that stored them: each type's
+// store step (worker/events/types.ts) is one set-based statement for the batch (never one per event).
+// Each statement is an idempotent upsert whose winner does not depend on arrival order:
 //   run.started       the earliest start of a run stands (a late one never reopens a finished run)
 //   run.finished      the earliest end of a run stands
 //   verdict.recorded  per run and check, the latest verdict stands (occurredAt, then event id)
@@ -12,18 +12,11 @@
 // Every accepted record event carries a note (the spec counts it as unprojected: it changes no
 // environment row): what it recorded, or why it changed no record at all.
 import { positionsOf, touchedPositions } from "../../db/positions";
-import type { Tx } from "../../db/transaction";
 import type { IngestedEvent } from "../events/schemas";
-import { isRecordEvent, type RecordEventType } from "./payloads";
-
-export interface RecordEvent {
-  /** Position in the batch, echoed in the notes. */
-  position: number;
-  event: IngestedEvent;
-}
+import type { StoreStep, StoredEvent } from "../events/store";
 
 type P = Record<string, any>;
-type Group = Array<{ position: number; event: IngestedEvent; p: P }>;
+const payloadOf = (event: IngestedEvent) => (event.payload ?? {}) as P;
 
 const iso = (event: IngestedEvent) => new Date(Date.parse(event.occurredAt)).toISOString();
 
@@ -140,83 +133,83 @@ UPDATE runtimes r SET last_seen_at = s.at
 FROM (SELECT name, max(at) AS at FROM unnest($2::text[], $3::timestamptz[]) AS t(name, at) GROUP BY name) s
 WHERE r.org_id = $1 AND r.removed_at IS NULL AND r.name = s.name AND (r.last_seen_at IS NULL OR r.last_seen_at < s.at)`;
 
-type Projector = (tx: Tx, orgId: string, group: Group, notes: Map<number, string>) => Promise<void>;
-
 const NO_ENVIRONMENT = "record events change no environment row";
 
-/** Runs `sql` over the group; notes what each applied event recorded, and why the others changed nothing. */
-const upsert = (sql: string, columns: (item: Group[number]) => unknown[], did: (p: P) => string, why: (p: P) => string): Projector =>
-  async (tx, orgId, group, notes) => {
-    const params: unknown[][] = columns(group[0]!).map(() => []);
-    for (const item of group) columns(item).forEach((value, i) => params[i]!.push(value ?? null));
-    const applied = await touchedPositions(tx, sql, [orgId, ...params, group.map((item) => item.position)]);
-    for (const { position, p } of group) notes.set(position, applied.has(position) ? `${did(p)}; ${NO_ENVIRONMENT}.` : why(p));
+/** Runs `sql` over the events; notes what each applied event recorded, and why the others changed nothing. */
+const upsert = (sql: string, columns: (event: IngestedEvent, p: P) => unknown[], did: (p: P) => string, why: (p: P) => string): StoreStep =>
+  async (tx, orgId, events) => {
+    const items = events.map(({ position, event }) => ({ position, event, p: payloadOf(event) }));
+    const params: unknown[][] = columns(items[0]!.event, items[0]!.p).map(() => []);
+    for (const { event, p } of items) columns(event, p).forEach((value, i) => params[i]!.push(value ?? null));
+    const applied = await touchedPositions(tx, sql, [orgId, ...params, items.map((item) => item.position)]);
+    return new Map(items.map(({ position, p }) => [position, applied.has(position) ? `${did(p)}; ${NO_ENVIRONMENT}.` : why(p)]));
   };
 
-const PROJECTORS: Record<RecordEventType, Projector> = {
-  "run.started": upsert(
-    RUN_STARTED,
-    ({ event, p }) => [p.runId, event.envId, p.name, p.runtime, p.workloadRunId, iso(event), event.id],
-    (p) => `Recorded the start of run ${p.runId}`,
-    (p) => `Run ${p.runId} already has an earlier start; a run's first run.started stands, and a finished run is never reopened.`,
-  ),
-  "run.finished": upsert(
-    RUN_FINISHED,
-    ({ event, p }) => [p.runId, event.envId, p.runtime, p.outcome, p.durationMs, iso(event), event.id],
-    (p) => `Recorded run ${p.runId} as ${p.outcome}`,
-    (p) => `Run ${p.runId} already finished earlier; a run's first run.finished decides its outcome.`,
-  ),
-  "verdict.recorded": upsert(
-    VERDICTS,
-    ({ event, p }) => [p.runId, p.name, p.verdict, p.detail, iso(event), event.id],
-    (p) => `Recorded the verdict ${p.verdict} on ${p.name} of run ${p.runId}`,
-    (p) => `A later verdict on ${p.name} of run ${p.runId} is already recorded; the latest stands.`,
-  ),
-  "artifact.stored": upsert(
-    ARTIFACTS,
-    ({ event, p }) => [p.runId, p.name, p.sizeBytes, p.digest, p.location, p.contentType, iso(event), event.id],
-    (p) => `Recorded artifact ${p.name} of run ${p.runId}`,
-    (p) => `A later report of artifact ${p.name} of run ${p.runId} is already recorded; the latest stands.`,
-  ),
-  "golden.published": upsert(
-    GOLDENS,
-    ({ event, p }) => [p.name, p.version, p.digest, p.location, p.runId, event.envId, iso(event), event.id],
-    (p) => `Recorded golden ${p.name} version ${p.version}`,
-    (p) => `Golden ${p.name} version ${p.version} is already published; a published version never changes.`,
-  ),
-  "network.decision": upsert(
-    DECISIONS,
-    ({ event, p }) => [event.id, iso(event), event.envId, p.runId, p.host, p.port, p.decision === "allowed", p.rule],
-    (p) => `Recorded the egress decision: ${p.host}:${p.port} ${p.decision}`,
-    () => "This decision is already recorded.",
-  ),
-  "workload.started": async (tx, orgId, group, notes) => {
-    const applied = await touchedPositions(tx, WORKLOAD_STARTED, [orgId, group.map(({ p }) => p.runId), group.map(({ event }) => iso(event)), group.map((item) => item.position)]);
-    for (const { position, p } of group) if (applied.has(position)) notes.set(position, `Recorded the start of workload run ${p.runId}; ${NO_ENVIRONMENT}.`);
-    const missed = group.filter((item) => !applied.has(item.position));
-    if (missed.length === 0) return;
-    const { rows } = await tx.sql.query<{ id: string }>("SELECT id FROM workload_runs WHERE org_id = $1 AND id = ANY($2::uuid[])", [orgId, missed.map(({ p }) => p.runId)]);
-    const known = new Set(rows.map((row) => row.id));
-    for (const { position, p } of missed) {
-      notes.set(position, known.has(p.runId)
-        ? `Workload run ${p.runId} already has an earlier start recorded; the first workload.started stands.`
-        : `No workload run ${p.runId} exists in this organization; the event is stored and changes nothing.`);
-    }
-  },
+export const recordRunStart = upsert(
+  RUN_STARTED,
+  (event, p) => [p.runId, event.envId, p.name, p.runtime, p.workloadRunId, iso(event), event.id],
+  (p) => `Recorded the start of run ${p.runId}`,
+  (p) => `Run ${p.runId} already has an earlier start; a run's first run.started stands, and a finished run is never reopened.`,
+);
+
+export const recordRunEnd = upsert(
+  RUN_FINISHED,
+  (event, p) => [p.runId, event.envId, p.runtime, p.outcome, p.durationMs, iso(event), event.id],
+  (p) => `Recorded run ${p.runId} as ${p.outcome}`,
+  (p) => `Run ${p.runId} already finished earlier; a run's first run.finished decides its outcome.`,
+);
+
+export const recordVerdict = upsert(
+  VERDICTS,
+  (event, p) => [p.runId, p.name, p.verdict, p.detail, iso(event), event.id],
+  (p) => `Recorded the verdict ${p.verdict} on ${p.name} of run ${p.runId}`,
+  (p) => `A later verdict on ${p.name} of run ${p.runId} is already recorded; the latest stands.`,
+);
+
+export const recordArtifact = upsert(
+  ARTIFACTS,
+  (event, p) => [p.runId, p.name, p.sizeBytes, p.digest, p.location, p.contentType, iso(event), event.id],
+  (p) => `Recorded artifact ${p.name} of run ${p.runId}`,
+  (p) => `A later report of artifact ${p.name} of run ${p.runId} is already recorded; the latest stands.`,
+);
+
+export const recordGolden = upsert(
+  GOLDENS,
+  (event, p) => [p.name, p.version, p.digest, p.location, p.runId, event.envId, iso(event), event.id],
+  (p) => `Recorded golden ${p.name} version ${p.version}`,
+  (p) => `Golden ${p.name} version ${p.version} is already published; a published version never changes.`,
+);
+
+export const recordNetworkDecision = upsert(
+  DECISIONS,
+  (event, p) => [event.id, iso(event), event.envId, p.runId, p.host, p.port, p.decision === "allowed", p.rule],
+  (p) => `Recorded the egress decision: ${p.host}:${p.port} ${p.decision}`,
+  () => "This decision is already recorded.",
+);
+
+export const recordWorkloadStart: StoreStep = async (tx, orgId, events) => {
+  const runId = ({ event }: StoredEvent) => payloadOf(event).runId as string;
+  const applied = await touchedPositions(tx, WORKLOAD_STARTED, [orgId, events.map(runId), events.map(({ event }) => iso(event)), events.map((item) => item.position)]);
+  const notes = new Map<number, string>();
+  for (const item of events) if (applied.has(item.position)) notes.set(item.position, `Recorded the start of workload run ${runId(item)}; ${NO_ENVIRONMENT}.`);
+  const missed = events.filter((item) => !applied.has(item.position));
+  if (missed.length === 0) return notes;
+  const { rows } = await tx.sql.query<{ id: string }>("SELECT id FROM workload_runs WHERE org_id = $1 AND id = ANY($2::uuid[])", [orgId, missed.map(runId)]);
+  const known = new Set(rows.map((row) => row.id));
+  for (const item of missed) {
+    notes.set(item.position, known.has(runId(item))
+      ? `Workload run ${runId(item)} already has an earlier start recorded; the first workload.started stands.`
+      : `No workload run ${runId(item)} exists in this organization; the event is stored and changes nothing.`);
+  }
+  return notes;
 };
 
-/** Projects the record events a batch stored; returns, by position, why an event changed no record. */
-export async function projectRecords(tx: Tx, orgId: string, events: readonly RecordEvent[]): Promise<Map<number, string>> {
-  const notes = new Map<number, string>();
-  const groups = new Map<RecordEventType, Group>();
-  const seen: Array<{ name: string; at: string }> = [];
-  for (const { position, event } of events) {
-    if (!isRecordEvent(event.type)) continue;
-    const p = (event.payload ?? {}) as P;
-    (groups.get(event.type) ?? groups.set(event.type, []).get(event.type)!).push({ position, event, p });
-    if (typeof p.runtime === "string") seen.push({ name: p.runtime, at: iso(event) });
-  }
-  for (const [type, group] of groups) await PROJECTORS[type](tx, orgId, group, notes);
+/** Every record event naming a runtime moves that registered runtime's last seen time forward (one statement for the batch). */
+export const recordRuntimesSeen: StoreStep = async (tx, orgId, events) => {
+  const seen = events.flatMap(({ event }) => {
+    const { runtime } = payloadOf(event);
+    return typeof runtime === "string" ? [{ name: runtime, at: iso(event) }] : [];
+  });
   if (seen.length > 0) await tx.sql.query(RUNTIMES_SEEN, [orgId, seen.map((s) => s.name), seen.map((s) => s.at)]);
-  return notes;
-}
+  return new Map();
+};

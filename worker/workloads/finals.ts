@@ -4,25 +4,14 @@
 // and the outcome says why in a sentence.
 import * as z from "zod";
 import type { Tx } from "../../db/transaction";
-
-export const FINAL_EVENT_STATES = { "workload.finished": "finished", "workload.cancelled": "cancelled" } as const;
-export type FinalEventType = keyof typeof FINAL_EVENT_STATES;
-
-export const isFinalEvent = (type: string): type is FinalEventType => Object.hasOwn(FINAL_EVENT_STATES, type);
+import type { StoreStep } from "../events/store";
 
 /** The payload a final event must carry: which run, and the lease the sender holds. */
 export const FinalEventPayload = z.looseObject({
   runId: z.uuid(),
   leaseId: z.uuid().optional(),
 });
-
-export interface FinalEvent {
-  ref: number;
-  id: string;
-  type: FinalEventType;
-  runId: string;
-  leaseId: string | null;
-}
+type FinalEventPayload = z.infer<typeof FinalEventPayload>;
 
 const APPLY = `
 UPDATE workload_runs SET state = $4, ended_at = now(), end_event_id = $5, lease_expires_at = NULL
@@ -35,23 +24,28 @@ UPDATE workload_runs SET lost_holder_tried_to_end = true
 WHERE org_id = $1 AND id = $2 AND state = 'accepted' AND $3::uuid = ANY (lease_ids) AND lease_id <> $3
 RETURNING id`;
 
-/** Applies each final event; returns for every one the sentence its outcome carries. */
-export async function applyFinalEvents(tx: Tx, orgId: string, events: readonly FinalEvent[]): Promise<Map<number, string>> {
+/**
+ * The store step of both final event types, in batch order (of two final events of one run, the
+ * first applies): each ends the run it names in the state its type names (workload.finished ->
+ * finished), when it may.
+ */
+export const endWorkloadRuns: StoreStep = async (tx, orgId, events) => {
   const notes = new Map<number, string>();
-  for (const event of events) {
-    const state = FINAL_EVENT_STATES[event.type];
-    const applied = await tx.sql.query(APPLY, [orgId, event.runId, event.leaseId, state, event.id]);
+  for (const { position, event } of events) {
+    const state = event.type.slice("workload.".length);
+    const { runId, leaseId = null } = event.payload as FinalEventPayload;
+    const applied = await tx.sql.query(APPLY, [orgId, runId, leaseId, state, event.id]);
     if (applied.rows.length > 0) {
-      notes.set(event.ref, `Workload run ${event.runId} is now ${state}; workload events change no environment.`);
+      notes.set(position, `Workload run ${runId} is now ${state}; workload events change no environment.`);
       continue;
     }
-    const lost = event.leaseId ? await tx.sql.query(LOST, [orgId, event.runId, event.leaseId]) : { rows: [] };
-    notes.set(event.ref, lost.rows.length > 0
-      ? `This engine no longer holds workload run ${event.runId}: another engine took it over, so the run is unchanged; the event is stored whole.`
-      : await whyNotApplied(tx, orgId, event.runId));
+    const lost = leaseId ? await tx.sql.query(LOST, [orgId, runId, leaseId]) : { rows: [] };
+    notes.set(position, lost.rows.length > 0
+      ? `This engine no longer holds workload run ${runId}: another engine took it over, so the run is unchanged; the event is stored whole.`
+      : await whyNotApplied(tx, orgId, runId));
   }
   return notes;
-}
+};
 
 async function whyNotApplied(tx: Tx, orgId: string, runId: string): Promise<string> {
   const { rows } = await tx.sql.query<{ state: string }>("SELECT state FROM workload_runs WHERE org_id = $1 AND id = $2", [orgId, runId]);
