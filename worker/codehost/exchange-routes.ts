@@ -4,7 +4,7 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { identityAudience } from "./audience";
-import { claimProofAudience } from "./claim-proofs";
+import { claimProofAudience } from "../repository-claims/proofs";
 import { exchangeIdentity } from "./exchange";
 import { IdentityExchangeRequest, IdentityExchangeResult, IdentityNotBound, IdentityUnverified } from "./exchange-schemas";
 import { admitWorkflowIdentity } from "./workflow-identity";

@@ -4,8 +4,8 @@
 // engine token is minted through the claim.
 import { inTenant, inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
 import { issueToken } from "../tokens/issue";
-import { claimProofLookup, findClaimProof, spendClaimProof } from "./claim-proofs";
-import { establishClaim, findClaim, useClaim, type Claim } from "./claims";
+import { claimProofLookup, findClaimProof, spendClaimProof } from "../repository-claims/proofs";
+import { establishClaim, findClaim, useClaim, type Claim } from "../repository-claims/store";
 import { IdentityRefusal } from "./identity-refusal";
 import { installationsOnAccount } from "./installations";
 import { CLOCK_TOLERANCE_SECONDS, type WorkflowIdentity } from "./oidc-verify";

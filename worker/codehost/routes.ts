@@ -1,7 +1,7 @@
 // The code-host capability's HTTP surface: the identity exchange, repository claims, App webhooks.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { registerBindings } from "./bindings-routes";
+import { registerBindings } from "../repository-claims/routes";
 import { registerIdentityExchange } from "./exchange-routes";
 import { registerCodehostWebhooks } from "./webhook-routes";
 

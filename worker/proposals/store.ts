@@ -1,7 +1,7 @@
 // Proposals and the current files in SQL. Every query runs in a transaction acting as the
 // organization (row-level security), and names it too.
 import type { Tx } from "../../db/transaction";
-import { listClaims } from "../codehost/claims";
+import { listClaims } from "../repository-claims/store";
 import { repositoryKey } from "../codehost/repository";
 import { INITIAL_EGRESS, renderEgressBlock, type EgressPolicy } from "./egress";
 

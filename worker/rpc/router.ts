@@ -3,7 +3,7 @@ import { accountRouter } from "../people/procedures";
 import { analyticsRouter } from "../analytics/procedures";
 import { auditRouter } from "../audit/procedures";
 import { billingRouter, subscriptionsRouter } from "../billing/procedures";
-import { claimsRouter } from "../codehost/claim-procedures";
+import { claimsRouter } from "../repository-claims/procedures";
 import { connectedClientsRouter } from "../mcp/procedures";
 import { deletionRouter } from "../deletion/procedures";
 import { exportsRouter } from "../exports/procedures";

@@ -3,10 +3,10 @@
 // rule 7), where the person signs in with the scope.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
-import { identityAudience } from "./audience";
-import { toBinding } from "./bindings-schemas";
-import { revokeRepositoryClaim } from "./claim-revocation";
-import { auditUnprovenClaims, listClaims } from "./claims";
+import { identityAudience } from "../codehost/audience";
+import { toBinding } from "./schemas";
+import { revokeRepositoryClaim } from "./revocation";
+import { auditUnprovenClaims, listClaims } from "./store";
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization

@@ -2,8 +2,8 @@
 // revocation result).
 import * as z from "zod";
 import { text } from "../http/text";
-import type { Claim } from "./claims";
-import { REPOSITORY_PART_PATTERN, RepositoryName } from "./repository";
+import type { Claim } from "./store";
+import { REPOSITORY_PART_PATTERN, RepositoryName } from "../codehost/repository";
 
 export const CreateBindingRequest = z
   .strictObject({ repository: RepositoryName.describe("The repository to claim, `owner/name`.") })

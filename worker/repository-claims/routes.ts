@@ -9,14 +9,14 @@ import type { Grant } from "../auth/authorize";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import { identityAudience } from "./audience";
-import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, OidcBinding, RepositoryPath, toBinding } from "./bindings-schemas";
-import { revokeRepositoryClaim } from "./claim-revocation";
-import { CLAIM_PROOF_LIFETIME_HOURS, requestClaimProof } from "./claim-proofs";
-import { auditUnprovenClaims, establishClaim, findLiveClaim, listClaims, type Claim, type ClaimRef } from "./claims";
-import { ownInstallationsNamed } from "./installations";
+import { identityAudience } from "../codehost/audience";
+import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, OidcBinding, RepositoryPath, toBinding } from "./schemas";
+import { revokeRepositoryClaim } from "./revocation";
+import { CLAIM_PROOF_LIFETIME_HOURS, requestClaimProof } from "./proofs";
+import { auditUnprovenClaims, establishClaim, findLiveClaim, listClaims, type Claim, type ClaimRef } from "./store";
+import { ownInstallationsNamed } from "../codehost/installations";
 import { proveByInstallation } from "./installation-proof";
-import { ownerOf, repositoryKey } from "./repository";
+import { ownerOf, repositoryKey } from "../codehost/repository";
 
 // Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication,
 // rule 7). The required-plan gate, when on, answers 402 inside asCliToken (spec: Repository claims).

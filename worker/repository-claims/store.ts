@@ -2,7 +2,7 @@
 // transaction acts as, plus, with the `claim_repository` lookup, every claim on that one repository.
 import { actAs, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { repositoryKey } from "./repository";
+import { repositoryKey } from "../codehost/repository";
 
 /** How control of the repository was shown; null: a claim made before proof was required (unproven). */
 export type ClaimProof = "installation" | "repository";

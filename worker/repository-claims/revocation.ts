@@ -2,7 +2,7 @@
 // console's claims.revoke): every engine token minted through it dies, and the revocation is audited once.
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { findClaim, revokeClaim, type ClaimRef } from "./claims";
+import { findClaim, revokeClaim, type ClaimRef } from "./store";
 
 export interface ClaimRevocation {
   revoked: true;
