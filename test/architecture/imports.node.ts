@@ -105,6 +105,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ["worker", "db"],
   local: ["cli", "fakes", "worker", "db"],
   site: ["worker", "db"],
+  scripts: ["worker", "db"],
   console: [],
 };
 const ENTRY = "worker/index.ts";
