@@ -28,6 +28,8 @@ const claim = route({
     "to accepted and returns it with its compiled version, a lease and the run's deadline. 200 with a null run when nothing waits.",
   tag: "workloads",
   security: ["engineToken"],
+  // Engine work already asked for runs to its end: an exit, like teardowns.
+  gate: "reachable",
   middleware: [identifyToken("engine")],
   body: ClaimWorkloadRequest,
   responses: { 200: { description: "The claimed run, or null", schema: WorkloadClaim }, ...engineRefusals, 404: refusal("No such environment in this organization") },
@@ -58,6 +60,8 @@ const beat = route({
   description: "Only the current lease holder. 409 means the engine lost the run: it stops and sends no final event.",
   tag: "workloads",
   security: ["engineToken"],
+  // Engine work already asked for runs to its end: an exit, like teardowns.
+  gate: "reachable",
   params: RunPath,
   paramsRefusal: noSuchRun,
   body: HeartbeatRequest,
