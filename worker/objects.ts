@@ -16,7 +16,7 @@ interface Identity {
 export interface ClaimRequest extends Identity {
   tokenHash: string;
   /** The claim route's side of the required-plan gate. */
-  gate: GateSide | undefined;
+  gate: GateSide;
 }
 
 /** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */

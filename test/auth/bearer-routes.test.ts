@@ -1,11 +1,11 @@
-// One suite over every engine and CLI route (test/support/bearer-routes.ts): each bad caller is
-// refused with the spec's status and Refusal shape, and another organization's resource is answered
-// exactly like a missing one.
+// One suite over every route that declares an engine or CLI token (test/support/bearer-routes.ts):
+// each bad caller is refused with the spec's status and Refusal shape, and another organization's
+// resource is answered exactly like a missing one.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TokenKind } from "../../db/schema";
 import { tokenOrg } from "../../worker/auth/token-orgs";
 import { hashToken, newTokenValue } from "../../worker/tokens/secret";
-import { BEARER_ROUTES, seedTenant, type Tenant } from "../support/bearer-routes";
+import { BEARER_ROUTES, seedTenant, STALE_SETUPS, type Tenant } from "../support/bearer-routes";
 import { rpcClient } from "../support/rpc";
 import { seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
@@ -34,6 +34,10 @@ let elsewhere: Tenant;
 beforeAll(async () => {
   home = await seedTenant("bearer-home");
   elsewhere = await seedTenant("bearer-elsewhere");
+});
+
+it("walks the routes the app declares with an engine or CLI token", () => {
+  expect(STALE_SETUPS).toEqual([]);
 });
 
 describe.each(BEARER_ROUTES)("$name ($kind token)", (route) => {

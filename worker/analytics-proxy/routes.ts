@@ -11,6 +11,7 @@ import { BODY_LIMITS, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { grantOrigin, originStanding, preflight } from "../http/site-cors";
 import { log } from "../log";
+import { planGate } from "../billing/gate";
 
 export const PROXY_PREFIX = "/px";
 
@@ -73,7 +74,7 @@ async function forward(c: AppContext, upstreamBase: string, path: string): Promi
 }
 
 export function registerAnalyticsProxy(app: Hono<AppEnv>): void {
-  app.all(`${PROXY_PREFIX}/*`, async (c) => {
+  app.all(`${PROXY_PREFIX}/*`, planGate("reachable"), async (c) => {
     const upstreamBase = c.var.config.analytics.vendorApiBase;
     if (c.var.config.analytics.vendorRegion === null || upstreamBase === null) throw notServed();
     const path = forwardedPath(c.req.path);

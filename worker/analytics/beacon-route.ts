@@ -48,6 +48,7 @@ const postSiteEvents = route({
   operationId: "siteEvents",
   summary: "Record a batch of site beacon events",
   tag: "analytics",
+  gate: "reachable",
   published: false,
   body: BeaconBatch,
   bodyOptions: { limit: 64 * 1024 },

@@ -2,6 +2,7 @@
 // SVC_ANALYTICS_OPERATOR_ORG names; unset: nobody): the installation analytics dashboard. The slug is
 // resolved to an organization id on each request and compared by id with the one it named when the
 // dashboard was first asked for (pinned): a slug freed and taken by another organization names nobody.
+// Reachable whatever the plan: the operating organization reads it, and no plan gates that one.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
@@ -40,7 +41,7 @@ const operating = inOrganization.use(async ({ ctx, next }) => {
 });
 
 const catalog = operating
-  .meta({ permission: "analytics.read", summary: "The beacon's closed catalog of events and fields, and what each dashboard metric means" })
+  .meta({ permission: "analytics.read", gate: "reachable", summary: "The beacon's closed catalog of events and fields, and what each dashboard metric means" })
   .query(() => ({
     events: Object.entries(EVENT_CATALOG).map(([name, entry]) => ({
       name,
@@ -55,7 +56,7 @@ const catalog = operating
 const Days = z.union(OVERVIEW_DAYS.map((days) => z.literal(days)) as [z.ZodLiteral<7>, z.ZodLiteral<28>, z.ZodLiteral<90>]);
 
 const overview = operating
-  .meta({ permission: "analytics.read", summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days" })
+  .meta({ permission: "analytics.read", gate: "reachable", summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days" })
   .input(z.object({ days: Days.default(28).describe("7, 28 or 90; default 28.") }))
   .query(({ ctx, input }) => readOverview(ctx.tx, input.days));
 

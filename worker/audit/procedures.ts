@@ -5,7 +5,7 @@ import { verifyChain } from "./verify";
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization
-  .meta({ permission: "audit.read", summary: "Audit entries, newest first" })
+  .meta({ permission: "audit.read", gate: "gated", summary: "Audit entries, newest first" })
   .input(z.object({ before: z.int().min(1).optional().describe("Entries before this sequence number (paging)."), limit: z.int().min(1).max(200).default(50) }))
   .query(async ({ ctx, input }) => {
     const { rows } = await ctx.tx.sql.query<{ seq: string; action: string; actor_label: string; target: string | null; data: unknown; created_at: Date }>(
@@ -17,7 +17,7 @@ const list = inOrganization
   });
 
 const verify = inOrganization
-  .meta({ permission: "audit.export", summary: "Verify the audit log's hash chain" })
+  .meta({ permission: "audit.export", gate: "gated", summary: "Verify the audit log's hash chain" })
   .query(({ ctx }) => verifyChain(ctx.tx, ctx.org.id));
 
 export const auditRouter = router({ list, verify });

@@ -7,11 +7,13 @@ import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
 import { asSessionMember } from "../sessions/authority";
 import { streamAuditExport } from "./export";
+import { planGate } from "../billing/gate";
 
 const ExportQuery = z.object({ orgId: z.uuid().describe("The organization whose audit log is exported.") });
 
 export function registerAuditExport(app: Hono<AppEnv>): void {
-  app.get("/console/api/audit/export", async (c) => {
+  // Leaving cleanly: the audit log goes with the organization's other exits.
+  app.get("/console/api/audit/export", planGate("reachable"), async (c) => {
     const { orgId } = validate(ExportQuery, c.req.query());
     const slug = await asSessionMember(c, orgId, "audit.export", async (tx) =>
       (await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [orgId])).rows[0]!.slug);

@@ -36,7 +36,7 @@ async function providerUrl(ctx: OrgContext, provider: BillingProvider, path: str
 }
 
 const get = inOrganization
-  .meta({ permission: "billing.manage", summary: "The plan, the subscriptions as the provider last described them, and billing history" })
+  .meta({ permission: "billing.manage", gate: "reachable", summary: "The plan, the subscriptions as the provider last described them, and billing history" })
   .query(async ({ ctx }) => {
     const { tx } = ctx;
     const org = await tx.sql.query<{ plan: string }>("SELECT plan FROM organizations WHERE id = $1", [ctx.org.id]);
@@ -65,7 +65,7 @@ const get = inOrganization
   });
 
 const checkout = inOrganization
-  .meta({ permission: "billing.manage", summary: "Start a checkout at the billing provider for the team or enterprise plan; answers its address" })
+  .meta({ permission: "billing.manage", gate: "reachable", summary: "Start a checkout at the billing provider for the team or enterprise plan; answers its address" })
   .input(z.object({ plan: z.enum(["team", "enterprise"]) }))
   .mutation(async ({ ctx, input }) => {
     const provider = providerOf(ctx);
@@ -91,7 +91,7 @@ const checkout = inOrganization
   });
 
 const portal = inOrganization
-  .meta({ permission: "billing.manage", summary: "An address of the billing provider's customer portal: payment method and invoices" })
+  .meta({ permission: "billing.manage", gate: "reachable", summary: "An address of the billing provider's customer portal: payment method and invoices" })
   .mutation(async ({ ctx }) => {
     const provider = providerOf(ctx);
     const customer = await customerOf(ctx);
@@ -100,7 +100,7 @@ const portal = inOrganization
   });
 
 const set = inOrganization
-  .meta({ permission: "billing.manage", summary: "Set the plan directly, on installations where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1)" })
+  .meta({ permission: "billing.manage", gate: "reachable", summary: "Set the plan directly, on installations where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1)" })
   .input(z.object({ plan: z.enum(PLANS) }))
   .mutation(async ({ ctx, input }) => {
     if (!ctx.config.billing.operatorSetsPlan) {

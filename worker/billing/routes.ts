@@ -8,6 +8,7 @@ import { Refusal } from "../http/refusal";
 import { handleBillingEvent } from "./deliveries";
 import { BillingEvent } from "./events";
 import { BILLING_SIGNATURE_HEADER, matchesBillingSignature, MAX_SIGNATURES, readBillingSignature, TOLERANCE_SECONDS, type BillingSignatureCheck } from "./signature";
+import { planGate } from "./gate";
 
 const UNSIGNED: Record<Exclude<BillingSignatureCheck, "valid">, string> = {
   missing: "The delivery carries no Stripe-Signature header; unsigned deliveries are refused.",
@@ -18,7 +19,7 @@ const UNSIGNED: Record<Exclude<BillingSignatureCheck, "valid">, string> = {
 };
 
 export function registerBillingWebhooks(app: Hono<AppEnv>): void {
-  app.post("/webhooks/billing", async (c) => {
+  app.post("/webhooks/billing", planGate("reachable"), async (c) => {
     const provider = c.var.config.billing.provider;
     if (!provider) throw new Refusal("webhook_not_configured", "Billing is off on this service, so it accepts no billing deliveries.");
     const signed = readBillingSignature(c.req.header(BILLING_SIGNATURE_HEADER), Math.floor(Date.now() / 1000));

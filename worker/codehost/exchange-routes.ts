@@ -23,6 +23,7 @@ const exchange = route({
     "(POST /v1/oidc/bindings answering 403 `claim_proof_required`) completes that claim when it comes from a workflow of exactly that " +
     "repository and the audience has not expired; the exchange then answers as usual. The engine token lasts 15 minutes and dies with the claim.",
   tag: "auth",
+  gate: "reachable",
   body: IdentityExchangeRequest,
   responses: {
     200: { description: "An engine token, returned once", schema: IdentityExchangeResult },

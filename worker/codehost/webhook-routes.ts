@@ -8,6 +8,7 @@ import { sha256Hex } from "../tokens/secret";
 import { handleDelivery } from "./deliveries";
 import { checkWebhookSignature, SIGNATURE_HEADER, type SignatureCheck } from "./webhook-signature";
 import { DELIVERY_ID, EVENT_NAME } from "./webhook-schemas";
+import { planGate } from "../billing/gate";
 
 const UNSIGNED: Record<Exclude<SignatureCheck, "valid">, string> = {
   missing: "The delivery carries no X-Hub-Signature-256 header; unsigned deliveries are refused.",
@@ -16,7 +17,7 @@ const UNSIGNED: Record<Exclude<SignatureCheck, "valid">, string> = {
 };
 
 export function registerCodehostWebhooks(app: Hono<AppEnv>): void {
-  app.post("/webhooks/codehost", async (c) => {
+  app.post("/webhooks/codehost", planGate("reachable"), async (c) => {
     const secret = c.var.config.codehost.app?.webhookSecret;
     if (!secret) throw new Refusal("webhook_not_configured", "This service has no code-host App configured, so it accepts no deliveries.");
     const body = await readBytes(c, BODY_LIMITS.webhook);

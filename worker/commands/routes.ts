@@ -16,6 +16,8 @@ const claim = route({
   description: "Reachable while the organization is suspended, so an engine can still tear down. A command leased but not acknowledged before its lease expires is handed out again.",
   tag: "commands",
   security: ["engineToken"],
+  // Teardowns stay claimable: a way out.
+  gate: "reachable",
   body: ClaimCommandsRequest,
   // An engine may send no body at all.
   bodyOptions: { emptyAs: {} },
@@ -43,6 +45,8 @@ const ack = route({
   description: "Only the lease holder. An acknowledgement matching no leased command (unknown id, another lease, already acknowledged) answers 409.",
   tag: "commands",
   security: ["engineToken"],
+  // Teardowns stay claimable: a way out.
+  gate: "reachable",
   params: z.object({ id: z.uuid().describe("The command's id.") }),
   paramsRefusal: noLeasedCommand,
   body: AckRequest,

@@ -7,6 +7,7 @@ import { html } from "hono/html";
 import type { AppEnv } from "../http/context";
 import { page } from "../signin/pages";
 import { isApiPath } from "./api-prefixes";
+import { planGate } from "../billing/gate";
 
 /** 503: the console is unavailable until it is built; the API keeps answering. */
 const NOT_BUILT_STATUS = 503;
@@ -20,7 +21,7 @@ export const notBuiltPage = () =>
   );
 
 export function registerConsole(app: Hono<AppEnv>): void {
-  app.get("*", async (c) => {
+  app.get("*", planGate("reachable"), async (c) => {
     if (isApiPath(c.req.path)) return c.notFound();
     const built = await c.env.ASSETS?.fetch(new URL("/index.html", c.req.url));
     if (built?.ok) return new Response(built.body, built);

@@ -10,6 +10,7 @@ import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { jsonDownload } from "../storage/r2-sink";
 import { hashToken } from "../tokens/secret";
+import { planGate } from "../billing/gate";
 
 interface Held {
   org_slug: string;
@@ -34,7 +35,8 @@ async function held(c: Context<AppEnv>): Promise<{ hash: string; row: Held & { o
 }
 
 export function registerDeletionExportLink(app: Hono<AppEnv>): void {
-  app.get("/exports/deletion", async (c) => {
+  // Leaving cleanly: the export link of a deletion is an exit.
+  app.get("/exports/deletion", planGate("reachable"), async (c) => {
     const { row } = await held(c);
     if (c.req.query("describe") === "1") {
       return c.json({ organization: row.org_slug, sizeBytes: Number(row.size_bytes), expiresAt: row.expires_at!.toISOString() }, 200);
@@ -44,7 +46,7 @@ export function registerDeletionExportLink(app: Hono<AppEnv>): void {
     return jsonDownload(object, `data-export-${row.org_slug}.json`);
   });
 
-  app.delete("/exports/deletion", async (c) => {
+  app.delete("/exports/deletion", planGate("reachable"), async (c) => {
     const { hash, row } = await held(c);
     await c.env.EXPORTS?.delete(row.object_key);
     await inTransaction(c.var.database().connect, { lookups: { deletion_export_hash: hash } }, (tx) =>

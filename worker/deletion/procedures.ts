@@ -10,7 +10,7 @@ import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 const actorOf = (ctx: OrgContext) => ({ personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel });
 
 const request = inOrganization
-  .meta({ permission: "organization.delete", summary: "Request the organization's deletion (type its slug); answers the export link, once" })
+  .meta({ permission: "organization.delete", gate: "reachable", summary: "Request the organization's deletion (type its slug); answers the export link, once" })
   .input(z.object({ confirm: text({ min: 1, max: 200 }).describe("The organization's slug, typed by the person.") }))
   .mutation(async ({ ctx, input }) => {
     const { rows } = await ctx.tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [ctx.org.id]);
@@ -27,7 +27,7 @@ const request = inOrganization
   });
 
 const status = inOrganization
-  .meta({ permission: "organization.delete", summary: "The deletion's progress: its steps, the next one, a failure being retried" })
+  .meta({ permission: "organization.delete", gate: "reachable", summary: "The deletion's progress: its steps, the next one, a failure being retried" })
   .query(async ({ ctx }) => {
     const { rows } = await ctx.tx.sql.query<{
       requested_at: Date; step: string; called_off_at: Date | null; wait_until: Date | null; attempts: number; last_error: string | null; next_attempt_at: Date;
@@ -53,7 +53,7 @@ const status = inOrganization
   });
 
 const callOff = inOrganization
-  .meta({ permission: "organization.delete", summary: "Call the deletion off while it waits: lifts the suspension, resumes the subscription" })
+  .meta({ permission: "organization.delete", gate: "reachable", summary: "Call the deletion off while it waits: lifts the suspension, resumes the subscription" })
   .mutation(async ({ ctx }) => {
     const outcome = await callOffDeletion(ctx.tx, ctx.org.id, actorOf(ctx));
     if (!outcome.ok) {

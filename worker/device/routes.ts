@@ -17,6 +17,7 @@ import { resolveSession } from "../sessions/store";
 import { displayUserCode, decideDeviceAuthorization, findPendingDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
 import { enterCodePage, signInFirstPage, unknownCodePage, verificationPage } from "./page";
 import { DEVICE_GRANT, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";
+import { planGate } from "../billing/gate";
 
 /** RFC 6749 5.2 error body: the shape OAuth clients expect from a token endpoint. */
 const oauthError = (c: Context<AppEnv>, error: string, description: string) => c.json({ error, error_description: description }, 400);
@@ -55,7 +56,7 @@ async function readDeviceRequest<S extends z.ZodType>(c: AppContext, schema: S):
 const baseUrl = (c: AppContext) => c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin;
 
 export function registerDeviceFlow(app: Hono<AppEnv>): void {
-  app.post("/auth/device/code", async (c) => {
+  app.post("/auth/device/code", planGate("reachable"), async (c) => {
     await enforceRateLimit(c.env, addressBucket("device-code", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
     const request = await readDeviceRequest(c, DeviceCodeRequest);
     if (!request.ok) return request.response;
@@ -75,7 +76,7 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
     });
   });
 
-  app.post("/auth/device/token", async (c) => {
+  app.post("/auth/device/token", planGate("reachable"), async (c) => {
     const request = await readDeviceRequest(c, DeviceTokenRequest);
     if (!request.ok) return request.response;
     if (request.data.grant_type !== DEVICE_GRANT) return oauthError(c, "unsupported_grant_type", `Only ${DEVICE_GRANT} is served here.`);
@@ -96,7 +97,7 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
     }
   });
 
-  app.get("/auth/device", async (c) => {
+  app.get("/auth/device", planGate("reachable"), async (c) => {
     const token = readSessionCookie(c);
     const session = token ? await resolveSession(c.var.database().connect, token) : null;
     if (!session) return c.html(signInFirstPage(), 401);
@@ -108,7 +109,7 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
     return c.html(verificationPage(request, organizations, scriptNonce(c)));
   });
 
-  app.post("/auth/device/approve", requireSession, async (c) => {
+  app.post("/auth/device/approve", planGate("reachable"), requireSession, async (c) => {
     const { userCode, orgId, approve } = await readBody(c, DeviceDecision);
     const { personId } = c.var.session;
     const decision = await decideDeviceAuthorization(c.var.database().connect, { id: personId }, userCode, orgId, approve);

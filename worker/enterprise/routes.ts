@@ -6,6 +6,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { serverFailure } from "../http/failure";
 import { Refusal } from "../http/refusal";
 import { ENTERPRISE_DOCUMENT_PATH, ENTERPRISE_FEATURES, type EnterpriseFeature, currentLicence, LicenceSignatureInvalid, requireLicence } from "./gate";
+import { planGate } from "../billing/gate";
 
 /** The community edition ignores enterprise variables: nothing enterprise is served there. */
 function enterpriseOnly(c: AppContext) {
@@ -32,12 +33,13 @@ function gatedFeature(app: Hono<AppEnv>, feature: EnterpriseFeature): void {
       // Beyond the gate: no connection can be configured yet, so every address is an unknown resource.
       throw new Refusal("not_found", `No ${name} connection is configured on this installation.`);
     });
-  app.all(path, handler);
-  app.all(`${path}/*`, handler);
+  // The licence gates these (worker/enterprise/gate.ts), not the plan.
+  app.all(path, planGate("reachable"), handler);
+  app.all(`${path}/*`, planGate("reachable"), handler);
 }
 
 export function registerEnterprise(app: Hono<AppEnv>): void {
-  app.get(ENTERPRISE_DOCUMENT_PATH, (c) =>
+  app.get(ENTERPRISE_DOCUMENT_PATH, planGate("reachable"), (c) =>
     guarded(c, async () => {
       const { baseUrl } = enterpriseOnly(c);
       const licence = await currentLicence(c.var.config);

@@ -14,12 +14,12 @@ import { inOrganization, router } from "../rpc/trpc";
 import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
 
 const list = inOrganization
-  .meta({ permission: "environments.view", summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown" })
+  .meta({ permission: "environments.view", gate: "gated", summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
   .query(({ ctx, input }) => listEnvironments(ctx.tx, ctx.org.id, input.limit));
 
 const get = inOrganization
-  .meta({ permission: "environments.view", summary: "One environment: state, branch, pull request, expiry, teardown" })
+  .meta({ permission: "environments.view", gate: "gated", summary: "One environment: state, branch, pull request, expiry, teardown" })
   .input(z.object({ envId: EnvId }))
   .query(({ ctx, input }) => environmentOf(ctx, input.envId));
 
@@ -30,7 +30,7 @@ function newEnvId(branch: string, pullRequest: number | undefined): string {
 }
 
 const create = inOrganization
-  .meta({ permission: "environments.create", summary: "Bring an environment up for a branch or pull request: dispatches the workflow with a new envId" })
+  .meta({ permission: "environments.create", gate: "gated", summary: "Bring an environment up for a branch or pull request: dispatches the workflow with a new envId" })
   .input(
     z.object({
       repository: RepositoryName.describe("`owner/name`, a repository where the organization's App is installed."),
@@ -55,7 +55,7 @@ const create = inOrganization
   });
 
 const teardown = inOrganization
-  .meta({ permission: "environments.teardown", summary: "Tear an environment down: a durable teardown command, and the engine's down workflow" })
+  .meta({ permission: "environments.teardown", gate: "gated", summary: "Tear an environment down: a durable teardown command, and the engine's down workflow" })
   .input(z.object({ envId: EnvId }))
   .mutation(async ({ ctx, input }) => {
     const environment = await environmentOf(ctx, input.envId);

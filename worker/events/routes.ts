@@ -19,6 +19,7 @@ const postEvents = route({
     "Unknown types are stored and project nothing. Items are validated one by one: a rejected event does not stop the rest.",
   tag: "events",
   security: ["engineToken"],
+  gate: "gated",
   body: IngestRequest,
   bodyOptions: { limit: BODY_LIMITS.events },
   responses: {

@@ -12,7 +12,7 @@ function bucketOf(ctx: OrgContext): R2Bucket {
 }
 
 const create = inOrganization
-  .meta({ permission: "data.export", summary: "Take a copy of the organization's configuration and history: the data export document" })
+  .meta({ permission: "data.export", gate: "reachable", summary: "Take a copy of the organization's configuration and history: the data export document" })
   .mutation(async ({ ctx }) => {
     const bucket = bucketOf(ctx);
     // Nothing to keep from the authorizing transaction: the document reads page by page in its own.
@@ -22,7 +22,7 @@ const create = inOrganization
   });
 
 const list = inOrganization
-  .meta({ permission: "data.export", summary: "Data exports taken, newest first" })
+  .meta({ permission: "data.export", gate: "reachable", summary: "Data exports taken, newest first" })
   .query(async ({ ctx }) => {
     const { rows } = await ctx.tx.sql.query<{ id: string; size_bytes: string | null; login: string | null; created_at: Date; completed_at: Date | null }>(
       `SELECT e.id, e.size_bytes, p.login, e.created_at, e.completed_at FROM data_exports e LEFT JOIN people p ON p.id = e.requested_by

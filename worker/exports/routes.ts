@@ -7,11 +7,13 @@ import { validate } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { asSessionMember } from "../sessions/authority";
 import { jsonDownload } from "../storage/r2-sink";
+import { planGate } from "../billing/gate";
 
 const Download = z.object({ exportId: z.uuid(), orgId: z.uuid() });
 
 export function registerExportDownloads(app: Hono<AppEnv>): void {
-  app.get("/console/api/exports/:exportId", async (c) => {
+  // An exit: the organization's data goes with it, whatever its plan.
+  app.get("/console/api/exports/:exportId", planGate("reachable"), async (c) => {
     const { exportId, orgId } = validate(Download, { exportId: c.req.param("exportId"), orgId: c.req.query("orgId") });
     const key = await asSessionMember(c, orgId, "data.export", async (tx) =>
       (await tx.sql.query<{ object_key: string }>("SELECT object_key FROM data_exports WHERE id = $1 AND completed_at IS NOT NULL", [exportId])).rows[0]?.object_key);

@@ -12,6 +12,7 @@ const health = route({
   operationId: "health",
   summary: "Liveness: answers without touching the database",
   tag: "health",
+  gate: "reachable",
   responses: { 200: { description: "Alive", schema: HealthShape }, 500: serverFailure },
   handler: (_c, { reply }) => reply(200, { ok: true }),
 });
@@ -22,6 +23,7 @@ const readyz = route({
   operationId: "readyz",
   summary: "Readiness: one trivial database query",
   tag: "health",
+  gate: "reachable",
   responses: {
     200: { description: "Ready", schema: ReadinessShape },
     503: { description: "The database did not answer", schema: ReadinessShape },

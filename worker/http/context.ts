@@ -4,6 +4,7 @@ import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
 import type { TokenCaller } from "../auth/bearer";
+import type { GateSide } from "../billing/gate";
 import type { LiveSession } from "../sessions/store";
 import type { MetricsBuffer } from "../metrics/buffer";
 
@@ -20,6 +21,8 @@ export interface AppEnv {
     session: LiveSession;
     /** This isolate's metrics buffer (worker/metrics), set by the first middleware. */
     metrics: MetricsBuffer;
+    /** The served route's side of the plan gate, which it declares (worker/billing/gate.ts planGate). */
+    planGate?: GateSide;
     /** This response's script nonce, when a page made one (worker/http/page-headers.ts). */
     scriptNonce?: string;
   };

@@ -6,6 +6,7 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "./context";
 import { Refusal } from "./refusal";
+import { planGate } from "../billing/gate";
 
 const FOREIGN = "Cross-origin requests here are accepted only from the site's own origins (SVC_SITE_ORIGIN).";
 
@@ -53,5 +54,5 @@ export function preflight(c: AppContext, methods: string): Response {
 
 /** Mounts the preflight of `path` (a POST route naming SVC_SITE_ORIGIN). */
 export function registerSitePreflight(app: Hono<AppEnv>, path: string, methods = "POST"): void {
-  app.options(path, (c) => preflight(c, methods));
+  app.options(path, planGate("reachable"), (c) => preflight(c, methods));
 }

@@ -76,14 +76,14 @@ async function invitationFor(tx: Tx, orgId: string, invitationId: string): Promi
 const InvitationInput = z.object({ invitationId: z.uuid() });
 
 const list = inOrganization
-  .meta({ permission: "members.manage", summary: "Invitations, newest first, with their state (pending, expired, accepted, revoked)" })
+  .meta({ permission: "members.manage", gate: "gated", summary: "Invitations, newest first, with their state (pending, expired, accepted, revoked)" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
   .query(async ({ ctx, input }) =>
     (await ctx.tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])).rows.map(view),
   );
 
 const create = inOrganization
-  .meta({ permission: "members.manage", summary: "Invite an address; answers the link, once (only owners invite owners)" })
+  .meta({ permission: "members.manage", gate: "gated", summary: "Invite an address; answers the link, once (only owners invite owners)" })
   .input(z.object({ email: z.email().max(254).toLowerCase(), role: z.enum(ROLES) }))
   .mutation(async ({ ctx, input }) => {
     mayGrant(ctx, input.role);
@@ -106,7 +106,7 @@ const create = inOrganization
   });
 
 const resend = inOrganization
-  .meta({ permission: "members.manage", summary: "A new link for an open invitation, live 14 days; the old link stops working" })
+  .meta({ permission: "members.manage", gate: "gated", summary: "A new link for an open invitation, live 14 days; the old link stops working" })
   .input(InvitationInput)
   .mutation(async ({ ctx, input }) => {
     const { tx, actor } = ctx;
@@ -120,7 +120,7 @@ const resend = inOrganization
   });
 
 const revoke = inOrganization
-  .meta({ permission: "members.manage", summary: "Revoke an invitation: its link stops working" })
+  .meta({ permission: "members.manage", gate: "gated", summary: "Revoke an invitation: its link stops working" })
   .input(InvitationInput)
   .mutation(async ({ ctx, input }) => {
     const { tx, actor } = ctx;
@@ -133,7 +133,7 @@ const revoke = inOrganization
   });
 
 const accept = signedIn
-  .meta({ permission: null, summary: "Accept an invitation by the token from its link: the signed-in account joins with its role" })
+  .meta({ permission: null, gate: "reachable", summary: "Accept an invitation by the token from its link: the signed-in account joins with its role" })
   .input(z.object({ token: text({ min: 1, max: 200 }).describe("The token from the invitation link.") }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;

@@ -13,6 +13,7 @@ import { beginSession } from "../sessions/store";
 import { writeSessionCookie } from "../sessions/cookie";
 import { failedSignInPage } from "../signin/pages";
 import { requestMagicLink, useMagicLink } from "./flow";
+import { planGate } from "../billing/gate";
 
 const MagicLinkRequest = z.strictObject({ email: z.email().max(320) });
 
@@ -21,7 +22,7 @@ function requireMail(c: AppContext): void {
 }
 
 export function registerMagicLinks(app: Hono<AppEnv>): void {
-  app.post("/auth/magic-link", async (c) => {
+  app.post("/auth/magic-link", planGate("reachable"), async (c) => {
     requireMail(c);
     await enforceRateLimit(c.env, addressBucket("magic-link", addressOf(c)), PER_ADDRESS_RULE, 1, "Too many sign-in links asked for from this address.");
     const { email } = await readBody(c, MagicLinkRequest);
@@ -29,7 +30,7 @@ export function registerMagicLinks(app: Hono<AppEnv>): void {
     return c.json({ sent: "If this address was invited, a sign-in link is on its way." }, 202);
   });
 
-  app.get("/auth/magic-link/callback", async (c) => {
+  app.get("/auth/magic-link/callback", planGate("reachable"), async (c) => {
     requireMail(c);
     const address = addressOf(c);
     await enforceRateLimit(c.env, addressBucket("signin", address), PER_ADDRESS_RULE, 1, "Too many sign-in attempts from this address.");

@@ -18,6 +18,7 @@ import { lookUpClient, registerClient, RegistrationRequest, registrationProblem 
 import { authorizationErrorPage, consentPage } from "./consent-page";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, publicOrigin } from "./endpoint";
 import { hasConsented, issueCode, redeemCode } from "./grants";
+import { planGate } from "../billing/gate";
 
 export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
 export const OAUTH_PATHS = { authorize: "/auth/mcp/authorize", token: "/auth/mcp/token", register: "/auth/mcp/register" } as const;
@@ -70,11 +71,11 @@ async function refusedAuthorization(c: AppContext, checked: Exclude<Checked, { o
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 export function registerOAuth(app: Hono<AppEnv>): void {
-  app.get(PROTECTED_RESOURCE_PATH, protectedResource);
+  app.get(PROTECTED_RESOURCE_PATH, planGate("reachable"), protectedResource);
   // The path-aware form (RFC 9728 3.1) clients try first for a resource at /mcp.
-  app.get(`${PROTECTED_RESOURCE_PATH}${MCP_PATH}`, protectedResource);
+  app.get(`${PROTECTED_RESOURCE_PATH}${MCP_PATH}`, planGate("reachable"), protectedResource);
 
-  app.get(AUTHORIZATION_SERVER_PATH, (c) => {
+  app.get(AUTHORIZATION_SERVER_PATH, planGate("reachable"), (c) => {
     const origin = publicOrigin(c);
     return c.json({
       issuer: origin,
@@ -90,7 +91,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     });
   });
 
-  app.post(OAUTH_PATHS.register, async (c) => {
+  app.post(OAUTH_PATHS.register, planGate("reachable"), async (c) => {
     await enforceRateLimit(c.env, addressBucket("mcp-register", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many client registrations from this address.");
     if (!isJsonType(c.req.header("content-type"))) return oauthError(c, 400, "invalid_client_metadata", "Send the client metadata as JSON (RFC 7591).");
     const text = decodeUtf8(await readBytes(c, BODY_LIMITS.default));
@@ -124,7 +125,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     );
   });
 
-  app.get(OAUTH_PATHS.authorize, async (c) => {
+  app.get(OAUTH_PATHS.authorize, planGate("reachable"), async (c) => {
     consentHeaders(c);
     const { connect } = c.var.database();
     // RFC 6749 3.1: a parameter sent twice is refused, not picked from.
@@ -151,7 +152,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     );
   });
 
-  app.post(OAUTH_PATHS.authorize, async (c) => {
+  app.post(OAUTH_PATHS.authorize, planGate("reachable"), async (c) => {
     consentHeaders(c);
     const { connect } = c.var.database();
     const form = await readForm(c);
@@ -187,7 +188,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     return c.redirect(answerUrl(request.redirectUri, { code, state: request.state, iss }), 302);
   });
 
-  app.post(OAUTH_PATHS.token, async (c) => {
+  app.post(OAUTH_PATHS.token, planGate("reachable"), async (c) => {
     const form = await readForm(c);
     if (!form) return oauthError(c, 400, "invalid_request", "Send a UTF-8 form (application/x-www-form-urlencoded) with each parameter once.");
     if (form.grant_type !== "authorization_code") return oauthError(c, 400, "unsupported_grant_type", "Only the authorization_code grant is served.");

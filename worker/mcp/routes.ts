@@ -4,10 +4,12 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { MCP_PATH, methodNotAllowed, serveMcp } from "./endpoint";
 import { registerOAuth } from "./oauth-routes";
+import { planGate } from "../billing/gate";
 
 export function registerMcp(app: Hono<AppEnv>): void {
-  app.post(MCP_PATH, serveMcp);
-  app.get(MCP_PATH, methodNotAllowed);
-  app.delete(MCP_PATH, methodNotAllowed);
+  // Each tool is its console procedure, gated as that procedure is.
+  app.post(MCP_PATH, planGate("reachable"), serveMcp);
+  app.get(MCP_PATH, planGate("reachable"), methodNotAllowed);
+  app.delete(MCP_PATH, planGate("reachable"), methodNotAllowed);
   registerOAuth(app);
 }

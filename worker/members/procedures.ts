@@ -51,7 +51,7 @@ function target(rows: MemberRow[], personId: string): MemberRow {
 }
 
 const list = inOrganization
-  .meta({ permission: null, summary: "The organization's members and their roles" })
+  .meta({ permission: null, gate: "gated", summary: "The organization's members and their roles" })
   .query(async ({ ctx }) =>
     (await members(ctx.tx, ctx.org.id)).map((row) => ({
       personId: row.person_id,
@@ -65,7 +65,7 @@ const list = inOrganization
   );
 
 const changeRole = inOrganization
-  .meta({ permission: "members.manage", summary: "Change a member's role; owner promotion is marked manual" })
+  .meta({ permission: "members.manage", gate: "gated", summary: "Change a member's role; owner promotion is marked manual" })
   .input(PersonInput.extend({ role: z.enum(ROLES) }))
   .mutation(({ ctx, input }) =>
     changingMembers(ctx, async (tx, rows, actor) => {
@@ -88,7 +88,7 @@ const changeRole = inOrganization
   );
 
 const remove = inOrganization
-  .meta({ permission: "members.manage", summary: "Remove a member; they are signed out in the same transaction" })
+  .meta({ permission: "members.manage", gate: "gated", summary: "Remove a member; they are signed out in the same transaction" })
   .input(PersonInput)
   .mutation(({ ctx, input }) =>
     changingMembers(ctx, async (tx, rows, actor) => {
@@ -123,7 +123,7 @@ async function codehostMembers(codehost: CodehostConfig, installed: Awaited<Retu
 }
 
 const sync = inOrganization
-  .meta({ permission: "members.manage", summary: "Sync members from the code host: the only thing that removes access besides removal" })
+  .meta({ permission: "members.manage", gate: "gated", summary: "Sync members from the code host: the only thing that removes access besides removal" })
   .mutation(async ({ ctx }) => {
     // No transaction stays open while the code host is asked: the installations are read, then the changes made in a new one.
     const installed = await ownInstallations(ctx.tx);

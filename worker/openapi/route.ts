@@ -1,11 +1,12 @@
 // A hand-written route is one value: how it is called (path parameters, query, body), what it answers
-// (a schema per status), who may call it, and its handler. `register` mounts it behind the one
+// (a schema per status), who may call it, its side of the plan gate, and its handler. `register` mounts it behind the one
 // validation hook and marks its handler, so /openapi.json is built from what the app serves.
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod";
 import type { TokenKind } from "../../db/schema";
 import { authenticate } from "../auth/bearer";
+import { planGate, type GateSide } from "../billing/gate";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";
@@ -62,6 +63,11 @@ export interface Route<
   /** What a path parameter failing `params` answers, where the spec says more than 400 (an unknown id). */
   paramsRefusal?: () => Refusal;
   responses: R;
+  /**
+   * Its side of the required-plan gate (worker/billing/gate.ts): "gated" routes refuse an
+   * organization without the plan; a route acting for no organization is "reachable".
+   */
+  gate: GateSide;
   /** Runs before the hook (a route whose token is checked before its input is read). */
   middleware?: MiddlewareHandler<AppEnv>[];
   /** False: served and validated alike, left out of /openapi.json (the spec lists what it carries). */
@@ -123,7 +129,7 @@ const DECLARATION = Symbol("route declaration");
 type Marked = { [DECLARATION]?: AnyRoute };
 
 /**
- * Mounts `declared`: its middleware, then the hook (path parameters, query and body validated with
+ * Mounts `declared`: its plan-gate side, its middleware, then the hook (path parameters, query and body validated with
  * the declared schemas; a failure is the spec's 400 Refusal unless `paramsRefusal` says otherwise),
  * then the handler with what was parsed and a `reply` typed by the declared responses.
  */
@@ -143,7 +149,7 @@ export function register<P extends z.ZodObject | undefined, Q extends z.ZodObjec
     const reply = ((status: number, json: unknown) => c.json(json as object, status as ContentfulStatusCode)) as unknown as Reply<R>;
     return declared.handler(c, { params, query, body, reply } as Parameters<typeof declared.handler>[1]);
   };
-  const chain: MiddlewareHandler<AppEnv>[] = [...(declared.middleware ?? []), Object.assign(hook, { [DECLARATION]: loose })];
+  const chain: MiddlewareHandler<AppEnv>[] = [planGate(declared.gate), ...(declared.middleware ?? []), Object.assign(hook, { [DECLARATION]: loose })];
   app.on(declared.method.toUpperCase(), honoPath(declared.path), chain[0]!, ...chain.slice(1));
 }
 

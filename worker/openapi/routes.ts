@@ -4,6 +4,7 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { openApiDocument } from "./document";
 import { declaredRoutes, hookResponses, type OperationDoc } from "./route";
+import { planGate } from "../billing/gate";
 
 /** The routes of `app` that /openapi.json describes, each with the answers its hook gives too. */
 export const publishedRoutes = (app: Hono<AppEnv>): OperationDoc[] =>
@@ -12,7 +13,7 @@ export const publishedRoutes = (app: Hono<AppEnv>): OperationDoc[] =>
     .map((declared) => ({ ...declared, responses: { ...hookResponses(declared), ...declared.responses } }));
 
 export function registerOpenApi(app: Hono<AppEnv>): void {
-  app.get("/openapi.json", async (c) =>
+  app.get("/openapi.json", planGate("reachable"), async (c) =>
     c.json(openApiDocument(c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin, [...publishedRoutes(app), ...(await import("../rpc/openapi")).rpcRouteDocs()])),
   );
 }

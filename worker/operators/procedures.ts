@@ -10,7 +10,7 @@ import { PLANS } from "../../db/enums";
 import { text } from "../http/text";
 import type { Refusal } from "../http/refusal";
 import type { RpcContext } from "../rpc/context";
-import { procedure, router } from "../rpc/trpc";
+import { procedure, router, type ProcedureMeta } from "../rpc/trpc";
 import { checkCsrf } from "../sessions/csrf";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR } from "./access";
 import { listFailureGroups } from "./failure-store";
@@ -48,7 +48,8 @@ const asOperator = procedure.use(async ({ ctx, type, next }) => {
   }
 });
 
-const meta = (summary: string) => ({ permission: null, operator: true, summary });
+// Operators act on every organization, whatever its plan.
+const meta = (summary: string) => ({ permission: null, gate: "reachable", operator: true, summary }) satisfies ProcedureMeta;
 
 const OrganizationInput = z.object({ organizationId: z.uuid().describe("The organization acted on.") }).strict();
 

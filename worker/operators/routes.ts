@@ -19,6 +19,7 @@ import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_
 import { portalOffPage, portalPage } from "./page";
 import { foldLogin, hashPassword, needsRehash, UNKNOWN_LOGIN_HASH, verifyPassword } from "./password";
 import { clearOperatorCookie, createOperatorSession, endOperatorSession, readOperatorCookie, writeOperatorCookie } from "./sessions";
+import { planGate } from "../billing/gate";
 
 /** Sign-in attempts for one operator login, whatever the address: 10, then one every 90 seconds. */
 const PER_LOGIN_RULE = { capacity: 10, refillPerSecond: 1 / 90 };
@@ -53,6 +54,7 @@ const session = route({
   operationId: "adminSession",
   summary: "The signed-in operator and the CSRF token for the portal's changes",
   tag: "operators",
+  gate: "reachable",
   published: false,
   responses: {
     200: { description: "Signed in as an operator", schema: OperatorShape },
@@ -74,6 +76,7 @@ const signIn = route({
   operationId: "adminSignIn",
   summary: "Operator sign-in with a login and password; sets the svc_operator_session cookie",
   tag: "operators",
+  gate: "reachable",
   published: false,
   body: SignIn,
   bodyOptions: { limit: BODY_LIMITS.default },
@@ -118,6 +121,7 @@ const signOut = route({
   operationId: "adminSignOut",
   summary: "Ends the operator session (needs x-svc-csrf)",
   tag: "operators",
+  gate: "reachable",
   published: false,
   responses: {
     200: { description: "Signed out", schema: SignedOutShape },
@@ -152,10 +156,10 @@ export function registerOperators(app: Hono<AppEnv>): void {
     }
     return c.html(portalPage());
   };
-  app.get("/admin", pages);
-  app.get("/admin/*", pages);
+  app.get("/admin", planGate("reachable"), pages);
+  app.get("/admin/*", planGate("reachable"), pages);
   // Anything else under /admin (a POST to a page) is refused like every /admin request while the portal is off.
-  app.all("/admin/*", (c) =>
+  app.all("/admin/*", planGate("reachable"), (c) =>
     refusalResponse(c.var.config.database.adminUrl ? new Refusal("not_found", "Nothing is served at this address.") : new Refusal("operator_portal_off", PORTAL_OFF), c.var.requestId),
   );
 }

@@ -5,7 +5,8 @@ import { appendAudit } from "../audit/append";
 import { inOrganization, router } from "../rpc/trpc";
 
 const get = inOrganization
-  .meta({ permission: null, summary: "The organization: slug, display name, plan, suspension" })
+  // Reachable: what someone needs to find their way to billing (which organization this is, their role in it).
+  .meta({ permission: null, gate: "reachable", summary: "The organization: slug, display name, plan, suspension" })
   .query(async ({ ctx }) => {
     const { rows } = await ctx.tx.sql.query<{ id: string; slug: string; name: string; plan: string; suspended: boolean; created_at: Date }>(
       "SELECT id, slug, name, plan, suspended_at IS NOT NULL AS suspended, created_at FROM organizations WHERE id = $1",
@@ -16,7 +17,7 @@ const get = inOrganization
   });
 
 const settings = inOrganization
-  .meta({ permission: "organization.settings", summary: "Change the display name" })
+  .meta({ permission: "organization.settings", gate: "gated", summary: "Change the display name" })
   .input(z.object({ name: DisplayName }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;

@@ -10,11 +10,11 @@ import { signOutEverywhere } from "../sessions/store";
 import { router, signedIn } from "../rpc/trpc";
 
 const context = signedIn
-  .meta({ permission: "account.close", summary: "Who is signed in and the organizations they belong to" })
+  .meta({ permission: "account.close", gate: "reachable", summary: "Who is signed in and the organizations they belong to" })
   .query(({ ctx }) => readPersonContext(ctx.tx, ctx.session.personId));
 
 const close = signedIn
-  .meta({ permission: "account.close", summary: "Close one's own account: refused only for the last owner of an organization" })
+  .meta({ permission: "account.close", gate: "reachable", summary: "Close one's own account: refused only for the last owner of an organization" })
   .input(z.strictObject({ confirm: text({ min: 1, max: 200 }).describe("What the person typed to confirm.") }))
   .mutation(async ({ ctx }) => {
     const { tx, session: { personId } } = ctx;

@@ -15,12 +15,12 @@ import { chooseRepository } from "../proposals/store";
 import { inOrganization, router } from "../rpc/trpc";
 
 const commits = inOrganization
-  .meta({ permission: "tokens.manage", summary: "Fork pull-request commits: those waiting for approval first, then those approved" })
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Fork pull-request commits: those waiting for approval first, then those approved" })
   .input(z.object({ limit: z.int().min(1).max(200).default(50) }))
   .query(async ({ ctx, input }) => listCommitApprovals(ctx.tx, ctx.org.id, input.limit));
 
 const approve = inOrganization
-  .meta({ permission: "tokens.manage", summary: "Approve one exact fork commit so that its pull-request check may report; no other commit" })
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Approve one exact fork commit so that its pull-request check may report; no other commit" })
   .input(z.object({
     repository: RepositoryName.describe("A repository the organization has claimed."),
     commit: CommitSha,

@@ -54,6 +54,8 @@ const callbackToken = route({
     "A fork pull request's commit is refused (403 `fork_commit_not_approved`) until a person with tokens.manage approves that exact commit " +
     "in the console; the refused commit is listed there as waiting. A commit and run whose check was already reported answer 409.",
   tag: "pull-request checks",
+  // Reports on work a workflow already ran, like the identity exchange it builds on.
+  gate: "reachable",
   middleware: [identityFirst],
   body: CommitCredentialRequest,
   responses: {
@@ -93,6 +95,8 @@ const report = route({
     "than the credential's is 403. When the code host refuses the check (502) the credential is not spent.",
   tag: "pull-request checks",
   security: ["commitCredential"],
+  // Reports on work a workflow already ran, like the identity exchange it builds on.
+  gate: "reachable",
   middleware: [credentialFirst],
   body: PullRequestReport,
   responses: {

@@ -35,11 +35,11 @@ async function repositoryFor(ctx: OrgContext, named: string | undefined): Promis
 
 function proposalProcedures(kind: ProposalKind, decide: Permission, word: string) {
   const current = inOrganization
-    .meta({ permission: null, summary: `The ${word} in force (the latest approved proposal's content), as the pull request commits it` })
+    .meta({ permission: null, gate: "gated", summary: `The ${word} in force (the latest approved proposal's content), as the pull request commits it` })
     .query(async ({ ctx }) => currentFile(ctx.tx, ctx.org.id, kind));
 
   const proposals = inOrganization
-    .meta({ permission: null, summary: `${word} proposals, newest first, with their decision and pull request` })
+    .meta({ permission: null, gate: "gated", summary: `${word} proposals, newest first, with their decision and pull request` })
     .input(z.object({
       before: z.iso.datetime().optional().describe("Proposals made before this time (paging: the last one's proposedAt)."),
       limit: z.int().min(1).max(100).default(50),
@@ -48,19 +48,19 @@ function proposalProcedures(kind: ProposalKind, decide: Permission, word: string
       (await listProposals(ctx.tx, ctx.org.id, kind, input.before ?? null, input.limit)).map((row) => toProposal(row, ctx.actor.actorPersonId)));
 
   const approveProcedure = inOrganization
-    .meta({ permission: decide, summary: `Approve a ${word} proposal (never one's own) and open it as a pull request` })
+    .meta({ permission: decide, gate: "gated", summary: `Approve a ${word} proposal (never one's own) and open it as a pull request` })
     .input(ProposalId.extend({ note: Note }))
     .mutation(async ({ ctx, input }) =>
       toProposal(await approve(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
 
   const rejectProcedure = inOrganization
-    .meta({ permission: decide, summary: `Reject a ${word} proposal` })
+    .meta({ permission: decide, gate: "gated", summary: `Reject a ${word} proposal` })
     .input(ProposalId.extend({ note: Note }))
     .mutation(async ({ ctx, input }) =>
       toProposal(await reject(ctx.tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
 
   const openPullRequest = inOrganization
-    .meta({ permission: decide, summary: `Open an approved ${word} proposal's pull request again after the code host refused it` })
+    .meta({ permission: decide, gate: "gated", summary: `Open an approved ${word} proposal's pull request again after the code host refused it` })
     .input(ProposalId)
     .mutation(async ({ ctx, input }) =>
       toProposal(await retryPullRequest(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId).catch(refused), ctx.actor.actorPersonId));
@@ -72,7 +72,7 @@ const masking = proposalProcedures("masking", "masking.approve", "masking file")
 const network = proposalProcedures("egress", "network.approve", "egress policy");
 
 const proposeMasking = inOrganization
-  .meta({ permission: "masking.edit", summary: "Propose a new masking file (the whole text, as the engine reads it)" })
+  .meta({ permission: "masking.edit", gate: "gated", summary: "Propose a new masking file (the whole text, as the engine reads it)" })
   .input(Where.extend({ summary: Summary, content: text({ max: MASKING_FILE_MAX }).describe("The whole masking file, kept exactly as sent.") }))
   .mutation(async ({ ctx, input }) => {
     const repository = await repositoryFor(ctx, input.repository);
@@ -80,7 +80,7 @@ const proposeMasking = inOrganization
   });
 
 const proposeEgress = inOrganization
-  .meta({ permission: "network.edit", summary: "Propose a new egress policy; one that allows what was denied is marked as loosening" })
+  .meta({ permission: "network.edit", gate: "gated", summary: "Propose a new egress policy; one that allows what was denied is marked as loosening" })
   .input(Where.extend({ summary: Summary, policy: EgressPolicy }))
   .mutation(async ({ ctx, input }) => {
     const repository = await repositoryFor(ctx, input.repository);

@@ -20,6 +20,7 @@ export function registerProviders(app: Hono<AppEnv>): void {
         `An engine or CLI token, in \`x-api-key\` or as the bearer. The body is the provider's own request (\`model\`${provider === "messages-provider" ? " and `max_tokens` required" : "; without `max_completion_tokens`/`max_tokens` the proxy bounds the output"}); ` +
         "the answer is the provider's, status included.",
       tag: "providers",
+      gate: "gated",
       // The spec leaves the model proxy's shapes out of the published description.
       published: false,
       responses: {

@@ -10,7 +10,7 @@ import { auditUnprovenClaims, listClaims } from "./store";
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization
-  .meta({ permission: "tokens.manage", summary: "Repository claims and the audience workflows request identity tokens for" })
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Repository claims and the audience workflows request identity tokens for" })
   .query(async ({ ctx }) => {
     await auditUnprovenClaims(ctx.tx, ctx.org.id);
     return {
@@ -21,7 +21,7 @@ const list = inOrganization
   });
 
 const revoke = inOrganization
-  .meta({ permission: "tokens.manage", summary: "Revoke a repository claim: every engine token minted through it dies" })
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Revoke a repository claim: every engine token minted through it dies" })
   .input(z.object({ claimId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const revocation = await revokeRepositoryClaim(ctx.tx, ctx.org.id, { id: input.claimId }, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel });

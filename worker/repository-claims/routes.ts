@@ -68,6 +68,7 @@ const create = route({
     "A pending claim grants nothing and blocks no other organization; claiming again shows a fresh audience.",
   tag: "bindings",
   security: ["cliToken"],
+  gate: "gated",
   middleware: [authorizedFirst],
   body: CreateBindingRequest,
   responses: {
@@ -126,6 +127,7 @@ const list = route({
   description,
   tag: "bindings",
   security: ["cliToken"],
+  gate: "gated",
   responses: { 200: { description: "The binding list", schema: BindingList }, ...common },
   handler: async (c, { reply }) => {
     const claims = await asClaimManager(c, async (tx, grant) => {
@@ -164,6 +166,7 @@ const revokeById = route({
   description,
   tag: "bindings",
   security: ["cliToken"],
+  gate: "gated",
   middleware: [authorizedFirst],
   params: BindingPath,
   paramsRefusal: notAClaimName,
@@ -179,6 +182,7 @@ const revokeByRepository = route({
   description,
   tag: "bindings",
   security: ["cliToken"],
+  gate: "gated",
   middleware: [authorizedFirst],
   params: RepositoryPath,
   paramsRefusal: notAClaimName,

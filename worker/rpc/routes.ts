@@ -10,13 +10,15 @@ import type { AppContext, AppEnv } from "../http/context";
 import { decodeUtf8, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { rpcContext } from "./context";
+import { planGate } from "../billing/gate";
 
 export const RPC_PREFIX = "/rpc";
 /** Calls in one batch: each opens a transaction; the console sends one call a request. */
 export const MAX_BATCH_CALLS = 100;
 
 export function registerRpc(app: Hono<AppEnv>): void {
-  app.all(`${RPC_PREFIX}/*`, async (c) => {
+  // Each procedure declares its own side (meta.gate), checked where it runs.
+  app.all(`${RPC_PREFIX}/*`, planGate("reachable"), async (c) => {
     const [{ appRouter }, { fetchRequestHandler }] = await Promise.all([import("./router"), import("@trpc/server/adapters/fetch")]);
     const { request, refused } = await forAdapter(c);
     return fetchRequestHandler({

@@ -1,12 +1,13 @@
 // The console's RPC: tRPC, so the unmodified @trpc/client (batching included) speaks to it and its
-// result and failure shapes are exactly the spec's. Every procedure states the permission it needs
-// (meta), and one middleware checks it with `authorize` inside the transaction the procedure works in.
+// result and failure shapes are exactly the spec's. Every procedure states the permission it needs and
+// its side of the plan gate (meta), and one middleware checks both with `authorize` inside the
+// transaction the procedure works in.
 import { initTRPC, TRPCError } from "@trpc/server";
 import * as z from "zod";
 import type { Role } from "../../db/schema";
 import { addLookup, openTransaction, type OpenTransaction, type Tx } from "../../db/transaction";
 import { authorize, Denied } from "../auth/authorize";
-import { checkPlanGate, PlanRequired, PROCEDURE_GATE } from "../billing/gate";
+import { checkPlanGate, PlanRequired, type GateSide } from "../billing/gate";
 import type { Permission } from "../shared/permissions";
 import { Refusal } from "../http/refusal";
 import { checkCsrf } from "../sessions/csrf";
@@ -21,6 +22,11 @@ export interface ProcedureMeta {
    * procedure acting on no organization, any signed-in person).
    */
   permission: Permission | null;
+  /**
+   * Its side of the required-plan gate (worker/billing/gate.ts), checked with the permission. A
+   * procedure acting on no organization has no plan to check: "reachable".
+   */
+  gate: GateSide;
   summary: string;
   /** Operator procedures (admin.*) are left out of /openapi.json. */
   operator?: boolean;
@@ -119,7 +125,8 @@ export const OrgInput = z.object({ orgId: z.uuid().describe("The organization th
 /**
  * Acting on an organization: `authorize` checks, in the procedure's own transaction, that the caller
  * is a member (another organization answers exactly like a missing one) whose role holds the
- * procedure's declared permission (meta.permission; null means any member).
+ * procedure's declared permission (meta.permission; null means any member), then the plan gate on
+ * the procedure's declared side (meta.gate).
  */
 export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, meta, path, next }) => {
   if (meta === undefined) throw new Error(`Procedure ${path} declares no permission.`);
@@ -131,7 +138,7 @@ export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, 
     throw new TRPCError({ code: denied.reason === "not_member" ? "NOT_FOUND" : "FORBIDDEN", message: denied.message });
   });
   try {
-    checkPlanGate(ctx.config, grant.plan, PROCEDURE_GATE[path]);
+    checkPlanGate(ctx.config, grant.plan, meta.gate);
   } catch (error) {
     if (error instanceof PlanRequired) throw new TRPCError({ code: "PAYMENT_REQUIRED", message: error.message });
     throw error;

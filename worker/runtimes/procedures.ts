@@ -12,12 +12,12 @@ const Label = text({ min: 1, max: 100 }).regex(/^[A-Za-z0-9][A-Za-z0-9._:/=-]*$/
 const noRuntime = () => new TRPCError({ code: "NOT_FOUND", message: "No such runtime in this organization." });
 
 const list = inOrganization
-  .meta({ permission: "runtimes.manage", summary: "Runtimes: name, labels, last seen from engine events, runs that named it" })
+  .meta({ permission: "runtimes.manage", gate: "gated", summary: "Runtimes: name, labels, last seen from engine events, runs that named it" })
   .input(z.object({ includeRemoved: z.boolean().default(false) }))
   .query(({ ctx, input }) => listRuntimes(ctx.tx, ctx.org.id, input.includeRemoved));
 
 const register = inOrganization
-  .meta({ permission: "runtimes.manage", summary: "Register a runtime by the name its engines report (payload field runtime)" })
+  .meta({ permission: "runtimes.manage", gate: "gated", summary: "Register a runtime by the name its engines report (payload field runtime)" })
   .input(z.object({ name: RuntimeName, labels: z.array(Label).max(MAX_LABELS).default([]) }))
   .mutation(async ({ ctx, input }) => {
     const runtime = await registerRuntime(ctx.tx, ctx.org.id, input.name, input.labels);
@@ -28,7 +28,7 @@ const register = inOrganization
 
 const change = (kind: "tag" | "untag") =>
   inOrganization
-    .meta({ permission: "runtimes.manage", summary: kind === "tag" ? "Add a label to a runtime" : "Take a label off a runtime" })
+    .meta({ permission: "runtimes.manage", gate: "gated", summary: kind === "tag" ? "Add a label to a runtime" : "Take a label off a runtime" })
     .input(z.object({ runtimeId: z.uuid(), label: Label }))
     .mutation(async ({ ctx, input }) => {
       const before = await findRuntime(ctx.tx, ctx.org.id, input.runtimeId);
@@ -44,7 +44,7 @@ const change = (kind: "tag" | "untag") =>
     });
 
 const remove = inOrganization
-  .meta({ permission: "runtimes.manage", summary: "Remove a runtime; runs that named it keep its name" })
+  .meta({ permission: "runtimes.manage", gate: "gated", summary: "Remove a runtime; runs that named it keep its name" })
   .input(z.object({ runtimeId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const name = await removeRuntime(ctx.tx, ctx.org.id, input.runtimeId);

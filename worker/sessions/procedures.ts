@@ -7,7 +7,7 @@ import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "./store"
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization
-  .meta({ permission: "sessions.manage", summary: "Live sessions of the organization's members" })
+  .meta({ permission: "sessions.manage", gate: "reachable", summary: "Live sessions of the organization's members" })
   .query(async ({ ctx }) => {
     const { rows } = await ctx.tx.sql.query<{ id: string; person_id: string; login: string | null; created_at: Date; last_seen_at: Date; client_address: string | null; user_agent: string | null }>(
       `SELECT s.id, s.person_id, p.login, s.created_at, s.last_seen_at, s.client_address, s.user_agent
@@ -28,7 +28,7 @@ const list = inOrganization
   });
 
 const signOut = inOrganization
-  .meta({ permission: "sessions.manage", summary: "Sign out one session of a member" })
+  .meta({ permission: "sessions.manage", gate: "reachable", summary: "Sign out one session of a member" })
   .input(z.object({ sessionId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;
@@ -44,7 +44,7 @@ const signOut = inOrganization
   });
 
 const signOutAll = inOrganization
-  .meta({ permission: "sessions.manage", summary: "Sign a member out everywhere" })
+  .meta({ permission: "sessions.manage", gate: "reachable", summary: "Sign a member out everywhere" })
   .input(z.object({ personId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;

@@ -7,9 +7,10 @@ import { clearSessionCookie } from "./cookie";
 import { csrfTokenFor } from "./csrf";
 import { requireSession } from "./middleware";
 import { listSessions, signOut } from "./store";
+import { planGate } from "../billing/gate";
 
 export function registerSessions(app: Hono<AppEnv>): void {
-  app.get("/auth/session", requireSession, async (c) => {
+  app.get("/auth/session", planGate("reachable"), requireSession, async (c) => {
     const { token, personId } = c.var.session;
     const context = await personContext(c.var.database().connect, personId);
     // A person with no organization waits for an installation or an invitation; where the App's
@@ -18,14 +19,14 @@ export function registerSessions(app: Hono<AppEnv>): void {
     return c.json({ csrfToken: await csrfTokenFor(token), ...context, waiting, installUrl: waiting ? c.var.config.codehost.installUrl : null });
   });
 
-  app.post("/auth/signout", requireSession, async (c) => {
+  app.post("/auth/signout", planGate("reachable"), requireSession, async (c) => {
     const { id, personId } = c.var.session;
     await inTransaction(c.var.database().connect, { lookups: { person_id: personId } }, (tx) => signOut(tx, id));
     clearSessionCookie(c);
     return c.json({ signedOut: true });
   });
 
-  app.get("/auth/sessions", requireSession, async (c) => {
+  app.get("/auth/sessions", planGate("reachable"), requireSession, async (c) => {
     const { id, personId } = c.var.session;
     const sessions = await inTransaction(c.var.database().connect, { lookups: { person_id: personId } }, (tx) => listSessions(tx, personId, id));
     return c.json({ sessions });

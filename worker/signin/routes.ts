@@ -13,6 +13,7 @@ import { base64url } from "../tokens/secret";
 import { completeSignIn } from "./complete";
 import { authorizeUrl, exchangeCode, fetchAccount } from "./oauth";
 import { failedSignInPage, refusedSignInPage } from "./pages";
+import { planGate } from "../billing/gate";
 
 const STATE_COOKIE = "svc_oauth_state";
 const STATE_SECONDS = 600;
@@ -24,7 +25,7 @@ const safeReturn = (path: string | null | undefined) => (path && /^\/auth\/[^\\]
 
 
 export function registerSignIn(app: Hono<AppEnv>): void {
-  app.get("/auth/signin", async (c) => {
+  app.get("/auth/signin", planGate("reachable"), async (c) => {
     await enforceRateLimit(c.env, addressBucket("signin", addressOf(c)), PER_ADDRESS_RULE, 1, "Too many sign-in attempts from this address.");
     const state = base64url(crypto.getRandomValues(new Uint8Array(24)));
     writeBindingCookie(c, STATE_COOKIE, state, STATE_SECONDS);
@@ -33,7 +34,7 @@ export function registerSignIn(app: Hono<AppEnv>): void {
     return c.redirect(authorizeUrl(c.var.config, state), 302);
   });
 
-  app.get("/auth/callback", async (c) => {
+  app.get("/auth/callback", planGate("reachable"), async (c) => {
     const address = addressOf(c);
     await enforceRateLimit(c.env, addressBucket("oauth-callback", address), PER_ADDRESS_RULE, 1, "Too many sign-in attempts from this address.");
     const expected = takeBindingCookie(c, STATE_COOKIE);

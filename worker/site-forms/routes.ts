@@ -42,6 +42,7 @@ const postLead = route({
   operationId: "postLead",
   summary: "The site's enterprise contact form",
   tag: "site",
+  gate: "reachable",
   // The spec does not show the payload shapes of the site's forms; the site's documentation does.
   published: false,
   middleware: [siteCors, (c, next) => limitPosts(c).then(next)],
@@ -61,6 +62,7 @@ const postApplication = route({
   operationId: "postApplication",
   summary: "The site's application form",
   tag: "site",
+  gate: "reachable",
   published: false,
   middleware: [siteCors, (c, next) => limitPosts(c).then(next)],
   body: ApplicationRequest,

@@ -11,7 +11,7 @@ import { createEngineToken } from "./engine-token";
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization
-  .meta({ permission: "tokens.manage", summary: "Engine and CLI tokens: prefix, scopes, last use; never the value" })
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Engine and CLI tokens: prefix, scopes, last use; never the value" })
   .query(async ({ ctx }) => {
     const { rows } = await ctx.tx.sql.query<{
       id: string; kind: string; name: string; display_prefix: string; scopes: string[]; created_at: Date;
@@ -43,14 +43,14 @@ const list = inOrganization
   });
 
 const create = inOrganization
-  .meta({ permission: "tokens.manage", summary: "Create an engine token, shown once" })
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Create an engine token, shown once" })
   .input(z.object({ name: DisplayName }))
   .mutation(({ ctx, input }) =>
     createEngineToken(ctx.tx, ctx.org.id, input.name, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel }),
   );
 
 const revoke = inOrganization
-  .meta({ permission: "tokens.manage", summary: "Revoke a token" })
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Revoke a token" })
   .input(z.object({ tokenId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;

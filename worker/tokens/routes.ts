@@ -14,6 +14,7 @@ const createToken = route({
   summary: "Create an engine token for the CLI token's organization, shown once",
   tag: "tokens",
   security: ["cliToken"],
+  gate: "reachable",
   // Not in /openapi.json: the spec lists the operations it carries, and this is not one of them.
   published: false,
   body: CreateEngineTokenRequest,

@@ -11,7 +11,7 @@ import { CURRENT_VERSION } from "./lifecycle";
 import { inOrganization } from "../rpc/trpc";
 
 const list = inOrganization
-  .meta({ permission: "workloads.view", summary: "Workload definitions with their current and latest version (archived ones only when asked)" })
+  .meta({ permission: "workloads.view", gate: "gated", summary: "Workload definitions with their current and latest version (archived ones only when asked)" })
   .input(z.object({ includeArchived: z.boolean().default(false) }))
   .query(async ({ ctx, input }) => {
     const { rows } = await ctx.tx.sql.query<{
@@ -38,7 +38,7 @@ const list = inOrganization
   });
 
 const define = inOrganization
-  .meta({ permission: "workloads.edit", summary: "Create a workload with its first version (the compiled form an engine runs)" })
+  .meta({ permission: "workloads.edit", gate: "gated", summary: "Create a workload with its first version (the compiled form an engine runs)" })
   .input(z.object({ name: DisplayName, compiled: CompiledWorkload }))
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;

@@ -21,7 +21,7 @@ async function liveWorkload(ctx: OrgContext, workloadId: string) {
 }
 
 const get = inOrganization
-  .meta({ permission: "workloads.view", summary: "One workload with every version (current, exploratory, promoted) and whether it is archived" })
+  .meta({ permission: "workloads.view", gate: "gated", summary: "One workload with every version (current, exploratory, promoted) and whether it is archived" })
   .input(z.object({ workloadId: z.uuid() }))
   .query(async ({ ctx, input }) => {
     const workload = await workloadDetail(ctx.tx, ctx.org.id, input.workloadId);
@@ -30,7 +30,7 @@ const get = inOrganization
   });
 
 const addVersionProcedure = inOrganization
-  .meta({ permission: "workloads.edit", summary: "Add a version to a workload: the current one, or an exploration that stays aside until promoted" })
+  .meta({ permission: "workloads.edit", gate: "gated", summary: "Add a version to a workload: the current one, or an exploration that stays aside until promoted" })
   .input(
     z.object({
       workloadId: z.uuid(),
@@ -49,7 +49,7 @@ const addVersionProcedure = inOrganization
   });
 
 const archive = inOrganization
-  .meta({ permission: "workloads.edit", summary: "Archive a workload: it starts no new runs; its versions and runs stay readable" })
+  .meta({ permission: "workloads.edit", gate: "gated", summary: "Archive a workload: it starts no new runs; its versions and runs stay readable" })
   .input(z.object({ workloadId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const workload = await findWorkload(ctx.tx, ctx.org.id, input.workloadId, true);
@@ -61,7 +61,7 @@ const archive = inOrganization
   });
 
 const promote = inOrganization
-  .meta({ permission: "workloads.edit", summary: "Promote an exploration: the exploratory version becomes the workload's current one" })
+  .meta({ permission: "workloads.edit", gate: "gated", summary: "Promote an exploration: the exploratory version becomes the workload's current one" })
   .input(z.object({ versionId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const version = await findVersion(ctx.tx, ctx.org.id, input.versionId);
@@ -78,7 +78,7 @@ const promote = inOrganization
   });
 
 const getRun = inOrganization
-  .meta({ permission: "workloads.view", summary: "One workload run: state, attempts, abandon reason, cancellation, the run it retries" })
+  .meta({ permission: "workloads.view", gate: "gated", summary: "One workload run: state, attempts, abandon reason, cancellation, the run it retries" })
   .input(z.object({ runId: z.uuid() }))
   .query(async ({ ctx, input }) => {
     const run = await findWorkloadRun(ctx.tx, ctx.org.id, input.runId);
@@ -87,7 +87,7 @@ const getRun = inOrganization
   });
 
 const cancel = inOrganization
-  .meta({ permission: "workloads.run", summary: "Cancel a workload run: a requested run ends at once; an accepted one gets a cancel command its engine claims" })
+  .meta({ permission: "workloads.run", gate: "gated", summary: "Cancel a workload run: a requested run ends at once; an accepted one gets a cancel command its engine claims" })
   .input(z.object({ runId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const result = await cancelRun(ctx.tx, ctx.org.id, input.runId);
@@ -105,7 +105,7 @@ const cancel = inOrganization
   });
 
 const retry = inOrganization
-  .meta({ permission: "workloads.run", summary: "Retry an ended workload run: a new run of the same version on the same environment" })
+  .meta({ permission: "workloads.run", gate: "gated", summary: "Retry an ended workload run: a new run of the same version on the same environment" })
   .input(z.object({ runId: z.uuid(), workflow: WorkflowFile }))
   .mutation(async ({ ctx, input }) => {
     const run = await findWorkloadRun(ctx.tx, ctx.org.id, input.runId);

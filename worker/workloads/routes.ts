@@ -29,6 +29,8 @@ const claim = route({
     "to accepted and returns it with its compiled version, a lease and the run's deadline. 200 with a null run when nothing waits.",
   tag: "workloads",
   security: ["engineToken"],
+  // Engine work already asked for runs to its end: an exit, like teardowns.
+  gate: "reachable",
   middleware: [identifyToken("engine")],
   body: ClaimWorkloadRequest,
   responses: { 200: { description: "The claimed run, or null", schema: WorkloadClaim }, ...engineRefusals, 404: refusal("No such environment in this organization") },
@@ -59,6 +61,8 @@ const beat = route({
   description: "Only the current lease holder. 409 means the engine lost the run: it stops and sends no final event.",
   tag: "workloads",
   security: ["engineToken"],
+  // Engine work already asked for runs to its end: an exit, like teardowns.
+  gate: "reachable",
   params: RunPath,
   paramsRefusal: noSuchRun,
   body: HeartbeatRequest,

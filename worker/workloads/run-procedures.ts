@@ -29,7 +29,7 @@ ORDER BY r.requested_at DESC, r.id LIMIT $4`;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 const runs = inOrganization
-  .meta({ permission: "workloads.view", summary: "Workload runs, newest first: state, lease, deadline, abandon reason" })
+  .meta({ permission: "workloads.view", gate: "gated", summary: "Workload runs, newest first: state, lease, deadline, abandon reason" })
   .input(
     z.object({
       envId: EnvId.optional().describe("Only this environment's runs."),
