@@ -40,7 +40,7 @@ describe("diagnose", () => {
   it("every error class of ours names itself (an error without a name would be diagnosed by its minified class name)", () => {
     const sources = import.meta.glob(["../../worker/**/*.ts", "../../db/**/*.ts", "../../durable-objects/**/*.ts"], { query: "?raw", import: "default", eager: true });
     const declared = Object.entries(sources).flatMap(([file, text]) =>
-      [...(text as string).matchAll(/class (\w+) extends (\w+)[^{]*\{([^]*?)\n\}/g)]
+      [...(text as string).matchAll(/class (\w+) extends (\w+)[^{]*\{([\s\S]*?)\n\}/g)]
         .filter(([, , base]) => base === "Error" || base!.endsWith("Refusal"))
         .map(([, name, , body]) => ({ file, name, named: body!.includes(`name = "${name}"`) || body!.includes(`name: string = "${name}"`) })),
     );
