@@ -38,7 +38,11 @@ describe("diagnose", () => {
   });
 
   it("every error class of ours names itself (an error without a name would be diagnosed by its minified class name)", () => {
-    const sources = import.meta.glob(["../../worker/**/*.ts", "../../db/**/*.ts", "../../durable-objects/**/*.ts"], { query: "?raw", import: "default", eager: true });
+    const sources = import.meta.glob(["../../worker/**/*.ts", "../../db/**/*.ts", "../../durable-objects/**/*.ts"], {
+      query: "?raw",
+      import: "default",
+      eager: true,
+    });
     const declared = Object.entries(sources).flatMap(([file, text]) =>
       [...(text as string).matchAll(/class (\w+) extends (\w+)[^{]*\{([\s\S]*?)\n\}/g)]
         .filter(([, , base]) => base === "Error" || base!.endsWith("Refusal"))
@@ -79,12 +83,16 @@ describe("Durable Object calls", () => {
     let inFlight = 0;
     let most = 0;
     const done: number[] = [];
-    await forEachLimited(Array.from({ length: 20 }, (_, i) => i), 8, async (item) => {
-      most = Math.max(most, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      inFlight -= 1;
-      done.push(item);
-    });
+    await forEachLimited(
+      Array.from({ length: 20 }, (_, i) => i),
+      8,
+      async (item) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight -= 1;
+        done.push(item);
+      },
+    );
     expect(most).toBe(8);
     expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
