@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { nodePool, withNodeClient } from "../db/cli/node-pool";
+import { nodePool, withNodeClient } from "../db/node-pool";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "../local/stack";
 import { freePort } from "../local/free-port";
 import { runPartitionPass } from "../worker/events/partitions/pass";

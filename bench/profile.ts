@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { SourceMap, type SourceMapPayload } from "node:module";
 import { dirname } from "node:path";
 import WebSocket from "ws";
-import { sourcePlace } from "../db/cli/commands/frames";
+import { sourcePlace } from "../cli/commands/frames";
 
 interface Node {
   id: number;

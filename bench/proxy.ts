@@ -5,7 +5,7 @@
 // Bounded: BENCH_REQUESTS requests per mode (default 60). Asserts nothing.
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
-import { startFakeModelProvider } from "../test/fakes/model-providers/server";
+import { startFakeModelProvider } from "../fakes/model-providers/server";
 import { createOrganization } from "../worker/organizations/create";
 import { seal } from "../worker/providers/sealing";
 import { issueToken } from "../worker/tokens/issue";

@@ -4,39 +4,21 @@
 import { DurableObject } from "cloudflare:workers";
 import { DatabaseUnreachable, openPool, useBridge, type RequestPool } from "../db/neon";
 import { inTransactionEndingWith, withoutLast, type EndingWork, type Scope, type Tx } from "../db/transaction";
-import type { GateSide } from "../worker/billing/gate";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
-import type { ErrorCode } from "../worker/http/catalog";
-import type { ClaimedRun } from "../worker/workloads/claim";
+import type { ClaimOutcome, ClaimRequest, EnvironmentApi } from "../worker/objects";
 import { Coalescer } from "./coalesce";
 import { Turns } from "./turns";
 
 const loadWork = () => import("./environment-work");
 
-interface Identity {
-  orgId: string;
-  envId: string;
-}
-
-/** A claim as the route hands it over: the token is checked here, in the claim's transaction. */
-export interface ClaimRequest extends Identity {
-  tokenHash: string;
-  /** The claim route's side of the required-plan gate. */
-  gate: GateSide | undefined;
-}
-
-/** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */
-export interface ClaimOutcome {
-  run: ClaimedRun | null;
-  refused: { code: ErrorCode; message: string; retryAfterSeconds: number | null } | null;
-}
+type Identity = Pick<ClaimRequest, "orgId" | "envId">;
 
 /** Claims of one environment under way at once, each on its own connection; more wait for one. */
 const CONNECTIONS = 4;
 
-export class EnvironmentObject extends DurableObject<Env> {
+export class EnvironmentObject extends DurableObject<Env> implements EnvironmentApi {
   // A batch's projection, a wake and the alarm run alone: their reads and writes never interleave
   // with another call's, and the alarm they re-arm from the database is the last word. Claims run
   // side by side (SKIP LOCKED gives each a different run; a claim only ever brings the alarm forward).
@@ -170,8 +152,3 @@ export class EnvironmentObject extends DurableObject<Env> {
     );
   }
 }
-
-export const environmentObjectName = (orgId: string, envId: string) => `${orgId}/${envId}`;
-
-export const environmentObject = (env: Env, orgId: string, envId: string) =>
-  env.ENVIRONMENTS.get(env.ENVIRONMENTS.idFromName(environmentObjectName(orgId, envId)));

@@ -4,13 +4,10 @@
 // object keeps its totals.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
+import type { MetricsApi, MetricsBatch } from "../worker/objects";
 
-/** Series key (worker/metrics/series.ts) and the amount to add. */
-export type MetricsBatch = Array<[key: string, amount: number]>;
 
-export const METRICS_OBJECT_NAME = "deployment";
-
-export class MetricsAggregator extends DurableObject<Env> {
+export class MetricsAggregator extends DurableObject<Env> implements MetricsApi {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS series (key TEXT PRIMARY KEY, value REAL NOT NULL)");

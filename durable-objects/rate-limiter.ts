@@ -3,17 +3,10 @@
 // side of serving.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
+import type { BucketRule, RateLimiterApi, Take } from "../worker/objects";
 
-export interface BucketRule {
-  /** Units the bucket holds when full (the burst). */
-  capacity: number;
-  /** Units added back per second. */
-  refillPerSecond: number;
-}
 
-export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
-
-export class RateLimiter extends DurableObject<Env> {
+export class RateLimiter extends DurableObject<Env> implements RateLimiterApi {
   private level: number | null = null;
   private updatedAt = 0;
 

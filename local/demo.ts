@@ -1,6 +1,6 @@
 // The demo organization `npm start` makes sure of.
 import { inTransaction } from "../db/transaction";
-import { nodePool } from "../db/cli/node-pool";
+import { nodePool } from "../db/node-pool";
 import { createOrganization } from "../worker/organizations/create";
 import { findOrganizationId } from "../worker/organizations/find";
 

@@ -1,7 +1,7 @@
 // `npm start` with no billing variable (nor SVC_OPERATOR_SETS_PLAN) in the shell: the fake billing
 // provider of the tests stands in for the provider, billing is on against it, and completing a
 // checkout on its page delivers signed events to the local Worker, so checkout can be tried locally.
-import { startFakeBilling } from "../test/fakes/billing/server";
+import { startFakeBilling } from "../fakes/billing/server";
 
 export const FAKE_BILLING_PORT = 54332;
 const SHELL_DECIDES = [

@@ -1,7 +1,7 @@
 // `npm start` with no SVC_CODEHOST_API_BASE in the shell: the fake code host of the tests stands in for
 // the code host, and (unless the shell names an App) the Worker uses its App, so installing that App
 // through the fake delivers signed webhooks to the local Worker and its identity tokens exchange.
-import { startFakeCodehost } from "../test/fakes/codehost/server";
+import { startFakeCodehost } from "../fakes/codehost/server";
 
 export const FAKE_CODEHOST_PORT = 54331;
 const APP_VARIABLES = ["SVC_CODEHOST_APP_ID", "SVC_CODEHOST_APP_PRIVATE_KEY", "SVC_CODEHOST_APP_WEBHOOK_SECRET"];

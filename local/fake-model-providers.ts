@@ -1,8 +1,8 @@
-// `npm start`: the fakes of both model providers (test/fakes/model-providers), each unless the shell
+// `npm start`: the fakes of both model providers (fakes/model-providers), each unless the shell
 // names that provider's real upstream, and a local sealing key for provider keys unless the shell
 // configures sealing itself, so the proxy can be tried with curl or an SDK.
-import { startFakeModelProvider, type ProviderKind } from "../test/fakes/model-providers/server";
-import { persistentSecret } from "./env-file";
+import { startFakeModelProvider, type ProviderKind } from "../fakes/model-providers/server";
+import { persistentSecret } from "../cli/env-file";
 
 const FAKES: Array<{ kind: ProviderKind; port: number; variable: "SVC_MESSAGES_PROVIDER_API_BASE" | "SVC_CHAT_PROVIDER_API_BASE" }> = [
   { kind: "messages", port: 54333, variable: "SVC_MESSAGES_PROVIDER_API_BASE" },

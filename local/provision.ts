@@ -2,7 +2,7 @@
 // and passwords for the roles the migrations create. Safe to run on every start.
 import pg from "pg";
 import { applyMigrations } from "../db/migrate";
-import { migrationsOnDisk } from "../db/cli/migrations-on-disk";
+import { migrationsOnDisk } from "../db/migrations-on-disk";
 
 export const DATABASE = "svc";
 // Local-only credentials for a loopback server.

@@ -3,7 +3,7 @@
 // `wrangler dev`. Every SVC_* variable of this shell reaches the Worker and wins over the defaults.
 import { mkdirSync } from "node:fs";
 import { formatConfigErrors, parseConfig } from "../worker/config/parse";
-import { DATA_DIR, LOCAL_ENV_FILE, persistentSecret, writeEnvFile } from "./env-file";
+import { DATA_DIR, LOCAL_ENV_FILE, persistentSecret, writeEnvFile } from "../cli/env-file";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "./stack";
 import { ensureDemoOrganization, DEMO_SLUG } from "./demo";
 import { startWrangler, workerAnswers } from "./wrangler";
@@ -12,7 +12,7 @@ import { buildSite, siteAnswers, startSite } from "./site";
 import { startLocalFakeCodehost } from "./fake-codehost";
 import { startLocalFakeBilling } from "./fake-billing";
 import { startLocalModelProviders } from "./fake-model-providers";
-import { partitionPassFromNode } from "../db/cli/commands/partitions";
+import { partitionPassFromNode } from "../cli/commands/partitions";
 
 const POSTGRES_PORT = 54329;
 const POSTGRES_DATA_DIR = DATA_DIR + "postgres";

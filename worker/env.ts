@@ -1,13 +1,11 @@
 // What the Worker is given: the SVC_* configuration variables and its platform bindings.
-import type { EnvironmentObject } from "../durable-objects/environment";
-import type { RateLimiter } from "../durable-objects/rate-limiter";
-import type { MetricsAggregator } from "../durable-objects/metrics";
+import type { EnvironmentApi, MetricsApi, RateLimiterApi } from "./objects";
 
 export interface Bindings {
-  ENVIRONMENTS: DurableObjectNamespace<EnvironmentObject>;
-  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  ENVIRONMENTS: DurableObjectNamespace<EnvironmentApi>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiterApi>;
   /** The deployment's metrics (GET /metrics), fed in batches by every isolate. */
-  METRICS: DurableObjectNamespace<MetricsAggregator>;
+  METRICS: DurableObjectNamespace<MetricsApi>;
   /** Where condemned event months are archived (under SVC_EVENT_ARCHIVE_DIR as the key prefix). */
   EVENT_ARCHIVE?: R2Bucket;
   /** Data export documents, under `data-exports/<organization>/`. */

@@ -1,8 +1,8 @@
 // Who is signed in (GET /auth/session): their organizations with their roles, and the CSRF token
 // every mutation carries. The organization a page acts on comes from its address.
 import { createContext } from "preact";
-import { roleAllows, type Permission } from "../../worker/auth/permissions";
-import type { Role } from "../../db/schema";
+import { roleAllows, type Permission } from "../../worker/shared/permissions";
+import type { Role } from "../../worker/shared/enums";
 import { authCall, setCsrfToken } from "./rpc";
 
 export interface Membership {

@@ -1,7 +1,7 @@
 import { bigint, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { PLANS, ROLES } from "../enums";
 
-export const PLANS = ["free", "team", "enterprise"] as const;
-export type Plan = (typeof PLANS)[number];
+export { PLANS, ROLES, type Plan, type Role } from "../enums";
 
 export const organizations = pgTable("organizations", {
   id: uuid("id").primaryKey(),
@@ -24,9 +24,6 @@ export const installations = pgTable("installations", {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
-
-export const ROLES = ["owner", "admin", "member", "viewer"] as const;
-export type Role = (typeof ROLES)[number];
 
 export const memberships = pgTable(
   "memberships",

@@ -10,7 +10,8 @@ import { fake, installApp, newRepository, type TestRepository } from "../support
 import { acceptedDispatches, putWorkflow, storedDispatch, workplace, type Workplace } from "../support/engine-work";
 import { rpcPost } from "../support/rpc";
 import { browser } from "../support/sessions";
-import { appPool, seedOrganization } from "../support/seed";
+import { seedOrganization } from "../support/seed";
+import { appPool } from "../support/sql";
 import { asRole } from "../support/sql";
 
 const PREVIEW = `

@@ -8,7 +8,8 @@ import type { DeletionDeps } from "../../worker/deletion/work";
 import { billingOn, deliver, fakeBilling, TEAM_PRICE } from "../support/billing";
 import { claim } from "../support/codehost";
 import { newEnvId, reportEnvironment, workplace, type Workplace } from "../support/engine-work";
-import { appPool, seedToken } from "../support/seed";
+import { seedToken } from "../support/seed";
+import { appPool } from "../support/sql";
 import { asRole } from "../support/sql";
 import { seedRun } from "../support/workloads";
 

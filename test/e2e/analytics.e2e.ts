@@ -3,7 +3,7 @@
 // funnel and the retention cohorts; an owner of any other organization is told it is not theirs.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { analyticsRollupFromNode } from "../../db/cli/commands/analytics";
+import { analyticsRollupFromNode } from "../../cli/commands/analytics";
 import { parseConfig } from "../../worker/config/parse";
 import { base, installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
 

@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, it } from "vitest";
-import { startFakeCodehost } from "../fakes/codehost/server";
+import { startFakeCodehost } from "../../fakes/codehost/server";
 
 /** Where installing the App delivers its webhook: here, a listener that takes it and answers 200. */
 async function webhookSink() {

@@ -11,7 +11,7 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** The operator command line as a person runs it: `npm run --silent svc -- <args>`, here through tsx directly. */
 function svc(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
-  const result = spawnSync(`${ROOT}node_modules/.bin/tsx`, [`${ROOT}db/cli/svc.ts`, ...args], {
+  const result = spawnSync(`${ROOT}node_modules/.bin/tsx`, [`${ROOT}cli/svc.ts`, ...args], {
     cwd: ROOT,
     input: options.input ?? "",
     encoding: "utf8",

@@ -4,8 +4,8 @@
 // configuration check's exit status.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { configCheck } from "../../db/cli/commands/config-check";
-import { licenceKeyPair, mintLicence, type LicenceClaims } from "../../db/cli/licence-mint";
+import { configCheck } from "../../cli/commands/config-check";
+import { licenceKeyPair, mintLicence, type LicenceClaims } from "../../cli/licence-mint";
 import { LicenceRefusal, startWith } from "../../worker/config/for-env";
 import { captureLogs } from "../support/logs";
 import { call, callWith } from "../support/http";

@@ -2,7 +2,7 @@
 // answer (the coalescer alone is in coalesce.node.ts).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { environmentObject } from "../../durable-objects/environment";
+import { environmentObject } from "../../worker/objects";
 import { asRole } from "../support/sql";
 import { seedOrganization } from "../support/seed";
 

@@ -2,7 +2,7 @@
 // Failures are told apart by type and driver fields, never by message text, and described without
 // their message.
 import { describe, expect, it } from "vitest";
-import { isDurableObjectError, retryOnceIfRetryable } from "../../durable-objects/errors";
+import { isDurableObjectError, retryOnceIfRetryable } from "../../worker/objects";
 import { forEachLimited } from "../../worker/concurrency";
 import { diagnose } from "../../worker/http/diagnosis";
 

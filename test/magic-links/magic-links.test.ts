@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, inject, it } from "vitest";
 import { inTenant } from "../../db/transaction";
 import { createInvitation } from "../../worker/invitations/create";
 import { callWith } from "../support/http";
-import { appPool, seedOrganization } from "../support/seed";
+import { seedOrganization } from "../support/seed";
+import { appPool } from "../support/sql";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
 

@@ -2,7 +2,7 @@
 // dispatches recorded too), teardown as a durable command plus the down workflow, permissions, and
 // another organization's environment answering like a missing one.
 import { beforeEach, describe, expect, it } from "vitest";
-import { STANDARD_WORKFLOW } from "../../worker/rpc/procedures/engine-work";
+import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { call } from "../support/http";
 import {
   acceptedDispatches, auditEntries, newEnvId, putWorkflow, refuseWorkflow, reportEnvironment, storedDispatch, workplace, type Workplace,

@@ -3,7 +3,7 @@
 // procedure's own exact answer, so a declared permission that is not enforced fails here.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../../db/schema";
-import { PERMISSIONS, roleAllows, type Permission } from "../../worker/auth/permissions";
+import { PERMISSIONS, roleAllows, type Permission } from "../../worker/shared/permissions";
 import { PROBES, PROCEDURES, type Probe } from "../support/procedures";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { rpcGet, rpcPost } from "../support/rpc";

@@ -4,14 +4,14 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { inTenant } from "../../db/transaction";
-import { environmentObject } from "../../durable-objects/environment";
-import { STANDARD_WORKFLOW } from "../../worker/rpc/procedures/engine-work";
+import { environmentObject } from "../../worker/objects";
+import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { defineWorkload } from "../../worker/workloads/requests";
 import {
   acceptedDispatches, auditEntries, newEnvId, putWorkflow, refuseWorkflow, reportEnvironment, storedDispatch, workplace, type Workplace,
 } from "../support/engine-work";
 import { rpcClient, rpcPost } from "../support/rpc";
-import { appPool } from "../support/seed";
+import { appPool } from "../support/sql";
 import { browser } from "../support/sessions";
 import { claim, runRow, type Claimed } from "../support/workloads";
 

@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { inTenant } from "../../db/transaction";
 import { removeMember } from "../../worker/members/remove";
 import { call } from "../support/http";
-import { appPool, seedOrganization } from "../support/seed";
+import { seedOrganization } from "../support/seed";
+import { appPool } from "../support/sql";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 

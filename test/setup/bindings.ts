@@ -15,7 +15,7 @@ export interface TestDatabase {
 /** The public origin under test: also the audience the fake code host mints identity tokens for. */
 export const APP_BASE_URL = "http://127.0.0.1:8080";
 
-/** The fake code host (test/fakes/codehost) and the App it knows. */
+/** The fake code host (fakes/codehost) and the App it knows. */
 export interface TestCodehost {
   url: string;
   app: { id: string; privateKeyPem: string; webhookSecret: string };

@@ -9,13 +9,13 @@ declare module "vitest" {
     migrationNames: string[];
     /** wrangler.toml's Cron Triggers (crons of [triggers]). */
     cronTriggers: string[];
-    /** The fake code host's address (test/fakes/codehost): its API and its /_fake/ control routes. */
+    /** The fake code host's address (fakes/codehost): its API and its /_fake/ control routes. */
     codehostBase: string;
-    /** The fake mail provider (test/fakes/mail.ts). */
+    /** The fake mail provider (fakes/mail.ts). */
     mailBase: string;
-    /** The fake billing provider (test/fakes/billing): its API and its /_fake/ control routes. */
+    /** The fake billing provider (fakes/billing): its API and its /_fake/ control routes. */
     billingBase: string;
-    /** The fake model providers (test/fakes/model-providers) and analytics vendor (test/fakes/analytics.ts). */
+    /** The fake model providers (fakes/model-providers) and analytics vendor (fakes/analytics.ts). */
     modelProviders: { messages: string; chat: string; analytics: string };
   }
 }

@@ -188,9 +188,9 @@ describe("wrangler deploy --dry-run", () => {
     const sample = join(dir, "sample.json");
     writeFileSync(sample, JSON.stringify({ frames: [`at Xe (index.js:${before.length}:${before.at(-1)!.length + 1})`] }));
     const sourceLine = readFileSync(join(ROOT, "db/neon.ts"), "utf8").split("\n").findIndex((line) => line.includes(sentence)) + 1;
-    const mapped = await run(["--import", "tsx", "db/cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), sample]);
+    const mapped = await run(["--import", "tsx", "cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), sample]);
     expect(mapped).toMatchObject({ status: 0, stdout: expect.stringMatching(new RegExp(`^at Xe \\(db/neon\\.ts:${sourceLine}:\\d+\\)\\n$`)) });
-    const none = await run(["--import", "tsx", "db/cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), join(ROOT, "package.json")]);
+    const none = await run(["--import", "tsx", "cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), join(ROOT, "package.json")]);
     expect(none).toMatchObject({ status: 1, stderr: expect.stringContaining("No frames found") });
   });
 });

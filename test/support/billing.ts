@@ -1,4 +1,4 @@
-// Billing turned on against the fake provider (test/fakes/billing), and deliveries signed by the
+// Billing turned on against the fake provider (fakes/billing), and deliveries signed by the
 // provider's own library (stripe), posted to the Worker as the provider would.
 import Stripe from "stripe";
 import { inject } from "vitest";

@@ -2,7 +2,7 @@
 // of its own that holds the standard workflow, a person per role, an engine token, and environments
 // reported the way an engine reports them.
 import type { Role } from "../../db/schema";
-import { STANDARD_WORKFLOW } from "../../worker/rpc/procedures/engine-work";
+import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { fake, installApp, newRepository, type TestRepository } from "./codehost";
 import { makeEvent, postEvents } from "./events";
 import { seedToken } from "./seed";

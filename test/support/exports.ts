@@ -2,7 +2,7 @@
 // published schema (what `svc export` and the console's export produce).
 import { textSink, writeDataExport } from "../../worker/exports/document";
 import { DataExport } from "../../worker/exports/schema";
-import { appPool } from "./seed";
+import { appPool } from "./sql";
 
 export async function exportOf(orgId: string): Promise<DataExport> {
   const pool = appPool();

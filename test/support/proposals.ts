@@ -2,7 +2,7 @@
 // owner, the repository claimed, a person per role (and a second admin, so an admin's proposal has
 // someone else to approve it); and the fake code host's record of what it received.
 import { expect } from "vitest";
-import type { GitOperation, Received } from "../fakes/codehost/git";
+import type { GitOperation, Received } from "../../fakes/codehost/git";
 import { claim, fake, type TestRepository } from "./codehost";
 import { workplace, type Workplace } from "./engine-work";
 import { rpcClient } from "./rpc";

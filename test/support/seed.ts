@@ -1,17 +1,12 @@
 // Test data made through the service's own functions, as the application role.
 import { inject } from "vitest";
-import { openPool, useBridge } from "../../db/neon";
 import { inTenant } from "../../db/transaction";
 import type { Role, TokenKind } from "../../db/schema";
-import type { Permission } from "../../worker/auth/permissions";
+import type { Permission } from "../../worker/shared/permissions";
 import { createOrganization } from "../../worker/organizations/create";
 import { issueToken } from "../../worker/tokens/issue";
 import { seedPerson } from "./sessions";
-
-export function appPool(database = inject("database")) {
-  useBridge(database.bridge);
-  return openPool(database.app, 2);
-}
+import { appPool } from "./sql";
 
 export const uniqueSlug = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
 

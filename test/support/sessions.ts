@@ -6,7 +6,7 @@ import { inTransaction } from "../../db/transaction";
 import { upsertCodehostPerson } from "../../worker/people/upsert";
 import { beginSession } from "../../worker/sessions/begin";
 import { call } from "./http";
-import { appPool } from "./seed";
+import { appPool } from "./sql";
 
 let nextAccountId = Math.floor(Math.random() * 1e9);
 

@@ -1,7 +1,7 @@
 // Raw SQL as a chosen database role, from inside workerd, through the same bridge the Worker uses.
 import { Client } from "@neondatabase/serverless";
 import { inject } from "vitest";
-import { loadDriver, useBridge } from "../../db/neon";
+import { loadDriver, openPool, useBridge } from "../../db/neon";
 import type { TestDatabase } from "../setup/bindings";
 
 export type RoleName = Exclude<keyof TestDatabase, "bridge" | "emptyMigration">;
@@ -31,4 +31,10 @@ export function asTenant<T>(orgId: string | null, work: (client: Client) => Prom
       await client.query("ROLLBACK").catch(() => {});
     }
   });
+}
+
+/** A pool of the application role's connections, as the Worker opens them. */
+export function appPool(database = inject("database")) {
+  useBridge(database.bridge);
+  return openPool(database.app, 2);
 }

@@ -3,12 +3,12 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { inTenant } from "../../db/transaction";
-import { environmentObject } from "../../durable-objects/environment";
+import { environmentObject } from "../../worker/objects";
 import { enqueueCommand, type CommandKind } from "../../worker/commands/enqueue";
 import { defineWorkload, requestRun } from "../../worker/workloads/requests";
 import { call } from "./http";
 import { makeEvent, postEvents } from "./events";
-import { appPool } from "./seed";
+import { appPool } from "./sql";
 import { asRole } from "./sql";
 
 export async function seedEnvironment(token: string, envId: string): Promise<void> {

@@ -4,7 +4,7 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
-import { environmentObject } from "../../durable-objects/environment";
+import { environmentObject } from "../../worker/objects";
 import { asRole } from "../support/sql";
 import { SWEEP_CRON } from "../../worker/scheduled";
 import { makeEvent, postEvents, type IngestBody } from "../support/events";

@@ -3,7 +3,7 @@
 // that allowed a change is the role in force when the change commits.
 import type { Role } from "../../db/schema";
 import { actAs, type Tx } from "../../db/transaction";
-import { isPermission, loginCommandFor, roleAllows, type Permission } from "./permissions";
+import { isPermission, loginCommandFor, roleAllows, type Permission } from "../shared/permissions";
 
 export type Caller =
   | { kind: "session"; personId: string }

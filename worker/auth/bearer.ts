@@ -10,7 +10,7 @@ import { hashToken } from "../tokens/secret";
 import { gateRoute } from "../billing/gate";
 import { authorize, Denied, type Grant } from "./authorize";
 import { forgetTokenOrg, rememberTokenOrg, tokenOrg } from "./token-orgs";
-import type { Permission } from "./permissions";
+import type { Permission } from "../shared/permissions";
 
 export interface Principal {
   tokenId: string;

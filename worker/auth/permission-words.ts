@@ -1,6 +1,6 @@
 // Each permission in words, for a person deciding what to grant (the device-approval page). Typed
 // against the permission table, so a new permission cannot go undescribed.
-import type { Permission } from "./permissions";
+import type { Permission } from "../shared/permissions";
 
 export const PERMISSION_WORDS: Record<Permission, string> = {
   "environments.view": "see environments, their runs and preview addresses",

@@ -1,9 +1,9 @@
 // Which plan an organization's subscriptions grant, and which of two descriptions of a subscription
 // is the newer. Pure: the delivery handler reads and writes.
+import type { Plan } from "../../db/enums";
 import type { BillingProvider } from "../config/types";
 
-export const PLANS = ["free", "team", "enterprise"] as const;
-export type Plan = (typeof PLANS)[number];
+export type { Plan };
 
 /** Statuses under which the provider still grants the subscription's plan. */
 const GRANTING = new Set(["active", "trialing", "past_due"]);

@@ -4,7 +4,7 @@
 import { actAs, inTransaction, type Connection } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { authorize, Denied, effectiveScopes } from "../auth/authorize";
-import type { Permission } from "../auth/permissions";
+import type { Permission } from "../shared/permissions";
 import { issueToken } from "../tokens/issue";
 import { hashToken, newTokenValue } from "../tokens/secret";
 import { newUserCode, normalizeUserCode } from "./codes";

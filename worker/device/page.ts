@@ -6,7 +6,7 @@
 // response's nonce (worker/http/page-headers.ts).
 import { html } from "hono/html";
 import { PERMISSION_WORDS } from "../auth/permission-words";
-import type { Permission } from "../auth/permissions";
+import type { Permission } from "../shared/permissions";
 import { type Html, page } from "../signin/pages";
 import { displayUserCode } from "./codes";
 import type { PendingRequest } from "./flow";

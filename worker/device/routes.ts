@@ -3,7 +3,7 @@
 // POST /auth/device/approve for the signed-in person.
 import type { Context, Hono } from "hono";
 import type * as z from "zod";
-import { isPermission, type Permission } from "../auth/permissions";
+import { isPermission, type Permission } from "../shared/permissions";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { BODY_LIMITS, decodeUtf8, describeIssue, isJsonType, readBody, readBytes } from "../http/input";

@@ -1,8 +1,6 @@
 // One batch from an engine: validate each event, store the valid ones idempotently, then project
 // environment events through each environment's Durable Object (one call per environment per batch).
-import type { EnvironmentObject } from "../../durable-objects/environment";
-import { environmentObjectName } from "../../durable-objects/environment";
-import { retryOnceIfRetryable } from "../../durable-objects/errors";
+import { environmentObjectName, retryOnceIfRetryable, type EnvironmentApi } from "../objects";
 import type { Tx } from "../../db/transaction";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
@@ -15,7 +13,7 @@ import { isRecordEvent } from "../records/payloads";
 import { projectRecords } from "../records/project";
 
 export interface IngestDeps {
-  environments: DurableObjectNamespace<EnvironmentObject>;
+  environments: DurableObjectNamespace<EnvironmentApi>;
 }
 
 

@@ -2,7 +2,7 @@
 // never by message text; described by class, SQLSTATE, constraint and our own stack frames, never by
 // the message (the driver's and drizzle's quote the query's parameters) nor `detail`/`where` (row data).
 import { DatabaseUnreachable } from "../../db/neon";
-import { isDurableObjectError } from "../../durable-objects/errors";
+import { isDurableObjectError } from "../objects";
 import type { ErrorCode } from "./catalog";
 
 export type FailureKind = "database_unreachable" | "durable_object" | "internal";

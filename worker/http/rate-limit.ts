@@ -1,6 +1,6 @@
 // Rate limits: a token bucket per key in the RateLimiter Durable Object (exact across isolates and
 // locations). A refusal is 429 with Retry-After and retryAfterSeconds.
-import type { BucketRule } from "../../durable-objects/rate-limiter";
+import type { BucketRule } from "../objects";
 import type { Env } from "../env";
 import { Refusal } from "./refusal";
 

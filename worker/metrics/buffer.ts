@@ -2,7 +2,7 @@
 // flush interval a request hands the batch to the aggregating Durable Object through waitUntil (after
 // its response), and GET /metrics adds what is left and reads the deployment's totals in one call.
 // Nothing here holds an I/O object across requests: only numbers.
-import { METRICS_OBJECT_NAME, type MetricsBatch } from "../../durable-objects/metrics";
+import { METRICS_OBJECT_NAME, type MetricsBatch } from "../objects";
 import type { Env } from "../env";
 import { LATENCY_BUCKETS, seriesKey, type Labels, type MetricName } from "./series";
 

@@ -1,4 +1,4 @@
-// The operator portal's one document, in the look the console shares (worker/console/look.ts). Its
+// The operator portal's one document, in the look the console shares (worker/shared/look.ts). Its
 // script (sign-in, then the admin.* procedures) is console/public/operator-portal.js, served with the
 // console's assets: the Worker's upload stays small, and without a console build the page says so.
 import { html } from "hono/html";

@@ -7,7 +7,7 @@ import * as z from "zod";
 import { inTenant } from "../../db/transaction";
 import type { Tx } from "../../db/transaction";
 import { changePlan } from "../billing/plan-change";
-import { PLANS } from "../billing/plan";
+import { PLANS } from "../../db/enums";
 import { text } from "../http/text";
 import type { Refusal } from "../http/refusal";
 import type { RpcContext } from "../rpc/context";

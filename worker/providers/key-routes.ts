@@ -7,7 +7,7 @@ import type * as z from "zod";
 import type { Tx } from "../../db/transaction";
 import type { Grant } from "../auth/authorize";
 import { asCliToken } from "../auth/bearer";
-import type { Permission } from "../auth/permissions";
+import type { Permission } from "../shared/permissions";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure, type AnyRoute, type ResponseDoc, type Security } from "../openapi/route";

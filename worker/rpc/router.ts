@@ -1,23 +1,26 @@
 // Every console procedure, by name (/rpc/<name>).
-import { accountRouter } from "./procedures/account";
-import { analyticsRouter } from "./procedures/analytics";
-import { auditRouter } from "./procedures/audit";
-import { billingRouter, subscriptionsRouter } from "./procedures/billing";
-import { claimsRouter } from "./procedures/claims";
-import { connectedClientsRouter } from "./procedures/connected-clients";
-import { deletionRouter } from "./procedures/deletion";
-import { exportsRouter } from "./procedures/exports";
-import { environmentsRouter } from "./procedures/environments";
-import { invitationsRouter } from "./procedures/invitations";
-import { membersRouter } from "./procedures/members";
-import { organizationRouter } from "./procedures/organization";
-import { agentsRouter, loadRouter, workloadsRouter } from "./procedures/runs";
-import { sessionsRouter } from "./procedures/sessions";
-import { tokensRouter } from "./procedures/tokens";
-import { maskingRouter, networkRouter } from "./procedures/proposals";
-import { pullRequestsRouter } from "./procedures/pull-requests";
-import { decisionsRouter, runsRouter } from "./procedures/records";
-import { runtimesRouter } from "./procedures/runtimes";
+import { accountRouter } from "../people/procedures";
+import { analyticsRouter } from "../analytics/procedures";
+import { auditRouter } from "../audit/procedures";
+import { billingRouter, subscriptionsRouter } from "../billing/procedures";
+import { claimsRouter } from "../codehost/claim-procedures";
+import { connectedClientsRouter } from "../mcp/procedures";
+import { deletionRouter } from "../deletion/procedures";
+import { exportsRouter } from "../exports/procedures";
+import { environmentsRouter } from "../environments/procedures";
+import { invitationsRouter } from "../invitations/procedures";
+import { membersRouter } from "../members/procedures";
+import { organizationRouter } from "../organizations/procedures";
+import { agentsRouter, loadRouter, workloadStart } from "../workloads/procedures";
+import { workloadDefinitions } from "../workloads/definition-procedures";
+import { workloadLifecycle } from "../workloads/lifecycle-procedures";
+import { workloadRuns } from "../workloads/run-procedures";
+import { sessionsRouter } from "../sessions/procedures";
+import { tokensRouter } from "../tokens/procedures";
+import { maskingRouter, networkRouter } from "../proposals/procedures";
+import { pullRequestsRouter } from "../pr-checks/procedures";
+import { decisionsRouter, runsRouter } from "../records/procedures";
+import { runtimesRouter } from "../runtimes/procedures";
 import { router } from "./trpc";
 import { adminRouter } from "../operators/procedures";
 
@@ -35,7 +38,7 @@ export const appRouter = router({
   audit: auditRouter,
   invitations: invitationsRouter,
   environments: environmentsRouter,
-  agents: agentsRouter, load: loadRouter, workloads: workloadsRouter,
+  agents: agentsRouter, load: loadRouter, workloads: router({ ...workloadDefinitions, ...workloadRuns, ...workloadLifecycle, ...workloadStart }),
   admin: adminRouter,
   masking: maskingRouter, network: networkRouter, pullRequests: pullRequestsRouter,
   runs: runsRouter, decisions: decisionsRouter, runtimes: runtimesRouter,

@@ -7,7 +7,7 @@ import type { Role } from "../../db/schema";
 import { addLookup, openTransaction, type OpenTransaction, type Tx } from "../../db/transaction";
 import { authorize, Denied } from "../auth/authorize";
 import { checkPlanGate, PlanRequired, PROCEDURE_GATE } from "../billing/gate";
-import type { Permission } from "../auth/permissions";
+import type { Permission } from "../shared/permissions";
 import type { Refusal } from "../http/refusal";
 import { checkCsrf } from "../sessions/csrf";
 import { findLiveSession, type LiveSession } from "../sessions/store";

@@ -3,7 +3,7 @@
 // console procedures do it.
 import { addLookup, openTransaction, type Tx } from "../../db/transaction";
 import { authorize, Denied, type Grant } from "../auth/authorize";
-import type { Permission } from "../auth/permissions";
+import type { Permission } from "../shared/permissions";
 import { gateRoute } from "../billing/gate";
 import type { AppContext } from "../http/context";
 import { Refusal } from "../http/refusal";

@@ -7,7 +7,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { enforceRateLimit } from "../http/rate-limit";
 import { registerSitePreflight, siteCors } from "../http/site-cors";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import type { BucketRule } from "../../durable-objects/rate-limiter";
+import type { BucketRule } from "../objects";
 import { announceLead } from "./notify";
 import { ApplicationRequest, FormReceived, LeadRequest } from "./schemas";
 import { storeApplication, storeLead } from "./store";

@@ -1,7 +1,7 @@
 // Issuing a token: the value is returned once and only its hash is kept.
 import { tokens, type TokenKind } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
-import type { Permission } from "../auth/permissions";
+import type { Permission } from "../shared/permissions";
 import { cliTokenExpiry } from "./lifetime";
 import { displayPrefix, hashToken, newTokenValue } from "./secret";
 

@@ -1,7 +1,7 @@
 // POST /v1/workloads/claim and POST /v1/workloads/runs/{runId}/heartbeat (spec: Engine work endpoints).
 import type { Hono } from "hono";
 import * as z from "zod";
-import { environmentObject } from "../../durable-objects/environment";
+import { environmentObject } from "../objects";
 import { asEngineToken, identifyToken } from "../auth/bearer";
 import { forgetTokenOrg } from "../auth/token-orgs";
 import { routeGateSide } from "../billing/gate";

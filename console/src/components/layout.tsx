@@ -2,7 +2,7 @@
 // see, their account and sign-out.
 import type { ComponentChildren } from "preact";
 import { useContext, useEffect, useState } from "preact/hooks";
-import type { Permission } from "../../../worker/auth/permissions";
+import type { Permission } from "../../../worker/shared/permissions";
 import { navigate } from "../router";
 import { SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";

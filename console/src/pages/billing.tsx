@@ -2,7 +2,7 @@
 // history; checkout and the provider's portal (the browser goes there), or the operator-set plan.
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Empty, Show, When } from "../components/feedback";
-import { PLANS } from "../../../worker/billing/plan";
+import { PLANS } from "../../../worker/shared/enums";
 import { useLoad } from "../load";
 import { useLocation } from "../router";
 import { rpc } from "../rpc";

@@ -1,7 +1,7 @@
 // Members and their roles (change, remove, sync from the code host) and invitations (create, resend,
 // revoke); what a role may not do is not offered.
 import { useContext, useState } from "preact/hooks";
-import type { Role } from "../../../db/schema";
+import type { Role } from "../../../worker/shared/enums";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
 import { Empty, Show, When } from "../components/feedback";
 import { useLoad } from "../load";

@@ -5,14 +5,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { partitionPassFromNode } from "../../../db/cli/commands/partitions";
+import { partitionPassFromNode } from "../../../cli/commands/partitions";
 import { buildConsole } from "../../../local/console-build";
-import { writeEnvFile } from "../../../local/env-file";
+import { writeEnvFile } from "../../../cli/env-file";
 import { localWorkerDefaults, startLocalStack } from "../../../local/stack";
 import { startWrangler, workerAnswers } from "../../../local/wrangler";
 import { buildSite, siteAnswers, startSite } from "../../../local/site";
 import { parseConfig } from "../../../worker/config/parse";
-import { startFakeCodehost } from "../../fakes/codehost/server";
+import { startFakeCodehost } from "../../../fakes/codehost/server";
 import { freePort } from "../../../local/free-port";
 import { findChromium } from "./chromium";
 

@@ -1,0 +1,71 @@
+// The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
+import { withLocalDefaults } from "./env-file";
+import { admin } from "./commands/admin";
+import { analytics } from "./commands/analytics";
+import { audit } from "./commands/audit";
+import { configCheck } from "./commands/config-check";
+import { dataExport } from "./commands/export";
+import { frames } from "./commands/frames";
+import { licence } from "./commands/licence";
+import { migrate } from "./commands/migrate";
+import { orgs } from "./commands/orgs";
+import { partitions } from "./commands/partitions";
+import { reseal } from "./commands/reseal";
+import { tokens } from "./commands/tokens";
+import { UsageError, type Command } from "./command";
+
+const COMMANDS: Record<string, Command> = {
+  migrate,
+  config: configCheck,
+  orgs,
+  tokens,
+  partitions,
+  audit,
+  export: dataExport,
+  reseal,
+  licence,
+  admin,
+  analytics,
+  frames,
+};
+
+const USAGE = `usage: svc <command>
+  migrate                                   apply pending migrations (SVC_MIGRATION_DATABASE_URL)
+  config check                              validate the environment exactly like the Worker does
+  orgs create <slug> [--name N] [--plan P]  create an organization
+  tokens create --org <slug> --kind engine|cli [--person <login>] [--scope <permission> ...] [--name N]
+                                            print a new token alone on standard output
+  partitions                                keep event partitions ahead; archive and drop past the retention
+  audit verify <file> [--head <hash>]       check an exported audit log offline; names the first bad entry
+  export <slug> [--out DIR]                 write the organization's data export document to a file
+  reseal [--database-url URL] [--batch N]   re-seal every stored provider key under SVC_PROVIDER_KEY_VERSION (SVC_RESEAL_DATABASE_URL)
+  licence keygen --out <private.pem>        make an Ed25519 key pair; prints the public key for SVC_LICENSE_PUBLIC_KEYS
+  licence issue --key <private.pem> --kid K --org ORG --id LID (--expires DATE | --days N) [--grace-days N] [--feature F ...]
+                                            print a signed licence (SVC_LICENSE_KEY); features: sso, scim
+  admin bootstrap|add|reset-password <login>  the first operator / another / a new password; the password only from
+                                            SVC_ADMIN_BOOTSTRAP_PASSWORD or standard input (SVC_ADMIN_DATABASE_URL)
+  admin remove <login> | admin list         remove an operator (and their sessions); list operators
+  analytics rollup                          roll beacon events and own usage into daily aggregates now (the daily cron's job)
+  frames --map <index.js.map> [file]        a failure sample's (or log line's) frames at their places in our source, by the
+                                            deploy's source map (wrangler deploy --outdir); standard input without a file`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    console.error(USAGE);
+    return name === "help" || name === "--help" ? 0 : 64;
+  }
+  try {
+    return await command(args, withLocalDefaults(process.env));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+      return 64;
+    }
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

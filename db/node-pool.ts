@@ -1,0 +1,28 @@
+// Database access for commands that run in Node: node-postgres over TCP (no bridge needed), seen
+// through the same Connection interface the Worker uses.
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import type { Connection } from "./transaction";
+
+export function nodePool(connectionString: string) {
+  const pool = new pg.Pool({ connectionString, max: 4 });
+  // An idle client whose server goes away (a stopped local stack) must not crash the process.
+  pool.on("error", () => {});
+  return {
+    connect: async (): Promise<Connection> => {
+      const client = await pool.connect();
+      return { sql: client, db: drizzle({ client }), release: (error) => client.release(error) };
+    },
+    end: () => pool.end(),
+  };
+}
+
+export async function withNodeClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,62 @@
+// analytics.catalog and analytics.overview (analytics.read, and the organization must be the one
+// SVC_ANALYTICS_OPERATOR_ORG names; unset: nobody): the installation analytics dashboard. The slug is
+// resolved to an organization id on each request and compared by id with the one it named when the
+// dashboard was first asked for (pinned): a slug freed and taken by another organization names nobody.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
+import { OVERVIEW_DAYS, readOverview } from "./overview";
+import { addLookup, type Tx } from "../../db/transaction";
+import { findOrganizationId } from "../organizations/find";
+import { inOrganization, router } from "../rpc/trpc";
+
+/**
+ * The operating organization's id: the one `slug` names now, pinned at its first use; null when the
+ * slug names nothing, or another organization than the pinned one (the operator names the new one by
+ * its own slug, which pins it).
+ */
+async function operatingOrganization(tx: Tx, slug: string): Promise<string | null> {
+  await addLookup(tx, "org_slug", slug);
+  const named = await findOrganizationId(tx, slug);
+  if (!named) return null;
+  const { rows } = await tx.sql.query<{ operator_org: string }>(
+    `WITH pinned AS (INSERT INTO analytics_operator_pins (slug, operator_org) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING operator_org)
+     SELECT operator_org FROM pinned UNION ALL SELECT operator_org FROM analytics_operator_pins WHERE slug = $1`,
+    [slug, named],
+  );
+  return rows[0]?.operator_org === named ? named : null;
+}
+
+/** After `analytics.read`: the organization acted on must be the operating organization. */
+const operating = inOrganization.use(async ({ ctx, next }) => {
+  const operatorOrg = ctx.config.analytics.operatorOrg;
+  if (operatorOrg === null || (await operatingOrganization(ctx.tx, operatorOrg)) !== ctx.org.id) {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.",
+    });
+  }
+  return next();
+});
+
+const catalog = operating
+  .meta({ permission: "analytics.read", summary: "The beacon's closed catalog of events and fields, and what each dashboard metric means" })
+  .query(() => ({
+    events: Object.entries(EVENT_CATALOG).map(([name, entry]) => ({
+      name,
+      description: entry.description,
+      fields: Object.entries(entry.fields).map(([field, rule]) => ({ name: field, required: rule.required, description: rule.description })),
+    })),
+    channels: [...CHANNELS],
+    metrics: Object.entries(METRICS).map(([metric, description]) => ({ metric, description })),
+    limits: { batchEvents: MAX_BEACON_EVENTS, workingSetDays: WORKING_SET_DAYS, cohortWeeks: COHORT_WEEKS, minimumForPercent: COHORT_MIN_FOR_PERCENT },
+  }));
+
+const Days = z.union(OVERVIEW_DAYS.map((days) => z.literal(days)) as [z.ZodLiteral<7>, z.ZodLiteral<28>, z.ZodLiteral<90>]);
+
+const overview = operating
+  .meta({ permission: "analytics.read", summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days" })
+  .input(z.object({ days: Days.default(28).describe("7, 28 or 90; default 28.") }))
+  .query(({ ctx, input }) => readOverview(ctx.tx, input.days));
+
+export const analyticsRouter = router({ catalog, overview });

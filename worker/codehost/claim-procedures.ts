@@ -1,0 +1,32 @@
+// claims.list and claims.revoke (tokens.manage): the organization's repository claims as the console
+// shows them, beside the CLI's /v1/oidc/bindings. Claiming stays with the CLI (spec: Authentication
+// rule 7), where the person signs in with the scope.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { identityAudience } from "./audience";
+import { toBinding } from "./bindings-schemas";
+import { revokeRepositoryClaim } from "./claim-revocation";
+import { auditUnprovenClaims, listClaims } from "./claims";
+import { inOrganization, router } from "../rpc/trpc";
+
+const list = inOrganization
+  .meta({ permission: "tokens.manage", summary: "Repository claims and the audience workflows request identity tokens for" })
+  .query(async ({ ctx }) => {
+    await auditUnprovenClaims(ctx.tx, ctx.org.id);
+    return {
+      audience: identityAudience(ctx.config, ctx.origin),
+      // `unproven`: live, made before claims needed proof; it mints nothing until claimed again with proof.
+      claims: (await listClaims(ctx.tx, ctx.org.id)).map((claim) => ({ ...toBinding(claim), unproven: claim.proof === null && claim.revokedAt === null })),
+    };
+  });
+
+const revoke = inOrganization
+  .meta({ permission: "tokens.manage", summary: "Revoke a repository claim: every engine token minted through it dies" })
+  .input(z.object({ claimId: z.uuid() }))
+  .mutation(async ({ ctx, input }) => {
+    const revocation = await revokeRepositoryClaim(ctx.tx, ctx.org.id, { id: input.claimId }, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel });
+    if (!revocation) throw new TRPCError({ code: "NOT_FOUND", message: "This organization has no such repository claim." });
+    return revocation;
+  });
+
+export const claimsRouter = router({ list, revoke });

@@ -1,0 +1,82 @@
+// What the procedures that start engine work share (spec: Pull model): the console runs nothing
+// itself; it asks the code host to run a workflow in the customer's repository, and answers the
+// dispatch record, refused or not. The engine learns its work by polling, never from the inputs.
+import { TRPCError } from "@trpc/server";
+import { EnvId as EnvIdText } from "../events/schemas";
+import { text } from "../http/text";
+import type { Tx } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+import { dispatchWorkflow } from "../codehost/dispatch";
+import { findEnvironment, type EnvironmentView } from "./read";
+import type { OrgContext } from "../rpc/trpc";
+
+/** The workflow file the engine's setup puts in a repository; dispatched unless a procedure is told another. */
+export const STANDARD_WORKFLOW = "control-plane.yml";
+
+export const WorkflowFile = text({ min: 1, max: 100 })
+  .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, "must be a workflow file name such as control-plane.yml")
+  .default(STANDARD_WORKFLOW)
+  .describe(`The workflow file under .github/workflows; default ${STANDARD_WORKFLOW}.`);
+
+export const EnvId = EnvIdText.describe("The environment, as its engine names it in events.");
+
+/** What the engine is asked to do, as the `command` input of the workflow. */
+export type EngineCommand = "up" | "down" | "agents" | "load" | "workload";
+
+/** The environment, or NOT_FOUND (another organization's answers the same). */
+export async function environmentOf(ctx: OrgContext, envId: string): Promise<EnvironmentView> {
+  const environment = await findEnvironment(ctx.tx, ctx.org.id, envId);
+  if (!environment) throw new TRPCError({ code: "NOT_FOUND", message: "No such environment in this organization." });
+  return environment;
+}
+
+/** An environment that can take new work: not torn down, and with a branch for the workflow to run on. */
+export async function workableEnvironment(ctx: OrgContext, envId: string): Promise<EnvironmentView & { branch: string }> {
+  const environment = await environmentOf(ctx, envId);
+  if (environment.state === "torn_down") throw new TRPCError({ code: "CONFLICT", message: `Environment ${envId} is torn down; create a new one.` });
+  const { branch } = environment;
+  if (branch === null) {
+    throw new TRPCError({ code: "CONFLICT", message: `Environment ${envId} has no branch recorded, so there is nothing to run the workflow on.` });
+  }
+  return { ...environment, branch };
+}
+
+export interface EngineWork {
+  /** The procedure asking, for the audit entry. */
+  procedure: string;
+  envId: string;
+  repository: string;
+  /** The branch the workflow runs on. */
+  ref: string;
+  workflow: string;
+  command: EngineCommand;
+  /** More inputs; the code host gets only those the workflow declares (the record says which were dropped). */
+  inputs?: Record<string, string>;
+}
+
+/**
+ * Dispatches the workflow and answers the record of the attempt: dispatched, refused or unreachable
+ * (dispatchWorkflow records every attempt) in `tx`: the procedure's own, or a new one once the
+ * procedure committed what the engine must find. A refusal is an answer, not an error: what the
+ * procedure recorded before dispatching stays, and an engine already running there still finds it by polling.
+ */
+export async function dispatchEngineWork(tx: Tx, ctx: OrgContext, work: EngineWork) {
+  const { envId, repository, ref, workflow } = work;
+  const record = await dispatchWorkflow(tx, ctx.config.codehost, {
+    orgId: ctx.org.id,
+    repository,
+    workflow,
+    ref,
+    inputs: { command: work.command, env_id: envId, ...work.inputs },
+  });
+  await appendAudit(tx, {
+    orgId: ctx.org.id,
+    ...ctx.actor,
+    action: "workflow.dispatch_attempted",
+    target: envId,
+    data: { procedure: work.procedure, repository, workflow, ref, command: work.command, dispatchId: record.id, outcome: record.outcome },
+  });
+  return { ...record, repository, workflow, ref };
+}
+
+export type DispatchAnswer = Awaited<ReturnType<typeof dispatchEngineWork>>;

@@ -1,0 +1,84 @@
+// environments.list, .get (environments.view), .create (environments.create), .teardown
+// (environments.teardown). Environment rows come only from the engine's events (spec: Environment
+// rule 2): create chooses an envId and asks the code host to start the engine with it; the row
+// appears when the engine reports. Teardown is a durable command plus the engine's down workflow (rule 4).
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { text } from "../http/text";
+import { inTenant } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+import { RepositoryName } from "../codehost/repository";
+import { enqueueCommand } from "../commands/enqueue";
+import { listEnvironments } from "./read";
+import { inOrganization, router } from "../rpc/trpc";
+import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
+
+const list = inOrganization
+  .meta({ permission: "environments.view", summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown" })
+  .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
+  .query(({ ctx, input }) => listEnvironments(ctx.tx, ctx.org.id, input.limit));
+
+const get = inOrganization
+  .meta({ permission: "environments.view", summary: "One environment: state, branch, pull request, expiry, teardown" })
+  .input(z.object({ envId: EnvId }))
+  .query(({ ctx, input }) => environmentOf(ctx, input.envId));
+
+/** Readable and never reused: the pull request or the branch, then a random part, since a reused envId would carry the old row's sequence. */
+function newEnvId(branch: string, pullRequest: number | undefined): string {
+  const readable = pullRequest ? `pr-${pullRequest}` : branch.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "env";
+  return `${readable}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+const create = inOrganization
+  .meta({ permission: "environments.create", summary: "Bring an environment up for a branch or pull request: dispatches the workflow with a new envId" })
+  .input(
+    z.object({
+      repository: RepositoryName.describe("`owner/name`, a repository where the organization's App is installed."),
+      // Git refuses control characters and spaces in branch names; 255 is the code host's limit.
+      branch: text({ min: 1, max: 255 }).regex(/^[^\s\x00-\x1f\x7f~^:?*[\\]+$/, "must be a branch name").describe("The branch the workflow runs on."),
+      pullRequest: z.int().min(1).optional(),
+      workflow: WorkflowFile,
+    }),
+  )
+  .mutation(async ({ ctx, input }) => {
+    const envId = newEnvId(input.branch, input.pullRequest);
+    const dispatch = await dispatchEngineWork(ctx.tx, ctx, {
+      procedure: "environments.create",
+      envId,
+      repository: input.repository,
+      ref: input.branch,
+      workflow: input.workflow,
+      command: "up",
+      inputs: { branch: input.branch, ...(input.pullRequest ? { pull_request: String(input.pullRequest) } : {}) },
+    });
+    return { envId, dispatch };
+  });
+
+const teardown = inOrganization
+  .meta({ permission: "environments.teardown", summary: "Tear an environment down: a durable teardown command, and the engine's down workflow" })
+  .input(z.object({ envId: EnvId }))
+  .mutation(async ({ ctx, input }) => {
+    const environment = await environmentOf(ctx, input.envId);
+    if (environment.state === "torn_down") throw new TRPCError({ code: "CONFLICT", message: `Environment ${input.envId} is already torn down.` });
+    const commandId = await enqueueCommand(ctx.tx, ctx.org.id, { envId: input.envId, kind: "teardown" });
+    await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "environment.teardown_requested", target: input.envId, data: { commandId } });
+    await ctx.commit();
+    // The command is what counts, committed before anything is dispatched: an engine polling for commands
+    // finds it even when no workflow can be started, which is the case for an environment whose events never named a branch.
+    const { branch } = environment;
+    const dispatch = branch === null
+      ? null
+      : await inTenant(ctx.connect, ctx.org.id, (tx) =>
+          dispatchEngineWork(tx, ctx, {
+            procedure: "environments.teardown",
+            envId: input.envId,
+            repository: environment.repository,
+            ref: branch,
+            workflow: STANDARD_WORKFLOW,
+            command: "down",
+          }),
+        );
+    return { envId: input.envId, commandId, dispatch };
+  });
+
+export const environmentsRouter = router({ list, get, create, teardown });

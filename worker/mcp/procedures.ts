@@ -1,0 +1,24 @@
+// connectedClients.list and connectedClients.revoke (any member, for themselves): the model clients
+// the signed-in person connected to this organization through the /mcp consent (worker/mcp).
+// Revoking one stops its access token at once. Never a token or a hash.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { appendAudit } from "../audit/append";
+import { listConnectedClients, revokeConnectedClient } from "./grants";
+import { inOrganization, router } from "../rpc/trpc";
+
+const list = inOrganization
+  .meta({ permission: null, summary: "The model clients you connected to this organization (the /mcp consent), newest first" })
+  .query(({ ctx }) => listConnectedClients(ctx.tx, ctx.org.id, ctx.session.personId));
+
+const revoke = inOrganization
+  .meta({ permission: null, summary: "Disconnect one of your model clients: its access token stops working at once" })
+  .input(z.object({ grantId: z.uuid().describe("The connection, as connectedClients.list names it.") }))
+  .mutation(async ({ ctx, input }) => {
+    const revoked = await revokeConnectedClient(ctx.tx, ctx.org.id, ctx.session.personId, input.grantId);
+    if (!revoked) throw new TRPCError({ code: "NOT_FOUND", message: "You have no such connected client in this organization." });
+    await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "protocol_client.revoked", target: input.grantId, data: {} });
+    return { revoked: true };
+  });
+
+export const connectedClientsRouter = router({ list, revoke });

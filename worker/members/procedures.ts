@@ -1,0 +1,162 @@
+// members.list, members.changeRole, members.remove, members.sync (spec: Authentication rules 4, 5;
+// Organization and membership facts). An owner is made only by an owner, and no organization is
+// ever left without one.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { ROLES, type Role } from "../../db/schema";
+import { inTenant, type Tx } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+import { installationToken } from "../codehost/app-access";
+import { accountMembers } from "../codehost/account-members";
+import { CodehostUnreachable } from "../codehost/codehost-api";
+import { ownInstallations } from "../codehost/installations";
+import { CodehostListFailed } from "../codehost/paged";
+import type { CodehostConfig } from "../config/types";
+import { decideRole, type RoleSource } from "./role-rules";
+import { removeMember } from "./remove";
+import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+
+interface MemberRow {
+  person_id: string;
+  /** The code-host account's numeric id, as text; null for a person who signed in only by e-mail. */
+  codehost_user_id: string | null;
+  login: string | null;
+  name: string | null;
+  avatar_url: string | null;
+  role: Role;
+  role_source: RoleSource;
+  created_at: Date;
+}
+
+const MEMBERS = `
+SELECT m.person_id, p.codehost_user_id::text AS codehost_user_id, p.login, p.name, p.avatar_url, m.role, m.role_source, m.created_at
+FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER BY lower(p.login), m.created_at`;
+
+const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
+
+/** A change to the membership, with the organization locked so that owner counts cannot race. */
+async function changingMembers<T>(ctx: OrgContext, work: (tx: Tx, rows: MemberRow[], actor: OrgContext["actor"]) => Promise<T>): Promise<T> {
+  await ctx.tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+  return work(ctx.tx, await members(ctx.tx, ctx.org.id), ctx.actor);
+}
+
+const ownerCount = (rows: MemberRow[]) => rows.filter((row) => row.role === "owner").length;
+
+const PersonInput = z.object({ personId: z.uuid() });
+
+function target(rows: MemberRow[], personId: string): MemberRow {
+  const row = rows.find((member) => member.person_id === personId);
+  if (!row) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not a member of this organization." });
+  return row;
+}
+
+const list = inOrganization
+  .meta({ permission: null, summary: "The organization's members and their roles" })
+  .query(async ({ ctx }) =>
+    (await members(ctx.tx, ctx.org.id)).map((row) => ({
+      personId: row.person_id,
+      login: row.login,
+      name: row.name,
+      avatarUrl: row.avatar_url,
+      role: row.role,
+      manual: row.role_source === "manual",
+      joinedAt: row.created_at.toISOString(),
+    })),
+  );
+
+const changeRole = inOrganization
+  .meta({ permission: "members.manage", summary: "Change a member's role; owner promotion is marked manual" })
+  .input(PersonInput.extend({ role: z.enum(ROLES) }))
+  .mutation(({ ctx, input }) =>
+    changingMembers(ctx, async (tx, rows, actor) => {
+      const member = target(rows, input.personId);
+      if ((input.role === "owner" || member.role === "owner") && ctx.org.role !== "owner") {
+        throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can make someone an owner or change an owner's role." });
+      }
+      if (member.role === "owner" && input.role !== "owner" && ownerCount(rows) === 1) {
+        throw new TRPCError({ code: "CONFLICT", message: "This is the organization's last owner; make someone else an owner first." });
+      }
+      // A role set on the Members page is manual: sign-in never overwrites it.
+      await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'manual', updated_at = now() WHERE org_id = $1 AND person_id = $2", [
+        ctx.org.id,
+        input.personId,
+        input.role,
+      ]);
+      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "member.role_changed", target: member.login ?? input.personId, data: { from: member.role, to: input.role } });
+      return { personId: input.personId, role: input.role };
+    }),
+  );
+
+const remove = inOrganization
+  .meta({ permission: "members.manage", summary: "Remove a member; they are signed out in the same transaction" })
+  .input(PersonInput)
+  .mutation(({ ctx, input }) =>
+    changingMembers(ctx, async (tx, rows, actor) => {
+      const member = target(rows, input.personId);
+      if (member.role === "owner" && ctx.org.role !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
+      if (member.role === "owner" && ownerCount(rows) === 1) throw new TRPCError({ code: "CONFLICT", message: "This is the organization's last owner; it cannot be removed." });
+      await removeMember(tx, ctx.org.id, input.personId, { personId: actor.actorPersonId, label: actor.actorLabel });
+      return { removed: true };
+    }),
+  );
+
+/**
+ * What the code host lists as members of the organization's installed accounts (read first, in its
+ * transaction): account id -> role. Asked with no transaction open.
+ */
+async function codehostMembers(codehost: CodehostConfig, installed: Awaited<ReturnType<typeof ownInstallations>>): Promise<Map<string, "admin" | "member">> {
+  const listed = new Map<string, "admin" | "member">();
+  // One installation per account (by id), a live one first, under the login its latest delivery or sign-in showed.
+  for (const installation of installed.filter((row, i) => i === 0 || installed[i - 1]!.accountId !== row.accountId)) {
+    const account = installation.accountLogin;
+    try {
+      const access = await installationToken(codehost, installation, account);
+      if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
+      for (const [id, role] of await accountMembers(codehost.apiBase, { login: account, id: installation.accountId }, access.token)) listed.set(id, role);
+    } catch (error) {
+      // A code host that fails to answer is the person's to retry, not our failure.
+      if (!(error instanceof CodehostListFailed || error instanceof CodehostUnreachable)) throw error;
+      throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (${error.message}); nothing was changed.` });
+    }
+  }
+  return listed;
+}
+
+const sync = inOrganization
+  .meta({ permission: "members.manage", summary: "Sync members from the code host: the only thing that removes access besides removal" })
+  .mutation(async ({ ctx }) => {
+    // No transaction stays open while the code host is asked: the installations are read, then the changes made in a new one.
+    const installed = await ownInstallations(ctx.tx);
+    await ctx.commit();
+    const listed = await codehostMembers(ctx.config.codehost, installed);
+    if (listed.size === 0) {
+      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "The code host listed no members, so nothing was changed: a sync never empties an organization." });
+    }
+    return inTenant(ctx.connect, ctx.org.id, (changes) => changingMembers({ ...ctx, tx: changes }, async (tx, rows, actor) => {
+      let owners = ownerCount(rows);
+      const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
+      for (const row of rows) {
+        const label = row.login ?? row.person_id;
+        // By the account's numeric id: a renamed member stays, a login someone else took is nobody here.
+        const codehostRole = row.codehost_user_id ? listed.get(row.codehost_user_id) : undefined;
+        if (!codehostRole) {
+          if (row.role === "owner" && owners === 1) {
+            result.kept.push(label); // never the last owner
+            continue;
+          }
+          if (row.role === "owner") owners -= 1;
+          await removeMember(tx, ctx.org.id, row.person_id, { personId: actor.actorPersonId, label: `${actor.actorLabel} (sync)` });
+          result.removed.push(label);
+          continue;
+        }
+        const decision = decideRole({ existing: { role: row.role, roleSource: row.role_source }, organizationHasMembers: true, codehostRole });
+        if (!decision.change) continue;
+        await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'sync', updated_at = now() WHERE org_id = $1 AND person_id = $2", [ctx.org.id, row.person_id, decision.role]);
+        await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "member.role_synced", target: label, data: { from: row.role, to: decision.role, source: "sync" } });
+        result.changed.push(label);
+      }
+      return result;
+    }));
+  });
+
+export const membersRouter = router({ list, changeRole, remove, sync });

@@ -1,0 +1,91 @@
+// The Durable Objects as the Worker reaches them: each binding's interface, declared once here and
+// implemented by its class in durable-objects/ (which imports this module; nothing in worker/ imports
+// those classes, except the entry that hands them to the platform), and how a call's failure is read.
+import type { GateSide } from "./billing/gate";
+import type { Env } from "./env";
+import type { ProjectionEvent } from "./environments/projection";
+import type { ErrorCode } from "./http/catalog";
+import type { ClaimedRun } from "./workloads/claim";
+
+interface Identity {
+  orgId: string;
+  envId: string;
+}
+
+/** A claim as the route hands it over: the token is checked in the object, in the claim's transaction. */
+export interface ClaimRequest extends Identity {
+  tokenHash: string;
+  /** The claim route's side of the required-plan gate. */
+  gate: GateSide | undefined;
+}
+
+/** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */
+export interface ClaimOutcome {
+  run: ClaimedRun | null;
+  refused: { code: ErrorCode; message: string; retryAfterSeconds: number | null } | null;
+}
+
+/** One environment's object (ENVIRONMENTS): projection, claims and the workload alarm, serialized per environment. */
+export interface EnvironmentApi extends Rpc.DurableObjectBranded {
+  /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
+  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>>;
+  /** Claims the next run waiting in the environment for the request's engine token. */
+  claim(request: ClaimRequest): Promise<ClaimOutcome>;
+  /** Arms the alarm for a run just requested on this environment. */
+  wake(orgId: string, envId: string): Promise<void>;
+}
+
+export const environmentObjectName = (orgId: string, envId: string) => `${orgId}/${envId}`;
+
+export const environmentObject = (env: Env, orgId: string, envId: string) =>
+  env.ENVIRONMENTS.get(env.ENVIRONMENTS.idFromName(environmentObjectName(orgId, envId)));
+
+export interface BucketRule {
+  /** Units the bucket holds when full (the burst). */
+  capacity: number;
+  /** Units added back per second. */
+  refillPerSecond: number;
+}
+
+export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** A token bucket per key (RATE_LIMITER), exact across isolates because one object holds it. */
+export interface RateLimiterApi extends Rpc.DurableObjectBranded {
+  take(cost: number, rule: BucketRule): Take;
+}
+
+/** Series key (worker/metrics/series.ts) and the amount to add. */
+export type MetricsBatch = Array<[key: string, amount: number]>;
+
+export const METRICS_OBJECT_NAME = "deployment";
+
+/** The deployment's counters (METRICS), fed in batches by every isolate. */
+export interface MetricsApi extends Rpc.DurableObjectBranded {
+  addAndRead(batch: MetricsBatch): MetricsBatch;
+  add(batch: MetricsBatch): void;
+}
+
+// Errors from a Durable Object call, as the platform marks them: `retryable` (a transient fault, safe
+// to send again), `overloaded` (sending again makes it worse), `remote` (thrown by the object's code).
+interface PlatformMarks {
+  retryable?: unknown;
+  overloaded?: unknown;
+  remote?: unknown;
+}
+
+export function isDurableObjectError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const marks = error as PlatformMarks;
+  return typeof marks.retryable === "boolean" || typeof marks.overloaded === "boolean" || marks.remote === true;
+}
+
+/** Calls once more when the platform says the failure was transient (and not an overload). */
+export async function retryOnceIfRetryable<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const marks = (error ?? {}) as PlatformMarks;
+    if (marks.retryable !== true || marks.overloaded === true) throw error;
+    return call();
+  }
+}

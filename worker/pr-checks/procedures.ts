@@ -1,0 +1,35 @@
+// pullRequests.commits and pullRequests.approveCommit (tokens.manage): fork pull-request commits
+// waiting for a maintainer, and approving one exact commit (spec: Authentication rule 10).
+//
+// Why tokens.manage: approving a commit lets a workflow run of code written outside the organization
+// obtain a credential of the organization (a commit credential) and write a check in its repository.
+// That is the same kind of grant as a repository claim, which rule 7 puts under tokens.manage because
+// it grants the ability to mint credentials; and it leaves the decision to owners and admins, the
+// spec's maintainers, not to every member who can start work.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { RepositoryName } from "../codehost/repository";
+import { approveCommit, listCommitApprovals } from "./approvals";
+import { CommitSha } from "./schemas";
+import { chooseRepository } from "../proposals/store";
+import { inOrganization, router } from "../rpc/trpc";
+
+const commits = inOrganization
+  .meta({ permission: "tokens.manage", summary: "Fork pull-request commits: those waiting for approval first, then those approved" })
+  .input(z.object({ limit: z.int().min(1).max(200).default(50) }))
+  .query(async ({ ctx, input }) => listCommitApprovals(ctx.tx, ctx.org.id, input.limit));
+
+const approve = inOrganization
+  .meta({ permission: "tokens.manage", summary: "Approve one exact fork commit so that its pull-request check may report; no other commit" })
+  .input(z.object({
+    repository: RepositoryName.describe("A repository the organization has claimed."),
+    commit: CommitSha,
+    pullRequest: z.int().min(1).max(2_147_483_647).optional(),
+  }))
+  .mutation(async ({ ctx, input }) => {
+    const choice = await chooseRepository(ctx.tx, ctx.org.id, input.repository);
+    if (!choice.ok) throw new TRPCError({ code: "NOT_FOUND", message: choice.message });
+    return approveCommit(ctx.tx, ctx.org.id, ctx.actor, { repository: choice.repository, commit: input.commit, pullRequest: input.pullRequest ?? null });
+  });
+
+export const pullRequestsRouter = router({ commits, approveCommit: approve });

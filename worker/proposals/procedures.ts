@@ -1,0 +1,92 @@
+// masking.* (masking.edit, masking.approve) and network.* (network.edit, network.approve): proposals
+// to change the masking file or the egress policy, decided by someone other than their author, and
+// opened as pull requests in the organization's claimed repository; and the files in force, which any
+// member may read.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import type { Permission } from "../shared/permissions";
+import { RepositoryName } from "../codehost/repository";
+import { text } from "../http/text";
+import { approve, propose, reject, retryPullRequest, StepRefused } from "./decide";
+import { EgressPolicy } from "./egress";
+import type { ProposalKind } from "./files";
+import { chooseRepository, currentFile, listProposals, toProposal } from "./store";
+import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+
+/** The masking file as the engine reads it, kept as it is. */
+export const MASKING_FILE_MAX = 65_536;
+
+const Summary = text({ min: 1, max: 200 }).describe("One line saying what the change does; the pull request's title.");
+const Note = text({ max: 1000 }).optional().describe("Why, as the approver or rejecter sees it.");
+const ProposalId = z.object({ proposalId: z.uuid() });
+const Where = z.object({
+  repository: RepositoryName.optional().describe("A repository the organization has claimed; unnamed, its only claimed repository."),
+});
+
+const refused = (error: unknown): never => {
+  if (error instanceof StepRefused) throw new TRPCError({ code: error.code, message: error.message });
+  throw error;
+};
+
+async function repositoryFor(ctx: OrgContext, named: string | undefined): Promise<string> {
+  const choice = await chooseRepository(ctx.tx, ctx.org.id, named);
+  if (choice.ok) return choice.repository;
+  throw new TRPCError({ code: choice.missing ? "PRECONDITION_FAILED" : "BAD_REQUEST", message: choice.message });
+}
+
+function proposalProcedures(kind: ProposalKind, decide: Permission, word: string) {
+  const current = inOrganization
+    .meta({ permission: null, summary: `The ${word} in force (the latest approved proposal's content), as the pull request commits it` })
+    .query(async ({ ctx }) => currentFile(ctx.tx, ctx.org.id, kind));
+
+  const proposals = inOrganization
+    .meta({ permission: null, summary: `${word} proposals, newest first, with their decision and pull request` })
+    .input(z.object({
+      before: z.iso.datetime().optional().describe("Proposals made before this time (paging: the last one's proposedAt)."),
+      limit: z.int().min(1).max(100).default(50),
+    }))
+    .query(async ({ ctx, input }) =>
+      (await listProposals(ctx.tx, ctx.org.id, kind, input.before ?? null, input.limit)).map((row) => toProposal(row, ctx.actor.actorPersonId)));
+
+  const approveProcedure = inOrganization
+    .meta({ permission: decide, summary: `Approve a ${word} proposal (never one's own) and open it as a pull request` })
+    .input(ProposalId.extend({ note: Note }))
+    .mutation(async ({ ctx, input }) =>
+      toProposal(await approve(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
+
+  const rejectProcedure = inOrganization
+    .meta({ permission: decide, summary: `Reject a ${word} proposal` })
+    .input(ProposalId.extend({ note: Note }))
+    .mutation(async ({ ctx, input }) =>
+      toProposal(await reject(ctx.tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
+
+  const openPullRequest = inOrganization
+    .meta({ permission: decide, summary: `Open an approved ${word} proposal's pull request again after the code host refused it` })
+    .input(ProposalId)
+    .mutation(async ({ ctx, input }) =>
+      toProposal(await retryPullRequest(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId).catch(refused), ctx.actor.actorPersonId));
+
+  return { current, proposals, approve: approveProcedure, reject: rejectProcedure, openPullRequest };
+}
+
+const masking = proposalProcedures("masking", "masking.approve", "masking file");
+const network = proposalProcedures("egress", "network.approve", "egress policy");
+
+const proposeMasking = inOrganization
+  .meta({ permission: "masking.edit", summary: "Propose a new masking file (the whole text, as the engine reads it)" })
+  .input(Where.extend({ summary: Summary, content: text({ max: MASKING_FILE_MAX }).describe("The whole masking file, kept exactly as sent.") }))
+  .mutation(async ({ ctx, input }) => {
+    const repository = await repositoryFor(ctx, input.repository);
+    return toProposal(await propose(ctx.tx, ctx.org.id, ctx.actor, { kind: "masking", repository, summary: input.summary, content: input.content }), ctx.actor.actorPersonId);
+  });
+
+const proposeEgress = inOrganization
+  .meta({ permission: "network.edit", summary: "Propose a new egress policy; one that allows what was denied is marked as loosening" })
+  .input(Where.extend({ summary: Summary, policy: EgressPolicy }))
+  .mutation(async ({ ctx, input }) => {
+    const repository = await repositoryFor(ctx, input.repository);
+    return toProposal(await propose(ctx.tx, ctx.org.id, ctx.actor, { kind: "egress", repository, summary: input.summary, policy: input.policy }), ctx.actor.actorPersonId);
+  });
+
+export const maskingRouter = router({ ...masking, propose: proposeMasking });
+export const networkRouter = router({ ...network, propose: proposeEgress });

@@ -1,0 +1,35 @@
+// runs.list, runs.get and decisions.list (environments.view): the engine records a person reads,
+// projected from the engine's events (worker/records). Another organization's run answers NOT_FOUND.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { EngineRunId } from "./payloads";
+import { findRun, listDecisions, listRuns } from "./read";
+import { inOrganization, router } from "../rpc/trpc";
+import { EnvId } from "../environments/engine-work";
+
+const Paging = {
+  cursor: z.int().min(1).optional().describe("The nextCursor of the previous page."),
+  limit: z.int().min(1).max(200).default(50),
+};
+
+const list = inOrganization
+  .meta({ permission: "environments.view", summary: "Runs of an environment, newest first: outcome, timings, runtime, verdict counts (paged)" })
+  .input(z.object({ envId: EnvId, ...Paging }))
+  .query(({ ctx, input }) => listRuns(ctx.tx, ctx.org.id, input.envId, input.cursor ?? null, input.limit));
+
+const get = inOrganization
+  .meta({ permission: "environments.view", summary: "One run with its verdicts, artifacts (metadata only) and the goldens it published" })
+  .input(z.object({ runId: EngineRunId }))
+  .query(async ({ ctx, input }) => {
+    const run = await findRun(ctx.tx, ctx.org.id, input.runId);
+    if (!run) throw new TRPCError({ code: "NOT_FOUND", message: "No such run in this organization." });
+    return run;
+  });
+
+const decisions = inOrganization
+  .meta({ permission: "environments.view", summary: "Network (egress) decisions of an environment, newest first, optionally only allowed or denied (paged)" })
+  .input(z.object({ envId: EnvId, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
+  .query(({ ctx, input }) => listDecisions(ctx.tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor ?? null, input.limit));
+
+export const runsRouter = router({ list, get });
+export const decisionsRouter = router({ list: decisions });

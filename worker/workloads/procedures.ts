@@ -1,0 +1,103 @@
+// agents.run (agents.run), load.run (load.run) and workloads.start (workloads.run): each asks the
+// code host to run the workflow on an environment's branch (spec: Pull model; agents.run's input is
+// the spec's exactly). workloads.start records the run first, so it is claimable whatever the code
+// host answers.
+import { TRPCError } from "@trpc/server";
+import * as z from "zod";
+import { text } from "../http/text";
+import { inTenant } from "../../db/transaction";
+import { environmentObject } from "../objects";
+import { appendAudit } from "../audit/append";
+import { requestRun } from "./requests";
+import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "../environments/engine-work";
+
+/** Engine work on an environment that can take it: its repository, on its branch. */
+async function dispatchOnEnvironment(
+  ctx: OrgContext,
+  envId: string,
+  work: Omit<Parameters<typeof dispatchEngineWork>[2], "envId" | "repository" | "ref">,
+) {
+  const environment = await workableEnvironment(ctx, envId);
+  return dispatchEngineWork(ctx.tx, ctx, { ...work, envId, repository: environment.repository, ref: environment.branch });
+}
+
+const agentsRun = inOrganization
+  .meta({ permission: "agents.run", summary: "Start an agent run on an environment" })
+  .input(
+    z.object({
+      envId: EnvId,
+      workflows: z.array(text({ min: 1, max: 200 })).max(50).optional().describe("The agent workflows to run; all of them when left out."),
+      workflow: WorkflowFile,
+    }),
+  )
+  .mutation(async ({ ctx, input }) => ({
+    envId: input.envId,
+    dispatch: await dispatchOnEnvironment(ctx, input.envId, {
+      procedure: "agents.run",
+      workflow: input.workflow,
+      command: "agents",
+      // Workflow inputs are strings; JSON keeps names containing commas or spaces intact.
+      ...(input.workflows ? { inputs: { workflows: JSON.stringify(input.workflows) } } : {}),
+    }),
+  }));
+
+const loadRun = inOrganization
+  .meta({ permission: "load.run", summary: "Start a load run on an environment" })
+  .input(z.object({ envId: EnvId, workflow: WorkflowFile }))
+  .mutation(async ({ ctx, input }) => ({
+    envId: input.envId,
+    dispatch: await dispatchOnEnvironment(ctx, input.envId, { procedure: "load.run", workflow: input.workflow, command: "load" }),
+  }));
+
+/**
+ * Records a run of a version on an environment for an engine to claim, then dispatches the workflow
+ * (workloads.start, and workloads.retryRun with the run it repeats). Refused for an archived workload.
+ */
+export async function startWorkloadRun(ctx: OrgContext, input: { envId: string; versionId: string; workflow: string; retryOf?: string }) {
+  const environment = await workableEnvironment(ctx, input.envId);
+  const { tx } = ctx;
+  const { rows } = await tx.sql.query<{ name: string; number: number; archived: boolean }>(
+    "SELECT w.name, v.number, w.archived_at IS NOT NULL AS archived FROM workload_versions v JOIN workloads w ON w.id = v.workload_id WHERE v.org_id = $1 AND v.id = $2",
+    [ctx.org.id, input.versionId],
+  );
+  const version = rows[0];
+  if (!version) throw new TRPCError({ code: "NOT_FOUND", message: "No such workload version in this organization." });
+  if (version.archived) throw new TRPCError({ code: "CONFLICT", message: `Workload ${version.name} is archived; it starts no new runs.` });
+  const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId, input.retryOf ?? null);
+  await appendAudit(tx, {
+    orgId: ctx.org.id,
+    ...ctx.actor,
+    action: "workload_run.requested",
+    target: runId,
+    data: { envId: input.envId, workload: version.name, version: version.number, ...(input.retryOf ? { retryOf: input.retryOf } : {}) },
+  });
+  const run = { runId, workload: version.name, version: version.number };
+  // Committed first: the environment's object arms its deadline alarm from what it reads (a run
+  // nothing claims is abandoned on time), and the engine the workflow starts must find the run.
+  await ctx.commit();
+  await environmentObject(ctx.env, ctx.org.id, input.envId).wake(ctx.org.id, input.envId);
+  const dispatch = await inTenant(ctx.connect, ctx.org.id, (tx) =>
+    dispatchEngineWork(tx, ctx, {
+      procedure: input.retryOf ? "workloads.retryRun" : "workloads.start",
+      envId: input.envId,
+      repository: environment.repository,
+      ref: environment.branch,
+      workflow: input.workflow,
+      command: "workload",
+      inputs: { run_id: run.runId },
+    }),
+  );
+  return { ...run, envId: input.envId, dispatch };
+}
+
+const workloadsStart = inOrganization
+  .meta({ permission: "workloads.run", summary: "Start a workload run: recorded for the engine to claim, then the workflow is dispatched" })
+  .input(z.object({ envId: EnvId, versionId: z.uuid().describe("The workload version to run."), workflow: WorkflowFile }))
+  .mutation(({ ctx, input }) => startWorkloadRun(ctx, input));
+
+// Three groups of the spec's names, one file: they are the same act on different work. worker/rpc/router.ts
+// composes workloads.* from this start and the definitions, runs and lifecycle procedures beside it.
+export const agentsRouter = router({ run: agentsRun });
+export const loadRouter = router({ run: loadRun });
+export const workloadStart = { start: workloadsStart };
