@@ -30,6 +30,8 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/**/*.node.ts"],
+          // As the worker project's: argon2id hashing is CPU-bound, and the cores are shared with workerd.
+          testTimeout: 20_000,
         },
       },
       {
