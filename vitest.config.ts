@@ -23,6 +23,18 @@ export default defineConfig({
         },
       },
       {
+        // Pure logic in Node: modules exercised without the Worker, the database or HTTP (test/README.md).
+        // Migrations load as text, as wrangler's Text rule loads them into the Worker.
+        plugins: [{ name: "sql-as-text", enforce: "pre", transform: (code, id) => (id.endsWith(".sql") ? `export default ${JSON.stringify(code)};` : undefined) }],
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/**/*.node.ts"],
+          // As the worker project's: argon2id hashing is CPU-bound, and the cores are shared with workerd.
+          testTimeout: 20_000,
+        },
+      },
+      {
         // The site host's build and deploy check, run as commands in Node (issue 17).
         test: {
           name: "site",

@@ -240,7 +240,8 @@ export class BackendPool {
     const list = this.idle.get(key) ?? [];
     const idleInAll = [...this.idle.values()].reduce((sum, backends) => sum + backends.length, 0);
     if (this.closed || list.length >= IDLE_PER_KEY || idleInAll >= IDLE_IN_ALL || backend.socket.destroyed || backend.status !== "I") {
-      return backend.destroy();
+      backend.destroy();
+      return;
     }
     const leave = () => this.idle.set(key, (this.idle.get(key) ?? []).filter((other) => other !== backend));
     backend.onBytes = () => {};

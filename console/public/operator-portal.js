@@ -22,7 +22,7 @@ async function rpc(name, input, mutation = false) {
     : await fetch("/rpc/" + name + (input === undefined ? "" : "?input=" + encodeURIComponent(JSON.stringify(input))));
   const body = await response.json().catch(() => null);
   if (response.status === 401) { showSignIn(); throw new Error("Sign in again."); }
-  if (!response.ok) throw new Error((body && body.error && body.error.message) || "The request failed (" + response.status + "), request id " + response.headers.get("x-request-id") + ".");
+  if (!response.ok) throw new Error((body?.error?.message) || "The request failed (" + response.status + "), request id " + response.headers.get("x-request-id") + ".");
   return body.result.data;
 }
 

@@ -61,7 +61,7 @@ export function App() {
   useEffect(() => void refresh(), []);
 
   const path = url.pathname.replace(/\/+$/, "") || "/";
-  if (failure) return <main class="narrow"><h1>The console could not start</h1><FailureNote failure={failure} /><button onClick={() => void refresh()}>Try again</button></main>;
+  if (failure) return <main class="narrow"><h1>The console could not start</h1><FailureNote failure={failure} /><button type="button" onClick={() => void refresh()}>Try again</button></main>;
   if (session === undefined) return <main class="narrow"><p role="status" class="muted">Loading...</p></main>;
   if (path === "/invitations/accept") {
     return <AcceptInvitationPage token={url.searchParams.get("token")} session={session} refresh={refresh} />;

@@ -2,9 +2,10 @@
 // the control plane's own usage become daily aggregates, organizations enter weekly cohorts under a
 // keyed pseudonym, raw events past the retention are deleted and the aggregates stay. Then the
 // dashboard's reading of them (analytics.overview) with its 5-organization rule and its gate.
-// (One file: the overview reads the same installation-wide tables the rollup writes.)
+// (One file, on a database of its own: the overview reads the installation-wide tables the rollup
+// writes, and the rollup reads every organization and site event.)
 import { createExecutionContext, createScheduledController, env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
 import { pseudonym } from "../../worker/analytics/client";
 import { rollUpAnalytics } from "../../worker/analytics/rollup";
@@ -12,16 +13,20 @@ import { ANALYTICS_CRON } from "../../worker/scheduled";
 import { addDays, isoDay, utcDay, weekOf } from "../../worker/analytics/days";
 import { callWith } from "../support/http";
 import { captureLogs } from "../support/logs";
+import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 
 const SECRET = "cd".repeat(32);
-const runId = crypto.randomUUID().slice(0, 6);
+let own: OwnDatabase;
+beforeAll(async () => {
+  own = await ownDatabase();
+});
 
 async function seedOrg(slug: string, createdAt: string): Promise<string> {
   const id = crypto.randomUUID();
-  await asRole("superuser", (client) => client.query("INSERT INTO organizations (id, slug, name, created_at) VALUES ($1, $2, $2, $3)", [id, `${slug}-${runId}`, createdAt]));
+  await asRole("superuser", (client) => client.query("INSERT INTO organizations (id, slug, name, created_at) VALUES ($1, $2, $2, $3)", [id, slug, createdAt]), own.database);
   return id;
 }
 
@@ -29,11 +34,13 @@ async function seedOrg(slug: string, createdAt: string): Promise<string> {
 const seedEvent = (orgId: string, type: string, occurredAt: string) =>
   asRole("superuser", (client) =>
     client.query("INSERT INTO events (org_id, id, occurred_at, type) VALUES ($1, $2, $3, $4)", [orgId, crypto.randomUUID(), occurredAt, type]),
+    own.database,
   );
 
 const seedEnvironment = (orgId: string, envId: string, createdAt: string) =>
   asRole("superuser", (client) =>
     client.query("INSERT INTO environments (org_id, env_id, repository, state, last_event_at, created_at) VALUES ($1, $2, 'o/r', 'ready', $3, $3)", [orgId, envId, createdAt]),
+    own.database,
   );
 
 const seedBeacon = (name: string, session: string, receivedAt: string, channel = "search") =>
@@ -41,10 +48,11 @@ const seedBeacon = (name: string, session: string, receivedAt: string, channel =
     client.query("INSERT INTO site_events (id, name, session_key, channel, page, received_at) VALUES ($1, $2, $3, $4, '/', $5)", [
       crypto.randomUUID(), name, session.padEnd(64, "0"), channel, receivedAt,
     ]),
+    own.database,
   );
 
 const seedReject = (reason: string, receivedAt: string) =>
-  asRole("superuser", (client) => client.query("INSERT INTO site_event_rejects (reason, received_at) VALUES ($1, $2)", [reason, receivedAt]));
+  asRole("superuser", (client) => client.query("INSERT INTO site_event_rejects (reason, received_at) VALUES ($1, $2)", [reason, receivedAt]), own.database);
 
 /** analytics_daily for the three seeded days, as { "day metric dimension": value }. */
 const aggregates = () =>
@@ -54,9 +62,10 @@ const aggregates = () =>
         "SELECT day::text, metric, dimension, value::text FROM analytics_daily WHERE day BETWEEN '2021-01-29' AND '2021-02-02' ORDER BY 1, 2, 3",
       )).rows.map((row) => [`${row.day} ${row.metric}${row.dimension ? ` ${row.dimension}` : ""}`, Number(row.value)]),
     ),
+    own.database,
   );
 
-const rollUp = (at: string, retentionDays: number | null) => asRole("maintenance", (client) => rollUpAnalytics(client, { at: new Date(at), surrogateSecret: SECRET, retentionDays }));
+const rollUp = (at: string, retentionDays: number | null) => asRole("maintenance", (client) => rollUpAnalytics(client, { at: new Date(at), surrogateSecret: SECRET, retentionDays }), own.database);
 
 const EXPECTED = {
   "2021-01-30 site.page_landed": 1,
@@ -90,14 +99,6 @@ const EXPECTED = {
 
 describe("the daily rollup", () => {
   it("rolls beacon events and own usage into daily aggregates across a month boundary, keeps them past retention, and is idempotent", async () => {
-    // Anything a previous run on this database left in the seeded window.
-    await asRole("superuser", async (client) => {
-      await client.query("DELETE FROM site_events WHERE received_at < '2022-01-01'");
-      await client.query("DELETE FROM site_event_rejects WHERE received_at < '2022-01-01'");
-      await client.query("DELETE FROM organizations WHERE created_at < '2022-01-01'");
-      await client.query("DELETE FROM events WHERE occurred_at < '2022-01-01'");
-      await client.query("DELETE FROM analytics_rollup_state");
-    });
     // Saturday 30 January, Sunday 31 January, Monday 1 February 2021 (UTC).
     await seedBeacon("page_landed", "a1", "2021-01-30T23:30:00Z");
     await seedBeacon("page_landed", "a1", "2021-01-31T00:10:00Z"); // the same session after midnight
@@ -131,7 +132,7 @@ describe("the daily rollup", () => {
       cohorts: (await client.query("SELECT org_key, cohort_week::text FROM analytics_org_cohorts WHERE org_key = ANY($1) ORDER BY cohort_week", [[janKey, febKey]])).rows,
       weeks: (await client.query("SELECT org_key, week::text FROM analytics_org_active_weeks WHERE org_key = ANY($1) ORDER BY week, org_key", [[janKey, febKey]])).rows,
       ids: (await client.query("SELECT count(*)::int AS n FROM analytics_org_cohorts WHERE org_key IN ($1, $2)", [january, february])).rows[0].n,
-    }));
+    }), own.database);
     expect(cohorts.cohorts).toEqual([{ org_key: janKey, cohort_week: "2021-01-25" }, { org_key: febKey, cohort_week: "2021-02-01" }]);
     expect(cohorts.weeks).toEqual(
       [{ org_key: janKey, week: "2021-01-25" }, { org_key: janKey, week: "2021-02-01" }, { org_key: febKey, week: "2021-02-01" }].sort((a, b) =>
@@ -144,9 +145,9 @@ describe("the daily rollup", () => {
     // the aggregates of 30 and 31 January stay as they were.
     const second = await rollUp("2021-02-02T12:00:00Z", 2);
     expect(second).toMatchObject({ siteFrom: "2021-02-01", deletedEvents: 4 });
-    const left = await asRole("superuser", async (client) => (await client.query("SELECT received_at FROM site_events WHERE received_at < '2022-01-01' ORDER BY 1")).rows);
+    const left = await asRole("superuser", async (client) => (await client.query("SELECT received_at FROM site_events WHERE received_at < '2022-01-01' ORDER BY 1")).rows, own.database);
     expect(left.map((row) => (row.received_at as Date).toISOString())).toEqual(["2021-02-01T00:00:00.000Z", "2021-02-01T08:00:00.000Z"]);
-    expect(await asRole("superuser", async (client) => (await client.query("SELECT count(*)::int AS n FROM site_event_rejects WHERE received_at < '2022-01-01'")).rows[0].n)).toBe(0);
+    expect(await asRole("superuser", async (client) => (await client.query("SELECT count(*)::int AS n FROM site_event_rejects WHERE received_at < '2022-01-01'")).rows[0].n, own.database)).toBe(0);
     expect(await aggregates()).toEqual(EXPECTED);
 
     // Again the next day: nothing changes.
@@ -160,16 +161,16 @@ describe("the daily rollup", () => {
       for (const read of ["SELECT name FROM organizations", "SELECT slug FROM organizations", "SELECT email FROM people", "SELECT login FROM people", "SELECT repository FROM environments", "SELECT count(*) FROM tokens"]) {
         await expect(client.query(read), read).rejects.toMatchObject({ code: "42501" });
       }
-    });
+    }, own.database);
   });
 
   it("runs from its Cron Trigger as the maintenance role, and does nothing without the surrogate secret", async () => {
     const on = await captureLogs(() =>
-      worker.scheduled!(createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }), { ...env, SVC_ANALYTICS_SURROGATE_SECRET: SECRET }, createExecutionContext()),
+      worker.scheduled!(createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }), { ...env, ...own.bindings, SVC_ANALYTICS_SURROGATE_SECRET: SECRET }, createExecutionContext()),
     );
     expect(on.event("analytics.rollup")).toMatchObject({ from: "2020-10-30", to: "2021-02-04" });
     const off = await captureLogs(() =>
-      worker.scheduled!(createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }), env, createExecutionContext()),
+      worker.scheduled!(createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }), { ...env, ...own.bindings }, createExecutionContext()),
     );
     expect(off.event("analytics.rollup_skipped").reason).toMatch(/SVC_ANALYTICS_SURROGATE_SECRET/);
     expect(await aggregates()).toEqual(EXPECTED);
@@ -178,19 +179,19 @@ describe("the daily rollup", () => {
 
 describe("analytics.overview and analytics.catalog", () => {
   const ask = (session: string, name: string, input: unknown, settings: Record<string, string>) =>
-    callWith(settings, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie: `svc_session=${session}` } });
+    callWith({ ...own.bindings, ...settings }, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie: `svc_session=${session}` } });
 
   async function operatorOrganization() {
-    const org = await seedOrganization("operator");
+    const org = await seedOrganization("operator", own.database);
     const sessions: Record<string, string> = {};
-    for (const role of ["owner", "admin", "member", "viewer"] as const) sessions[role] = await seedSession(await seedPerson(`op-${role}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.id, role }]));
+    for (const role of ["owner", "admin", "member", "viewer"] as const) sessions[role] = await seedSession(await seedPerson(`op-${role}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.id, role }], own.database), own.database);
     return { orgId: org.id, slug: org.slug, sessions, settings: { SVC_ANALYTICS_OPERATOR_ORG: org.slug } };
   }
 
   it("are read only by owners and admins of the operating organization; another organization or the variable unset: nobody", async () => {
     const operator = await operatorOrganization();
-    const other = await seedOrganization("not-operator");
-    const otherOwner = await seedSession(await seedPerson(`other-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: other.id, role: "owner" }]));
+    const other = await seedOrganization("not-operator", own.database);
+    const otherOwner = await seedSession(await seedPerson(`other-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: other.id, role: "owner" }], own.database), own.database);
     for (const name of ["analytics.catalog", "analytics.overview"]) {
       const statuses: Record<string, number> = {};
       for (const [role, session] of Object.entries(operator.sessions)) {
@@ -213,10 +214,10 @@ describe("analytics.overview and analytics.catalog", () => {
     expect((await ask(operator.sessions.owner!, "analytics.catalog", { orgId: operator.orgId }, operator.settings)).status).toBe(200);
     // The operating organization's slug changes, and another organization takes the old one.
     const renamed = `${operator.slug}-was`;
-    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [operator.orgId, renamed]));
-    const taker = await seedOrganization("taker");
-    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [taker.id, operator.slug]));
-    const takerOwner = await seedSession(await seedPerson(`taker-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: taker.id, role: "owner" }]));
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [operator.orgId, renamed]), own.database);
+    const taker = await seedOrganization("taker", own.database);
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [taker.id, operator.slug]), own.database);
+    const takerOwner = await seedSession(await seedPerson(`taker-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: taker.id, role: "owner" }], own.database), own.database);
     const taken = await ask(takerOwner, "analytics.overview", { orgId: taker.id }, operator.settings);
     expect(taken.status).toBe(403);
     expect(((await taken.json()) as { error: { message: string } }).error.message).toMatch(/operating organization/);
@@ -242,7 +243,6 @@ describe("analytics.overview and analytics.catalog", () => {
     const today = utcDay(new Date());
     const day = (back: number) => isoDay(addDays(today, -back));
     await asRole("superuser", async (client) => {
-      await client.query("DELETE FROM analytics_daily WHERE day > '2022-01-01'");
       const rows: Array<[string, string, string, number]> = [
         [day(1), "site.page_landed", "", 10], [day(1), "site.page_landed", "search", 6], [day(1), "site.page_landed", "direct", 4],
         [day(1), "site.sessions_landed", "", 8], [day(1), "site.sessions_signup", "", 3], [day(1), "usage.first_environments", "", 2],
@@ -251,7 +251,7 @@ describe("analytics.overview and analytics.catalog", () => {
         [day(60), "usage.signups", "", 4], [day(120), "usage.signups", "", 100],
       ];
       for (const row of rows) await client.query("INSERT INTO analytics_daily (day, metric, dimension, value) VALUES ($1, $2, $3, $4)", row);
-    });
+    }, own.database);
     const overview = async (input: Record<string, unknown>) => {
       const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, ...input }, operator.settings);
       expect(response.status).toBe(200);
@@ -286,8 +286,6 @@ describe("analytics.overview and analytics.catalog", () => {
     const thisWeek = weekOf(new Date());
     const week = (back: number) => isoDay(addDays(thisWeek, -7 * back));
     await asRole("superuser", async (client) => {
-      await client.query("DELETE FROM analytics_org_cohorts WHERE cohort_week > '2022-01-01'");
-      await client.query("DELETE FROM analytics_org_active_weeks WHERE week > '2022-01-01'");
       const cohort = async (back: number, size: number, activeByWeek: number[]) => {
         const keys = Array.from({ length: size }, () => `org_${crypto.randomUUID()}`);
         for (const key of keys) await client.query("INSERT INTO analytics_org_cohorts (org_key, cohort_week) VALUES ($1, $2)", [key, week(back)]);
@@ -298,7 +296,7 @@ describe("analytics.overview and analytics.catalog", () => {
       await cohort(2, 5, [5, 3, 1]); // five organizations: percentages
       await cohort(1, 4, [4, 2]); // four: counts
       await cohort(12, 9, [9]); // thirteen weeks back: outside the twelve
-    });
+    }, own.database);
     const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, days: 7 }, operator.settings);
     const { retention } = ((await response.json()) as { result: { data: { retention: { weeks: number; minimumForPercent: number; cohorts: Array<{ week: string; organizations: number; cells: unknown[] }> } } } }).result.data;
     expect(retention).toMatchObject({ weeks: 12, minimumForPercent: 5 });

@@ -2,7 +2,7 @@
 // operations the spec lists, each one mounted; every status an operation documents is reached, and
 // each answer parses with the schema the document names for that status.
 import { beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { createApp } from "../../worker/app";
 import { declaredRoutes, hookResponses, honoPath, type ResponseDoc } from "../../worker/openapi/route";
 import { call } from "../support/http";

@@ -25,8 +25,8 @@ export async function seedPerson(login: string, memberships: Array<{ orgId: stri
   }
 }
 
-export async function seedSession(personId: string): Promise<string> {
-  const pool = appPool();
+export async function seedSession(personId: string, database = inject("database")): Promise<string> {
+  const pool = appPool(database);
   try {
     return await beginSession(pool.connect, { id: personId, label: "test" }, { address: null, userAgent: "test" }, "test");
   } finally {

@@ -29,7 +29,7 @@ async function held(c: Context<AppEnv>): Promise<{ hash: string; row: Held & { o
        FROM deletion_exports WHERE token_hash = $1`,
       [hash],
     )).rows[0]);
-  if (!row || !row.live) throw new Refusal("not_found", "This export link is unknown, expired or its export was destroyed.");
+  if (!row?.live) throw new Refusal("not_found", "This export link is unknown, expired or its export was destroyed.");
   if (!row.object_key) throw new Refusal("export_not_ready");
   return { hash, row: row as Held & { object_key: string } };
 }

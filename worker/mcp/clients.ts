@@ -56,10 +56,10 @@ export function registrationProblem(request: z.infer<typeof RegistrationRequest>
   if (request.token_endpoint_auth_method && request.token_endpoint_auth_method !== "none") {
     return { error: "invalid_client_metadata", description: "Only public clients register here: token_endpoint_auth_method is none (PKCE protects the code)." };
   }
-  if (request.grant_types && request.grant_types.some((grant) => grant !== "authorization_code")) {
+  if (request.grant_types?.some((grant) => grant !== "authorization_code")) {
     return { error: "invalid_client_metadata", description: "The only grant type served is authorization_code." };
   }
-  if (request.response_types && request.response_types.some((type) => type !== "code")) {
+  if (request.response_types?.some((type) => type !== "code")) {
     return { error: "invalid_client_metadata", description: "The only response type served is code." };
   }
   return null;

@@ -63,7 +63,7 @@ const codehostRefused = (message: string) => new Refusal("codehost_refused", mes
 async function readPull(tx: Tx, codehost: CodehostConfig, repository: string, number: number): Promise<PullHead> {
   const access = await appAccessTo(tx, codehost, ownerOf(repository));
   if (!access.ok) throw codehostRefused(access.reason);
-  let answer;
+  let answer: Awaited<ReturnType<typeof callCodehost>>;
   try {
     answer = await callCodehost(codehost.apiBase, "GET", `/repos/${repository.split("/").map(encodeURIComponent).join("/")}/pulls/${number}`, access.token);
   } catch (error) {

@@ -74,7 +74,7 @@ export async function reportCheck(connect: () => Promise<Connection>, codehost: 
     if (rows[0]?.reported_at) throw ALREADY_REPORTED(found.commit_sha, found.run_id);
     const access = await appAccessTo(tx, codehost, ownerOf(found.repository));
     if (!access.ok) throw new Refusal("codehost_refused", access.reason);
-    let answer;
+    let answer: Awaited<ReturnType<typeof callCodehost>>;
     try {
       answer = await callCodehost(codehost.apiBase, "POST", `/repos/${found.repository.split("/").map(encodeURIComponent).join("/")}/check-runs`, access.token, {
         name: report.name,

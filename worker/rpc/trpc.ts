@@ -9,7 +9,7 @@ import { addLookup, openTransaction, type OpenTransaction, type Tx } from "../..
 import { authorize, Denied } from "../auth/authorize";
 import { checkPlanGate, PlanRequired, type GateSide } from "../billing/gate";
 import type { Permission } from "../shared/permissions";
-import { Refusal } from "../http/refusal";
+import type { Refusal } from "../http/refusal";
 import { checkCsrf } from "../sessions/csrf";
 import { findLiveSession, type LiveSession } from "../sessions/store";
 import { hashToken } from "../tokens/secret";

@@ -2,7 +2,7 @@
 // /rpc): which provider has a key (its last four characters only), the month's budget and spend;
 // store a key, revoke it, set the budget (owners).
 import { useState } from "preact/hooks";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ProviderList } from "../../../worker/providers/schemas";
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Show, When } from "../components/feedback";

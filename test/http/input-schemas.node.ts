@@ -1,7 +1,7 @@
 // Every string a route or procedure takes is checked by the shared text schema (worker/http/text.ts):
 // a new field with a bare z.string() fails here, naming the route and the field.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { createApp } from "../../worker/app";
 import { InstallationEvent, InstallationRepositoriesEvent } from "../../worker/codehost/webhook-schemas";
 import { DeviceCodeRequest, DeviceDecision, DeviceTokenRequest } from "../../worker/device/schemas";

@@ -3,7 +3,7 @@
 // rehashing; and the rules a new password must meet.
 import { describe, expect, it } from "vitest";
 import { foldLogin, hashPassword, needsRehash, passwordProblem, verifyPassword } from "../../worker/operators/password";
-import { pbkdf2Hash } from "../support/operators";
+import { pbkdf2Hash } from "../support/pbkdf2-hash";
 
 const PASSWORD = "a long enough password";
 const PHC = /^\$argon2id\$v=19\$m=19456,t=2,p=1\$([A-Za-z0-9+/]{22})\$([A-Za-z0-9+/]{43})$/;

@@ -298,7 +298,12 @@ describe("parseConfig defaults", () => {
 
   it("reads exactly the listed variables", () => {
     const read = new Set<string>();
-    const env = new Proxy(fullEnv, { get: (target, name: string) => (read.add(name), target[name]) });
+    const env = new Proxy(fullEnv, {
+      get: (target, name: string) => {
+        read.add(name);
+        return target[name];
+      },
+    });
     parsed(env);
     expect([...read].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
