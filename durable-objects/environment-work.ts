@@ -2,7 +2,7 @@
 // isolate's start builds none of it (bench/startup.ts).
 import type { EndingWork, Scope } from "../db/transaction";
 import { admit, principalFrom, principalScope } from "../worker/auth/bearer";
-import { refuseWithoutPlan } from "../worker/billing/gate";
+import { checkPlanGate } from "../worker/billing/gate";
 import type { Config } from "../worker/config/types";
 import { lockedEnvironment } from "../worker/environments/store";
 import { Refusal } from "../worker/http/refusal";
@@ -25,7 +25,7 @@ export const claimScope = ({ tokenHash, orgId }: ClaimRequest): Scope => princip
  * with the COMMIT: a claim is two round trips.
  */
 export async function claimFor(config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest, found: Record<string, unknown>[]): ReturnType<EndingWork<ClaimedRun | null>> {
-  const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => refuseWithoutPlan(config, plan, gate));
+  const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => checkPlanGate(config, plan, gate));
   const claim = runClaim(orgId, envId, principal.tokenId);
   return {
     last: claim.sql,

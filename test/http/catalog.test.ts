@@ -13,6 +13,7 @@ import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
 import { ANSWERS, forkCommitRefused, type Ask } from "../openapi/answers";
 import { newRepository, postClaim } from "../support/codehost";
+import { billingOn } from "../support/billing";
 
 type StartupCode = "config_invalid" | "licence_invalid";
 
@@ -22,11 +23,14 @@ const STARTUP: Record<StartupCode, Record<string, string>> = {
   licence_invalid: envWith({ SVC_LICENSE_KEY: "licence-garbage-value", SVC_ORG: "acme", SVC_LICENSE_PUBLIC_KEYS: `k1=${LICENCE_PUBLIC_KEY}` }, baseEnv),
 };
 
+/** What confirms an organization's deletion: its slug. */
+const deletionConfirmed = async (orgId: string) =>
+  ({ orgId, confirm: (await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [orgId]))).rows[0].slug as string });
+
 /** A deletion just requested: its export link answers 409 until the Export step ran. */
 async function exportNotReady() {
   const tenant = await seedTenant("catalog-deletion");
-  const { rows } = await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [tenant.orgId]));
-  const { exportLink } = await (await rpcClient(tenant.ownerSession)).deletion.request.mutate({ orgId: tenant.orgId, confirm: rows[0].slug });
+  const { exportLink } = await (await rpcClient(tenant.ownerSession)).deletion.request.mutate(await deletionConfirmed(tenant.orgId));
   return call(new URL(exportLink).pathname + new URL(exportLink).search);
 }
 
@@ -37,6 +41,16 @@ const askModel = (engine: string, model = "claude-haiku-4-5", overrides = proxyE
     headers: { "x-api-key": engine, "content-type": "application/json" },
     body: JSON.stringify({ model, max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
   });
+
+/** A console procedure called by a fresh organization's owner (a browser session with its CSRF token), under settings over the suite's. */
+async function asOwner(name: string, input: (orgId: string) => unknown = (orgId) => ({ orgId }), env: Record<string, string | undefined> = {}, times = 1) {
+  const tenant = await seedTenant("catalog-rpc");
+  const headers = { cookie: `svc_session=${tenant.ownerSession}`, "x-svc-csrf": await browser(tenant.ownerSession).csrf() };
+  const json = await input(tenant.orgId);
+  const send = () => callWith(env, `/rpc/${name}`, { method: "POST", json, headers });
+  for (let i = 1; i < times; i++) await send();
+  return send();
+}
 
 const keyed = () => seedProviderOrg({ keys: { "messages-provider": uniqueKey("messages") }, budgets: { "messages-provider": 5 } });
 
@@ -59,6 +73,17 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   // No App installation of the organization on the owner: the claim stays pending.
   claim_proof_required: async () => postClaim((await seedTenant("catalog-claim")).cli, newRepository("catalog").full),
   export_not_ready: exportNotReady,
+  // Console procedures: their refusals carry the code in the envelope and, for a call not batched, in the header.
+  unsupported_media_type: () => call("/rpc/organization.settings", { method: "POST", body: "orgId=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+  last_owner: () => asOwner("account.close", () => ({ confirm: "close" })),
+  already_exists: () => asOwner("runtimes.register", (orgId) => ({ orgId, name: "catalog-runner" }), {}, 2),
+  state_conflict: () => asOwner("deletion.request", deletionConfirmed, {}, 2),
+  not_configured: () => asOwner("billing.portal"),
+  billing_account_missing: () => asOwner("billing.portal", undefined, billingOn()),
+  plan_not_for_sale: () => asOwner("subscriptions.checkout", (orgId) => ({ orgId, plan: "enterprise" }), billingOn({ SVC_BILLING_PRICE_ENTERPRISE: undefined })),
+  billing_refused: () => asOwner("subscriptions.checkout", (orgId) => ({ orgId, plan: "team" }), billingOn({ SVC_BILLING_API_BASE: "http://127.0.0.1:1" })),
+  repository_not_claimed: () => asOwner("masking.propose", (orgId) => ({ orgId, summary: "catalog", content: "" })),
+  member_list_unavailable: () => asOwner("members.sync"),
   lease_not_held: ANSWERS["post /v1/workloads/runs/{runId}/heartbeat"]![409]!,
   payload_too_large: ANSWERS["post /v1/events"]![413]!,
   rate_limited: ANSWERS["post /v1/events"]![429]!,

@@ -64,7 +64,7 @@ describe("the RPC envelope", () => {
     const byPost = await call("/rpc/organization.settings", { method: "POST", body: "{not-json", headers: { cookie, "content-type": "application/json", "x-svc-csrf": await browser(session).csrf() } });
     for (const [response, path] of [[byGet, "organization.get"], [byPost, "organization.settings"]] as const) {
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ error: { message: "The input is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path } } });
+      expect(await response.json()).toEqual({ error: { message: "The input is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path, errorCode: "invalid_json" } } });
     }
     expect(await organizationName()).toBe(before);
   });
@@ -76,7 +76,26 @@ describe("the RPC envelope", () => {
       headers: { cookie: `svc_session=${session}`, "content-type": "application/json", "x-svc-csrf": await browser(session).csrf() },
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: { message: "The body is not UTF-8 text, so it is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path: "organization.settings" } } });
+    expect(await response.json()).toEqual({
+      error: { message: "The body is not UTF-8 text, so it is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path: "organization.settings", errorCode: "invalid_json" } },
+    });
+  });
+
+  it("carries each failure's catalog code as data.errorCode, and for a call not batched in x-svc-error-code", async () => {
+    const single = await rpcGet(null, "organization.get", { orgId });
+    expect(single.headers.get("x-svc-error-code")).toBe("unauthenticated");
+    expect(((await single.json()) as { error: { data: { errorCode: string } } }).error.data.errorCode).toBe("unauthenticated");
+    const inputs = encodeURIComponent(JSON.stringify({ 0: { orgId: "not-a-uuid" }, 1: { orgId: crypto.randomUUID() } }));
+    const batch = await call(`/rpc/organization.get,organization.get?batch=1&input=${inputs}`, { headers: { cookie: `svc_session=${session}` } });
+    expect(batch.headers.get("x-svc-error-code")).toBeNull();
+    expect(((await batch.json()) as Array<{ error: { data: { errorCode: string } } }>).map((outcome) => outcome.error.data.errorCode)).toEqual(["invalid_request", "not_found"]);
+  });
+
+  it("is the one place a tRPC error is made: everything else throws a Refusal, whose code the catalog must hold", () => {
+    const sources = import.meta.glob(["../../worker/**/*.ts", "../../durable-objects/**/*.ts"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+    expect(Object.keys(sources).length).toBeGreaterThan(100);
+    const makers = Object.entries(sources).filter(([file, text]) => /new TRPCError\b/.test(text) && !file.endsWith("/worker/rpc/errors.ts")).map(([file]) => file);
+    expect(makers).toEqual([]);
   });
 
   it("answers a batch call by call, in order, with 207 when their statuses differ", async () => {

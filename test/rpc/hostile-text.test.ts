@@ -55,7 +55,7 @@ describe("the RPC body limit", () => {
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({
       error: { message: expect.stringMatching(/1 MiB/), code: -32013, // tRPC's code for PAYLOAD_TOO_LARGE
-        data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path: "workloads.define" } },
+        data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path: "workloads.define", errorCode: "payload_too_large" } },
     });
     expect(await workloads()).toBe(0);
   });

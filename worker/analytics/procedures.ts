@@ -3,8 +3,8 @@
 // resolved to an organization id on each request and compared by id with the one it named when the
 // dashboard was first asked for (pinned): a slug freed and taken by another organization names nobody.
 // Reachable whatever the plan: the operating organization reads it, and no plan gates that one.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
 import { OVERVIEW_DAYS, readOverview } from "./overview";
 import { addLookup, type Tx } from "../../db/transaction";
@@ -32,10 +32,7 @@ async function operatingOrganization(tx: Tx, slug: string): Promise<string | nul
 const operating = inOrganization.use(async ({ ctx, next }) => {
   const operatorOrg = ctx.config.analytics.operatorOrg;
   if (operatorOrg === null || (await operatingOrganization(ctx.tx, operatorOrg)) !== ctx.org.id) {
-    throw new TRPCError({
-      code: "FORBIDDEN",
-      message: "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.",
-    });
+    throw new Refusal("forbidden", "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.");
   }
   return next();
 });

@@ -3,6 +3,7 @@
 // that allowed a change is the role in force when the change commits.
 import type { Role } from "../../db/schema";
 import { actAs, type Tx } from "../../db/transaction";
+import { Refusal } from "../http/refusal";
 import { isPermission, loginCommandFor, roleAllows, type Permission } from "../shared/permissions";
 
 export type Caller =
@@ -20,14 +21,15 @@ export interface Grant {
   plan: string;
 }
 
-export class Denied extends Error {
+/** A refusal of `authorize`: answered as it is wherever it is not caught (the translation lives here, once). */
+export class Denied extends Refusal {
   override readonly name = "Denied";
   constructor(
     /** not_member: the organization is not theirs (answered like a missing one); the others are 403. */
     readonly reason: "not_member" | "role" | "scope",
     message: string,
   ) {
-    super(message);
+    super(reason === "not_member" ? "not_found" : "forbidden", message);
   }
 }
 

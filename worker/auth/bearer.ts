@@ -180,10 +180,9 @@ export function asCliToken<T>(c: AppContext, permission: Permission, work: (tx: 
 async function authorizeCliToken(tx: Tx, principal: Principal, permission: Permission | null): Promise<Grant> {
   const caller = { kind: "cli" as const, personId: principal.personId!, tokenId: principal.tokenId, scopes: principal.scopes };
   return authorize(tx, caller, principal.orgId, permission).catch((denied: unknown) => {
-    if (!(denied instanceof Denied)) throw denied;
     // The person left the organization (their tokens are revoked with it): the token is no longer anyone's.
-    if (denied.reason === "not_member") throw new Refusal("unauthenticated", "The CLI token's person is no longer a member of its organization.");
-    throw new Refusal("forbidden", denied.message);
+    if (denied instanceof Denied && denied.reason === "not_member") throw new Refusal("unauthenticated", "The CLI token's person is no longer a member of its organization.");
+    throw denied;
   });
 }
 

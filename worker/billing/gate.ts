@@ -12,15 +12,12 @@ import type { Plan } from "./plan";
 
 export type GateSide = "gated" | "reachable";
 
-export class PlanRequired extends Error {
-  override readonly name = "PlanRequired";
-}
-
-/** Throws PlanRequired when the gate is on, the organization lacks the required plan and `side` is gated. */
+/** The spec's 402 Refusal when the gate is on, the organization lacks the required plan and `side` is gated. */
 export function checkPlanGate(config: Config, plan: string, side: GateSide): void {
   const required = config.billing.hostedRequiredPlan;
   if (!required || plan === required || side === "reachable") return;
-  throw new PlanRequired(
+  throw new Refusal(
+    "plan_required",
     `This organization is on the ${plan as Plan} plan; this installation needs the ${required} plan. An owner can subscribe on the Billing page; billing, data export, deletion and sessions stay reachable.`,
   );
 }
@@ -49,15 +46,5 @@ export function routeGateSide(c: AppContext): GateSide {
   return side;
 }
 
-/** The gate as the spec's 402 Refusal (also where a route's work runs elsewhere: a Durable Object). */
-export function refuseWithoutPlan(config: Config, plan: string, side: GateSide): void {
-  try {
-    checkPlanGate(config, plan, side);
-  } catch (error) {
-    if (error instanceof PlanRequired) throw new Refusal("plan_required", error.message);
-    throw error;
-  }
-}
-
-/** The gate on a hand-written route, as the spec's 402 Refusal. */
-export const gateRoute = (c: AppContext, plan: string): void => refuseWithoutPlan(c.var.config, plan, routeGateSide(c));
+/** The gate on a hand-written route. */
+export const gateRoute = (c: AppContext, plan: string): void => checkPlanGate(c.var.config, plan, routeGateSide(c));

@@ -1,8 +1,8 @@
 // billing.get, billing.portal, billing.set and subscriptions.checkout (billing.manage, owners): the
 // plan, the subscription and billing history; checkout and the customer portal at the provider;
 // the operator-decided plan (spec: Authentication rule 8, Other refusals).
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { changePlan } from "./plan-change";
 import { PLANS } from "../../db/enums";
 import { BILLING_OFF, BillingUnreachable, callBilling, describeBillingAnswer } from "./provider";
@@ -13,7 +13,7 @@ const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 function providerOf(ctx: OrgContext): BillingProvider {
   const { provider } = ctx.config.billing;
-  if (!provider) throw new TRPCError({ code: "PRECONDITION_FAILED", message: BILLING_OFF });
+  if (!provider) throw new Refusal("not_configured", BILLING_OFF);
   return provider;
 }
 
@@ -25,12 +25,12 @@ async function customerOf(ctx: OrgContext): Promise<string | null> {
 /** A provider call whose answer must carry an address for the browser to go to. */
 async function providerUrl(ctx: OrgContext, provider: BillingProvider, path: string, form: Record<string, string>, what: string): Promise<string> {
   const answer = await callBilling(ctx.config.billing, provider, path, form).catch((error: unknown) => {
-    if (error instanceof BillingUnreachable) throw new TRPCError({ code: "BAD_GATEWAY", message: `${error.message} Nothing was started; try again.` });
+    if (error instanceof BillingUnreachable) throw new Refusal("billing_refused", `${error.message} Nothing was started; try again.`);
     throw error;
   });
   const url = answer.body?.url;
   if (answer.status !== 200 || typeof url !== "string") {
-    throw new TRPCError({ code: "BAD_GATEWAY", message: `The billing provider refused to start ${what} (${describeBillingAnswer(answer)}).` });
+    throw new Refusal("billing_refused", `The billing provider refused to start ${what} (${describeBillingAnswer(answer)}).`);
   }
   return url;
 }
@@ -71,7 +71,7 @@ const checkout = inOrganization
     const provider = providerOf(ctx);
     const price = input.plan === "team" ? provider.teamPrice : provider.enterprisePrice;
     if (price === null) {
-      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "The enterprise plan is agreed with a person, not bought here: contact us and we will set it up with you." });
+      throw new Refusal("plan_not_for_sale", "The enterprise plan is agreed with a person, not bought here: contact us and we will set it up with you.");
     }
     const customer = await customerOf(ctx);
     const back = `${ctx.origin}/billing`;
@@ -95,7 +95,7 @@ const portal = inOrganization
   .mutation(async ({ ctx }) => {
     const provider = providerOf(ctx);
     const customer = await customerOf(ctx);
-    if (!customer) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "This organization has no billing account yet: subscribe to a plan first." });
+    if (!customer) throw new Refusal("billing_account_missing", "This organization has no billing account yet: subscribe to a plan first.");
     return { url: await providerUrl(ctx, provider, "/v1/billing_portal/sessions", { customer, return_url: `${ctx.origin}/billing` }, "the customer portal") };
   });
 
@@ -104,10 +104,7 @@ const set = inOrganization
   .input(z.object({ plan: z.enum(PLANS) }))
   .mutation(async ({ ctx, input }) => {
     if (!ctx.config.billing.operatorSetsPlan) {
-      throw new TRPCError({
-        code: "PRECONDITION_FAILED",
-        message: "Plans here come only from the billing provider; billing.set works where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1).",
-      });
+      throw new Refusal("not_configured", "Plans here come only from the billing provider; billing.set works where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1).");
     }
     const changed = await changePlan(ctx.tx, {
       orgId: ctx.org.id,

@@ -1,7 +1,7 @@
 // deletion.request, deletion.status and deletion.callOff (organization.delete, owners): deleting the
 // organization (spec: Organization deletion). The Cron Trigger runs the steps; the status shows them.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { callBilling } from "../billing/provider";
 import { callOffDeletion, requestDeletion } from "./request";
@@ -15,10 +15,10 @@ const request = inOrganization
   .mutation(async ({ ctx, input }) => {
     const { rows } = await ctx.tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [ctx.org.id]);
     if (input.confirm !== rows[0]!.slug) {
-      throw new TRPCError({ code: "BAD_REQUEST", message: `Type the organization's slug (${rows[0]!.slug}) to confirm its deletion.` });
+      throw new Refusal("invalid_request", `Type the organization's slug (${rows[0]!.slug}) to confirm its deletion.`);
     }
     const requested = await requestDeletion(ctx.tx, ctx.org.id, actorOf(ctx));
-    if (!requested) throw new TRPCError({ code: "CONFLICT", message: "This organization's deletion is already under way; follow it on the deletion page." });
+    if (!requested) throw new Refusal("state_conflict", "This organization's deletion is already under way; follow it on the deletion page.");
     return {
       requested: true,
       /** Shown once: opens the organization's export for 7 days once it is taken. */
@@ -58,8 +58,8 @@ const callOff = inOrganization
     const outcome = await callOffDeletion(ctx.tx, ctx.org.id, actorOf(ctx));
     if (!outcome.ok) {
       throw outcome.reason === "none"
-        ? new TRPCError({ code: "NOT_FOUND", message: "This organization has no deletion under way." })
-        : new TRPCError({ code: "CONFLICT", message: `The deletion is past its waiting period (next: ${outcome.step}); it can no longer be called off.` });
+        ? new Refusal("not_found", "This organization has no deletion under way.")
+        : new Refusal("state_conflict", `The deletion is past its waiting period (next: ${outcome.step}); it can no longer be called off.`);
     }
     await ctx.commit();
     // The subscriptions the deletion cancelled at period end go on; a refusal leaves them cancelled, and says so.

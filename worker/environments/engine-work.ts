@@ -1,8 +1,8 @@
 // What the procedures that start engine work share (spec: Pull model): the console runs nothing
 // itself; it asks the code host to run a workflow in the customer's repository, and answers the
 // dispatch record, refused or not. The engine learns its work by polling, never from the inputs.
-import { TRPCError } from "@trpc/server";
 import { EnvId as EnvIdText } from "../events/schemas";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
@@ -26,17 +26,17 @@ export type EngineCommand = "up" | "down" | "agents" | "load" | "workload";
 /** The environment, or NOT_FOUND (another organization's answers the same). */
 export async function environmentOf(ctx: OrgContext, envId: string): Promise<EnvironmentView> {
   const environment = await findEnvironment(ctx.tx, ctx.org.id, envId);
-  if (!environment) throw new TRPCError({ code: "NOT_FOUND", message: "No such environment in this organization." });
+  if (!environment) throw new Refusal("not_found", "No such environment in this organization.");
   return environment;
 }
 
 /** An environment that can take new work: not torn down, and with a branch for the workflow to run on. */
 export async function workableEnvironment(ctx: OrgContext, envId: string): Promise<EnvironmentView & { branch: string }> {
   const environment = await environmentOf(ctx, envId);
-  if (environment.state === "torn_down") throw new TRPCError({ code: "CONFLICT", message: `Environment ${envId} is torn down; create a new one.` });
+  if (environment.state === "torn_down") throw new Refusal("state_conflict", `Environment ${envId} is torn down; create a new one.`);
   const { branch } = environment;
   if (branch === null) {
-    throw new TRPCError({ code: "CONFLICT", message: `Environment ${envId} has no branch recorded, so there is nothing to run the workflow on.` });
+    throw new Refusal("state_conflict", `Environment ${envId} has no branch recorded, so there is nothing to run the workflow on.`);
   }
   return { ...environment, branch };
 }

@@ -2,8 +2,8 @@
 // (environments.teardown). Environment rows come only from the engine's events (spec: Environment
 // rule 2): create chooses an envId and asks the code host to start the engine with it; the row
 // appears when the engine reports. Teardown is a durable command plus the engine's down workflow (rule 4).
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { inTenant } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
@@ -59,7 +59,7 @@ const teardown = inOrganization
   .input(z.object({ envId: EnvId }))
   .mutation(async ({ ctx, input }) => {
     const environment = await environmentOf(ctx, input.envId);
-    if (environment.state === "torn_down") throw new TRPCError({ code: "CONFLICT", message: `Environment ${input.envId} is already torn down.` });
+    if (environment.state === "torn_down") throw new Refusal("state_conflict", `Environment ${input.envId} is already torn down.`);
     const commandId = await enqueueCommand(ctx.tx, ctx.org.id, { envId: input.envId, kind: "teardown" });
     await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "environment.teardown_requested", target: input.envId, data: { commandId } });
     await ctx.commit();

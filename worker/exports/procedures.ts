@@ -1,13 +1,13 @@
 // exports.create and exports.list (data.export): the data export document, written into the exports
 // bucket as a stream and downloaded from GET /console/api/exports/{exportId}?orgId=.
-import { TRPCError } from "@trpc/server";
 import { exportForPerson } from "./store";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { Refusal } from "../http/refusal";
 
 export const downloadPath = (orgId: string, exportId: string) => `/console/api/exports/${exportId}?orgId=${orgId}`;
 
 function bucketOf(ctx: OrgContext): R2Bucket {
-  if (!ctx.env.EXPORTS) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "This installation has no export storage (the EXPORTS bucket binding); the operator adds it." });
+  if (!ctx.env.EXPORTS) throw new Refusal("not_configured", "This installation has no export storage (the EXPORTS bucket binding); the operator adds it.");
   return ctx.env.EXPORTS;
 }
 

@@ -108,10 +108,34 @@ export const ERROR_CATALOG = {
     resolution: "Another engine holds it or it ended: stop working on it; claim again for new work.",
     retrySafe: false,
   },
+  last_owner: {
+    status: 409,
+    message: "This would leave an organization without an owner.",
+    resolution: "Make someone else an owner first; then the change can be made.",
+    retrySafe: false,
+  },
+  already_exists: {
+    status: 409,
+    message: "Something with this name or address already exists here.",
+    resolution: "Use another name, or act on the one that exists (the message names it).",
+    retrySafe: false,
+  },
+  state_conflict: {
+    status: 409,
+    message: "What this acts on is not in a state that allows it (already done, ended, archived or torn down).",
+    resolution: "Read the message: it names the state and what to do instead; sending the same request again does not help.",
+    retrySafe: false,
+  },
   payload_too_large: {
     status: 413,
     message: "The request is larger than the limit allows: too many bytes or too many items.",
     resolution: "Split it into smaller requests within the documented limits (README: Limits; body sizes in /openapi.json).",
+    retrySafe: false,
+  },
+  unsupported_media_type: {
+    status: 415,
+    message: "The body's content type is not one this endpoint reads.",
+    resolution: "Send the console's procedures a JSON body with the content type application/json.",
     retrySafe: false,
   },
   rate_limited: {
@@ -143,6 +167,36 @@ export const ERROR_CATALOG = {
     message: "The organization has no key stored for this model provider.",
     resolution: "An owner or admin stores the provider's key on the console's providers page (or with the CLI's provider command), then the request can be sent again.",
     retrySafe: false,
+  },
+  not_configured: {
+    status: 412,
+    message: "This installation is not set up for this.",
+    resolution: "The message names what the operator configures (a billing provider, the export storage, operator-set plans); until then this is refused.",
+    retrySafe: false,
+  },
+  billing_account_missing: {
+    status: 412,
+    message: "This organization has no billing account yet.",
+    resolution: "An owner subscribes to a plan on the console's Billing page first; the customer portal opens after that.",
+    retrySafe: false,
+  },
+  plan_not_for_sale: {
+    status: 412,
+    message: "This plan is agreed with a person, not bought at checkout.",
+    resolution: "Contact us to set the plan up; checkout sells the other plans.",
+    retrySafe: false,
+  },
+  repository_not_claimed: {
+    status: 412,
+    message: "The organization has claimed no repository, so there is nowhere to open the pull request.",
+    resolution: "An owner or admin claims the repository with the CLI (tokens.manage), then the proposal is made again.",
+    retrySafe: false,
+  },
+  member_list_unavailable: {
+    status: 412,
+    message: "The code host gave no member list to sync from, so nothing was changed.",
+    resolution: "Read the message: when the code host did not answer, sync again; when the App cannot act on the account, install or unsuspend it there first.",
+    retrySafe: true,
   },
   budget_exceeded: {
     status: 402,
@@ -193,6 +247,12 @@ export const ERROR_CATALOG = {
     resolution: "The message quotes the code host's answer; fix what it names (the App's installation or permissions) and try again.",
     retrySafe: true,
   },
+  billing_refused: {
+    status: 502,
+    message: "The billing provider refused or did not answer what this needed.",
+    resolution: "Nothing was started; the message quotes the provider's answer. Try again, or have the operator check the billing provider's settings.",
+    retrySafe: true,
+  },
   internal_error: {
     status: 500,
     message: "Something went wrong on our side.",
@@ -222,6 +282,8 @@ export const ERROR_CATALOG = {
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
+/** Every status the catalog answers with; a transport adapter maps each one (worker/rpc/errors.ts). */
+export type CatalogStatus = (typeof ERROR_CATALOG)[ErrorCode]["status"];
 
 /** The published form (errors.v1.json). */
 export function catalogDocument(docsBase = "/docs/errors") {

@@ -1,10 +1,11 @@
-// Refusals on hand-written routes: thrown from anywhere, answered by the one error handler as the
-// spec's Refusal shape `{ error, retryAfterSeconds? }`.
-import { ERROR_CATALOG, type ErrorCode } from "./catalog";
+// The one error domain code throws: a refusal carrying a catalog code (so its status and default
+// sentence). Hand-written routes answer it as the spec's Refusal shape `{ error, retryAfterSeconds? }`
+// (the one error handler); /rpc answers it in tRPC's envelope (worker/rpc/errors.ts).
+import { ERROR_CATALOG, type CatalogStatus, type ErrorCode } from "./catalog";
 
 export class Refusal extends Error {
   override readonly name: string = "Refusal";
-  readonly status: number;
+  readonly status: CatalogStatus;
   constructor(
     readonly code: ErrorCode,
     message?: string,

@@ -2,15 +2,16 @@
 // person the invitation is for: their e-mail address is the invited one; spec: Invitation,
 // Organization and membership facts). The token exists only in the link,
 // which is answered once by create and once by each resend; nothing ever answers its hash.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { ROLES, type Role } from "../../db/schema";
+import { ROLES, type Role } from "../../db/schema/index";
 import { actAs, addLookup, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { useInvitation, type OpenInvitation } from "./accept";
 import { createInvitation, reissueInvitation } from "./create";
 import { mailInvitation } from "./mail";
+import { onlyOwnerTouchesOwners } from "../members/role-rules";
 import { hashToken } from "../tokens/secret";
 import { inOrganization, router, signedIn, type OrgContext } from "../rpc/trpc";
 import { actorOf } from "../rpc/actor";
@@ -63,13 +64,13 @@ async function deliver(ctx: OrgContext, invitation: ReturnType<typeof view>, tok
 }
 
 function mayGrant(ctx: OrgContext, role: Role) {
-  if (role === "owner" && ctx.org.role !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can invite someone as an owner." });
+  onlyOwnerTouchesOwners(ctx.org.role, [role], "invite someone as an owner");
 }
 
 /** One invitation of the organization, locked for the change about to be made; another organization's is missing. */
 async function invitationFor(tx: Tx, orgId: string, invitationId: string): Promise<InvitationRow> {
   const { rows } = await tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 AND i.id = $2 FOR UPDATE OF i`, [orgId, invitationId]);
-  if (!rows[0]) throw new TRPCError({ code: "NOT_FOUND", message: "No such invitation in this organization." });
+  if (!rows[0]) throw new Refusal("not_found", "No such invitation in this organization.");
   return rows[0];
 }
 
@@ -94,12 +95,12 @@ const create = inOrganization
       "SELECT 1 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND lower(p.email) = $2",
       [ctx.org.id, input.email],
     );
-    if (member.rows.length) throw new TRPCError({ code: "CONFLICT", message: `${input.email} is already a member of this organization.` });
+    if (member.rows.length) throw new Refusal("already_exists", `${input.email} is already a member of this organization.`);
     const pending = await tx.sql.query(
       "SELECT 1 FROM invitations WHERE org_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()",
       [ctx.org.id, input.email],
     );
-    if (pending.rows.length) throw new TRPCError({ code: "CONFLICT", message: `${input.email} already has a pending invitation; resend it for a new link.` });
+    if (pending.rows.length) throw new Refusal("already_exists", `${input.email} already has a pending invitation; resend it for a new link.`);
     const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
     return deliver(ctx, view(await invitationFor(tx, ctx.org.id, id)), token);
@@ -114,7 +115,7 @@ const resend = inOrganization
     // A new link for an owner invitation grants what a new invitation would.
     mayGrant(ctx, invitation.role);
     const reissued = await reissueInvitation(tx, invitation.id);
-    if (!reissued) throw new TRPCError({ code: "CONFLICT", message: `This invitation was already ${stateOf(invitation)}; invite the address again instead.` });
+    if (!reissued) throw new Refusal("state_conflict", `This invitation was already ${stateOf(invitation)}; invite the address again instead.`);
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.resent", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
     return deliver(ctx, view(await invitationFor(tx, ctx.org.id, invitation.id)), reissued.token);
   });
@@ -125,7 +126,7 @@ const revoke = inOrganization
   .mutation(async ({ ctx, input }) => {
     const { tx, actor } = ctx;
     const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
-    if (invitation.accepted_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation was already accepted; remove the member instead." });
+    if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation was already accepted; remove the member instead.");
     if (invitation.revoked_at) return { revoked: true, alreadyRevoked: true };
     await tx.sql.query("UPDATE invitations SET revoked_at = now() WHERE id = $1", [invitation.id]);
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.revoked", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
@@ -146,25 +147,24 @@ const accept = signedIn
       [hash],
     );
     const invitation = rows[0];
-    if (!invitation) throw new TRPCError({ code: "NOT_FOUND", message: "This invitation link is not valid; if it was resent, use the newest link." });
+    if (!invitation) throw new Refusal("not_found", "This invitation link is not valid; if it was resent, use the newest link.");
     // A link can be forwarded or leaked: it admits only the person at the invited address (before its
     // state, which is the invitee's business). A person's address is the code host's public one, which
     // it lets a person pick only among their verified addresses, or the one an e-mail sign-in link proved.
     const invitee = await tx.sql.query("SELECT 1 FROM people WHERE id = $1 AND lower(email) = $2", [actorPersonId, invitation.email]);
     if (invitee.rows.length === 0) {
-      throw new TRPCError({
-        code: "FORBIDDEN",
-        message:
-          "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
+      throw new Refusal(
+        "forbidden",
+        "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
           "your public e-mail on the code host, or use the e-mail sign-in link), or ask for an invitation to your own address.",
-      });
+      );
     }
-    if (invitation.accepted_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation has already been used." });
-    if (invitation.revoked_at) throw new TRPCError({ code: "CONFLICT", message: "This invitation was revoked; ask for a new one." });
-    if (invitation.expired) throw new TRPCError({ code: "CONFLICT", message: "This invitation has expired; ask for it to be resent." });
+    if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation has already been used.");
+    if (invitation.revoked_at) throw new Refusal("state_conflict", "This invitation was revoked; ask for a new one.");
+    if (invitation.expired) throw new Refusal("state_conflict", "This invitation has expired; ask for it to be resent.");
     await actAs(tx, invitation.org_id);
     if (!(await useInvitation(tx, invitation, { id: actorPersonId, label: actorLabel }))) {
-      throw new TRPCError({ code: "CONFLICT", message: "This invitation has already been used." });
+      throw new Refusal("state_conflict", "This invitation has already been used.");
     }
     const joined = await tx.sql.query<{ slug: string; name: string; role: Role }>(
       "SELECT o.slug, o.name, m.role FROM organizations o JOIN memberships m ON m.org_id = o.id WHERE o.id = $1 AND m.person_id = $2",

@@ -2,8 +2,8 @@
 // the signed-in person connected to this organization through the /mcp consent (worker/mcp).
 // Revoking one stops its access token at once. Never a token or a hash. Reachable whatever the plan:
 // disconnecting a model client is a way out.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
 import { listConnectedClients, revokeConnectedClient } from "./grants";
 import { inOrganization, router } from "../rpc/trpc";
@@ -17,7 +17,7 @@ const revoke = inOrganization
   .input(z.object({ grantId: z.uuid().describe("The connection, as connectedClients.list names it.") }))
   .mutation(async ({ ctx, input }) => {
     const revoked = await revokeConnectedClient(ctx.tx, ctx.org.id, ctx.session.personId, input.grantId);
-    if (!revoked) throw new TRPCError({ code: "NOT_FOUND", message: "You have no such connected client in this organization." });
+    if (!revoked) throw new Refusal("not_found", "You have no such connected client in this organization.");
     await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "protocol_client.revoked", target: input.grantId, data: {} });
     return { revoked: true };
   });

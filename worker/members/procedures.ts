@@ -1,9 +1,9 @@
 // members.list, members.changeRole, members.remove, members.sync (spec: Authentication rules 4, 5;
 // Organization and membership facts). An owner is made only by an owner, and no organization is
 // ever left without one.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
-import { ROLES, type Role } from "../../db/schema";
+import { Refusal } from "../http/refusal";
+import { ROLES, type Role } from "../../db/schema/index";
 import { inTenant, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { installationToken } from "../codehost/app-access";
@@ -12,7 +12,7 @@ import { CodehostUnreachable } from "../codehost/codehost-api";
 import { ownInstallations } from "../codehost/installations";
 import { CodehostListFailed } from "../codehost/paged";
 import type { CodehostConfig } from "../config/types";
-import { decideRole, type RoleSource } from "./role-rules";
+import { decideRole, keepLastOwner, onlyOwnerTouchesOwners, type RoleSource } from "./role-rules";
 import { removeMember } from "./remove";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 
@@ -46,7 +46,7 @@ const PersonInput = z.object({ personId: z.uuid() });
 
 function target(rows: MemberRow[], personId: string): MemberRow {
   const row = rows.find((member) => member.person_id === personId);
-  if (!row) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not a member of this organization." });
+  if (!row) throw new Refusal("not_found", "That person is not a member of this organization.");
   return row;
 }
 
@@ -70,12 +70,8 @@ const changeRole = inOrganization
   .mutation(({ ctx, input }) =>
     changingMembers(ctx, async (tx, rows, actor) => {
       const member = target(rows, input.personId);
-      if ((input.role === "owner" || member.role === "owner") && ctx.org.role !== "owner") {
-        throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can make someone an owner or change an owner's role." });
-      }
-      if (member.role === "owner" && input.role !== "owner" && ownerCount(rows) === 1) {
-        throw new TRPCError({ code: "CONFLICT", message: "This is the organization's last owner; make someone else an owner first." });
-      }
+      onlyOwnerTouchesOwners(ctx.org.role, [input.role, member.role], "make someone an owner or change an owner's role");
+      keepLastOwner(member.role === "owner" && input.role !== "owner", ownerCount(rows), "This is the organization's last owner; make someone else an owner first.");
       // A role set on the Members page is manual: sign-in never overwrites it.
       await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'manual', updated_at = now() WHERE org_id = $1 AND person_id = $2", [
         ctx.org.id,
@@ -93,8 +89,8 @@ const remove = inOrganization
   .mutation(({ ctx, input }) =>
     changingMembers(ctx, async (tx, rows, actor) => {
       const member = target(rows, input.personId);
-      if (member.role === "owner" && ctx.org.role !== "owner") throw new TRPCError({ code: "FORBIDDEN", message: "Only an owner can remove an owner." });
-      if (member.role === "owner" && ownerCount(rows) === 1) throw new TRPCError({ code: "CONFLICT", message: "This is the organization's last owner; it cannot be removed." });
+      onlyOwnerTouchesOwners(ctx.org.role, [member.role], "remove an owner");
+      keepLastOwner(member.role === "owner", ownerCount(rows), "This is the organization's last owner; it cannot be removed.");
       await removeMember(tx, ctx.org.id, input.personId, { personId: actor.actorPersonId, label: actor.actorLabel });
       return { removed: true };
     }),
@@ -111,12 +107,12 @@ async function codehostMembers(codehost: CodehostConfig, installed: Awaited<Retu
     const account = installation.accountLogin;
     try {
       const access = await installationToken(codehost, installation, account);
-      if (!access.ok) throw new TRPCError({ code: "PRECONDITION_FAILED", message: access.reason });
+      if (!access.ok) throw new Refusal("member_list_unavailable", access.reason);
       for (const [id, role] of await accountMembers(codehost.apiBase, { login: account, id: installation.accountId }, access.token)) listed.set(id, role);
     } catch (error) {
       // A code host that fails to answer is the person's to retry, not our failure.
       if (!(error instanceof CodehostListFailed || error instanceof CodehostUnreachable)) throw error;
-      throw new TRPCError({ code: "PRECONDITION_FAILED", message: `The code host would not list the members of ${account} (${error.message}); nothing was changed.` });
+      throw new Refusal("member_list_unavailable", `The code host would not list the members of ${account} (${error.message}); nothing was changed.`);
     }
   }
   return listed;
@@ -130,7 +126,7 @@ const sync = inOrganization
     await ctx.commit();
     const listed = await codehostMembers(ctx.config.codehost, installed);
     if (listed.size === 0) {
-      throw new TRPCError({ code: "PRECONDITION_FAILED", message: "The code host listed no members, so nothing was changed: a sync never empties an organization." });
+      throw new Refusal("member_list_unavailable", "The code host listed no members, so nothing was changed: a sync never empties an organization.");
     }
     return inTenant(ctx.connect, ctx.org.id, (changes) => changingMembers({ ...ctx, tx: changes }, async (tx, rows, actor) => {
       let owners = ownerCount(rows);

@@ -1,6 +1,7 @@
 // Which role a signing-in person gets in an organization their code-host account belongs to (spec:
 // Authentication rule 3, Organization and membership facts). Pure: the caller reads and writes.
 import type { Role } from "../../db/schema";
+import { Refusal } from "../http/refusal";
 
 export type RoleSource = "sync" | "manual" | "bootstrap" | "invitation" | "self_serve";
 
@@ -31,4 +32,14 @@ export function decideRole({ existing, organizationHasMembers, codehostRole }: R
   const role: Role = codehostRole === "admin" ? "admin" : "member";
   if (existing && (existing.role === role || existing.roleSource === "manual")) return { change: false };
   return { change: true, role, roleSource: "sync", bootstrapped: false };
+}
+
+/** Only an owner makes, changes, removes or invites an owner (spec: Authentication rule 4). */
+export function onlyOwnerTouchesOwners(actorRole: Role, roles: readonly Role[], doing: string): void {
+  if (actorRole !== "owner" && roles.includes("owner")) throw new Refusal("forbidden", `Only an owner can ${doing}.`);
+}
+
+/** No organization is ever left without an owner: its last one neither leaves nor stops being one. */
+export function keepLastOwner(ownerGoes: boolean, owners: number, message: string): void {
+  if (ownerGoes && owners <= 1) throw new Refusal("last_owner", message);
 }

@@ -2,13 +2,12 @@
 // 403, none 401), refused naming SVC_ADMIN_DATABASE_URL while it is unset, left out of /openapi.json.
 // Reads across organizations run as the operator role in the middleware's transaction; a change to
 // one organization runs as the application role acting for it, audited in its log.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { inTenant, type Tx } from "../../db/transaction";
 import { changePlan } from "../billing/plan-change";
 import { PLANS } from "../../db/enums";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import type { Refusal } from "../http/refusal";
 import type { RpcContext } from "../rpc/context";
 import { procedure, router, type ProcedureMeta } from "../rpc/trpc";
 import { checkCsrf } from "../sessions/csrf";
@@ -19,9 +18,9 @@ import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./s
 export type OperatorContext = RpcContext & { operator: { id: string; login: string }; admin: Tx };
 
 const REFUSED = {
-  off: () => new TRPCError({ code: "SERVICE_UNAVAILABLE", message: PORTAL_OFF }),
-  customer: () => new TRPCError({ code: "FORBIDDEN", message: CUSTOMER_SESSION }),
-  none: () => new TRPCError({ code: "UNAUTHORIZED", message: SIGN_IN_AS_OPERATOR }),
+  off: () => new Refusal("operator_portal_off", PORTAL_OFF),
+  customer: () => new Refusal("forbidden", CUSTOMER_SESSION),
+  none: () => new Refusal("unauthenticated", SIGN_IN_AS_OPERATOR),
 } as const;
 
 /** An operator session, found (and the procedure run) in one transaction as the operator role; mutations also need x-svc-csrf. */
@@ -32,9 +31,7 @@ const asOperator = procedure.use(async ({ ctx, type, next }) => {
     if (typeof found === "string") throw REFUSED[found]();
     try {
       if (type === "mutation") {
-        await checkCsrf(found.session.token, ctx.csrfHeader).catch((refusal: Refusal) => {
-          throw new TRPCError({ code: "FORBIDDEN", message: refusal.message });
-        });
+        await checkCsrf(found.session.token, ctx.csrfHeader);
       }
       const operator = { id: found.session.operatorId, login: found.session.login };
       const result = await next({ ctx: { ...ctx, operator, admin: found.admin.tx } satisfies OperatorContext });
@@ -58,9 +55,9 @@ const iso = (date: Date | null) => date?.toISOString() ?? null;
 const InquiriesInput = z.object({ limit: z.int().min(1).max(500).default(100) }).strict().default({ limit: 100 });
 
 function answer(outcome: SuspensionOutcome) {
-  if (outcome.outcome === "not_found") throw new TRPCError({ code: "NOT_FOUND", message: "No organization has that id." });
+  if (outcome.outcome === "not_found") throw new Refusal("not_found", "No organization has that id.");
   if (outcome.outcome === "deletion") {
-    throw new TRPCError({ code: "CONFLICT", message: "This organization is suspended because its deletion was requested; an owner lifts it by calling the deletion off." });
+    throw new Refusal("state_conflict", "This organization is suspended because its deletion was requested; an owner lifts it by calling the deletion off.");
   }
   return { suspended: outcome.suspended, changed: outcome.outcome === "changed" };
 }
@@ -123,11 +120,11 @@ export const adminRouter = router({
     .input(OrganizationInput.extend({ plan: z.enum(PLANS) }))
     .mutation(async ({ ctx, input }) => {
       if (!ctx.config.billing.operatorSetsPlan) {
-        throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Plans here come from the billing provider; the operator sets plans only where SVC_OPERATOR_SETS_PLAN=1." });
+        throw new Refusal("not_configured", "Plans here come from the billing provider; the operator sets plans only where SVC_OPERATOR_SETS_PLAN=1.");
       }
       return inTenant(ctx.connect, input.organizationId, async (tx) => {
         const { rowCount } = await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1", [input.organizationId]);
-        if (!rowCount) throw new TRPCError({ code: "NOT_FOUND", message: "No organization has that id." });
+        if (!rowCount) throw new Refusal("not_found", "No organization has that id.");
         const changed = await changePlan(tx, {
           orgId: input.organizationId,
           to: input.plan,

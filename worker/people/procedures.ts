@@ -1,10 +1,10 @@
 // account.context and account.close (spec: Console RPC, Authentication rule 9).
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { text } from "../http/text";
 import { actAs } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { endMembership } from "../members/remove";
+import { keepLastOwner } from "../members/role-rules";
 import { readPersonContext } from "./store";
 import { signOutEverywhere } from "../sessions/store";
 import { router, signedIn } from "../rpc/trpc";
@@ -24,9 +24,7 @@ const close = signedIn
     for (const org of organizations.filter((membership) => membership.role === "owner")) {
       await actAs(tx, org.id);
       const owners = await tx.sql.query("SELECT 1 FROM memberships WHERE org_id = $1 AND role = 'owner'", [org.id]);
-      if (owners.rows.length === 1) {
-        throw new TRPCError({ code: "CONFLICT", message: `You are the last owner of ${org.slug}; make someone else an owner first.` });
-      }
+      keepLastOwner(true, owners.rows.length, `You are the last owner of ${org.slug}; make someone else an owner first.`);
     }
     const sessionsEnded = await signOutEverywhere(tx, personId);
     for (const org of organizations) {

@@ -6,8 +6,8 @@
 // That is the same kind of grant as a repository claim, which rule 7 puts under tokens.manage because
 // it grants the ability to mint credentials; and it leaves the decision to owners and admins, the
 // spec's maintainers, not to every member who can start work.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { RepositoryName } from "../codehost/repository";
 import { approveCommit, listCommitApprovals } from "./approvals";
 import { CommitSha } from "./schemas";
@@ -28,7 +28,7 @@ const approve = inOrganization
   }))
   .mutation(async ({ ctx, input }) => {
     const choice = await chooseRepository(ctx.tx, ctx.org.id, input.repository);
-    if (!choice.ok) throw new TRPCError({ code: "NOT_FOUND", message: choice.message });
+    if (!choice.ok) throw new Refusal("not_found", choice.message);
     return approveCommit(ctx.tx, ctx.org.id, ctx.actor, { repository: choice.repository, commit: input.commit, pullRequest: input.pullRequest ?? null });
   });
 

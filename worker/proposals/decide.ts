@@ -4,6 +4,7 @@
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import type { CodehostConfig } from "../config/types";
+import { Refusal } from "../http/refusal";
 import { sha256Hex } from "../tokens/secret";
 import { loosenedBy, renderEgressBlock, type EgressPolicy } from "./egress";
 import { type ProposalKind, currentFile, findProposal, setCurrentFile, type ProposalRow } from "./store";
@@ -53,22 +54,12 @@ export async function propose(tx: Tx, orgId: string, actor: Actor, proposal: New
   return row;
 }
 
-export class StepRefused extends Error {
-  override readonly name = "StepRefused";
-  constructor(
-    readonly code: "NOT_FOUND" | "FORBIDDEN" | "CONFLICT",
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const KIND_WORD: Record<ProposalKind, string> = { masking: "masking rule", egress: "egress policy" };
 
 async function undecided(tx: Tx, orgId: string, kind: ProposalKind, id: string): Promise<ProposalRow> {
   const row = await findProposal(tx, orgId, kind, id, true);
-  if (!row) throw new StepRefused("NOT_FOUND", `This organization has no such ${KIND_WORD[kind]} proposal.`);
-  if (row.state !== "proposed") throw new StepRefused("CONFLICT", `This proposal was already ${row.state} by ${row.decided_by_label ?? "someone"}.`);
+  if (!row) throw new Refusal("not_found", `This organization has no such ${KIND_WORD[kind]} proposal.`);
+  if (row.state !== "proposed") throw new Refusal("state_conflict", `This proposal was already ${row.state} by ${row.decided_by_label ?? "someone"}.`);
   return row;
 }
 
@@ -94,7 +85,7 @@ async function recordPullRequest(tx: Tx, orgId: string, actor: Actor, codehost: 
 export async function approve(tx: Tx, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string, note: string | null): Promise<ProposalRow> {
   const row = await undecided(tx, orgId, kind, id);
   if (row.proposed_by === actor.actorPersonId) {
-    throw new StepRefused("FORBIDDEN", "Nobody approves their own proposal; another person with the approve permission must decide it.");
+    throw new Refusal("forbidden", "Nobody approves their own proposal; another person with the approve permission must decide it.");
   }
   // Judged again against the policy in force now: another change may have been approved meanwhile.
   const loosened = kind === "egress" ? loosenedBy((await currentFile(tx, orgId, kind)).policy!, row.policy!) : [];
@@ -124,8 +115,8 @@ export async function reject(tx: Tx, orgId: string, actor: Actor, kind: Proposal
 /** Tries again to open the pull request of an approved proposal whose last attempt was refused. */
 export async function retryPullRequest(tx: Tx, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string): Promise<ProposalRow> {
   const row = await findProposal(tx, orgId, kind, id, true);
-  if (!row) throw new StepRefused("NOT_FOUND", `This organization has no such ${KIND_WORD[kind]} proposal.`);
-  if (row.state !== "approved") throw new StepRefused("CONFLICT", `Only an approved proposal is opened as a pull request; this one is ${row.state}.`);
-  if (row.pr_state === "opened") throw new StepRefused("CONFLICT", `The pull request is already open (#${row.pr_number}).`);
+  if (!row) throw new Refusal("not_found", `This organization has no such ${KIND_WORD[kind]} proposal.`);
+  if (row.state !== "approved") throw new Refusal("state_conflict", `Only an approved proposal is opened as a pull request; this one is ${row.state}.`);
+  if (row.pr_state === "opened") throw new Refusal("state_conflict", `The pull request is already open (#${row.pr_number}).`);
   return recordPullRequest(tx, orgId, actor, codehost, row);
 }

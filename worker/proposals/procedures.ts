@@ -2,14 +2,15 @@
 // to change the masking file or the egress policy, decided by someone other than their author, and
 // opened as pull requests in the organization's claimed repository; and the files in force, which any
 // member may read.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import type { Permission } from "../shared/permissions";
 import { RepositoryName } from "../codehost/repository";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { approve, propose, reject, retryPullRequest, StepRefused } from "./decide";
+import { approve, propose, reject, retryPullRequest } from "./decide";
 import { EgressPolicy } from "./egress";
-import { type ProposalKind, chooseRepository, currentFile, listProposals, toProposal } from "./store";
+import type { ProposalKind } from "./store";
+import { chooseRepository, currentFile, listProposals, toProposal } from "./store";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 
 /** The masking file as the engine reads it, kept as it is. */
@@ -22,15 +23,10 @@ const Where = z.object({
   repository: RepositoryName.optional().describe("A repository the organization has claimed; unnamed, its only claimed repository."),
 });
 
-const refused = (error: unknown): never => {
-  if (error instanceof StepRefused) throw new TRPCError({ code: error.code, message: error.message });
-  throw error;
-};
-
 async function repositoryFor(ctx: OrgContext, named: string | undefined): Promise<string> {
   const choice = await chooseRepository(ctx.tx, ctx.org.id, named);
   if (choice.ok) return choice.repository;
-  throw new TRPCError({ code: choice.missing ? "PRECONDITION_FAILED" : "BAD_REQUEST", message: choice.message });
+  throw new Refusal(choice.missing ? "repository_not_claimed" : "invalid_request", choice.message);
 }
 
 function proposalProcedures(kind: ProposalKind, decide: Permission, word: string) {
@@ -51,19 +47,19 @@ function proposalProcedures(kind: ProposalKind, decide: Permission, word: string
     .meta({ permission: decide, gate: "gated", summary: `Approve a ${word} proposal (never one's own) and open it as a pull request` })
     .input(ProposalId.extend({ note: Note }))
     .mutation(async ({ ctx, input }) =>
-      toProposal(await approve(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
+      toProposal(await approve(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null), ctx.actor.actorPersonId));
 
   const rejectProcedure = inOrganization
     .meta({ permission: decide, gate: "gated", summary: `Reject a ${word} proposal` })
     .input(ProposalId.extend({ note: Note }))
     .mutation(async ({ ctx, input }) =>
-      toProposal(await reject(ctx.tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
+      toProposal(await reject(ctx.tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null), ctx.actor.actorPersonId));
 
   const openPullRequest = inOrganization
     .meta({ permission: decide, gate: "gated", summary: `Open an approved ${word} proposal's pull request again after the code host refused it` })
     .input(ProposalId)
     .mutation(async ({ ctx, input }) =>
-      toProposal(await retryPullRequest(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId).catch(refused), ctx.actor.actorPersonId));
+      toProposal(await retryPullRequest(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId), ctx.actor.actorPersonId));
 
   return { current, proposals, approve: approveProcedure, reject: rejectProcedure, openPullRequest };
 }

@@ -1,7 +1,7 @@
 // runs.list, runs.get and decisions.list (environments.view): the engine records a person reads,
 // projected from the engine's events (worker/records). Another organization's run answers NOT_FOUND.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { EngineRunId } from "./payloads";
 import { findRun, listDecisions, listRuns } from "./read";
 import { inOrganization, router } from "../rpc/trpc";
@@ -22,7 +22,7 @@ const get = inOrganization
   .input(z.object({ runId: EngineRunId }))
   .query(async ({ ctx, input }) => {
     const run = await findRun(ctx.tx, ctx.org.id, input.runId);
-    if (!run) throw new TRPCError({ code: "NOT_FOUND", message: "No such run in this organization." });
+    if (!run) throw new Refusal("not_found", "No such run in this organization.");
     return run;
   });
 

@@ -1,8 +1,8 @@
 // claims.list and claims.revoke (tokens.manage): the organization's repository claims as the console
 // shows them, beside the CLI's /v1/oidc/bindings. Claiming stays with the CLI (spec: Authentication
 // rule 7), where the person signs in with the scope.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { identityAudience } from "../codehost/audience";
 import { toBinding } from "./schemas";
 import { revokeRepositoryClaim } from "./revocation";
@@ -25,7 +25,7 @@ const revoke = inOrganization
   .input(z.object({ claimId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const revocation = await revokeRepositoryClaim(ctx.tx, ctx.org.id, { id: input.claimId }, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel });
-    if (!revocation) throw new TRPCError({ code: "NOT_FOUND", message: "This organization has no such repository claim." });
+    if (!revocation) throw new Refusal("not_found", "This organization has no such repository claim.");
     return revocation;
   });
 

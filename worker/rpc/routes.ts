@@ -2,9 +2,8 @@
 // plumbing (request id, config, per-request pool). Queries are GET with `?input=`, mutations POST
 // with a JSON body; batches (`?batch=1`) and batches streamed as JSON lines (`trpc-accept` or
 // `accept: application/jsonl`) are the adapter's own.
-// The router (every procedure and its schemas) and the adapter are loaded on the first /rpc
+// The router (every procedure and its schemas), the adapter and its error wording are loaded on the first /rpc
 // request, not at isolate start (bench/startup.ts).
-import { TRPCError } from "@trpc/server";
 import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { decodeUtf8, readBytes } from "../http/input";
@@ -19,16 +18,21 @@ export const MAX_BATCH_CALLS = 100;
 export function registerRpc(app: Hono<AppEnv>): void {
   // Each procedure declares its own side (meta.gate), checked where it runs.
   app.all(`${RPC_PREFIX}/*`, planGate("reachable"), async (c) => {
-    const [{ appRouter }, { fetchRequestHandler }] = await Promise.all([import("./router"), import("@trpc/server/adapters/fetch")]);
+    const [{ appRouter }, { fetchRequestHandler }, { asTrpcError, errorCodeHeader }] = await Promise.all([
+      import("./router"),
+      import("@trpc/server/adapters/fetch"),
+      import("./errors"),
+    ]);
     const { request, refused } = await forAdapter(c);
     return fetchRequestHandler({
       endpoint: RPC_PREFIX,
       req: request,
       router: appRouter,
       maxBatchSize: MAX_BATCH_CALLS,
+      responseMeta: errorCodeHeader,
       // A refused body answers every call of the request (each with its path) before any procedure runs.
       createContext: () => {
-        if (refused) throw refused;
+        if (refused) throw asTrpcError(refused);
         return rpcContext(c);
       },
     });
@@ -41,20 +45,20 @@ export function registerRpc(app: Hono<AppEnv>): void {
  * adapter would also hand form and binary bodies to procedures, unread by this limit (415 as tRPC
  * answers other types itself).
  */
-async function forAdapter(c: AppContext): Promise<{ request: Request; refused?: TRPCError }> {
+async function forAdapter(c: AppContext): Promise<{ request: Request; refused?: Refusal }> {
   const raw = c.req.raw;
   if (raw.method !== "POST") return { request: raw };
   const bodiless = new Request(raw.url, { method: raw.method, headers: raw.headers, signal: raw.signal });
   const media = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (media !== "application/json") {
-    return { request: bodiless, refused: new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: "Mutations take a JSON body (content-type application/json)." }) };
+    return { request: bodiless, refused: new Refusal("unsupported_media_type", "Mutations take a JSON body (content-type application/json).") };
   }
   try {
     const text = decodeUtf8(await readBytes(c));
-    if (text === null) return { request: bodiless, refused: new TRPCError({ code: "BAD_REQUEST", message: "The body is not UTF-8 text, so it is not JSON." }) };
+    if (text === null) return { request: bodiless, refused: new Refusal("invalid_json", "The body is not UTF-8 text, so it is not JSON.") };
     return { request: new Request(bodiless, { body: text }) };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    return { request: bodiless, refused: new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: error.message }) };
+    return { request: bodiless, refused: error };
   }
 }

@@ -2,19 +2,19 @@
 // result and failure shapes are exactly the spec's. Every procedure states the permission it needs and
 // its side of the plan gate (meta), and one middleware checks both with `authorize` inside the
 // transaction the procedure works in.
-import { initTRPC, TRPCError } from "@trpc/server";
+import { initTRPC } from "@trpc/server";
 import * as z from "zod";
 import type { Role } from "../../db/schema";
 import { addLookup, openTransaction, type OpenTransaction, type Tx } from "../../db/transaction";
-import { authorize, Denied } from "../auth/authorize";
-import { checkPlanGate, PlanRequired, type GateSide } from "../billing/gate";
+import { authorize } from "../auth/authorize";
+import { checkPlanGate, type GateSide } from "../billing/gate";
 import type { Permission } from "../shared/permissions";
-import type { Refusal } from "../http/refusal";
+import { Refusal } from "../http/refusal";
 import { checkCsrf } from "../sessions/csrf";
 import { findLiveSession, type LiveSession } from "../sessions/store";
 import { hashToken } from "../tokens/secret";
 import type { RpcBearer, RpcContext } from "./context";
-import { formatRpcError } from "./errors";
+import { answerRefusals, formatRpcError } from "./errors";
 
 export interface ProcedureMeta {
   /**
@@ -41,8 +41,11 @@ const t = initTRPC
   });
 
 export const router = t.router;
-/** The bare procedure, for middlewares of another kind of caller (the operator portal's admin.*). */
-export const procedure = t.procedure;
+/**
+ * The bare procedure (for middlewares of another kind of caller: the operator portal's admin.*);
+ * what it or anything after it throws as a Refusal answers in the envelope with the Refusal's code.
+ */
+export const procedure = t.procedure.use(answerRefusals);
 
 /** The transaction a procedure works in: opened by its middleware, committed when the procedure succeeds. */
 export interface Work {
@@ -73,11 +76,7 @@ async function openBrowserCaller(ctx: RpcContext, mutation: boolean): Promise<Op
       await open.rollback();
       return null;
     }
-    if (mutation) {
-      await checkCsrf(session.token, ctx.csrfHeader).catch((refusal: Refusal) => {
-        throw new TRPCError({ code: "FORBIDDEN", message: refusal.message });
-      });
-    }
+    if (mutation) await checkCsrf(session.token, ctx.csrfHeader);
     return { transaction: open, session, onlyOrgId: null };
   } catch (error) {
     await open.rollback();
@@ -95,10 +94,9 @@ async function openBearerCaller(ctx: RpcContext, bearer: RpcBearer): Promise<Ope
  * A live session (or the context's bearer), found inside the transaction the procedure then works in
  * (which also sees the person's own rows); for a browser's mutation also the session's CSRF token.
  */
-export const signedIn = t.procedure.use(async ({ ctx, type, next }) => {
-  const signInFirst = () => new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first: the console needs a browser session." });
+export const signedIn = procedure.use(async ({ ctx, type, next }) => {
   const caller = ctx.bearer ? await openBearerCaller(ctx, ctx.bearer) : await openBrowserCaller(ctx, type === "mutation");
-  if (!caller) throw signInFirst();
+  if (!caller) throw new Refusal("unauthenticated", "Sign in first: the console needs a browser session.");
   const { transaction: open, session } = caller;
   try {
     await addLookup(open.tx, "person_id", session.personId);
@@ -132,17 +130,9 @@ export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, 
   if (meta === undefined) throw new Error(`Procedure ${path} declares no permission.`);
   const { orgId } = input as z.infer<typeof OrgInput>;
   // A bearer bound to one organization sees no other: another answers exactly like a missing one.
-  if (ctx.onlyOrgId !== null && ctx.onlyOrgId !== orgId) throw new TRPCError({ code: "NOT_FOUND", message: "No such organization." });
-  const grant = await authorize(ctx.tx, { kind: "session", personId: ctx.session.personId }, orgId, meta.permission).catch((denied: unknown) => {
-    if (!(denied instanceof Denied)) throw denied;
-    throw new TRPCError({ code: denied.reason === "not_member" ? "NOT_FOUND" : "FORBIDDEN", message: denied.message });
-  });
-  try {
-    checkPlanGate(ctx.config, grant.plan, meta.gate);
-  } catch (error) {
-    if (error instanceof PlanRequired) throw new TRPCError({ code: "PAYMENT_REQUIRED", message: error.message });
-    throw error;
-  }
+  if (ctx.onlyOrgId !== null && ctx.onlyOrgId !== orgId) throw new Refusal("not_found", "No such organization.");
+  const grant = await authorize(ctx.tx, { kind: "session", personId: ctx.session.personId }, orgId, meta.permission);
+  checkPlanGate(ctx.config, grant.plan, meta.gate);
   const org = { id: orgId, role: grant.role };
   return next({ ctx: { ...ctx, org, actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel } } satisfies OrgContext });
 });

@@ -1,15 +1,15 @@
 // runtimes.list, .register, .tag, .untag, .remove (runtimes.manage): the runtimes an organization's
 // engines run on. Removing one that runs named keeps those runs readable. Every change is audited.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { appendAudit } from "../audit/append";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { RuntimeName } from "../records/payloads";
 import { findRuntime, listRuntimes, MAX_LABELS, registerRuntime, relabel, removeRuntime } from "./store";
 import { inOrganization, router } from "../rpc/trpc";
 
 const Label = text({ min: 1, max: 100 }).regex(/^[A-Za-z0-9][A-Za-z0-9._:/=-]*$/, "must be letters, digits and . _ : / = -, for example gpu or region=eu");
-const noRuntime = () => new TRPCError({ code: "NOT_FOUND", message: "No such runtime in this organization." });
+const noRuntime = () => new Refusal("not_found", "No such runtime in this organization.");
 
 const list = inOrganization
   .meta({ permission: "runtimes.manage", gate: "gated", summary: "Runtimes: name, labels, last seen from engine events, runs that named it" })
@@ -21,7 +21,7 @@ const register = inOrganization
   .input(z.object({ name: RuntimeName, labels: z.array(Label).max(MAX_LABELS).default([]) }))
   .mutation(async ({ ctx, input }) => {
     const runtime = await registerRuntime(ctx.tx, ctx.org.id, input.name, input.labels);
-    if (!runtime) throw new TRPCError({ code: "CONFLICT", message: `A runtime named ${input.name} is already registered.` });
+    if (!runtime) throw new Refusal("already_exists", `A runtime named ${input.name} is already registered.`);
     await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "runtime.registered", target: input.name, data: { runtimeId: runtime.id, labels: runtime.labels } });
     return runtime;
   });
@@ -34,7 +34,7 @@ const change = (kind: "tag" | "untag") =>
       const before = await findRuntime(ctx.tx, ctx.org.id, input.runtimeId);
       if (!before) throw noRuntime();
       if (kind === "tag" && !before.labels.includes(input.label) && before.labels.length >= MAX_LABELS) {
-        throw new TRPCError({ code: "BAD_REQUEST", message: `A runtime carries at most ${MAX_LABELS} labels.` });
+        throw new Refusal("invalid_request", `A runtime carries at most ${MAX_LABELS} labels.`);
       }
       const runtime = (await relabel(ctx.tx, ctx.org.id, input.runtimeId, kind === "tag" ? [input.label] : [], kind === "untag" ? [input.label] : []))!;
       if (runtime.labels.join("\n") !== before.labels.join("\n")) {

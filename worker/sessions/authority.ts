@@ -2,7 +2,7 @@
 // header on a change, `authorize` and the plan gate, then the route's work, in one transaction, as
 // console procedures do it.
 import { addLookup, openTransaction, type Tx } from "../../db/transaction";
-import { authorize, Denied, type Grant } from "../auth/authorize";
+import { authorize, type Grant } from "../auth/authorize";
 import type { Permission } from "../shared/permissions";
 import { gateRoute } from "../billing/gate";
 import type { AppContext } from "../http/context";
@@ -22,10 +22,7 @@ export async function asSessionMember<T>(c: AppContext, orgId: string, permissio
     if (!session) throw new Refusal("unauthenticated", "Sign in first: this needs a browser session.");
     if (isMutation(c.req.method)) await checkCsrf(session.token, c.req.header(CSRF_HEADER));
     await addLookup(open.tx, "person_id", session.personId);
-    const grant = await authorize(open.tx, { kind: "session", personId: session.personId }, orgId, permission).catch((denied: unknown) => {
-      if (!(denied instanceof Denied)) throw denied;
-      throw denied.reason === "not_member" ? new Refusal("not_found", "No such organization.") : new Refusal("forbidden", denied.message);
-    });
+    const grant = await authorize(open.tx, { kind: "session", personId: session.personId }, orgId, permission);
     gateRoute(c, grant.plan);
     const result = await work(open.tx, grant);
     await open.commit();

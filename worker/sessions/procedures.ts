@@ -1,7 +1,7 @@
 // sessions.list, sessions.signOut, sessions.signOutAll (sessions.manage): the sessions of the
 // organization's members. Never a token or a hash.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
 import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "./store";
 import { inOrganization, router } from "../rpc/trpc";
@@ -37,7 +37,7 @@ const signOut = inOrganization
       `SELECT p.login FROM sessions s JOIN people p ON p.id = s.person_id JOIN memberships m ON m.person_id = s.person_id AND m.org_id = $2 WHERE s.id = $1`,
       [input.sessionId, ctx.org.id],
     );
-    if (!found.rows[0]) throw new TRPCError({ code: "NOT_FOUND", message: "No such session among this organization's members." });
+    if (!found.rows[0]) throw new Refusal("not_found", "No such session among this organization's members.");
     await endSession(tx, input.sessionId);
     await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out", target: found.rows[0].login ?? input.sessionId });
     return { signedOut: true };
@@ -49,7 +49,7 @@ const signOutAll = inOrganization
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;
       const member = await tx.sql.query("SELECT 1 FROM memberships WHERE org_id = $1 AND person_id = $2", [ctx.org.id, input.personId]);
-      if (!member.rows[0]) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not a member of this organization." });
+      if (!member.rows[0]) throw new Refusal("not_found", "That person is not a member of this organization.");
       const ended = await signOutEverywhere(tx, input.personId);
       await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out_everywhere", target: input.personId, data: { ended } });
       return { ended };

@@ -1,10 +1,10 @@
 // tokens.list, tokens.create, tokens.revoke (tokens.manage): the organization's engine and CLI
 // tokens. A new token is shown once; a list never shows a value or a hash. A CLI token is listed with
 // its person and the scopes it holds now (its grant narrowed by the person's current role).
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { DisplayName } from "../http/text";
-import type { Role } from "../../db/schema";
+import type { Role } from "../../db/schema/index";
 import { appendAudit } from "../audit/append";
 import { effectiveScopes } from "../auth/authorize";
 import { createEngineToken } from "./engine-token";
@@ -59,7 +59,7 @@ const revoke = inOrganization
          WHERE t.id = $1 RETURNING before.already`,
         [input.tokenId],
       );
-      if (!rows[0]) throw new TRPCError({ code: "NOT_FOUND", message: "No such token in this organization." });
+      if (!rows[0]) throw new Refusal("not_found", "No such token in this organization.");
       if (!rows[0].already) await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "token.revoked", target: input.tokenId });
       return { revoked: true, alreadyRevoked: rows[0].already };
   });

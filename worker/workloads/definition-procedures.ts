@@ -1,8 +1,8 @@
 // workloads.list (workloads.view) and workloads.define (workloads.edit): workload definitions and
 // their versions, in the compiled form an engine runs. Joined with workloads.start in one router.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import { CompiledWorkload } from "./schemas";
+import { Refusal } from "../http/refusal";
 import { DisplayName } from "../http/text";
 import { isUniqueViolation } from "../../db/errors";
 import { appendAudit } from "../audit/append";
@@ -43,7 +43,7 @@ const define = inOrganization
   .mutation(async ({ ctx, input }) => {
     const { tx } = ctx;
     const created = await defineWorkload(tx, ctx.org.id, input.name, input.compiled).catch((error: unknown) => {
-      if (isUniqueViolation(error)) throw new TRPCError({ code: "CONFLICT", message: `A workload named ${input.name} already exists.` });
+      if (isUniqueViolation(error)) throw new Refusal("already_exists", `A workload named ${input.name} already exists.`);
       throw error;
     });
     await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "workload.defined", target: input.name, data: { versionId: created.versionId } });

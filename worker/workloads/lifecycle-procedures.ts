@@ -1,8 +1,8 @@
 // The workload lifecycle (spec: workloads.edit, workloads.run): workloads.get, .addVersion, .archive,
 // .promote; runs: workloads.getRun (workloads.view), .cancelRun and .retryRun (workloads.run).
 // Joined into the workloads router in runs.ts. Every change is audited.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
 import { addVersion, archiveWorkload, cancelRun, findVersion, findWorkload, findWorkloadRun, promoteVersion, workloadDetail } from "./lifecycle";
 import { CompiledWorkload } from "./schemas";
@@ -10,13 +10,13 @@ import { inOrganization, type OrgContext } from "../rpc/trpc";
 import { WorkflowFile } from "../environments/engine-work";
 import { startWorkloadRun } from "./procedures";
 
-const noWorkload = () => new TRPCError({ code: "NOT_FOUND", message: "No such workload in this organization." });
-const noRun = () => new TRPCError({ code: "NOT_FOUND", message: "No such workload run in this organization." });
+const noWorkload = () => new Refusal("not_found", "No such workload in this organization.");
+const noRun = () => new Refusal("not_found", "No such workload run in this organization.");
 
 async function liveWorkload(ctx: OrgContext, workloadId: string) {
   const workload = await findWorkload(ctx.tx, ctx.org.id, workloadId, true);
   if (!workload) throw noWorkload();
-  if (workload.archived_at) throw new TRPCError({ code: "CONFLICT", message: `Workload ${workload.name} is archived; it takes no new versions and no promotions.` });
+  if (workload.archived_at) throw new Refusal("state_conflict", `Workload ${workload.name} is archived; it takes no new versions and no promotions.`);
   return workload;
 }
 
@@ -65,10 +65,10 @@ const promote = inOrganization
   .input(z.object({ versionId: z.uuid() }))
   .mutation(async ({ ctx, input }) => {
     const version = await findVersion(ctx.tx, ctx.org.id, input.versionId);
-    if (!version) throw new TRPCError({ code: "NOT_FOUND", message: "No such workload version in this organization." });
+    if (!version) throw new Refusal("not_found", "No such workload version in this organization.");
     const workload = await liveWorkload(ctx, version.workload_id);
-    if (!version.exploratory) throw new TRPCError({ code: "CONFLICT", message: `Version ${version.number} of ${workload.name} is not an exploration; only an exploratory version is promoted.` });
-    if (workload.current_version_id === version.id) throw new TRPCError({ code: "CONFLICT", message: `Version ${version.number} of ${workload.name} is already the current one.` });
+    if (!version.exploratory) throw new Refusal("state_conflict", `Version ${version.number} of ${workload.name} is not an exploration; only an exploratory version is promoted.`);
+    if (workload.current_version_id === version.id) throw new Refusal("state_conflict", `Version ${version.number} of ${workload.name} is already the current one.`);
     await promoteVersion(ctx.tx, ctx.org.id, workload.id, version.id);
     await appendAudit(ctx.tx, {
       orgId: ctx.org.id, ...ctx.actor, action: "workload.promoted", target: workload.name,
@@ -92,7 +92,7 @@ const cancel = inOrganization
   .mutation(async ({ ctx, input }) => {
     const result = await cancelRun(ctx.tx, ctx.org.id, input.runId);
     if (result.kind === "missing") throw noRun();
-    if (result.kind === "ended") throw new TRPCError({ code: "CONFLICT", message: `The run is already ${result.state}; there is nothing to cancel.` });
+    if (result.kind === "ended") throw new Refusal("state_conflict", `The run is already ${result.state}; there is nothing to cancel.`);
     if (result.kind === "cancelled") {
       await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "workload_run.cancelled", target: input.runId, data: {} });
       return { runId: input.runId, state: "cancelled" as const, commandId: null };
@@ -111,7 +111,7 @@ const retry = inOrganization
     const run = await findWorkloadRun(ctx.tx, ctx.org.id, input.runId);
     if (!run) throw noRun();
     if (run.state === "requested" || run.state === "accepted") {
-      throw new TRPCError({ code: "CONFLICT", message: `The run is still ${run.state}; retry it once it has ended, or cancel it first.` });
+      throw new Refusal("state_conflict", `The run is still ${run.state}; retry it once it has ended, or cancel it first.`);
     }
     const started = await startWorkloadRun(ctx, { envId: run.envId, versionId: run.version.id, workflow: input.workflow, retryOf: run.id });
     return { ...started, retryOf: run.id };

@@ -2,8 +2,8 @@
 // code host to run the workflow on an environment's branch (spec: Pull model; agents.run's input is
 // the spec's exactly). workloads.start records the run first, so it is claimable whatever the code
 // host answers.
-import { TRPCError } from "@trpc/server";
 import * as z from "zod";
+import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { inTenant } from "../../db/transaction";
 import { environmentObject } from "../objects";
@@ -62,8 +62,8 @@ export async function startWorkloadRun(ctx: OrgContext, input: { envId: string; 
     [ctx.org.id, input.versionId],
   );
   const version = rows[0];
-  if (!version) throw new TRPCError({ code: "NOT_FOUND", message: "No such workload version in this organization." });
-  if (version.archived) throw new TRPCError({ code: "CONFLICT", message: `Workload ${version.name} is archived; it starts no new runs.` });
+  if (!version) throw new Refusal("not_found", "No such workload version in this organization.");
+  if (version.archived) throw new Refusal("state_conflict", `Workload ${version.name} is archived; it starts no new runs.`);
   const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId, input.retryOf ?? null);
   await appendAudit(tx, {
     orgId: ctx.org.id,
