@@ -3,7 +3,7 @@
 // abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { DatabaseUnreachable, openPool, useBridge, type RequestPool } from "../db/neon";
-import { inTransactionEndingWith, withoutLast, type EndingWork, type Scope, type Tx } from "../db/transaction";
+import { assertNoTransaction, inTransactionEndingWith, withoutLast, type EndingWork, type Scope, type Tx } from "../db/transaction";
 import type { GateSide } from "../worker/billing/gate";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
@@ -173,5 +173,7 @@ export class EnvironmentObject extends DurableObject<Env> {
 
 export const environmentObjectName = (orgId: string, envId: string) => `${orgId}/${envId}`;
 
-export const environmentObject = (env: Env, orgId: string, envId: string) =>
-  env.ENVIRONMENTS.get(env.ENVIRONMENTS.idFromName(environmentObjectName(orgId, envId)));
+export function environmentObject(env: Env, orgId: string, envId: string) {
+  assertNoTransaction("An environment's Durable Object");
+  return env.ENVIRONMENTS.get(env.ENVIRONMENTS.idFromName(environmentObjectName(orgId, envId)));
+}

@@ -3,7 +3,7 @@
 import type { EnvironmentObject } from "../../durable-objects/environment";
 import { environmentObjectName } from "../../durable-objects/environment";
 import { retryOnceIfRetryable } from "../../durable-objects/errors";
-import type { Tx } from "../../db/transaction";
+import { assertNoTransaction, type Tx } from "../../db/transaction";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
 import { storeEvents } from "./store";
@@ -106,6 +106,7 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
   // side by side; the bound keeps a batch of many environments from waking hundreds at once. A
   // transient platform fault is retried once, through a fresh stub (a stub that failed may stay broken).
   await forEachLimited([...byEnvironment], PROJECTION_CONCURRENCY, async ([envId, events]) => {
+    assertNoTransaction("An environment's Durable Object");
     const id = deps.environments.idFromName(environmentObjectName(orgId, envId));
     const projected = await retryOnceIfRetryable(() => deps.environments.get(id).project(orgId, envId, events));
     for (const { ref, note } of projected) notes.set(ref, note);

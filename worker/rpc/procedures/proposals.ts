@@ -11,7 +11,8 @@ import { approve, propose, reject, retryPullRequest, StepRefused } from "../../p
 import { EgressPolicy } from "../../proposals/egress";
 import type { ProposalKind } from "../../proposals/files";
 import { chooseRepository, currentFile, listProposals, toProposal } from "../../proposals/store";
-import { inOrganization, router, type OrgContext } from "../trpc";
+import type { Tx } from "../../../db/transaction";
+import { inOrganization, router } from "../trpc";
 
 /** The masking file as the engine reads it, kept as it is. */
 export const MASKING_FILE_MAX = 65_536;
@@ -28,8 +29,8 @@ const refused = (error: unknown): never => {
   throw error;
 };
 
-async function repositoryFor(ctx: OrgContext, named: string | undefined): Promise<string> {
-  const choice = await chooseRepository(ctx.tx, ctx.org.id, named);
+async function repositoryFor(tx: Tx, orgId: string, named: string | undefined): Promise<string> {
+  const choice = await chooseRepository(tx, orgId, named);
   if (choice.ok) return choice.repository;
   throw new TRPCError({ code: choice.missing ? "PRECONDITION_FAILED" : "BAD_REQUEST", message: choice.message });
 }
@@ -37,7 +38,7 @@ async function repositoryFor(ctx: OrgContext, named: string | undefined): Promis
 function proposalProcedures(kind: ProposalKind, decide: Permission, word: string) {
   const current = inOrganization
     .meta({ permission: null, summary: `The ${word} in force (the latest approved proposal's content), as the pull request commits it` })
-    .query(async ({ ctx }) => currentFile(ctx.tx, ctx.org.id, kind));
+    .query(({ ctx }) => ctx.transaction(async (tx) => currentFile(tx, ctx.org.id, kind)));
 
   const proposals = inOrganization
     .meta({ permission: null, summary: `${word} proposals, newest first, with their decision and pull request` })
@@ -45,26 +46,24 @@ function proposalProcedures(kind: ProposalKind, decide: Permission, word: string
       before: z.iso.datetime().optional().describe("Proposals made before this time (paging: the last one's proposedAt)."),
       limit: z.int().min(1).max(100).default(50),
     }))
-    .query(async ({ ctx, input }) =>
-      (await listProposals(ctx.tx, ctx.org.id, kind, input.before ?? null, input.limit)).map((row) => toProposal(row, ctx.actor.actorPersonId)));
+    .query(({ ctx, input }) => ctx.transaction(async (tx) => (await listProposals(tx, ctx.org.id, kind, input.before ?? null, input.limit)).map((row) => toProposal(row, ctx.actor.actorPersonId))));
 
   const approveProcedure = inOrganization
     .meta({ permission: decide, summary: `Approve a ${word} proposal (never one's own) and open it as a pull request` })
     .input(ProposalId.extend({ note: Note }))
     .mutation(async ({ ctx, input }) =>
-      toProposal(await approve(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
+      toProposal(await approve(ctx.transaction, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
 
   const rejectProcedure = inOrganization
     .meta({ permission: decide, summary: `Reject a ${word} proposal` })
     .input(ProposalId.extend({ note: Note }))
-    .mutation(async ({ ctx, input }) =>
-      toProposal(await reject(ctx.tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId));
+    .mutation(({ ctx, input }) => ctx.transaction(async (tx) => toProposal(await reject(tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null).catch(refused), ctx.actor.actorPersonId)));
 
   const openPullRequest = inOrganization
     .meta({ permission: decide, summary: `Open an approved ${word} proposal's pull request again after the code host refused it` })
     .input(ProposalId)
     .mutation(async ({ ctx, input }) =>
-      toProposal(await retryPullRequest(ctx.tx, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId).catch(refused), ctx.actor.actorPersonId));
+      toProposal(await retryPullRequest(ctx.transaction, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId).catch(refused), ctx.actor.actorPersonId));
 
   return { current, proposals, approve: approveProcedure, reject: rejectProcedure, openPullRequest };
 }
@@ -75,18 +74,18 @@ const network = proposalProcedures("egress", "network.approve", "egress policy")
 const proposeMasking = inOrganization
   .meta({ permission: "masking.edit", summary: "Propose a new masking file (the whole text, as the engine reads it)" })
   .input(Where.extend({ summary: Summary, content: text({ max: MASKING_FILE_MAX }).describe("The whole masking file, kept exactly as sent.") }))
-  .mutation(async ({ ctx, input }) => {
-    const repository = await repositoryFor(ctx, input.repository);
-    return toProposal(await propose(ctx.tx, ctx.org.id, ctx.actor, { kind: "masking", repository, summary: input.summary, content: input.content }), ctx.actor.actorPersonId);
-  });
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const repository = await repositoryFor(tx, ctx.org.id, input.repository);
+    return toProposal(await propose(tx, ctx.org.id, ctx.actor, { kind: "masking", repository, summary: input.summary, content: input.content }), ctx.actor.actorPersonId);
+  }));
 
 const proposeEgress = inOrganization
   .meta({ permission: "network.edit", summary: "Propose a new egress policy; one that allows what was denied is marked as loosening" })
   .input(Where.extend({ summary: Summary, policy: EgressPolicy }))
-  .mutation(async ({ ctx, input }) => {
-    const repository = await repositoryFor(ctx, input.repository);
-    return toProposal(await propose(ctx.tx, ctx.org.id, ctx.actor, { kind: "egress", repository, summary: input.summary, policy: input.policy }), ctx.actor.actorPersonId);
-  });
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const repository = await repositoryFor(tx, ctx.org.id, input.repository);
+    return toProposal(await propose(tx, ctx.org.id, ctx.actor, { kind: "egress", repository, summary: input.summary, policy: input.policy }), ctx.actor.actorPersonId);
+  }));
 
 export const maskingRouter = router({ ...masking, propose: proposeMasking });
 export const networkRouter = router({ ...network, propose: proposeEgress });
