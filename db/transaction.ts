@@ -38,8 +38,8 @@ export interface Scope {
 /** The organization a transaction acts as, in SQL (null when it acts as none): for statements that take no parameters (Scope.first). */
 export const ACTING_ORG = "NULLIF(current_setting('app.org_id'), '')::uuid";
 
-/** A transaction left open for its caller, who ends it with `commit` or `rollback` (each idempotent). */
-export interface OpenTransaction {
+/** An open transaction, ended with `commit` or `rollback` (each idempotent); only the callbacks below hold one. */
+interface OpenTransaction {
   tx: Tx;
   /** The rows of the scope's `first` statement (none without one). */
   first: Record<string, unknown>[];

@@ -11,7 +11,7 @@ import { router, signedIn } from "../trpc";
 
 const context = signedIn
   .meta({ permission: "account.close", summary: "Who is signed in and the organizations they belong to" })
-  .query(({ ctx }) => ctx.transaction(async (tx) => readPersonContext(tx, ctx.session.personId)));
+  .query(({ ctx }) => ctx.transaction((tx) => readPersonContext(tx, ctx.session.personId)));
 
 const close = signedIn
   .meta({ permission: "account.close", summary: "Close one's own account: refused only for the last owner of an organization" })

@@ -57,6 +57,6 @@ const Days = z.union(OVERVIEW_DAYS.map((days) => z.literal(days)) as [z.ZodLiter
 const overview = operating
   .meta({ permission: "analytics.read", summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days" })
   .input(z.object({ days: Days.default(28).describe("7, 28 or 90; default 28.") }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => readOverview(tx, input.days)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => readOverview(tx, input.days)));
 
 export const analyticsRouter = router({ catalog, overview });

@@ -18,6 +18,6 @@ const list = inOrganization
 
 const verify = inOrganization
   .meta({ permission: "audit.export", summary: "Verify the audit log's hash chain" })
-  .query(({ ctx }) => ctx.transaction(async (tx) => verifyChain(tx, ctx.org.id)));
+  .query(({ ctx }) => ctx.transaction((tx) => verifyChain(tx, ctx.org.id)));
 
 export const auditRouter = router({ list, verify });

@@ -9,7 +9,7 @@ import { inOrganization, router } from "../trpc";
 
 const list = inOrganization
   .meta({ permission: null, summary: "The model clients you connected to this organization (the /mcp consent), newest first" })
-  .query(({ ctx }) => ctx.transaction(async (tx) => listConnectedClients(tx, ctx.org.id, ctx.session.personId)));
+  .query(({ ctx }) => ctx.transaction((tx) => listConnectedClients(tx, ctx.org.id, ctx.session.personId)));
 
 const revoke = inOrganization
   .meta({ permission: null, summary: "Disconnect one of your model clients: its access token stops working at once" })

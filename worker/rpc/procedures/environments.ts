@@ -15,7 +15,7 @@ import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFi
 const list = inOrganization
   .meta({ permission: "environments.view", summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => listEnvironments(tx, ctx.org.id, input.limit)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listEnvironments(tx, ctx.org.id, input.limit)));
 
 const get = inOrganization
   .meta({ permission: "environments.view", summary: "One environment: state, branch, pull request, expiry, teardown" })

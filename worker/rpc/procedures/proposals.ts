@@ -38,7 +38,7 @@ async function repositoryFor(tx: Tx, orgId: string, named: string | undefined): 
 function proposalProcedures(kind: ProposalKind, decide: Permission, word: string) {
   const current = inOrganization
     .meta({ permission: null, summary: `The ${word} in force (the latest approved proposal's content), as the pull request commits it` })
-    .query(({ ctx }) => ctx.transaction(async (tx) => currentFile(tx, ctx.org.id, kind)));
+    .query(({ ctx }) => ctx.transaction((tx) => currentFile(tx, ctx.org.id, kind)));
 
   const proposals = inOrganization
     .meta({ permission: null, summary: `${word} proposals, newest first, with their decision and pull request` })

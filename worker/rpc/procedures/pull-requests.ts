@@ -17,7 +17,7 @@ import { inOrganization, router } from "../trpc";
 const commits = inOrganization
   .meta({ permission: "tokens.manage", summary: "Fork pull-request commits: those waiting for approval first, then those approved" })
   .input(z.object({ limit: z.int().min(1).max(200).default(50) }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => listCommitApprovals(tx, ctx.org.id, input.limit)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listCommitApprovals(tx, ctx.org.id, input.limit)));
 
 const approve = inOrganization
   .meta({ permission: "tokens.manage", summary: "Approve one exact fork commit so that its pull-request check may report; no other commit" })

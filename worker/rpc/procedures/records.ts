@@ -15,7 +15,7 @@ const Paging = {
 const list = inOrganization
   .meta({ permission: "environments.view", summary: "Runs of an environment, newest first: outcome, timings, runtime, verdict counts (paged)" })
   .input(z.object({ envId: EnvId, ...Paging }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor ?? null, input.limit)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor ?? null, input.limit)));
 
 const get = inOrganization
   .meta({ permission: "environments.view", summary: "One run with its verdicts, artifacts (metadata only) and the goldens it published" })
@@ -29,7 +29,7 @@ const get = inOrganization
 const decisions = inOrganization
   .meta({ permission: "environments.view", summary: "Network (egress) decisions of an environment, newest first, optionally only allowed or denied (paged)" })
   .input(z.object({ envId: EnvId, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor ?? null, input.limit)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor ?? null, input.limit)));
 
 export const runsRouter = router({ list, get });
 export const decisionsRouter = router({ list: decisions });

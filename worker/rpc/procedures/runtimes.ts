@@ -14,7 +14,7 @@ const noRuntime = () => new TRPCError({ code: "NOT_FOUND", message: "No such run
 const list = inOrganization
   .meta({ permission: "runtimes.manage", summary: "Runtimes: name, labels, last seen from engine events, runs that named it" })
   .input(z.object({ includeRemoved: z.boolean().default(false) }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => listRuntimes(tx, ctx.org.id, input.includeRemoved)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listRuntimes(tx, ctx.org.id, input.includeRemoved)));
 
 const register = inOrganization
   .meta({ permission: "runtimes.manage", summary: "Register a runtime by the name its engines report (payload field runtime)" })

@@ -47,10 +47,10 @@ const signOutAll = inOrganization
   .input(z.object({ personId: z.uuid() }))
   .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
     const member = await tx.sql.query("SELECT 1 FROM memberships WHERE org_id = $1 AND person_id = $2", [ctx.org.id, input.personId]);
-      if (!member.rows[0]) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not a member of this organization." });
-      const ended = await signOutEverywhere(tx, input.personId);
-      await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out_everywhere", target: input.personId, data: { ended } });
-      return { ended };
+    if (!member.rows[0]) throw new TRPCError({ code: "NOT_FOUND", message: "That person is not a member of this organization." });
+    const ended = await signOutEverywhere(tx, input.personId);
+    await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out_everywhere", target: input.personId, data: { ended } });
+    return { ended };
   }));
 
 export const sessionsRouter = router({ list, signOut, signOutAll });
