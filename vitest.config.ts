@@ -17,6 +17,7 @@ export default defineConfig({
         test: {
           name: "worker",
           globalSetup: ["./test/setup/global.ts"],
+          setupFiles: ["./test/setup/units-of-work.ts"],
           include: ["test/**/*.test.ts"],
           testTimeout: 20_000,
           hookTimeout: 60_000,

@@ -1,6 +1,7 @@
 // Tenant isolation at the database: every piece of tenant work runs in one transaction that first
 // chooses its organization with a transaction-local setting, so a pooled connection never carries it
 // into someone else's request, and row-level security (db/migrations) filters every read and write.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { SqlClient } from "./sql-client";
 
@@ -37,8 +38,8 @@ export interface Scope {
 /** The organization a transaction acts as, in SQL (null when it acts as none): for statements that take no parameters (Scope.first). */
 export const ACTING_ORG = "NULLIF(current_setting('app.org_id'), '')::uuid";
 
-/** A transaction left open for its caller, who ends it with `commit` or `rollback` (each idempotent). */
-export interface OpenTransaction {
+/** An open transaction, ended with `commit` or `rollback` (each idempotent); only the callbacks below hold one. */
+interface OpenTransaction {
   tx: Tx;
   /** The rows of the scope's `first` statement (none without one). */
   first: Record<string, unknown>[];
@@ -47,7 +48,34 @@ export interface OpenTransaction {
   rollback: () => Promise<void>;
 }
 
-export async function openTransaction(connect: () => Promise<Connection>, scope: Scope): Promise<OpenTransaction> {
+/**
+ * Marks the work of an open transaction (and everything it awaits or starts), per request: an
+ * AsyncLocalStorage follows one request's continuations and never another's.
+ */
+const insideTransaction = new AsyncLocalStorage<true>();
+
+const refusedCalls: string[] = [];
+
+/**
+ * The network calls refused since the last asking, and forgets them: test/setup/units-of-work.ts
+ * fails the test that made one even where the thrown error was swallowed (a waitUntil, a 500 expected).
+ */
+export const takeRefusedNetworkCalls = (): string[] => refusedCalls.splice(0);
+
+/**
+ * Every outbound network call of ours (code host, billing provider, model provider, mail, analytics,
+ * Durable Objects) asks first: a transaction holds database work only, since a call to someone
+ * else's server would pin a pooled connection, and the rows it locks, for as long as that server
+ * takes. Thrown in production too: it is a bug in our code, caught by the tests, and a 500 naming
+ * it is safer than a pool starved by a slow host.
+ */
+export function assertNoTransaction(call: string): void {
+  if (insideTransaction.getStore() === undefined) return;
+  refusedCalls.push(call);
+  throw new Error(`${call} was called while a database transaction is open: make the call before the transaction or after it commits (db/README.md, "Units of work").`);
+}
+
+async function openTransaction(connect: () => Promise<Connection>, scope: Scope): Promise<OpenTransaction> {
   const connection = await connect();
   const { sql } = connection;
   let ended = false;
@@ -130,13 +158,23 @@ export function inTransaction<T>(connect: () => Promise<Connection>, scope: Scop
 export async function inTransactionEndingWith<T>(connect: () => Promise<Connection>, scope: Scope, work: EndingWork<T>): Promise<T> {
   const open = await openTransaction(connect, scope);
   try {
-    const { result, last } = await work(open.tx, open.first);
+    const { result, last } = await insideTransaction.run(true, () => work(open.tx, open.first));
     return result(await open.commit(last));
   } catch (error) {
     await open.rollback();
     throw error;
   }
 }
+
+/**
+ * Opens a unit of work: a transaction, committed when `work` resolves. Code that makes network calls
+ * takes one of these rather than a `Tx`, so it can read, call, then write, holding no transaction
+ * across the call.
+ */
+export type Transaction = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+
+/** Units of work acting as one organization. */
+export const tenantTransaction = (connect: () => Promise<Connection>, orgId: string): Transaction => (work) => inTenant(connect, orgId, work);
 
 export const inTenant = <T>(connect: () => Promise<Connection>, orgId: string, work: (tx: Tx) => Promise<T>) =>
   inTransaction(connect, { orgId }, work);

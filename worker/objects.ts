@@ -1,6 +1,7 @@
 // The Durable Objects as the Worker reaches them: each binding's interface, declared once here and
 // implemented by its class in durable-objects/ (which imports this module; nothing in worker/ imports
 // those classes, except the entry that hands them to the platform), and how a call's failure is read.
+import { assertNoTransaction } from "../db/transaction";
 import type { GateSide } from "./billing/gate";
 import type { Env } from "./env";
 import type { ProjectionEvent } from "./environments/projection";
@@ -37,8 +38,10 @@ export interface EnvironmentApi extends Rpc.DurableObjectBranded {
 
 export const environmentObjectName = (orgId: string, envId: string) => `${orgId}/${envId}`;
 
-export const environmentObject = (env: Env, orgId: string, envId: string) =>
-  env.ENVIRONMENTS.get(env.ENVIRONMENTS.idFromName(environmentObjectName(orgId, envId)));
+export function environmentObject(env: Env, orgId: string, envId: string) {
+  assertNoTransaction("An environment's Durable Object");
+  return env.ENVIRONMENTS.get(env.ENVIRONMENTS.idFromName(environmentObjectName(orgId, envId)));
+}
 
 export interface BucketRule {
   /** Units the bucket holds when full (the burst). */

@@ -4,8 +4,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { configFor } from "../../worker/config/for-env";
 import type { CodehostConfig } from "../../worker/config/types";
-import { dispatchWorkflow, type DispatchRequest } from "../../worker/codehost/dispatch";
-import { inTenant } from "../../db/transaction";
+import { attemptDispatch, recordDispatch, type DispatchRequest } from "../../worker/codehost/dispatch";
+import { inTenant, tenantTransaction } from "../../db/transaction";
 import { fake, installApp, newRepository, type TestRepository } from "../support/codehost";
 import { acceptedDispatches, putWorkflow, storedDispatch, workplace, type Workplace } from "../support/engine-work";
 import { rpcPost } from "../support/rpc";
@@ -46,7 +46,8 @@ async function dispatch(overrides: Partial<DispatchRequest> = {}, config = codeh
   const pool = appPool();
   try {
     const request = { orgId, repository: repository.full, workflow: "preview.yml", ref: "main", inputs: { env_id: "pr-7" }, ...overrides };
-    return await inTenant(pool.connect, request.orgId, (tx) => dispatchWorkflow(tx, config, request));
+    const attempt = await attemptDispatch(tenantTransaction(pool.connect, request.orgId), config, request);
+    return await inTenant(pool.connect, request.orgId, (tx) => recordDispatch(tx, request, attempt));
   } finally {
     await pool.end();
   }

@@ -1,10 +1,14 @@
 // A transaction's scope reaches PostgreSQL as quoted literals (db/transaction.ts sends BEGIN and the
 // settings in one round trip): whatever a lookup value holds arrives as that value, never as SQL. So
-// does a last statement sent with the COMMIT, whose values are literals too.
+// does a last statement sent with the COMMIT, whose values are literals too. And no network call is
+// made while a transaction is open (db/README.md, "Units of work").
+import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPool, useBridge } from "../../db/neon";
-import { inTransaction, inTransactionEndingWith, sqlLiteral } from "../../db/transaction";
+import { inTransaction, inTransactionEndingWith, sqlLiteral, takeRefusedNetworkCalls } from "../../db/transaction";
+import { callCodehost } from "../../worker/codehost/codehost-api";
+import { configFor } from "../../worker/config/for-env";
 
 const database = inject("database");
 useBridge(database.bridge);
@@ -74,5 +78,29 @@ describe("a last statement sent with the COMMIT", () => {
     }).catch((error: { code?: string }) => error.code);
     expect(failed).toBe("22012");
     expect(await read()).toBe("committed");
+  });
+});
+
+describe("a network call inside a transaction", () => {
+  const apiBase = configFor(env).codehost.apiBase;
+  const askCodehost = () => callCodehost(apiBase, "GET", "/rate_limit", "no-token");
+
+  it("is refused with an error naming the rule, and recorded for the test's afterEach; made after the commit, it goes out", async () => {
+    const inside = inTransaction(pool.connect, {}, async () => askCodehost());
+    await expect(inside).rejects.toThrow(/The code host's API was called while a database transaction is open/);
+    expect(takeRefusedNetworkCalls()).toEqual(["The code host's API"]);
+    await inTransaction(pool.connect, {}, async () => null);
+    expect(await askCodehost()).toHaveProperty("status");
+  });
+
+  it("is told apart per request: a call outside any transaction goes out while another request holds one", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = inTransaction(pool.connect, {}, () => held);
+    const answer = await askCodehost();
+    release();
+    await holding;
+    expect(answer).toHaveProperty("status");
+    expect(takeRefusedNetworkCalls()).toEqual([]);
   });
 });

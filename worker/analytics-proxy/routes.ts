@@ -5,6 +5,7 @@
 // forwarded, anything else under /px is 404; nothing of the browser goes upstream except the body and
 // its content-type (no cookie, no authorization, no visitor address); an upstream redirect is refused,
 // never followed; each forwarded path answers a CORS preflight for the origins of SVC_SITE_ORIGIN.
+import { assertNoTransaction } from "../../db/transaction";
 import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { BODY_LIMITS, readBytes } from "../http/input";
@@ -52,6 +53,7 @@ async function forward(c: AppContext, upstreamBase: string, path: string): Promi
   if (contentType) headers.set("content-type", contentType);
   const upstream = new URL(upstreamBase.replace(/\/+$/, "") + path);
   upstream.search = new URL(c.req.url).search;
+  assertNoTransaction("The analytics vendor");
   const answer = await fetch(upstream, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
     .catch((error: Error) => {
       log("warn", "px.upstream_unreachable", { path, errorClass: error.name });

@@ -2,6 +2,7 @@
 // capture API only when the region, the project key and the surrogate secret are all configured.
 // The organization appears only as a keyed pseudonym; sends happen after the response
 // (`waitUntil`) and their failures are swallowed: analytics never changes an answer.
+import { assertNoTransaction } from "../../db/transaction";
 import type { AnalyticsConfig } from "../config/types";
 
 export type EventProperties = Record<string, string | number | boolean | null>;
@@ -29,6 +30,7 @@ export async function pseudonym(surrogateSecret: string, orgId: string): Promise
 export async function capture(config: AnalyticsConfig, usage: UsageEvent): Promise<void> {
   const { vendorProjectKey, vendorApiBase, surrogateSecret } = config;
   if (!vendorProjectKey || !vendorApiBase || !surrogateSecret) return;
+  assertNoTransaction("The analytics vendor");
   try {
     const response = await fetch(new URL("/i/v0/e/", vendorApiBase), {
       method: "POST",

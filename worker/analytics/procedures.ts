@@ -31,7 +31,7 @@ async function operatingOrganization(tx: Tx, slug: string): Promise<string | nul
 /** After `analytics.read`: the organization acted on must be the operating organization. */
 const operating = inOrganization.use(async ({ ctx, next }) => {
   const operatorOrg = ctx.config.analytics.operatorOrg;
-  if (operatorOrg === null || (await operatingOrganization(ctx.tx, operatorOrg)) !== ctx.org.id) {
+  if (operatorOrg === null || (await ctx.transaction((tx) => operatingOrganization(tx, operatorOrg))) !== ctx.org.id) {
     throw new Refusal("forbidden", "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.");
   }
   return next();
@@ -55,6 +55,6 @@ const Days = z.union(OVERVIEW_DAYS.map((days) => z.literal(days)) as [z.ZodLiter
 const overview = operating
   .meta({ permission: "analytics.read", gate: "reachable", summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days" })
   .input(z.object({ days: Days.default(28).describe("7, 28 or 90; default 28.") }))
-  .query(({ ctx, input }) => readOverview(ctx.tx, input.days));
+  .query(({ ctx, input }) => ctx.transaction((tx) => readOverview(tx, input.days)));
 
 export const analyticsRouter = router({ catalog, overview });

@@ -8,6 +8,7 @@ import { PLANS } from "../../db/enums";
 import { BILLING_OFF, BillingUnreachable, callBilling, describeBillingAnswer } from "./provider";
 import type { BillingProvider } from "../config/types";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import type { Tx } from "../../db/transaction";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -17,12 +18,12 @@ function providerOf(ctx: OrgContext): BillingProvider {
   return provider;
 }
 
-async function customerOf(ctx: OrgContext): Promise<string | null> {
-  const { rows } = await ctx.tx.sql.query<{ customer_id: string }>("SELECT customer_id FROM billing_customers WHERE org_id = $1", [ctx.org.id]);
+async function customerOf(tx: Tx, orgId: string): Promise<string | null> {
+  const { rows } = await tx.sql.query<{ customer_id: string }>("SELECT customer_id FROM billing_customers WHERE org_id = $1", [orgId]);
   return rows[0]?.customer_id ?? null;
 }
 
-/** A provider call whose answer must carry an address for the browser to go to. */
+/** A provider call (made with no transaction open) whose answer must carry an address for the browser to go to. */
 async function providerUrl(ctx: OrgContext, provider: BillingProvider, path: string, form: Record<string, string>, what: string): Promise<string> {
   const answer = await callBilling(ctx.config.billing, provider, path, form).catch((error: unknown) => {
     if (error instanceof BillingUnreachable) throw new Refusal("billing_refused", `${error.message} Nothing was started; try again.`);
@@ -37,8 +38,7 @@ async function providerUrl(ctx: OrgContext, provider: BillingProvider, path: str
 
 const get = inOrganization
   .meta({ permission: "billing.manage", gate: "reachable", summary: "The plan, the subscriptions as the provider last described them, and billing history" })
-  .query(async ({ ctx }) => {
-    const { tx } = ctx;
+  .query(({ ctx }) => ctx.transaction(async (tx) => {
     const org = await tx.sql.query<{ plan: string }>("SELECT plan FROM organizations WHERE id = $1", [ctx.org.id]);
     const subscriptions = await tx.sql.query<{ subscription_id: string; price_id: string | null; status: string; cancel_at_period_end: boolean; current_period_end: Date | null }>(
       "SELECT subscription_id, price_id, status, cancel_at_period_end, current_period_end FROM subscriptions WHERE org_id = $1 ORDER BY event_created DESC",
@@ -52,7 +52,7 @@ const get = inOrganization
     return {
       plan: org.rows[0]!.plan,
       billing: { on: provider !== null, enterpriseCheckout: provider?.enterprisePrice != null, operatorSetsPlan, requiredPlan: hostedRequiredPlan },
-      hasCustomer: (await customerOf(ctx)) !== null,
+      hasCustomer: (await customerOf(tx, ctx.org.id)) !== null,
       subscriptions: subscriptions.rows.map((row) => ({
         id: row.subscription_id,
         priceId: row.price_id,
@@ -62,7 +62,7 @@ const get = inOrganization
       })),
       history: history.rows.map((row) => ({ at: row.at.toISOString(), source: row.source, from: row.from_plan, to: row.to_plan, status: row.status, note: row.note })),
     };
-  });
+  }));
 
 const checkout = inOrganization
   .meta({ permission: "billing.manage", gate: "reachable", summary: "Start a checkout at the billing provider for the team or enterprise plan; answers its address" })
@@ -73,7 +73,7 @@ const checkout = inOrganization
     if (price === null) {
       throw new Refusal("plan_not_for_sale", "The enterprise plan is agreed with a person, not bought here: contact us and we will set it up with you.");
     }
-    const customer = await customerOf(ctx);
+    const customer = await ctx.transaction((tx) => customerOf(tx, ctx.org.id));
     const back = `${ctx.origin}/billing`;
     const url = await providerUrl(ctx, provider, "/v1/checkout/sessions", {
       mode: "subscription",
@@ -94,7 +94,7 @@ const portal = inOrganization
   .meta({ permission: "billing.manage", gate: "reachable", summary: "An address of the billing provider's customer portal: payment method and invoices" })
   .mutation(async ({ ctx }) => {
     const provider = providerOf(ctx);
-    const customer = await customerOf(ctx);
+    const customer = await ctx.transaction((tx) => customerOf(tx, ctx.org.id));
     if (!customer) throw new Refusal("billing_account_missing", "This organization has no billing account yet: subscribe to a plan first.");
     return { url: await providerUrl(ctx, provider, "/v1/billing_portal/sessions", { customer, return_url: `${ctx.origin}/billing` }, "the customer portal") };
   });
@@ -102,11 +102,11 @@ const portal = inOrganization
 const set = inOrganization
   .meta({ permission: "billing.manage", gate: "reachable", summary: "Set the plan directly, on installations where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1)" })
   .input(z.object({ plan: z.enum(PLANS) }))
-  .mutation(async ({ ctx, input }) => {
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
     if (!ctx.config.billing.operatorSetsPlan) {
       throw new Refusal("not_configured", "Plans here come only from the billing provider; billing.set works where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1).");
     }
-    const changed = await changePlan(ctx.tx, {
+    const changed = await changePlan(tx, {
       orgId: ctx.org.id,
       to: input.plan,
       source: "operator",
@@ -114,7 +114,7 @@ const set = inOrganization
       note: "set on the console",
     });
     return { plan: changed.to, from: changed.from, changed: changed.changed };
-  });
+  }));
 
 export const billingRouter = router({ get, portal, set });
 export const subscriptionsRouter = router({ checkout });

@@ -1,6 +1,7 @@
 // Calls to the billing provider's REST API (SVC_BILLING_API_BASE; Stripe's: form-encoded bodies,
 // the secret key as a bearer), bounded in time. An answer of any status goes back to the caller;
 // only a provider that cannot be reached throws.
+import { assertNoTransaction } from "../../db/transaction";
 import type { BillingConfig, BillingProvider } from "../config/types";
 
 export class BillingUnreachable extends Error {
@@ -15,6 +16,7 @@ export interface BillingAnswer {
 const TIMEOUT_MS = 10_000;
 
 export async function callBilling(config: BillingConfig, provider: BillingProvider, path: string, form: Record<string, string>): Promise<BillingAnswer> {
+  assertNoTransaction("The billing provider's API");
   try {
     const response = await fetch(config.apiBase.replace(/\/+$/, "") + path, {
       method: "POST",

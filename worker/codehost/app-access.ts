@@ -1,6 +1,6 @@
 // Acting as the App on one of the organization's accounts: its installation there, then an
 // installation token. Used to dispatch workflows and to read an organization's members.
-import type { Tx } from "../../db/transaction";
+import type { Transaction } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appJwt } from "./app-jwt";
 import { callCodehost, describeAnswer } from "./codehost-api";
@@ -11,12 +11,13 @@ export type AppAccess = { ok: true; token: string } | { ok: false; status: numbe
 const NO_APP: AppAccess = { ok: false, status: null, reason: "No code-host App is configured on this service, so it cannot act on the code host." };
 
 /**
- * In a transaction acting as the organization whose installation on `account` is used: a login (a
- * repository named by its owner), which picks only among the organization's own installations.
+ * With units of work acting as the organization whose installation on `account` is used: a login (a
+ * repository named by its owner), which picks only among the organization's own installations. The
+ * installation is read in a transaction of its own; the token is asked for after it commits.
  */
-export async function appAccessTo(tx: Tx, codehost: CodehostConfig, account: string): Promise<AppAccess> {
+export async function appAccessTo(transaction: Transaction, codehost: CodehostConfig, account: string): Promise<AppAccess> {
   if (!codehost.app) return NO_APP;
-  const [installation] = await ownInstallationsNamed(tx, account);
+  const [installation] = await transaction((tx) => ownInstallationsNamed(tx, account));
   if (!installation) return { ok: false, status: null, reason: `The App is not installed on ${account} for this organization; install it there, then try again.` };
   return installationToken(codehost, installation, account);
 }

@@ -1,5 +1,6 @@
 // Calls to the code host's REST API (SVC_CODEHOST_API_BASE), bounded in time. An answer of any status
 // is returned to the caller to judge; only a host that cannot be reached throws.
+import { assertNoTransaction } from "../../db/transaction";
 
 export class CodehostUnreachable extends Error {
   override readonly name = "CodehostUnreachable";
@@ -15,6 +16,7 @@ export interface ApiAnswer {
 const TIMEOUT_MS = 10_000;
 
 export async function callCodehost(apiBase: string, method: "GET" | "POST" | "PUT" | "DELETE", path: string, bearer: string, json?: unknown): Promise<ApiAnswer> {
+  assertNoTransaction("The code host's API");
   try {
     const response = await fetch(apiBase.replace(/\/+$/, "") + path, {
       method,

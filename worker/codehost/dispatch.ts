@@ -1,7 +1,8 @@
 // Starting a workflow in a customer's repository as the App (spec: Pull model): an installation token
 // for the repository's owner, then a dispatch carrying only the inputs the workflow declares.
-// Whatever the code host answers is recorded; a refused dispatch is kept with the refusal.
-import type { Tx } from "../../db/transaction";
+// Whatever the code host answers is recorded; a refused dispatch is kept with the refusal. The
+// attempt holds no transaction; the record is written after it, in the caller's.
+import type { Transaction, Tx } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
@@ -32,7 +33,7 @@ export interface DispatchRecord {
   droppedInputs: string[];
 }
 
-type Attempt = Omit<DispatchRecord, "id">;
+export type Attempt = Omit<DispatchRecord, "id">;
 
 const refused = (refusalStatus: number | null, refusal: string, inputs: Record<string, string> = {}, droppedInputs: string[] = []): Attempt =>
   ({ outcome: "refused", refusalStatus, refusal, inputs, droppedInputs });
@@ -41,9 +42,9 @@ const path = (...segments: string[]) => segments.map(encodeURIComponent).join("/
 
 const decodeBase64 = (base64: string) => Uint8Array.from(atob(base64.replace(/\s+/g, "")), (char) => char.charCodeAt(0));
 
-async function attemptDispatch(tx: Tx, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
+async function tryDispatch(transaction: Transaction, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
   const { repository, workflow, ref } = request;
-  const access = await appAccessTo(tx, codehost, ownerOf(repository));
+  const access = await appAccessTo(transaction, codehost, ownerOf(repository));
   if (!access.ok) return refused(access.status, access.reason);
   const { token } = access;
   const repo = path(...repository.split("/"));
@@ -65,7 +66,8 @@ async function attemptDispatch(tx: Tx, codehost: CodehostConfig, request: Dispat
   return refused(answer.status, `The code host refused to start ${workflow} in ${repository} at ${ref} (${describeAnswer(answer)}).`, inputs, droppedInputs);
 }
 
-async function recordDispatch(tx: Tx, request: DispatchRequest, attempt: Attempt): Promise<DispatchRecord> {
+/** Records an attempt, in a transaction acting as the requesting organization. */
+export async function recordDispatch(tx: Tx, request: DispatchRequest, attempt: Attempt): Promise<DispatchRecord> {
   const { rows } = await tx.sql.query<{ id: string }>(
     `INSERT INTO workflow_dispatches (org_id, repository, workflow, ref, inputs, dropped_inputs, outcome, refusal_status, refusal)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
@@ -75,14 +77,13 @@ async function recordDispatch(tx: Tx, request: DispatchRequest, attempt: Attempt
   return { id: rows[0]!.id, ...attempt };
 }
 
-/** In a transaction acting as the requesting organization; the attempt is recorded in it whatever the code host answers. */
-export async function dispatchWorkflow(tx: Tx, codehost: CodehostConfig, request: DispatchRequest): Promise<DispatchRecord> {
-  let attempt: Attempt;
+/** Asks the code host to start the workflow (`transaction` acts as the requesting organization); what it answers, for `recordDispatch`. */
+export async function attemptDispatch(transaction: Transaction, codehost: CodehostConfig, request: DispatchRequest): Promise<Attempt> {
   try {
-    attempt = await attemptDispatch(tx, codehost, request);
+    return await tryDispatch(transaction, codehost, request);
   } catch (error) {
     if (!(error instanceof CodehostUnreachable)) throw error;
-    attempt = {
+    return {
       outcome: "unreachable",
       refusalStatus: null,
       refusal: `The code host could not be reached (${error.message}), so ${request.workflow} was not started in ${request.repository}.`,
@@ -90,5 +91,4 @@ export async function dispatchWorkflow(tx: Tx, codehost: CodehostConfig, request
       droppedInputs: [],
     };
   }
-  return recordDispatch(tx, request, attempt);
 }

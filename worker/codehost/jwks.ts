@@ -2,6 +2,7 @@
 // Workers forbids sharing I/O objects (a pending fetch is one) across requests, so a cold isolate's
 // concurrent requests may each fetch once. Fetches are bounded: a timeout, a size limit, and at most
 // one fetch per key set within the cooldown however many unknown key ids arrive.
+import { assertNoTransaction } from "../../db/transaction";
 import type { JWK } from "jose";
 import { readAtMost } from "../http/input";
 import { log } from "../log";
@@ -64,6 +65,7 @@ const isSigningKey = (key: unknown): key is JWK => {
 };
 
 async function fetchKeySet(url: string, policy: KeySetPolicy): Promise<JWK[] | null> {
+  assertNoTransaction("The code host's key set");
   try {
     const response = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(policy.timeoutMs) });
     const declared = Number(response.headers.get("content-length") ?? 0);

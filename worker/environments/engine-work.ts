@@ -6,7 +6,7 @@ import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { dispatchWorkflow } from "../codehost/dispatch";
+import { attemptDispatch, recordDispatch } from "../codehost/dispatch";
 import { findEnvironment, type EnvironmentView } from "./read";
 import type { OrgContext } from "../rpc/trpc";
 
@@ -24,15 +24,15 @@ export const EnvId = EnvIdText.describe("The environment, as its engine names it
 export type EngineCommand = "up" | "down" | "agents" | "load" | "workload";
 
 /** The environment, or NOT_FOUND (another organization's answers the same). */
-export async function environmentOf(ctx: OrgContext, envId: string): Promise<EnvironmentView> {
-  const environment = await findEnvironment(ctx.tx, ctx.org.id, envId);
+export async function environmentOf(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView> {
+  const environment = await findEnvironment(tx, orgId, envId);
   if (!environment) throw new Refusal("not_found", "No such environment in this organization.");
   return environment;
 }
 
 /** An environment that can take new work: not torn down, and with a branch for the workflow to run on. */
-export async function workableEnvironment(ctx: OrgContext, envId: string): Promise<EnvironmentView & { branch: string }> {
-  const environment = await environmentOf(ctx, envId);
+export async function workableEnvironment(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView & { branch: string }> {
+  const environment = await environmentOf(tx, orgId, envId);
   if (environment.state === "torn_down") throw new Refusal("state_conflict", `Environment ${envId} is torn down; create a new one.`);
   const { branch } = environment;
   if (branch === null) {
@@ -55,26 +55,25 @@ export interface EngineWork {
 }
 
 /**
- * Dispatches the workflow and answers the record of the attempt: dispatched, refused or unreachable
- * (dispatchWorkflow records every attempt) in `tx`: the procedure's own, or a new one once the
- * procedure committed what the engine must find. A refusal is an answer, not an error: what the
- * procedure recorded before dispatching stays, and an engine already running there still finds it by polling.
+ * Dispatches the workflow, with no transaction open, and answers the record of the attempt:
+ * dispatched, refused or unreachable, recorded with its audit entry in a transaction of its own
+ * after the code host answered. A refusal is an answer, not an error: what the procedure committed
+ * before dispatching stays, and an engine already running there still finds it by polling.
  */
-export async function dispatchEngineWork(tx: Tx, ctx: OrgContext, work: EngineWork) {
+export async function dispatchEngineWork(ctx: OrgContext, work: EngineWork) {
   const { envId, repository, ref, workflow } = work;
-  const record = await dispatchWorkflow(tx, ctx.config.codehost, {
-    orgId: ctx.org.id,
-    repository,
-    workflow,
-    ref,
-    inputs: { command: work.command, env_id: envId, ...work.inputs },
-  });
-  await appendAudit(tx, {
-    orgId: ctx.org.id,
-    ...ctx.actor,
-    action: "workflow.dispatch_attempted",
-    target: envId,
-    data: { procedure: work.procedure, repository, workflow, ref, command: work.command, dispatchId: record.id, outcome: record.outcome },
+  const request = { orgId: ctx.org.id, repository, workflow, ref, inputs: { command: work.command, env_id: envId, ...work.inputs } };
+  const attempt = await attemptDispatch(ctx.transaction, ctx.config.codehost, request);
+  const record = await ctx.transaction(async (tx) => {
+    const recorded = await recordDispatch(tx, request, attempt);
+    await appendAudit(tx, {
+      orgId: ctx.org.id,
+      ...ctx.actor,
+      action: "workflow.dispatch_attempted",
+      target: envId,
+      data: { procedure: work.procedure, repository, workflow, ref, command: work.command, dispatchId: recorded.id, outcome: recorded.outcome },
+    });
+    return recorded;
   });
   return { ...record, repository, workflow, ref };
 }

@@ -5,7 +5,6 @@
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { inTenant } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { RepositoryName } from "../codehost/repository";
 import { enqueueCommand } from "../commands/enqueue";
@@ -16,12 +15,12 @@ import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFi
 const list = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
-  .query(({ ctx, input }) => listEnvironments(ctx.tx, ctx.org.id, input.limit));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listEnvironments(tx, ctx.org.id, input.limit)));
 
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One environment: state, branch, pull request, expiry, teardown" })
   .input(z.object({ envId: EnvId }))
-  .query(({ ctx, input }) => environmentOf(ctx, input.envId));
+  .query(({ ctx, input }) => ctx.transaction((tx) => environmentOf(tx, ctx.org.id, input.envId)));
 
 /** Readable and never reused: the pull request or the branch, then a random part, since a reused envId would carry the old row's sequence. */
 function newEnvId(branch: string, pullRequest: number | undefined): string {
@@ -42,7 +41,7 @@ const create = inOrganization
   )
   .mutation(async ({ ctx, input }) => {
     const envId = newEnvId(input.branch, input.pullRequest);
-    const dispatch = await dispatchEngineWork(ctx.tx, ctx, {
+    const dispatch = await dispatchEngineWork(ctx, {
       procedure: "environments.create",
       envId,
       repository: input.repository,
@@ -58,26 +57,26 @@ const teardown = inOrganization
   .meta({ permission: "environments.teardown", gate: "gated", summary: "Tear an environment down: a durable teardown command, and the engine's down workflow" })
   .input(z.object({ envId: EnvId }))
   .mutation(async ({ ctx, input }) => {
-    const environment = await environmentOf(ctx, input.envId);
-    if (environment.state === "torn_down") throw new Refusal("state_conflict", `Environment ${input.envId} is already torn down.`);
-    const commandId = await enqueueCommand(ctx.tx, ctx.org.id, { envId: input.envId, kind: "teardown" });
-    await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "environment.teardown_requested", target: input.envId, data: { commandId } });
-    await ctx.commit();
+    const { environment, commandId } = await ctx.transaction(async (tx) => {
+      const environment = await environmentOf(tx, ctx.org.id, input.envId);
+      if (environment.state === "torn_down") throw new Refusal("state_conflict", `Environment ${input.envId} is already torn down.`);
+      const commandId = await enqueueCommand(tx, ctx.org.id, { envId: input.envId, kind: "teardown" });
+      await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "environment.teardown_requested", target: input.envId, data: { commandId } });
+      return { environment, commandId };
+    });
     // The command is what counts, committed before anything is dispatched: an engine polling for commands
     // finds it even when no workflow can be started, which is the case for an environment whose events never named a branch.
     const { branch } = environment;
     const dispatch = branch === null
       ? null
-      : await inTenant(ctx.connect, ctx.org.id, (tx) =>
-          dispatchEngineWork(tx, ctx, {
-            procedure: "environments.teardown",
-            envId: input.envId,
-            repository: environment.repository,
-            ref: branch,
-            workflow: STANDARD_WORKFLOW,
-            command: "down",
-          }),
-        );
+      : await dispatchEngineWork(ctx, {
+          procedure: "environments.teardown",
+          envId: input.envId,
+          repository: environment.repository,
+          ref: branch,
+          workflow: STANDARD_WORKFLOW,
+          command: "down",
+        });
     return { envId: input.envId, commandId, dispatch };
   });
 

@@ -1,7 +1,7 @@
 // One batch from an engine: validate each event, store the valid ones idempotently, then project
 // environment events through each environment's Durable Object (one call per environment per batch).
 import { environmentObjectName, retryOnceIfRetryable, type EnvironmentApi } from "../objects";
-import type { Tx } from "../../db/transaction";
+import { assertNoTransaction, type Tx } from "../../db/transaction";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
 import { storeEvents, type StoredEvent, type StoreStep } from "./store";
@@ -106,6 +106,7 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
   // side by side; the bound keeps a batch of many environments from waking hundreds at once. A
   // transient platform fault is retried once, through a fresh stub (a stub that failed may stay broken).
   await forEachLimited([...byEnvironment], PROJECTION_CONCURRENCY, async ([envId, events]) => {
+    assertNoTransaction("An environment's Durable Object");
     const id = deps.environments.idFromName(environmentObjectName(orgId, envId));
     const projected = await retryOnceIfRetryable(() => deps.environments.get(id).project(orgId, envId, events));
     for (const { ref, note } of projected) notes.set(ref, note);

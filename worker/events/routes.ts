@@ -1,5 +1,6 @@
 // POST /v1/events (spec: POST /v1/events).
 import type { Hono } from "hono";
+import { inTenant } from "../../db/transaction";
 import { asEngineToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
@@ -34,15 +35,15 @@ const postEvents = route({
     500: serverFailure,
   },
   // The hook refuses a request with no token before its body is read, and reads the body before a
-  // connection is taken; then one transaction finds the token, takes the allowance and stores.
+  // connection is taken; then a transaction finds the token, the allowance is taken (a Durable Object:
+  // no transaction open), and another transaction stores.
   handler: async (c, { body: { events }, reply }) => {
     if (events.length > MAX_EVENTS_PER_BATCH) {
       throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
     }
-    const { orgId, batch } = await asEngineToken(c, async (tx, principal) => {
-      await takeIngestAllowance(c, principal.orgId, events.length);
-      return { orgId: principal.orgId, batch: await storeBatch(tx, principal.orgId, principal.tokenId, events, Date.now()) };
-    });
+    const { orgId, tokenId } = await asEngineToken(c, async (_tx, principal) => principal);
+    await takeIngestAllowance(c, orgId, events.length);
+    const batch = await inTenant(c.var.database().connect, orgId, (tx) => storeBatch(tx, orgId, tokenId, events, Date.now()));
     const result = await projectBatch({ environments: c.env.ENVIRONMENTS }, orgId, batch);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "duplicate" }, result.duplicates);

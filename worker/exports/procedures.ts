@@ -15,16 +15,15 @@ const create = inOrganization
   .meta({ permission: "data.export", gate: "reachable", summary: "Take a copy of the organization's configuration and history: the data export document" })
   .mutation(async ({ ctx }) => {
     const bucket = bucketOf(ctx);
-    // Nothing to keep from the authorizing transaction: the document reads page by page in its own.
-    await ctx.commit();
+    // The document reads page by page in transactions of its own.
     const stored = await exportForPerson(ctx.connect, bucket, ctx.org.id, ctx.actor.actorPersonId);
     return { id: stored.id, sizeBytes: stored.sizeBytes, download: downloadPath(ctx.org.id, stored.id) };
   });
 
 const list = inOrganization
   .meta({ permission: "data.export", gate: "reachable", summary: "Data exports taken, newest first" })
-  .query(async ({ ctx }) => {
-    const { rows } = await ctx.tx.sql.query<{ id: string; size_bytes: string | null; login: string | null; created_at: Date; completed_at: Date | null }>(
+  .query(({ ctx }) => ctx.transaction(async (tx) => {
+    const { rows } = await tx.sql.query<{ id: string; size_bytes: string | null; login: string | null; created_at: Date; completed_at: Date | null }>(
       `SELECT e.id, e.size_bytes, p.login, e.created_at, e.completed_at FROM data_exports e LEFT JOIN people p ON p.id = e.requested_by
        WHERE e.org_id = $1 ORDER BY e.created_at DESC LIMIT 50`,
       [ctx.org.id],
@@ -38,6 +37,6 @@ const list = inOrganization
       completedAt: row.completed_at?.toISOString() ?? null,
       download: row.completed_at ? downloadPath(ctx.org.id, row.id) : null,
     }));
-  });
+  }));
 
 export const exportsRouter = router({ create, list });

@@ -50,16 +50,20 @@ const view = (row: InvitationRow) => ({
   revokedAt: iso(row.revoked_at),
 });
 
+/** What `deliver` needs, read in the transaction that made or reissued the invitation. */
+async function toDeliver(tx: Tx, orgId: string, invitationId: string, token: string) {
+  const { rows } = await tx.sql.query<{ name: string }>("SELECT name FROM organizations WHERE id = $1", [orgId]);
+  return { invitation: view(await invitationFor(tx, orgId, invitationId)), token, organization: rows[0]!.name };
+}
+
 /**
  * The answer to create and resend: the invitation and its link (shown once), committed first and then,
  * when mail is configured, mailed to the address (`mailed` says whether the provider took it).
  */
-async function deliver(ctx: OrgContext, invitation: ReturnType<typeof view>, token: string) {
+async function deliver(ctx: OrgContext, { invitation, token, organization }: Awaited<ReturnType<typeof toDeliver>>) {
   const link = `${ctx.origin}/invitations/accept?token=${encodeURIComponent(token)}`;
-  const { rows } = await ctx.tx.sql.query<{ name: string }>("SELECT name FROM organizations WHERE id = $1", [ctx.org.id]);
   // Mail only what is committed: a link must never reach an inbox for an invitation that was rolled back.
-  await ctx.commit();
-  const mailed = await mailInvitation(ctx.config, { email: invitation.email, organization: rows[0]!.name, link });
+  const mailed = await mailInvitation(ctx.config, { email: invitation.email, organization, link });
   return { invitation, link, mailed };
 }
 
@@ -79,16 +83,16 @@ const InvitationInput = z.object({ invitationId: z.uuid() });
 const list = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Invitations, newest first, with their state (pending, expired, accepted, revoked)" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
-  .query(async ({ ctx, input }) =>
-    (await ctx.tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])).rows.map(view),
-  );
+  .query(({ ctx, input }) => ctx.transaction(async (tx) =>
+    (await tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])).rows.map(view),
+  ));
 
 const create = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Invite an address; answers the link, once (only owners invite owners)" })
   .input(z.object({ email: z.email().max(254).toLowerCase(), role: z.enum(ROLES) }))
-  .mutation(async ({ ctx, input }) => {
+  .mutation(async ({ ctx, input }) => deliver(ctx, await ctx.transaction(async (tx) => {
     mayGrant(ctx, input.role);
-    const { tx, actor } = ctx;
+    const { actor } = ctx;
     // Serializes invitations of the organization, so the checks below hold until the insert.
     await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
     const member = await tx.sql.query(
@@ -103,42 +107,41 @@ const create = inOrganization
     if (pending.rows.length) throw new Refusal("already_exists", `${input.email} already has a pending invitation; resend it for a new link.`);
     const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
-    return deliver(ctx, view(await invitationFor(tx, ctx.org.id, id)), token);
-  });
+    return toDeliver(tx, ctx.org.id, id, token);
+  })));
 
 const resend = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "A new link for an open invitation, live 14 days; the old link stops working" })
   .input(InvitationInput)
-  .mutation(async ({ ctx, input }) => {
-    const { tx, actor } = ctx;
+  .mutation(async ({ ctx, input }) => deliver(ctx, await ctx.transaction(async (tx) => {
+    const { actor } = ctx;
     const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
     // A new link for an owner invitation grants what a new invitation would.
     mayGrant(ctx, invitation.role);
     const reissued = await reissueInvitation(tx, invitation.id);
     if (!reissued) throw new Refusal("state_conflict", `This invitation was already ${stateOf(invitation)}; invite the address again instead.`);
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.resent", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
-    return deliver(ctx, view(await invitationFor(tx, ctx.org.id, invitation.id)), reissued.token);
-  });
+    return toDeliver(tx, ctx.org.id, invitation.id, reissued.token);
+  })));
 
 const revoke = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Revoke an invitation: its link stops working" })
   .input(InvitationInput)
-  .mutation(async ({ ctx, input }) => {
-    const { tx, actor } = ctx;
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const { actor } = ctx;
     const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
     if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation was already accepted; remove the member instead.");
     if (invitation.revoked_at) return { revoked: true, alreadyRevoked: true };
     await tx.sql.query("UPDATE invitations SET revoked_at = now() WHERE id = $1", [invitation.id]);
     await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.revoked", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
     return { revoked: true, alreadyRevoked: false };
-  });
+  }));
 
 const accept = signedIn
   .meta({ permission: null, gate: "reachable", summary: "Accept an invitation by the token from its link: the signed-in account joins with its role" })
   .input(z.object({ token: text({ min: 1, max: 200 }).describe("The token from the invitation link.") }))
-  .mutation(async ({ ctx, input }) => {
-    const { tx } = ctx;
-    const { actorPersonId, actorLabel } = await actorOf(ctx);
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const { actorPersonId, actorLabel } = await actorOf(tx, ctx.session.personId);
     const hash = await hashToken(input.token);
     // The token names its organization: a lookup by hash shows that one invitation, nothing else.
     await addLookup(tx, "invitation_hash", hash);
@@ -172,6 +175,6 @@ const accept = signedIn
     );
     const { slug, name, role } = joined.rows[0]!;
     return { organization: { id: invitation.org_id, slug, name }, role };
-  });
+  }));
 
 export const invitationsRouter = router({ list, create, resend, revoke, accept });

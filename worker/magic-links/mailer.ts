@@ -1,4 +1,5 @@
 // Sending mail through the provider at SVC_MAIL_BASE_URL (a Resend-style `POST /emails`).
+import { assertNoTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
 
 export interface Mail {
@@ -10,6 +11,7 @@ export interface Mail {
 export async function sendMail(config: Config, mail: Mail): Promise<boolean> {
   const magicLink = config.mail.magicLink;
   if (!magicLink) return false;
+  assertNoTransaction("The mail provider");
   const response = await fetch(`${config.mail.baseUrl.replace(/\/+$/, "")}/emails`, {
     method: "POST",
     headers: { authorization: `Bearer ${magicLink.apiKey}`, "content-type": "application/json" },

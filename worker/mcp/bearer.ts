@@ -1,7 +1,7 @@
 // The protocol access token on /mcp: found by its hash, live (not expired, not revoked), and its
 // person still a member of its organization (`authorize`), checked on every request and again by
-// every tool call inside the transaction that does the work.
-import { actAs, inTransaction, openTransaction, type Connection } from "../../db/transaction";
+// every tool call in its authorization transaction.
+import { actAs, inTransaction, type Connection } from "../../db/transaction";
 import { authorize, Denied } from "../auth/authorize";
 import type { RpcBearer } from "../rpc/context";
 import { hashToken } from "../tokens/secret";
@@ -27,23 +27,18 @@ export async function authenticateProtocolToken(connect: () => Promise<Connectio
   });
 }
 
-/** The token as the console procedures' caller: each tool call finds it again in its own transaction. */
+/** The token as the console procedures' caller: each tool call finds it again when it authorizes. */
 export function protocolBearer(token: string): RpcBearer {
   return {
-    open: async (connect) => {
+    key: async () => {
       const tokenHash = await hashToken(token);
-      const open = await openTransaction(connect, { lookups: { protocol_token_hash: tokenHash } });
-      try {
-        const grant = await findTokenGrant(open.tx, tokenHash);
-        if (!grant) {
-          await open.rollback();
-          return null;
-        }
-        return { transaction: open, personId: grant.personId, orgId: grant.orgId, credentialId: grant.grantId };
-      } catch (error) {
-        await open.rollback();
-        throw error;
-      }
+      return {
+        lookups: { protocol_token_hash: tokenHash },
+        find: async (tx) => {
+          const grant = await findTokenGrant(tx, tokenHash);
+          return grant && { personId: grant.personId, orgId: grant.orgId, credentialId: grant.grantId };
+        },
+      };
     },
   };
 }

@@ -10,16 +10,16 @@ import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization
   .meta({ permission: null, gate: "reachable", summary: "The model clients you connected to this organization (the /mcp consent), newest first" })
-  .query(({ ctx }) => listConnectedClients(ctx.tx, ctx.org.id, ctx.session.personId));
+  .query(({ ctx }) => ctx.transaction((tx) => listConnectedClients(tx, ctx.org.id, ctx.session.personId)));
 
 const revoke = inOrganization
   .meta({ permission: null, gate: "reachable", summary: "Disconnect one of your model clients: its access token stops working at once" })
   .input(z.object({ grantId: z.uuid().describe("The connection, as connectedClients.list names it.") }))
-  .mutation(async ({ ctx, input }) => {
-    const revoked = await revokeConnectedClient(ctx.tx, ctx.org.id, ctx.session.personId, input.grantId);
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const revoked = await revokeConnectedClient(tx, ctx.org.id, ctx.session.personId, input.grantId);
     if (!revoked) throw new Refusal("not_found", "You have no such connected client in this organization.");
-    await appendAudit(ctx.tx, { orgId: ctx.org.id, ...ctx.actor, action: "protocol_client.revoked", target: input.grantId, data: {} });
+    await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "protocol_client.revoked", target: input.grantId, data: {} });
     return { revoked: true };
-  });
+  }));
 
 export const connectedClientsRouter = router({ list, revoke });

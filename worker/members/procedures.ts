@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { ROLES, type Role } from "../../db/schema/index";
-import { inTenant, type Tx } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { installationToken } from "../codehost/app-access";
 import { accountMembers } from "../codehost/account-members";
@@ -34,10 +34,12 @@ FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER
 
 const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
 
-/** A change to the membership, with the organization locked so that owner counts cannot race. */
-async function changingMembers<T>(ctx: OrgContext, work: (tx: Tx, rows: MemberRow[], actor: OrgContext["actor"]) => Promise<T>): Promise<T> {
-  await ctx.tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-  return work(ctx.tx, await members(ctx.tx, ctx.org.id), ctx.actor);
+/** A change to the membership in a transaction of its own, with the organization locked so that owner counts cannot race. */
+function changingMembers<T>(ctx: OrgContext, work: (tx: Tx, rows: MemberRow[], actor: OrgContext["actor"]) => Promise<T>): Promise<T> {
+  return ctx.transaction(async (tx) => {
+    await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+    return work(tx, await members(tx, ctx.org.id), ctx.actor);
+  });
 }
 
 const ownerCount = (rows: MemberRow[]) => rows.filter((row) => row.role === "owner").length;
@@ -52,8 +54,8 @@ function target(rows: MemberRow[], personId: string): MemberRow {
 
 const list = inOrganization
   .meta({ permission: null, gate: "gated", summary: "The organization's members and their roles" })
-  .query(async ({ ctx }) =>
-    (await members(ctx.tx, ctx.org.id)).map((row) => ({
+  .query(({ ctx }) =>
+    ctx.transaction(async (tx) => (await members(tx, ctx.org.id)).map((row) => ({
       personId: row.person_id,
       login: row.login,
       name: row.name,
@@ -61,7 +63,7 @@ const list = inOrganization
       role: row.role,
       manual: row.role_source === "manual",
       joinedAt: row.created_at.toISOString(),
-    })),
+    }))),
   );
 
 const changeRole = inOrganization
@@ -122,13 +124,12 @@ const sync = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Sync members from the code host: the only thing that removes access besides removal" })
   .mutation(async ({ ctx }) => {
     // No transaction stays open while the code host is asked: the installations are read, then the changes made in a new one.
-    const installed = await ownInstallations(ctx.tx);
-    await ctx.commit();
+    const installed = await ctx.transaction(ownInstallations);
     const listed = await codehostMembers(ctx.config.codehost, installed);
     if (listed.size === 0) {
       throw new Refusal("member_list_unavailable", "The code host listed no members, so nothing was changed: a sync never empties an organization.");
     }
-    return inTenant(ctx.connect, ctx.org.id, (changes) => changingMembers({ ...ctx, tx: changes }, async (tx, rows, actor) => {
+    return changingMembers(ctx, async (tx, rows, actor) => {
       let owners = ownerCount(rows);
       const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
       for (const row of rows) {
@@ -152,7 +153,7 @@ const sync = inOrganization
         result.changed.push(label);
       }
       return result;
-    }));
+    });
   });
 
 export const membersRouter = router({ list, changeRole, remove, sync });

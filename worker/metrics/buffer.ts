@@ -2,6 +2,7 @@
 // flush interval a request hands the batch to the aggregating Durable Object through waitUntil (after
 // its response), and GET /metrics adds what is left and reads the deployment's totals in one call.
 // Nothing here holds an I/O object across requests: only numbers.
+import { assertNoTransaction } from "../../db/transaction";
 import { METRICS_OBJECT_NAME, type MetricsBatch } from "../objects";
 import type { Env } from "../env";
 import { LATENCY_BUCKETS, seriesKey, type Labels, type MetricName } from "./series";
@@ -61,6 +62,7 @@ export class MetricsBuffer {
   }
 
   private aggregator(env: Env) {
+    assertNoTransaction("The metrics aggregator (a Durable Object)");
     return env.METRICS.get(env.METRICS.idFromName(this.objectName));
   }
 

@@ -3,7 +3,7 @@
 // session passes; a customer session is refused (403); no session, 401. Every read of the portal runs
 // as the operator role, through a pool of SVC_ADMIN_POOL_MAX opened for the request.
 import { openPool, type RequestPool } from "../../db/neon";
-import { openTransaction, type Connection, type OpenTransaction } from "../../db/transaction";
+import { inTransaction, type Connection } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { resolveSession } from "../sessions/store";
 import { findOperatorSession, type OperatorSession } from "./sessions";
@@ -24,8 +24,6 @@ export function openAdminPool(config: Config): RequestPool | null {
 
 export interface OperatorCall {
   session: OperatorSession;
-  /** A transaction as the operator role; the caller commits or rolls back. */
-  admin: OpenTransaction;
 }
 
 /** The operator behind the request's cookies, or why not. */
@@ -36,15 +34,9 @@ export async function identifyOperator(
 ): Promise<OperatorCall | PortalRefusal> {
   if (!adminPool) return "off";
   if (tokens.operator) {
-    const admin = await openTransaction(adminPool.connect, {});
-    try {
-      const session = await findOperatorSession(admin.tx, tokens.operator);
-      if (session) return { session, admin };
-    } catch (error) {
-      await admin.rollback();
-      throw error;
-    }
-    await admin.rollback();
+    const operatorToken = tokens.operator;
+    const session = await inTransaction(adminPool.connect, {}, (tx) => findOperatorSession(tx, operatorToken));
+    if (session) return { session };
   }
   if (tokens.customer && (await resolveSession(appConnect, tokens.customer))) return "customer";
   return "none";

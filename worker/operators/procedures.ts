@@ -1,9 +1,11 @@
 // The operator portal's procedures (admin.*): only for an operator session (a customer session gets
 // 403, none 401), refused naming SVC_ADMIN_DATABASE_URL while it is unset, left out of /openapi.json.
 // Reads across organizations run as the operator role in the middleware's transaction; a change to
+// Reads across organizations run as the operator role in a transaction of their own (ctx.admin); a
+// change to one organization runs as the application role acting for it, audited in its log.
 // one organization runs as the application role acting for it, audited in its log.
 import * as z from "zod";
-import { inTenant, type Tx } from "../../db/transaction";
+import { inTenant, inTransaction, type Transaction, type Tx } from "../../db/transaction";
 import { changePlan } from "../billing/plan-change";
 import { PLANS } from "../../db/enums";
 import { Refusal } from "../http/refusal";
@@ -15,7 +17,8 @@ import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_
 import { listFailureGroups } from "./failure-store";
 import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./suspension";
 
-export type OperatorContext = RpcContext & { operator: { id: string; login: string }; admin: Tx };
+/** `admin` opens a transaction as the operator role. */
+export type OperatorContext = RpcContext & { operator: { id: string; login: string }; admin: Transaction };
 
 const REFUSED = {
   off: () => new Refusal("operator_portal_off", PORTAL_OFF),
@@ -23,23 +26,17 @@ const REFUSED = {
   none: () => new Refusal("unauthenticated", SIGN_IN_AS_OPERATOR),
 } as const;
 
-/** An operator session, found (and the procedure run) in one transaction as the operator role; mutations also need x-svc-csrf. */
+/** An operator session, found in a short transaction as the operator role; mutations also need x-svc-csrf. */
 const asOperator = procedure.use(async ({ ctx, type, next }) => {
   const pool = openAdminPool(ctx.config);
   try {
     const found = await identifyOperator(pool, { operator: ctx.operatorToken, customer: ctx.sessionToken }, ctx.connect);
     if (typeof found === "string") throw REFUSED[found]();
-    try {
-      if (type === "mutation") {
-        await checkCsrf(found.session.token, ctx.csrfHeader);
-      }
-      const operator = { id: found.session.operatorId, login: found.session.login };
-      const result = await next({ ctx: { ...ctx, operator, admin: found.admin.tx } satisfies OperatorContext });
-      if (result.ok) await found.admin.commit();
-      return result;
-    } finally {
-      await found.admin.rollback(); // a no-op once committed
-    }
+    if (type === "mutation") await checkCsrf(found.session.token, ctx.csrfHeader);
+    const operator = { id: found.session.operatorId, login: found.session.login };
+    // A non-null pool: identifyOperator answered "off" without one.
+    const admin: Transaction = (work) => inTransaction(pool!.connect, {}, work);
+    return await next({ ctx: { ...ctx, operator, admin } satisfies OperatorContext });
   } finally {
     if (pool) ctx.waitUntil(pool.end());
   }
@@ -76,7 +73,7 @@ export const adminRouter = router({
     .input(z.object({ search: text({ max: 100 }).optional(), limit: z.int().min(1).max(200).default(50) }).strict().default({ limit: 50 }))
     .query(async ({ ctx, input }) => {
       const search = input.search?.trim() || null;
-      const { rows } = await ctx.admin.sql.query<{
+      const { rows } = await ctx.admin((tx) => tx.sql.query<{
         id: string; slug: string; name: string; plan: string; suspended_at: Date | null; suspended_reason: string | null; created_at: Date;
         members: number; environments: number; events30d: number;
       }>(
@@ -88,7 +85,7 @@ export const adminRouter = router({
          WHERE $1::text IS NULL OR position(lower($1) IN lower(o.slug)) > 0 OR position(lower($1) IN lower(o.name)) > 0
          ORDER BY o.created_at DESC, o.id LIMIT $2`,
         [search, input.limit],
-      );
+      ));
       return {
         organizations: rows.map((row) => ({
           id: row.id,
@@ -138,23 +135,23 @@ export const adminRouter = router({
 
   failures: asOperator
     .meta(meta("The own-failure store: groups of unexpected failures with counts, first and last seen and a redacted sample"))
-    .query(async ({ ctx }) => ({ groups: await listFailureGroups(ctx.admin) })),
+    .query(async ({ ctx }) => ({ groups: await ctx.admin(listFailureGroups) })),
 
   leads: asOperator
     .meta(meta("Enterprise contact requests sent through the site's form (POST /v1/leads), newest first"))
     .input(InquiriesInput)
-    .query(async ({ ctx, input }) => ({ leads: await listInquiries(ctx.admin, "leads", input.limit) })),
+    .query(async ({ ctx, input }) => ({ leads: await ctx.admin((tx) => listInquiries(tx, "leads", input.limit)) })),
 
   applications: asOperator
     .meta(meta("Applications sent through the site's form (POST /v1/applications), newest first"))
     .input(InquiriesInput)
-    .query(async ({ ctx, input }) => ({ applications: await listInquiries(ctx.admin, "applications", input.limit) })),
+    .query(async ({ ctx, input }) => ({ applications: await ctx.admin((tx) => listInquiries(tx, "applications", input.limit)) })),
 
   operators: asOperator.meta(meta("The operators and when each last signed in")).query(async ({ ctx }) => {
-    const { rows } = await ctx.admin.sql.query<{ id: string; login: string; created_at: Date; last_sign_in: Date | null }>(
+    const { rows } = await ctx.admin((tx) => tx.sql.query<{ id: string; login: string; created_at: Date; last_sign_in: Date | null }>(
       `SELECT o.id, o.login, o.created_at, (SELECT max(s.created_at) FROM operator_sessions s WHERE s.operator_id = o.id) AS last_sign_in
        FROM operators o ORDER BY lower(o.login)`,
-    );
+    ));
     return { operators: rows.map((row) => ({ id: row.id, login: row.login, createdAt: row.created_at.toISOString(), lastSignInAt: iso(row.last_sign_in) })) };
   }),
 });

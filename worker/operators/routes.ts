@@ -65,7 +65,6 @@ const session = route({
   handler: (c, { reply }) =>
     withAdminPool(c, async (pool) => {
       const call = await operatorOf(c, pool);
-      await call.admin.commit();
       return reply(200, { login: call.session.login, csrfToken: await csrfTokenFor(call.session.token) });
     }),
 });
@@ -132,13 +131,8 @@ const signOut = route({
   handler: (c, { reply }) =>
     withAdminPool(c, async (pool) => {
       const call = await operatorOf(c, pool);
-      try {
-        await checkCsrf(call.session.token, c.req.header(CSRF_HEADER));
-        await endOperatorSession(call.admin.tx, call.session.id);
-        await call.admin.commit();
-      } finally {
-        await call.admin.rollback();
-      }
+      await checkCsrf(call.session.token, c.req.header(CSRF_HEADER));
+      await inTransaction(pool.connect, {}, (tx) => endOperatorSession(tx, call.session.id));
       clearOperatorCookie(c);
       return reply(200, { signedOut: true });
     }),

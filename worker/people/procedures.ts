@@ -11,13 +11,13 @@ import { router, signedIn } from "../rpc/trpc";
 
 const context = signedIn
   .meta({ permission: "account.close", gate: "reachable", summary: "Who is signed in and the organizations they belong to" })
-  .query(({ ctx }) => readPersonContext(ctx.tx, ctx.session.personId));
+  .query(({ ctx }) => ctx.transaction((tx) => readPersonContext(tx, ctx.session.personId)));
 
 const close = signedIn
   .meta({ permission: "account.close", gate: "reachable", summary: "Close one's own account: refused only for the last owner of an organization" })
   .input(z.strictObject({ confirm: text({ min: 1, max: 200 }).describe("What the person typed to confirm.") }))
-  .mutation(async ({ ctx }) => {
-    const { tx, session: { personId } } = ctx;
+  .mutation(({ ctx }) => ctx.transaction(async (tx) => {
+    const { session: { personId } } = ctx;
     const { person, organizations } = await readPersonContext(tx, personId);
     const label = person.login ?? person.email ?? personId;
     // Check every organization before changing any: a refusal leaves everything as it was.
@@ -39,6 +39,6 @@ const close = signedIn
       [personId],
     );
     return { closed: true, organizationsLeft: organizations.length, sessionsEnded };
-  });
+  }));
 
 export const accountRouter = router({ context, close });

@@ -3,7 +3,7 @@
 // bound to one commit and one workflow run, good for under an hour and for one report. A fork pull
 // request's commit gets none until a person approves that exact commit (approvals.ts).
 import type { JWTPayload } from "jose";
-import { inTenant, type Connection, type Tx } from "../../db/transaction";
+import { inTenant, tenantTransaction, type Connection, type Transaction } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
@@ -59,9 +59,9 @@ interface PullHead {
 
 const codehostRefused = (message: string) => new Refusal("codehost_refused", message);
 
-/** The pull request's head commit and whether it comes from a fork, as the code host says (read as the App). */
-async function readPull(tx: Tx, codehost: CodehostConfig, repository: string, number: number): Promise<PullHead> {
-  const access = await appAccessTo(tx, codehost, ownerOf(repository));
+/** The pull request's head commit and whether it comes from a fork, as the code host says (read as the App, no transaction open). */
+async function readPull(transaction: Transaction, codehost: CodehostConfig, repository: string, number: number): Promise<PullHead> {
+  const access = await appAccessTo(transaction, codehost, ownerOf(repository));
   if (!access.ok) throw codehostRefused(access.reason);
   let answer: Awaited<ReturnType<typeof callCodehost>>;
   try {
@@ -105,9 +105,13 @@ export async function issueCommitCredential(
   const run = runOf(claims);
   const pullRequest = pullRequestAsked ?? run.pullRequest;
   const claim = await claimFor(connect, identity);
+  // Admitted (the identity token spent) before the code host is asked, in a transaction of its own:
+  // none is open while the pull request is read.
+  await inTenant(connect, claim.orgId, (tx) => admitIdentity(tx, claim, identity));
+  const head: PullHead = pullRequest === null
+    ? { commit: run.sha, fork: false, headRepository: null }
+    : await readPull(tenantTransaction(connect, claim.orgId), codehost, identity.repository, pullRequest);
   const outcome = await inTenant(connect, claim.orgId, async (tx) => {
-    await admitIdentity(tx, claim, identity);
-    const head: PullHead = pullRequest === null ? { commit: run.sha, fork: false, headRepository: null } : await readPull(tx, codehost, identity.repository, pullRequest);
     if (head.fork && !(await commitApproved(tx, claim.orgId, identity.repository, head.commit))) {
       // Kept (committed) so that the console can show the commit waiting for approval.
       await recordWaitingCommit(tx, claim.orgId, { repository: identity.repository, commit: head.commit, pullRequest, headRepository: head.headRepository });

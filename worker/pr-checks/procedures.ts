@@ -17,7 +17,7 @@ import { inOrganization, router } from "../rpc/trpc";
 const commits = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Fork pull-request commits: those waiting for approval first, then those approved" })
   .input(z.object({ limit: z.int().min(1).max(200).default(50) }))
-  .query(async ({ ctx, input }) => listCommitApprovals(ctx.tx, ctx.org.id, input.limit));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listCommitApprovals(tx, ctx.org.id, input.limit)));
 
 const approve = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Approve one exact fork commit so that its pull-request check may report; no other commit" })
@@ -26,10 +26,10 @@ const approve = inOrganization
     commit: CommitSha,
     pullRequest: z.int().min(1).max(2_147_483_647).optional(),
   }))
-  .mutation(async ({ ctx, input }) => {
-    const choice = await chooseRepository(ctx.tx, ctx.org.id, input.repository);
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const choice = await chooseRepository(tx, ctx.org.id, input.repository);
     if (!choice.ok) throw new Refusal("not_found", choice.message);
-    return approveCommit(ctx.tx, ctx.org.id, ctx.actor, { repository: choice.repository, commit: input.commit, pullRequest: input.pullRequest ?? null });
-  });
+    return approveCommit(tx, ctx.org.id, ctx.actor, { repository: choice.repository, commit: input.commit, pullRequest: input.pullRequest ?? null });
+  }));
 
 export const pullRequestsRouter = router({ commits, approveCommit: approve });

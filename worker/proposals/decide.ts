@@ -1,7 +1,8 @@
-// The steps of a proposal, each in the procedure's transaction and each audited: propose, approve
-// (never one's own), reject, and opening the pull request (at approval, and again on request after a
-// refusal). Approving makes the proposal's content the organization's current file.
-import type { Tx } from "../../db/transaction";
+// The steps of a proposal, each audited: propose, approve (never one's own), reject, and opening the
+// pull request (at approval, and again on request after a refusal). Approving makes the proposal's
+// content the organization's current file. The pull request is asked for after the decision commits
+// and recorded in a transaction of its own: no transaction waits on the code host.
+import type { Transaction, Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import type { CodehostConfig } from "../config/types";
 import { Refusal } from "../http/refusal";
@@ -63,42 +64,47 @@ async function undecided(tx: Tx, orgId: string, kind: ProposalKind, id: string):
   return row;
 }
 
-async function recordPullRequest(tx: Tx, orgId: string, actor: Actor, codehost: CodehostConfig, row: ProposalRow): Promise<ProposalRow> {
-  const outcome = await openPullRequest(tx, codehost, {
+async function recordPullRequest(transaction: Transaction, orgId: string, actor: Actor, codehost: CodehostConfig, row: ProposalRow): Promise<ProposalRow> {
+  const outcome = await openPullRequest(transaction, codehost, {
     id: row.id, kind: row.kind, repository: row.repository, summary: row.summary, content: row.content,
     loosens: row.loosens, loosened: row.loosened, proposedBy: row.proposed_by_label, approvedBy: row.decided_by_label ?? actor.actorLabel,
   });
   const opened = outcome.state === "opened";
-  const { rows } = await tx.sql.query<ProposalRow>(
-    `UPDATE change_proposals SET pr_state = $3, pr_attempts = pr_attempts + 1, pr_attempted_at = now(), pr_branch = $4,
-       pr_number = $5, pr_url = $6, pr_refusal = $7, pr_refusal_status = $8
-     WHERE org_id = $1 AND id = $2 RETURNING *`,
-    [orgId, row.id, outcome.state, outcome.branch, opened ? outcome.number : null, opened ? outcome.url : null,
-      opened ? null : outcome.refusal, opened ? null : outcome.status],
-  );
-  const updated = rows[0]!;
-  await audit(tx, orgId, actor, updated, opened ? "pull_request_opened" : "pull_request_refused",
-    opened ? { number: outcome.number, branch: outcome.branch, attempt: updated.pr_attempts } : { refusal: outcome.refusal, status: outcome.status, attempt: updated.pr_attempts });
-  return updated;
+  return transaction(async (tx) => {
+    const { rows } = await tx.sql.query<ProposalRow>(
+      `UPDATE change_proposals SET pr_state = $3, pr_attempts = pr_attempts + 1, pr_attempted_at = now(), pr_branch = $4,
+         pr_number = $5, pr_url = $6, pr_refusal = $7, pr_refusal_status = $8
+       WHERE org_id = $1 AND id = $2 RETURNING *`,
+      [orgId, row.id, outcome.state, outcome.branch, opened ? outcome.number : null, opened ? outcome.url : null,
+        opened ? null : outcome.refusal, opened ? null : outcome.status],
+    );
+    const updated = rows[0]!;
+    await audit(tx, orgId, actor, updated, opened ? "pull_request_opened" : "pull_request_refused",
+      opened ? { number: outcome.number, branch: outcome.branch, attempt: updated.pr_attempts } : { refusal: outcome.refusal, status: outcome.status, attempt: updated.pr_attempts });
+    return updated;
+  });
 }
 
-export async function approve(tx: Tx, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string, note: string | null): Promise<ProposalRow> {
-  const row = await undecided(tx, orgId, kind, id);
-  if (row.proposed_by === actor.actorPersonId) {
-    throw new Refusal("forbidden", "Nobody approves their own proposal; another person with the approve permission must decide it.");
-  }
-  // Judged again against the policy in force now: another change may have been approved meanwhile.
-  const loosened = kind === "egress" ? loosenedBy((await currentFile(tx, orgId, kind)).policy!, row.policy!) : [];
-  const { rows } = await tx.sql.query<ProposalRow>(
-    `UPDATE change_proposals SET state = 'approved', decided_by = $3, decided_by_label = $4, decided_at = now(), decision_note = $5,
-       loosens = $6, loosened = $7
-     WHERE org_id = $1 AND id = $2 RETURNING *`,
-    [orgId, id, actor.actorPersonId, actor.actorLabel, note, loosened.length > 0, JSON.stringify(loosened)],
-  );
-  const approved = rows[0]!;
-  await setCurrentFile(tx, orgId, approved);
-  await audit(tx, orgId, actor, approved, "approved", note ? { note } : {});
-  return recordPullRequest(tx, orgId, actor, codehost, approved);
+export async function approve(transaction: Transaction, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string, note: string | null): Promise<ProposalRow> {
+  const approved = await transaction(async (tx) => {
+    const row = await undecided(tx, orgId, kind, id);
+    if (row.proposed_by === actor.actorPersonId) {
+      throw new Refusal("forbidden", "Nobody approves their own proposal; another person with the approve permission must decide it.");
+    }
+    // Judged again against the policy in force now: another change may have been approved meanwhile.
+    const loosened = kind === "egress" ? loosenedBy((await currentFile(tx, orgId, kind)).policy!, row.policy!) : [];
+    const { rows } = await tx.sql.query<ProposalRow>(
+      `UPDATE change_proposals SET state = 'approved', decided_by = $3, decided_by_label = $4, decided_at = now(), decision_note = $5,
+         loosens = $6, loosened = $7
+       WHERE org_id = $1 AND id = $2 RETURNING *`,
+      [orgId, id, actor.actorPersonId, actor.actorLabel, note, loosened.length > 0, JSON.stringify(loosened)],
+    );
+    const approved = rows[0]!;
+    await setCurrentFile(tx, orgId, approved);
+    await audit(tx, orgId, actor, approved, "approved", note ? { note } : {});
+    return approved;
+  });
+  return recordPullRequest(transaction, orgId, actor, codehost, approved);
 }
 
 export async function reject(tx: Tx, orgId: string, actor: Actor, kind: ProposalKind, id: string, note: string | null): Promise<ProposalRow> {
@@ -113,10 +119,14 @@ export async function reject(tx: Tx, orgId: string, actor: Actor, kind: Proposal
 }
 
 /** Tries again to open the pull request of an approved proposal whose last attempt was refused. */
-export async function retryPullRequest(tx: Tx, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string): Promise<ProposalRow> {
-  const row = await findProposal(tx, orgId, kind, id, true);
-  if (!row) throw new Refusal("not_found", `This organization has no such ${KIND_WORD[kind]} proposal.`);
-  if (row.state !== "approved") throw new Refusal("state_conflict", `Only an approved proposal is opened as a pull request; this one is ${row.state}.`);
-  if (row.pr_state === "opened") throw new Refusal("state_conflict", `The pull request is already open (#${row.pr_number}).`);
-  return recordPullRequest(tx, orgId, actor, codehost, row);
+export async function retryPullRequest(transaction: Transaction, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string): Promise<ProposalRow> {
+  const row = await transaction(async (tx) => {
+    const row = await findProposal(tx, orgId, kind, id);
+    if (!row) throw new Refusal("not_found", `This organization has no such ${KIND_WORD[kind]} proposal.`);
+    if (row.state !== "approved") throw new Refusal("state_conflict", `Only an approved proposal is opened as a pull request; this one is ${row.state}.`);
+    if (row.pr_state === "opened") throw new Refusal("state_conflict", `The pull request is already open (#${row.pr_number}).`);
+    return row;
+  });
+  // Two retries at once both ask the code host: every step of opening is safe to repeat (pull-request.ts).
+  return recordPullRequest(transaction, orgId, actor, codehost, row);
 }

@@ -3,7 +3,7 @@
 // egress block replaced), and the pull request. Every step is safe to repeat, so a refused attempt can
 // be retried: an existing branch is reused, the file is updated in place, an open pull request for the
 // branch is found again. Whatever the code host answers is returned as an outcome, never thrown.
-import type { Tx } from "../../db/transaction";
+import type { Transaction } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer, type ApiAnswer } from "../codehost/codehost-api";
@@ -63,8 +63,8 @@ function describeChange(work: PullRequestWork): string {
   return lines.join("\n");
 }
 
-async function open(tx: Tx, codehost: CodehostConfig, work: PullRequestWork, branch: string): Promise<PullRequestOutcome> {
-  const access = await appAccessTo(tx, codehost, ownerOf(work.repository));
+async function open(transaction: Transaction, codehost: CodehostConfig, work: PullRequestWork, branch: string): Promise<PullRequestOutcome> {
+  const access = await appAccessTo(transaction, codehost, ownerOf(work.repository));
   if (!access.ok) throw new Refused(access.status, access.reason);
   const api = (method: "GET" | "POST" | "PUT", path: string, json?: unknown) =>
     callCodehost(codehost.apiBase, method, `/repos/${segment(work.repository)}${path}`, access.token, json);
@@ -112,11 +112,11 @@ async function open(tx: Tx, codehost: CodehostConfig, work: PullRequestWork, bra
   throw new Refused(pull.status, `The pull request could not be opened in ${work.repository} (${describeAnswer(pull)}).`);
 }
 
-/** In a transaction acting as the proposal's organization (the App's installation is found through it). */
-export async function openPullRequest(tx: Tx, codehost: CodehostConfig, work: PullRequestWork): Promise<PullRequestOutcome> {
+/** With no transaction open; `transaction` acts as the proposal's organization (the App's installation is found through it). */
+export async function openPullRequest(transaction: Transaction, codehost: CodehostConfig, work: PullRequestWork): Promise<PullRequestOutcome> {
   const branch = branchFor(work);
   try {
-    return await open(tx, codehost, work, branch);
+    return await open(transaction, codehost, work, branch);
   } catch (error) {
     if (error instanceof Refused) return { state: "refused", branch, status: error.status, refusal: error.message };
     if (error instanceof CodehostUnreachable) {

@@ -4,7 +4,7 @@
 // answer is passed back as it arrives, and the reservation is settled to the usage the answer reports.
 // Prompts, completions and keys are never logged or stored.
 import { openPool } from "../../db/neon";
-import { inTenant, type Connection } from "../../db/transaction";
+import { assertNoTransaction, inTenant, type Connection } from "../../db/transaction";
 import { sendAfterResponse } from "../analytics/client";
 import { asProxyCaller, authenticateProxyCaller } from "../auth/bearer";
 import type { ModelPrice } from "../config/types";
@@ -63,6 +63,7 @@ export async function forward(c: AppContext, dialect: Dialect): Promise<Response
   });
   const { forwarding } = ready;
   let upstream: Response;
+  assertNoTransaction("The model provider");
   try {
     upstream = await fetch(dialect.apiBase(config.modelProviders).replace(/\/+$/, "") + dialect.path, {
       method: "POST",

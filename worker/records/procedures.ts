@@ -15,21 +15,21 @@ const Paging = {
 const list = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "Runs of an environment, newest first: outcome, timings, runtime, verdict counts (paged)" })
   .input(z.object({ envId: EnvId, ...Paging }))
-  .query(({ ctx, input }) => listRuns(ctx.tx, ctx.org.id, input.envId, input.cursor ?? null, input.limit));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor ?? null, input.limit)));
 
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One run with its verdicts, artifacts (metadata only) and the goldens it published" })
   .input(z.object({ runId: EngineRunId }))
-  .query(async ({ ctx, input }) => {
-    const run = await findRun(ctx.tx, ctx.org.id, input.runId);
+  .query(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const run = await findRun(tx, ctx.org.id, input.runId);
     if (!run) throw new Refusal("not_found", "No such run in this organization.");
     return run;
-  });
+  }));
 
 const decisions = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "Network (egress) decisions of an environment, newest first, optionally only allowed or denied (paged)" })
   .input(z.object({ envId: EnvId, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
-  .query(({ ctx, input }) => listDecisions(ctx.tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor ?? null, input.limit));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor ?? null, input.limit)));
 
 export const runsRouter = router({ list, get });
 export const decisionsRouter = router({ list: decisions });

@@ -1,9 +1,8 @@
 // Who acted, as the audit log records it, for procedures that act on no organization (those that
 // do get it from `authorize`, as ctx.actor).
-import type { SignedInContext } from "./trpc";
+import type { Tx } from "../../db/transaction";
 
-export async function actorOf(ctx: SignedInContext): Promise<{ actorPersonId: string; actorLabel: string }> {
-  const { personId } = ctx.session;
-  const { rows } = await ctx.tx.sql.query<{ login: string | null; email: string | null }>("SELECT login, email FROM people WHERE id = $1", [personId]);
+export async function actorOf(tx: Tx, personId: string): Promise<{ actorPersonId: string; actorLabel: string }> {
+  const { rows } = await tx.sql.query<{ login: string | null; email: string | null }>("SELECT login, email FROM people WHERE id = $1", [personId]);
   return { actorPersonId: personId, actorLabel: rows[0]?.login ?? rows[0]?.email ?? personId };
 }

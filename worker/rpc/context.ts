@@ -1,6 +1,6 @@
 // What every procedure sees: the database, configuration, the session cookie (resolved by the
-// signedIn middleware inside the procedure's transaction) and the CSRF header.
-import type { Connection, OpenTransaction } from "../../db/transaction";
+// signedIn middleware in its authorization transaction) and the CSRF header.
+import type { Connection, Scope, Tx } from "../../db/transaction";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { AppContext } from "../http/context";
@@ -28,11 +28,14 @@ export interface RpcContext {
 
 /**
  * A credential that acts for one person in one organization (a model-context-protocol access token).
- * `open` opens the procedure's transaction and finds the live credential in it; null, with the
- * transaction ended, when it is unknown, expired or revoked.
+ * `key` names the lookups every transaction of the call carries (so row-level security shows the
+ * credential) and how to find the live credential in one; null when it is unknown, expired or revoked.
  */
 export interface RpcBearer {
-  open: (connect: () => Promise<Connection>) => Promise<{ transaction: OpenTransaction; personId: string; orgId: string; credentialId: string } | null>;
+  key: () => Promise<{
+    lookups: NonNullable<Scope["lookups"]>;
+    find: (tx: Tx) => Promise<{ personId: string; orgId: string; credentialId: string } | null>;
+  }>;
 }
 
 export function rpcContext(c: AppContext): RpcContext {

@@ -1,11 +1,11 @@
 // The console's RPC: tRPC, so the unmodified @trpc/client (batching included) speaks to it and its
 // result and failure shapes are exactly the spec's. Every procedure states the permission it needs and
-// its side of the plan gate (meta), and one middleware checks both with `authorize` inside the
-// transaction the procedure works in.
+// its side of the plan gate (meta), and one middleware checks both with `authorize` in a short
+// transaction of its own; the procedure then opens its own units of work (ctx.transaction).
 import { initTRPC } from "@trpc/server";
 import * as z from "zod";
 import type { Role } from "../../db/schema";
-import { addLookup, openTransaction, type OpenTransaction, type Tx } from "../../db/transaction";
+import { addLookup, inTransaction, type Scope, type Transaction, type Tx } from "../../db/transaction";
 import { authorize } from "../auth/authorize";
 import { checkPlanGate, type GateSide } from "../billing/gate";
 import type { Permission } from "../shared/permissions";
@@ -47,69 +47,79 @@ export const router = t.router;
  */
 export const procedure = t.procedure.use(answerRefusals);
 
-/** The transaction a procedure works in: opened by its middleware, committed when the procedure succeeds. */
-export interface Work {
-  tx: Tx;
-  /**
-   * Commits now, for a procedure whose next steps must see its writes from elsewhere (a Durable
-   * Object, a workflow the code host starts); after it, `tx` is spent and further work opens its own.
-   */
-  commit: () => Promise<unknown>;
-}
+type Lookups = NonNullable<Scope["lookups"]>;
 
-/** Who calls, found inside the transaction the procedure then works in. */
-interface OpenCaller {
-  transaction: OpenTransaction;
-  session: LiveSession;
-  /** A bearer acts for this one organization only; null: a browser session, any of the person's. */
-  onlyOrgId: string | null;
+/** How a caller is found: the lookups that let its transaction see its credential, and the look-up itself. */
+interface CallerKey {
+  lookups: Lookups;
+  find: (tx: Tx) => Promise<{ session: LiveSession; onlyOrgId: string | null } | null>;
 }
 
 /** A browser: a live session cookie, and for a mutation also the session's CSRF token in x-svc-csrf. */
-async function openBrowserCaller(ctx: RpcContext, mutation: boolean): Promise<OpenCaller | null> {
-  if (!ctx.sessionToken) return null;
-  const sessionHash = await hashToken(ctx.sessionToken);
-  const open = await openTransaction(ctx.connect, { lookups: { session_hash: sessionHash } });
-  try {
-    const session = await findLiveSession(open.tx, ctx.sessionToken, sessionHash);
-    if (!session) {
-      await open.rollback();
-      return null;
-    }
-    if (mutation) await checkCsrf(session.token, ctx.csrfHeader);
-    return { transaction: open, session, onlyOrgId: null };
-  } catch (error) {
-    await open.rollback();
-    throw error;
-  }
+async function browserKey(ctx: RpcContext, mutation: boolean): Promise<CallerKey | null> {
+  const token = ctx.sessionToken;
+  if (!token) return null;
+  const sessionHash = await hashToken(token);
+  return {
+    lookups: { session_hash: sessionHash },
+    find: async (tx) => {
+      const session = await findLiveSession(tx, token, sessionHash);
+      if (!session) return null;
+      if (mutation) await checkCsrf(session.token, ctx.csrfHeader);
+      // A bearer acts for its one organization only; a browser session, for any of the person's.
+      return { session, onlyOrgId: null };
+    },
+  };
 }
 
 /** A bearer that is no browser (ctx.bearer: /mcp's tool calls): no cookie, so no CSRF; one organization. */
-async function openBearerCaller(ctx: RpcContext, bearer: RpcBearer): Promise<OpenCaller | null> {
-  const found = await bearer.open(ctx.connect);
-  return found && { transaction: found.transaction, session: { id: found.credentialId, personId: found.personId, token: "" }, onlyOrgId: found.orgId };
+async function bearerKey(bearer: RpcBearer): Promise<CallerKey> {
+  const { lookups, find } = await bearer.key();
+  return {
+    lookups,
+    find: async (tx) => {
+      const found = await find(tx);
+      return found && { session: { id: found.credentialId, personId: found.personId, token: "" }, onlyOrgId: found.orgId };
+    },
+  };
 }
 
+const signInFirst = () => new Refusal("unauthenticated", "Sign in first: the console needs a browser session.");
+
 /**
- * A live session (or the context's bearer), found inside the transaction the procedure then works in
- * (which also sees the person's own rows); for a browser's mutation also the session's CSRF token.
+ * Authorization in a short transaction of its own: the live session (or the context's bearer), and
+ * `also` (an organization's membership, permission and plan gate) in the same one. The procedure's
+ * own transactions carry the same lookups, so they see the person's own rows.
  */
+async function authorizeCaller<T>(ctx: RpcContext, mutation: boolean, also: (tx: Tx, session: LiveSession, onlyOrgId: string | null) => Promise<T>) {
+  const key = ctx.bearer ? await bearerKey(ctx.bearer) : await browserKey(ctx, mutation);
+  if (!key) throw signInFirst();
+  return inTransaction(ctx.connect, { lookups: key.lookups }, async (tx) => {
+    const caller = await key.find(tx);
+    if (!caller) throw signInFirst();
+    await addLookup(tx, "person_id", caller.session.personId);
+    const lookups: Lookups = { ...key.lookups, person_id: caller.session.personId };
+    return { ...caller, lookups, granted: await also(tx, caller.session, caller.onlyOrgId) };
+  });
+}
+
+/** A live session (or the context's bearer); the procedure opens its own transactions. */
 export const signedIn = procedure.use(async ({ ctx, type, next }) => {
-  const caller = ctx.bearer ? await openBearerCaller(ctx, ctx.bearer) : await openBrowserCaller(ctx, type === "mutation");
-  if (!caller) throw new Refusal("unauthenticated", "Sign in first: the console needs a browser session.");
-  const { transaction: open, session } = caller;
-  try {
-    await addLookup(open.tx, "person_id", session.personId);
-    const result = await next({ ctx: { ...ctx, session, onlyOrgId: caller.onlyOrgId, tx: open.tx, commit: open.commit } satisfies SignedInContext });
-    if (result.ok) await open.commit();
-    else await open.rollback();
-    return result;
-  } finally {
-    await open.rollback(); // a no-op once committed
-  }
+  const caller = await authorizeCaller(ctx, type === "mutation", async () => null);
+  const transaction: Transaction = (work) => inTransaction(ctx.connect, { lookups: caller.lookups }, work);
+  return next({ ctx: { ...ctx, session: caller.session, onlyOrgId: caller.onlyOrgId, transaction } satisfies SignedInContext });
 });
 
-export type SignedInContext = RpcContext & Work & { session: LiveSession; onlyOrgId: string | null };
+export type SignedInContext = RpcContext & {
+  session: LiveSession;
+  onlyOrgId: string | null;
+  /**
+   * Opens the procedure's unit of work, acting as the caller (and, in an organization, as it). A
+   * procedure opens as many as it needs, one after another, and makes its network calls between
+   * them, never inside one (db/README.md, "Units of work").
+   */
+  transaction: Transaction;
+};
 
 /** What a procedure acting on an organization sees. */
 export type OrgContext = SignedInContext & {
@@ -121,18 +131,25 @@ export type OrgContext = SignedInContext & {
 export const OrgInput = z.object({ orgId: z.uuid().describe("The organization the procedure acts on.") });
 
 /**
- * Acting on an organization: `authorize` checks, in the procedure's own transaction, that the caller
- * is a member (another organization answers exactly like a missing one) whose role holds the
+ * Acting on an organization: `authorize` checks, in the short authorization transaction, that the
+ * caller is a member (another organization answers exactly like a missing one) whose role holds the
  * procedure's declared permission (meta.permission; null means any member), then the plan gate on
  * the procedure's declared side (meta.gate).
  */
-export const inOrganization = signedIn.input(OrgInput).use(async ({ ctx, input, meta, path, next }) => {
+export const inOrganization = procedure.input(OrgInput).use(async ({ ctx, input, meta, path, type, next }) => {
   if (meta === undefined) throw new Error(`Procedure ${path} declares no permission.`);
   const { orgId } = input as z.infer<typeof OrgInput>;
-  // A bearer bound to one organization sees no other: another answers exactly like a missing one.
-  if (ctx.onlyOrgId !== null && ctx.onlyOrgId !== orgId) throw new Refusal("not_found", "No such organization.");
-  const grant = await authorize(ctx.tx, { kind: "session", personId: ctx.session.personId }, orgId, meta.permission);
-  checkPlanGate(ctx.config, grant.plan, meta.gate);
+  const caller = await authorizeCaller(ctx, type === "mutation", async (tx, session, onlyOrgId) => {
+    // A bearer bound to one organization sees no other: another answers exactly like a missing one.
+    if (onlyOrgId !== null && onlyOrgId !== orgId) throw new Refusal("not_found", "No such organization.");
+    const grant = await authorize(tx, { kind: "session", personId: session.personId }, orgId, meta.permission);
+    checkPlanGate(ctx.config, grant.plan, meta.gate);
+    return grant;
+  });
+  const { granted: grant } = caller;
+  const transaction: Transaction = (work) => inTransaction(ctx.connect, { orgId, lookups: caller.lookups }, work);
   const org = { id: orgId, role: grant.role };
-  return next({ ctx: { ...ctx, org, actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel } } satisfies OrgContext });
+  return next({
+    ctx: { ...ctx, session: caller.session, onlyOrgId: caller.onlyOrgId, transaction, org, actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel } } satisfies OrgContext,
+  });
 });

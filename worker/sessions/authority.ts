@@ -1,7 +1,7 @@
 // Browser routes outside /rpc that act on an organization (`/console/api/*`): the session, its CSRF
 // header on a change, `authorize` and the plan gate, then the route's work, in one transaction, as
 // console procedures do it.
-import { addLookup, openTransaction, type Tx } from "../../db/transaction";
+import { addLookup, inTransaction, type Tx } from "../../db/transaction";
 import { authorize, type Grant } from "../auth/authorize";
 import type { Permission } from "../shared/permissions";
 import { gateRoute } from "../billing/gate";
@@ -16,18 +16,13 @@ export async function asSessionMember<T>(c: AppContext, orgId: string, permissio
   const token = readSessionCookie(c);
   if (!token) throw new Refusal("unauthenticated", "Sign in first: this needs a browser session.");
   const sessionHash = await hashToken(token);
-  const open = await openTransaction(c.var.database().connect, { lookups: { session_hash: sessionHash } });
-  try {
-    const session = await findLiveSession(open.tx, token, sessionHash);
+  return inTransaction(c.var.database().connect, { lookups: { session_hash: sessionHash } }, async (tx) => {
+    const session = await findLiveSession(tx, token, sessionHash);
     if (!session) throw new Refusal("unauthenticated", "Sign in first: this needs a browser session.");
     if (isMutation(c.req.method)) await checkCsrf(session.token, c.req.header(CSRF_HEADER));
-    await addLookup(open.tx, "person_id", session.personId);
-    const grant = await authorize(open.tx, { kind: "session", personId: session.personId }, orgId, permission);
+    await addLookup(tx, "person_id", session.personId);
+    const grant = await authorize(tx, { kind: "session", personId: session.personId }, orgId, permission);
     gateRoute(c, grant.plan);
-    const result = await work(open.tx, grant);
-    await open.commit();
-    return result;
-  } finally {
-    await open.rollback(); // a no-op once committed
-  }
+    return work(tx, grant);
+  });
 }

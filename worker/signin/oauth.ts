@@ -1,5 +1,6 @@
 // The code host's OAuth web flow for a browser: the authorize page, the code exchange, and the
 // account's identity and organization roles read with the person's own token.
+import { assertNoTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { callCodehost } from "../codehost/codehost-api";
 import { readAllPages } from "../codehost/paged";
@@ -27,6 +28,7 @@ export function authorizeUrl(config: Config, state: string): string {
 
 /** The person's access token for `code`, or null when the code host refuses the code. */
 export async function exchangeCode(config: Config, code: string): Promise<string | null> {
+  assertNoTransaction("The code host's OAuth exchange");
   const response = await fetch(`${codehostWebBase(config.codehost.apiBase)}/login/oauth/access_token`, {
     method: "POST",
     headers: { accept: "application/json", "content-type": "application/json", "user-agent": "svc-control-plane" },

@@ -12,8 +12,8 @@ import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Engine and CLI tokens: prefix, scopes, last use; never the value" })
-  .query(async ({ ctx }) => {
-    const { rows } = await ctx.tx.sql.query<{
+  .query(({ ctx }) => ctx.transaction(async (tx) => {
+    const { rows } = await tx.sql.query<{
       id: string; kind: string; name: string; display_prefix: string; scopes: string[]; created_at: Date;
       last_used_at: Date | null; expires_at: Date | null; revoked_at: Date | null; binding_id: string | null;
       person_id: string | null; person_login: string | null; person_role: Role | null;
@@ -40,21 +40,20 @@ const list = inOrganization
       revokedAt: iso(row.revoked_at),
       fromRepositoryClaim: row.binding_id !== null,
     }));
-  });
+  }));
 
 const create = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Create an engine token, shown once" })
   .input(z.object({ name: DisplayName }))
   .mutation(({ ctx, input }) =>
-    createEngineToken(ctx.tx, ctx.org.id, input.name, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel }),
+    ctx.transaction((tx) => createEngineToken(tx, ctx.org.id, input.name, { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel })),
   );
 
 const revoke = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Revoke a token" })
   .input(z.object({ tokenId: z.uuid() }))
-  .mutation(async ({ ctx, input }) => {
-    const { tx } = ctx;
-      const { rows } = await tx.sql.query<{ already: boolean }>(
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const { rows } = await tx.sql.query<{ already: boolean }>(
         `UPDATE tokens t SET revoked_at = COALESCE(t.revoked_at, now()) FROM (SELECT revoked_at IS NOT NULL AS already FROM tokens WHERE id = $1) before
          WHERE t.id = $1 RETURNING before.already`,
         [input.tokenId],
@@ -62,6 +61,6 @@ const revoke = inOrganization
       if (!rows[0]) throw new Refusal("not_found", "No such token in this organization.");
       if (!rows[0].already) await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "token.revoked", target: input.tokenId });
       return { revoked: true, alreadyRevoked: rows[0].already };
-  });
+  }));
 
 export const tokensRouter = router({ list, create, revoke });

@@ -13,8 +13,8 @@ import { inOrganization } from "../rpc/trpc";
 const list = inOrganization
   .meta({ permission: "workloads.view", gate: "gated", summary: "Workload definitions with their current and latest version (archived ones only when asked)" })
   .input(z.object({ includeArchived: z.boolean().default(false) }))
-  .query(async ({ ctx, input }) => {
-    const { rows } = await ctx.tx.sql.query<{
+  .query(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const { rows } = await tx.sql.query<{
       id: string; name: string; created_at: Date; archived_at: Date | null; version_id: string; number: number; current_id: string; current_number: number; explorations: number;
     }>(
       `SELECT DISTINCT ON (w.id) w.id, w.name, w.created_at, w.archived_at, v.id AS version_id, v.number, c.id AS current_id, c.number AS current_number,
@@ -35,19 +35,18 @@ const list = inOrganization
         explorations: row.explorations,
       }))
       .sort((a, b) => a.name.localeCompare(b.name));
-  });
+  }));
 
 const define = inOrganization
   .meta({ permission: "workloads.edit", gate: "gated", summary: "Create a workload with its first version (the compiled form an engine runs)" })
   .input(z.object({ name: DisplayName, compiled: CompiledWorkload }))
-  .mutation(async ({ ctx, input }) => {
-    const { tx } = ctx;
+  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
     const created = await defineWorkload(tx, ctx.org.id, input.name, input.compiled).catch((error: unknown) => {
       if (isUniqueViolation(error)) throw new Refusal("already_exists", `A workload named ${input.name} already exists.`);
       throw error;
     });
     await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "workload.defined", target: input.name, data: { versionId: created.versionId } });
     return created;
-  });
+  }));
 
 export const workloadDefinitions = { list, define };

@@ -5,7 +5,6 @@
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { inTenant } from "../../db/transaction";
 import { environmentObject } from "../objects";
 import { appendAudit } from "../audit/append";
 import { requestRun } from "./requests";
@@ -16,10 +15,10 @@ import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "..
 async function dispatchOnEnvironment(
   ctx: OrgContext,
   envId: string,
-  work: Omit<Parameters<typeof dispatchEngineWork>[2], "envId" | "repository" | "ref">,
+  work: Omit<Parameters<typeof dispatchEngineWork>[1], "envId" | "repository" | "ref">,
 ) {
-  const environment = await workableEnvironment(ctx, envId);
-  return dispatchEngineWork(ctx.tx, ctx, { ...work, envId, repository: environment.repository, ref: environment.branch });
+  const environment = await ctx.transaction((tx) => workableEnvironment(tx, ctx.org.id, envId));
+  return dispatchEngineWork(ctx, { ...work, envId, repository: environment.repository, ref: environment.branch });
 }
 
 const agentsRun = inOrganization
@@ -55,39 +54,37 @@ const loadRun = inOrganization
  * (workloads.start, and workloads.retryRun with the run it repeats). Refused for an archived workload.
  */
 export async function startWorkloadRun(ctx: OrgContext, input: { envId: string; versionId: string; workflow: string; retryOf?: string }) {
-  const environment = await workableEnvironment(ctx, input.envId);
-  const { tx } = ctx;
-  const { rows } = await tx.sql.query<{ name: string; number: number; archived: boolean }>(
-    "SELECT w.name, v.number, w.archived_at IS NOT NULL AS archived FROM workload_versions v JOIN workloads w ON w.id = v.workload_id WHERE v.org_id = $1 AND v.id = $2",
-    [ctx.org.id, input.versionId],
-  );
-  const version = rows[0];
-  if (!version) throw new Refusal("not_found", "No such workload version in this organization.");
-  if (version.archived) throw new Refusal("state_conflict", `Workload ${version.name} is archived; it starts no new runs.`);
-  const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId, input.retryOf ?? null);
-  await appendAudit(tx, {
-    orgId: ctx.org.id,
-    ...ctx.actor,
-    action: "workload_run.requested",
-    target: runId,
-    data: { envId: input.envId, workload: version.name, version: version.number, ...(input.retryOf ? { retryOf: input.retryOf } : {}) },
+  const { environment, run } = await ctx.transaction(async (tx) => {
+    const environment = await workableEnvironment(tx, ctx.org.id, input.envId);
+    const { rows } = await tx.sql.query<{ name: string; number: number; archived: boolean }>(
+      "SELECT w.name, v.number, w.archived_at IS NOT NULL AS archived FROM workload_versions v JOIN workloads w ON w.id = v.workload_id WHERE v.org_id = $1 AND v.id = $2",
+      [ctx.org.id, input.versionId],
+    );
+    const version = rows[0];
+    if (!version) throw new Refusal("not_found", "No such workload version in this organization.");
+    if (version.archived) throw new Refusal("state_conflict", `Workload ${version.name} is archived; it starts no new runs.`);
+    const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId, input.retryOf ?? null);
+    await appendAudit(tx, {
+      orgId: ctx.org.id,
+      ...ctx.actor,
+      action: "workload_run.requested",
+      target: runId,
+      data: { envId: input.envId, workload: version.name, version: version.number, ...(input.retryOf ? { retryOf: input.retryOf } : {}) },
+    });
+    return { environment, run: { runId, workload: version.name, version: version.number } };
   });
-  const run = { runId, workload: version.name, version: version.number };
   // Committed first: the environment's object arms its deadline alarm from what it reads (a run
   // nothing claims is abandoned on time), and the engine the workflow starts must find the run.
-  await ctx.commit();
   await environmentObject(ctx.env, ctx.org.id, input.envId).wake(ctx.org.id, input.envId);
-  const dispatch = await inTenant(ctx.connect, ctx.org.id, (tx) =>
-    dispatchEngineWork(tx, ctx, {
-      procedure: input.retryOf ? "workloads.retryRun" : "workloads.start",
-      envId: input.envId,
-      repository: environment.repository,
-      ref: environment.branch,
-      workflow: input.workflow,
-      command: "workload",
-      inputs: { run_id: run.runId },
-    }),
-  );
+  const dispatch = await dispatchEngineWork(ctx, {
+    procedure: input.retryOf ? "workloads.retryRun" : "workloads.start",
+    envId: input.envId,
+    repository: environment.repository,
+    ref: environment.branch,
+    workflow: input.workflow,
+    command: "workload",
+    inputs: { run_id: run.runId },
+  });
   return { ...run, envId: input.envId, dispatch };
 }
 

@@ -37,8 +37,8 @@ const runs = inOrganization
       limit: z.int().min(1).max(200).default(50),
     }),
   )
-  .query(async ({ ctx, input }) => {
-    const { rows } = await ctx.tx.sql.query<RunRow>(RUNS, [ctx.org.id, input.envId ?? null, input.before ?? null, input.limit]);
+  .query(({ ctx, input }) => ctx.transaction(async (tx) => {
+    const { rows } = await tx.sql.query<RunRow>(RUNS, [ctx.org.id, input.envId ?? null, input.before ?? null, input.limit]);
     return rows.map((row) => ({
       id: row.id,
       envId: row.env_id,
@@ -53,6 +53,6 @@ const runs = inOrganization
       abandonReason: row.abandon_reason,
       endedAt: iso(row.ended_at),
     }));
-  });
+  }));
 
 export const workloadRuns = { runs };
