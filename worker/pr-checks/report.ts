@@ -102,7 +102,7 @@ const TAKING_LAPSES = "1 minute";
 async function createCheckRun(transaction: Transaction, codehost: CodehostConfig, found: CredentialRow, report: Report): Promise<{ id: number; url: string | null }> {
   const access = await appAccessTo(transaction, codehost, ownerOf(found.repository));
   if (!access.ok) throw new Refusal("codehost_refused", access.reason);
-  let answer;
+  let answer: Awaited<ReturnType<typeof callCodehost>>;
   try {
     answer = await callCodehost(codehost.apiBase, "POST", `/repos/${found.repository.split("/").map(encodeURIComponent).join("/")}/check-runs`, access.token, {
       name: report.name,
