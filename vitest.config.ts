@@ -26,7 +26,9 @@ export default defineConfig({
       {
         // Pure logic in Node: modules exercised without the Worker, the database or HTTP (test/README.md).
         // Migrations load as text, as wrangler's Text rule loads them into the Worker.
-        plugins: [{ name: "sql-as-text", enforce: "pre", transform: (code, id) => (id.endsWith(".sql") ? `export default ${JSON.stringify(code)};` : undefined) }],
+        plugins: [
+          { name: "sql-as-text", enforce: "pre", transform: (code, id) => (id.endsWith(".sql") ? `export default ${JSON.stringify(code)};` : undefined) },
+        ],
         test: {
           name: "node",
           environment: "node",

@@ -44,7 +44,16 @@ async function main() {
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     const reported = await post(tokens[0]!, "/v1/events", {
-      events: [{ id: crypto.randomUUID(), type: "environment.ready", envId, sequence: 1, occurredAt: new Date().toISOString(), payload: { repository: "bench/shop", branch: "main" } }],
+      events: [
+        {
+          id: crypto.randomUUID(),
+          type: "environment.ready",
+          envId,
+          sequence: 1,
+          occurredAt: new Date().toISOString(),
+          payload: { repository: "bench/shop", branch: "main" },
+        },
+      ],
     });
     if (reported.status !== 202) throw new Error(`reporting the environment: ${reported.status}`);
     const { versionId } = await inTenant(pool.connect, org.id, (tx) => defineWorkload(tx, org.id, "bench", { steps: ["load"] }));

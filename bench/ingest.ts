@@ -72,12 +72,16 @@ async function measure(concurrency: number, work: Row[][], send: (rows: Row[]) =
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 function post(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const sent = request(url, { method: "POST", agent, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on("data", (chunk: Buffer) => chunks.push(chunk));
-      answer.on("end", () => resolve({ status: answer.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      answer.on("error", reject);
-    });
+    const sent = request(
+      url,
+      { method: "POST", agent, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        answer.on("error", reject);
+      },
+    );
     sent.on("error", reject);
     sent.end(body);
   });
@@ -87,9 +91,7 @@ async function main() {
   await withBenchWorker({}, async ({ pool, base, sourceMap }) => {
     const service = await createOrganization(pool.connect, { slug: "bench-service", actorLabel: "bench" });
     const raw = await createOrganization(pool.connect, { slug: "bench-raw", actorLabel: "bench" });
-    const { token, id: tokenId } = await inTenant(pool.connect, service.id, (tx) =>
-      issueToken(tx, { orgId: service.id, kind: "engine", name: "bench" }),
-    );
+    const { token, id: tokenId } = await inTenant(pool.connect, service.id, (tx) => issueToken(tx, { orgId: service.id, kind: "engine", name: "bench" }));
 
     const viaService = async (rows: Row[]) => {
       const { status, text } = await post(`${base}/v1/events`, token, JSON.stringify({ events: rows }));
@@ -143,13 +145,19 @@ async function main() {
           const work = Array.from({ length: BATCHES }, () => batch(mix));
           const service = await measure(concurrency, work, firstSending);
           const again = await measure(concurrency, work, retry);
-          const direct = await measure(concurrency, Array.from({ length: BATCHES }, () => batch(mix)), viaRawInsert);
+          const direct = await measure(
+            concurrency,
+            Array.from({ length: BATCHES }, () => batch(mix)),
+            viaRawInsert,
+          );
           rounds.push({ service, again, direct });
         }
         const service = median(rounds.map((r) => r.service));
         const direct = median(rounds.map((r) => r.direct));
         console.log(
-          `${mix.padEnd(17)}  ${String(concurrency).padStart(11)}  ${service.toFixed(0).padStart(12)}  ${median(rounds.map((r) => r.again)).toFixed(0).padStart(10)}  ${direct.toFixed(0).padStart(15)}  ${(service / direct).toFixed(2).padStart(5)}`,
+          `${mix.padEnd(17)}  ${String(concurrency).padStart(11)}  ${service.toFixed(0).padStart(12)}  ${median(rounds.map((r) => r.again))
+            .toFixed(0)
+            .padStart(10)}  ${direct.toFixed(0).padStart(15)}  ${(service / direct).toFixed(2).padStart(5)}`,
         );
       }
     }

@@ -54,7 +54,11 @@ async function main() {
     const { token } = await inTenant(pool.connect, org.id, async (tx) => {
       // The key sealed as the Worker seals it, and a budget no run of this benchmark reaches.
       const keyId = crypto.randomUUID();
-      const sealed = await seal({ keys: new Map([["v1", sealingKey]]), sealingVersion: "v1" }, { keyId, orgId: org.id, provider: "chat-provider" }, PROVIDER_KEY);
+      const sealed = await seal(
+        { keys: new Map([["v1", sealingKey]]), sealingVersion: "v1" },
+        { keyId, orgId: org.id, provider: "chat-provider" },
+        PROVIDER_KEY,
+      );
       await tx.sql.query(
         "INSERT INTO provider_keys (id, org_id, provider, key_version, nonce, ciphertext, last_four) VALUES ($1, $2, 'chat-provider', $3, $4, $5, $6)",
         [keyId, org.id, sealed.version, sealed.nonce, sealed.ciphertext, PROVIDER_KEY.slice(-4)],
@@ -68,7 +72,10 @@ async function main() {
     console.log(`model proxy: ${REQUESTS} chat-completions requests per mode, one at a time (ms)`);
     console.log("mode      path    ttfb p50  ttfb p90  total p50  total p90");
     for (const stream of [false, true]) {
-      const rows: Array<[string, Timing[]]> = [["direct", await series(direct, PROVIDER_KEY, stream)], ["proxy", await series(proxied, token, stream)]];
+      const rows: Array<[string, Timing[]]> = [
+        ["direct", await series(direct, PROVIDER_KEY, stream)],
+        ["proxy", await series(proxied, token, stream)],
+      ];
       for (const [path, timings] of rows) {
         const first = timings.map((t) => t.firstByte);
         const total = timings.map((t) => t.total);
@@ -77,7 +84,13 @@ async function main() {
         );
       }
       const added = (pick: (t: Timing) => number) => percentile(rows[1]![1].map(pick), 0.5) - percentile(rows[0]![1].map(pick), 0.5);
-      console.log(`${(stream ? "streamed" : "plain").padEnd(8)}  added   ${added((t) => t.firstByte).toFixed(1).padStart(8)}            ${added((t) => t.total).toFixed(1).padStart(9)}`);
+      console.log(
+        `${(stream ? "streamed" : "plain").padEnd(8)}  added   ${added((t) => t.firstByte)
+          .toFixed(1)
+          .padStart(8)}            ${added((t) => t.total)
+          .toFixed(1)
+          .padStart(9)}`,
+      );
     }
   }).finally(() => provider.close());
 }

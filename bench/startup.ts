@@ -26,8 +26,7 @@ interface Profile {
   endTime: number;
 }
 
-const wrangler = (args: string[]) =>
-  execFileSync("npx", ["--no-install", "wrangler", ...args], { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+const wrangler = (args: string[]) => execFileSync("npx", ["--no-install", "wrangler", ...args], { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
 
 /** Milliseconds of samples spent running script (everything but idle, GC and the engine's own work). */
 function scriptMs(profile: Profile): { script: number; total: number } {

@@ -9,8 +9,7 @@ export const directorySink: ArchiveSink = {
     mkdirSync(dirname(path), { recursive: true });
     const partial = `${path}.partial`;
     const stream = createWriteStream(partial);
-    const write = (text: string) =>
-      new Promise<void>((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve())));
+    const write = (text: string) => new Promise<void>((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve())));
     return {
       append: write,
       finish: () =>

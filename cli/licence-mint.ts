@@ -14,7 +14,11 @@ export interface LicenceClaims {
   features: string[];
 }
 
-const toBase64 = (base64url: string) => base64url.replaceAll("-", "+").replaceAll("_", "/").padEnd(Math.ceil(base64url.length / 4) * 4, "=");
+const toBase64 = (base64url: string) =>
+  base64url
+    .replaceAll("-", "+")
+    .replaceAll("_", "/")
+    .padEnd(Math.ceil(base64url.length / 4) * 4, "=");
 
 /** A new key pair: the private key as a PKCS#8 PEM (keep it secret), the public one as SVC_LICENSE_PUBLIC_KEYS wants it. */
 export async function licenceKeyPair(): Promise<{ privateKeyPem: string; publicKey: string }> {

@@ -32,9 +32,7 @@ export async function applyMigrations(client: SqlClient, migrations: readonly Mi
   try {
     // The runner's own bookkeeping, so it is kept here rather than in a migration; the ALTER brings
     // a table made before checksums were kept up to date.
-    await client.query(
-      "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)",
-    );
+    await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)");
     await client.query("ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text");
     const { rows } = await client.query<{ name: string; checksum: string | null }>("SELECT name, checksum FROM schema_migrations");
     const recorded = new Map(rows.map((row) => [row.name, row.checksum]));

@@ -21,13 +21,31 @@ export type Tx = Pick<Connection, "sql" | "db">;
 /** What a transaction acts as. `orgId` chooses the tenant; lookups name one row by a key it holds. */
 export interface Scope {
   orgId?: string;
-  lookups?: Partial<Record<
-    | "token_hash" | "session_hash" | "org_slug" | "person_id" | "claim_repository" | "claim_proof" | "installation_account_id" | "codehost_installation"
-    | "codehost_user_id" | "invited_email" | "invitation_hash" | "magic_link_hash" | "device_code_hash" | "user_code" | "person_email"
-    | "billing_customer" | "deletion_export_hash"
-    | "protocol_client_id" | "protocol_code_hash" | "protocol_token_hash",
-    string
-  >>;
+  lookups?: Partial<
+    Record<
+      | "token_hash"
+      | "session_hash"
+      | "org_slug"
+      | "person_id"
+      | "claim_repository"
+      | "claim_proof"
+      | "installation_account_id"
+      | "codehost_installation"
+      | "codehost_user_id"
+      | "invited_email"
+      | "invitation_hash"
+      | "magic_link_hash"
+      | "device_code_hash"
+      | "user_code"
+      | "person_email"
+      | "billing_customer"
+      | "deletion_export_hash"
+      | "protocol_client_id"
+      | "protocol_code_hash"
+      | "protocol_token_hash",
+      string
+    >
+  >;
   /**
    * A statement without parameters sent with BEGIN and the settings, in the same round trip (it reads
    * them with current_setting): the transaction's first look-up, whose rows the work is given.
@@ -72,7 +90,9 @@ export const takeRefusedNetworkCalls = (): string[] => refusedCalls.splice(0);
 export function assertNoTransaction(call: string): void {
   if (insideTransaction.getStore() === undefined) return;
   refusedCalls.push(call);
-  throw new Error(`${call} was called while a database transaction is open: make the call before the transaction or after it commits (db/README.md, "Units of work").`);
+  throw new Error(
+    `${call} was called while a database transaction is open: make the call before the transaction or after it commits (db/README.md, "Units of work").`,
+  );
 }
 
 async function openTransaction(connect: () => Promise<Connection>, scope: Scope): Promise<OpenTransaction> {
@@ -146,10 +166,12 @@ export type Work<T> = (tx: Tx, first: Record<string, unknown>[]) => Promise<T>;
 export type EndingWork<T> = Work<{ last?: string; result: (lastRows: Record<string, unknown>[]) => T }>;
 
 /** Work with no last statement of its own to send with the COMMIT. */
-export const withoutLast = <T>(work: Work<T>): EndingWork<T> => async (tx, first) => {
-  const value = await work(tx, first);
-  return { result: () => value };
-};
+export const withoutLast =
+  <T>(work: Work<T>): EndingWork<T> =>
+  async (tx, first) => {
+    const value = await work(tx, first);
+    return { result: () => value };
+  };
 
 export function inTransaction<T>(connect: () => Promise<Connection>, scope: Scope, work: Work<T>): Promise<T> {
   return inTransactionEndingWith(connect, scope, withoutLast(work));
@@ -174,10 +196,12 @@ export async function inTransactionEndingWith<T>(connect: () => Promise<Connecti
 export type Transaction = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
 
 /** Units of work acting as one organization. */
-export const tenantTransaction = (connect: () => Promise<Connection>, orgId: string): Transaction => (work) => inTenant(connect, orgId, work);
+export const tenantTransaction =
+  (connect: () => Promise<Connection>, orgId: string): Transaction =>
+  (work) =>
+    inTenant(connect, orgId, work);
 
-export const inTenant = <T>(connect: () => Promise<Connection>, orgId: string, work: (tx: Tx) => Promise<T>) =>
-  inTransaction(connect, { orgId }, work);
+export const inTenant = <T>(connect: () => Promise<Connection>, orgId: string, work: (tx: Tx) => Promise<T>) => inTransaction(connect, { orgId }, work);
 
 /**
  * Makes a transaction act as an organization it learned mid-way (from a lookup, or one it is about to

@@ -24,7 +24,11 @@ export const claimScope = ({ tokenHash, orgId }: ClaimRequest): Scope => princip
  * (principalScope: live, an engine's, organization not suspended, the plan gate), then the claim, sent
  * with the COMMIT: a claim is two round trips.
  */
-export async function claimFor(config: Config, { orgId, envId, tokenHash, gate }: ClaimRequest, found: Record<string, unknown>[]): ReturnType<EndingWork<ClaimedRun | null>> {
+export async function claimFor(
+  config: Config,
+  { orgId, envId, tokenHash, gate }: ClaimRequest,
+  found: Record<string, unknown>[],
+): ReturnType<EndingWork<ClaimedRun | null>> {
   const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => checkPlanGate(config, plan, gate));
   const claim = runClaim(orgId, envId, principal.tokenId);
   return {

@@ -136,7 +136,13 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
 
   /** Arms the alarm for a run just requested on this environment. */
   wake(orgId: string, envId: string): Promise<void> {
-    return this.turns.exclusive(() => this.inEnvironment({ orgId, envId }, {}, withoutLast((tx) => this.rearm(tx, { orgId, envId }))));
+    return this.turns.exclusive(() =>
+      this.inEnvironment(
+        { orgId, envId },
+        {},
+        withoutLast((tx) => this.rearm(tx, { orgId, envId })),
+      ),
+    );
   }
 
   /** A deadline passed: abandon what is overdue, then re-arm for the next deadline. */
@@ -145,10 +151,14 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
     if (!identity) return;
     const { abandonOverdueInEnvironment } = await loadWork();
     await this.turns.exclusive(() =>
-      this.inEnvironment(identity, {}, withoutLast(async (tx) => {
-        await abandonOverdueInEnvironment(tx.sql, identity.orgId, identity.envId);
-        await this.rearm(tx, identity);
-      })),
+      this.inEnvironment(
+        identity,
+        {},
+        withoutLast(async (tx) => {
+          await abandonOverdueInEnvironment(tx.sql, identity.orgId, identity.envId);
+          await this.rearm(tx, identity);
+        }),
+      ),
     );
   }
 }

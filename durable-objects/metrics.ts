@@ -6,7 +6,6 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
 import type { MetricsApi, MetricsBatch } from "../worker/objects";
 
-
 export class MetricsAggregator extends DurableObject<Env> implements MetricsApi {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -16,7 +15,10 @@ export class MetricsAggregator extends DurableObject<Env> implements MetricsApi 
   /** Adds a batch (one SQLite transaction) and answers every total, the batch included. */
   addAndRead(batch: MetricsBatch): MetricsBatch {
     this.add(batch);
-    return this.ctx.storage.sql.exec<{ key: string; value: number }>("SELECT key, value FROM series").toArray().map((row) => [row.key, row.value]);
+    return this.ctx.storage.sql
+      .exec<{ key: string; value: number }>("SELECT key, value FROM series")
+      .toArray()
+      .map((row) => [row.key, row.value]);
   }
 
   add(batch: MetricsBatch): void {
@@ -25,10 +27,7 @@ export class MetricsAggregator extends DurableObject<Env> implements MetricsApi 
       for (const [key, amount] of batch) {
         this.ctx.storage.sql.exec("INSERT INTO series (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = value + excluded.value", key, amount);
       }
-      this.ctx.storage.sql.exec(
-        "INSERT INTO series (key, value) VALUES (?, 1) ON CONFLICT (key) DO UPDATE SET value = value + 1",
-        FLUSHES_KEY,
-      );
+      this.ctx.storage.sql.exec("INSERT INTO series (key, value) VALUES (?, 1) ON CONFLICT (key) DO UPDATE SET value = value + 1", FLUSHES_KEY);
     });
   }
 }

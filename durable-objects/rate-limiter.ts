@@ -5,7 +5,6 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
 import type { BucketRule, RateLimiterApi, Take } from "../worker/objects";
 
-
 export class RateLimiter extends DurableObject<Env> implements RateLimiterApi {
   private level: number | null = null;
   private updatedAt = 0;

@@ -12,29 +12,48 @@ export async function startFakeAnalytics(options: { port?: number } = {}) {
   const events: Array<Record<string, unknown>> = [];
   const proxied: Array<{ path: string; query: string; headers: Record<string, unknown>; body: string }> = [];
   const routes: Route[] = [
-    ["POST", /^\/(?:e|batch|capture|decide|flags)\/?$/, (request): FakeResponse => {
-      if (request.url.searchParams.get("fake_redirect") === "1") return { status: 302, headers: { location: "https://elsewhere.example/e/" } };
-      proxied.push({ path: request.url.pathname, query: request.url.search, headers: { ...request.headers }, body: request.text });
-      const type = request.url.searchParams.get("fake_type");
-      if (type !== null) return { status: 200, text: "<html><script>alert(document.cookie)</script></html>", headers: { "content-type": type } };
-      return { status: 200, json: { status: 1 }, headers: { "set-cookie": "vendor_visitor=abc; Path=/", "x-vendor-trace": "t-1" } };
-    }],
-    ["GET", /^\/_fake\/proxied$/, (request) => {
-      const marker = request.url.searchParams.get("marker") ?? "";
-      return json(200, proxied.filter((entry) => entry.body.includes(marker)));
-    }],
-    ["POST", /^\/i\/v0\/e\/?$/, (request): FakeResponse => {
-      if (request.url.searchParams.get("fake_redirect") === "1") return { status: 307, headers: { location: "https://elsewhere.example/i/v0/e/" } };
-      proxied.push({ path: request.url.pathname, query: request.url.search, headers: { ...request.headers }, body: request.text });
-      const body = fields(request);
-      if (typeof body.api_key !== "string") return json(401, { type: "authentication_error", detail: "Project API key invalid." });
-      events.push(body);
-      return json(200, { status: "Ok" });
-    }],
-    ["GET", /^\/_fake\/events$/, (request) => {
-      const id = request.url.searchParams.get("distinct_id");
-      return json(200, id === null ? events : events.filter((event) => event.distinct_id === id));
-    }],
+    [
+      "POST",
+      /^\/(?:e|batch|capture|decide|flags)\/?$/,
+      (request): FakeResponse => {
+        if (request.url.searchParams.get("fake_redirect") === "1") return { status: 302, headers: { location: "https://elsewhere.example/e/" } };
+        proxied.push({ path: request.url.pathname, query: request.url.search, headers: { ...request.headers }, body: request.text });
+        const type = request.url.searchParams.get("fake_type");
+        if (type !== null) return { status: 200, text: "<html><script>alert(document.cookie)</script></html>", headers: { "content-type": type } };
+        return { status: 200, json: { status: 1 }, headers: { "set-cookie": "vendor_visitor=abc; Path=/", "x-vendor-trace": "t-1" } };
+      },
+    ],
+    [
+      "GET",
+      /^\/_fake\/proxied$/,
+      (request) => {
+        const marker = request.url.searchParams.get("marker") ?? "";
+        return json(
+          200,
+          proxied.filter((entry) => entry.body.includes(marker)),
+        );
+      },
+    ],
+    [
+      "POST",
+      /^\/i\/v0\/e\/?$/,
+      (request): FakeResponse => {
+        if (request.url.searchParams.get("fake_redirect") === "1") return { status: 307, headers: { location: "https://elsewhere.example/i/v0/e/" } };
+        proxied.push({ path: request.url.pathname, query: request.url.search, headers: { ...request.headers }, body: request.text });
+        const body = fields(request);
+        if (typeof body.api_key !== "string") return json(401, { type: "authentication_error", detail: "Project API key invalid." });
+        events.push(body);
+        return json(200, { status: "Ok" });
+      },
+    ],
+    [
+      "GET",
+      /^\/_fake\/events$/,
+      (request) => {
+        const id = request.url.searchParams.get("distinct_id");
+        return json(200, id === null ? events : events.filter((event) => event.distinct_id === id));
+      },
+    ],
   ];
   const server = createServer((incoming, outgoing) => {
     serve(routes, incoming, outgoing, () => {}).catch(() => {

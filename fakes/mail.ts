@@ -43,7 +43,10 @@ export async function startFakeMail(): Promise<{ url: string; close: () => Promi
     }
     if (req.method === "GET" && url.pathname === "/_fake/emails") {
       const to = url.searchParams.get("to");
-      return reply(200, sent.filter((mail) => !to || mail.to.includes(to)));
+      return reply(
+        200,
+        sent.filter((mail) => !to || mail.to.includes(to)),
+      );
     }
     reply(404, { message: "not found" });
   };

@@ -243,7 +243,11 @@ export class BackendPool {
       backend.destroy();
       return;
     }
-    const leave = () => this.idle.set(key, (this.idle.get(key) ?? []).filter((other) => other !== backend));
+    const leave = () =>
+      this.idle.set(
+        key,
+        (this.idle.get(key) ?? []).filter((other) => other !== backend),
+      );
     backend.onBytes = () => {};
     backend.onType = () => {};
     backend.onClose = leave;

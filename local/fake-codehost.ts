@@ -18,11 +18,13 @@ export async function startLocalFakeCodehost(port: string) {
   return {
     variables: {
       SVC_CODEHOST_API_BASE: fake.url,
-      ...(appFromShell ? {} : {
-        SVC_CODEHOST_APP_ID: fake.app.id,
-        SVC_CODEHOST_APP_PRIVATE_KEY: fake.app.privateKeyPem,
-        SVC_CODEHOST_APP_WEBHOOK_SECRET: fake.app.webhookSecret,
-      }),
+      ...(appFromShell
+        ? {}
+        : {
+            SVC_CODEHOST_APP_ID: fake.app.id,
+            SVC_CODEHOST_APP_PRIVATE_KEY: fake.app.privateKeyPem,
+            SVC_CODEHOST_APP_WEBHOOK_SECRET: fake.app.webhookSecret,
+          }),
     },
     close: fake.close,
     banner: `fake code host ${fake.url}  (README: "The fake code host"; install the App: POST /_fake/app/installations)`,

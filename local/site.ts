@@ -27,16 +27,33 @@ export async function startSite(options: { port: string; output: "inherit" | "ig
   const inspectorPort = String(await freePort());
   return spawn(
     ROOT + "node_modules/.bin/wrangler",
-    ["dev", "--config", "site/wrangler.toml", "--ip", "127.0.0.1", "--port", options.port, "--inspector-port", inspectorPort,
-      "--show-interactive-dev-session=false"],
-    { cwd: ROOT, stdio: ["ignore", options.output, options.output], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
+    [
+      "dev",
+      "--config",
+      "site/wrangler.toml",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      options.port,
+      "--inspector-port",
+      inspectorPort,
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", options.output, options.output],
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    },
   );
 }
 
 /** Waits (up to two minutes: it may start beside the control plane on a busy machine) until the site answers GET /api. */
 export async function siteAnswers(port: string): Promise<boolean> {
   for (let attempt = 0; attempt < 480; attempt++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/api`).then((response) => response.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/api`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ok) return true;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

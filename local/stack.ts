@@ -12,12 +12,7 @@ export interface LocalStack {
   stop: () => Promise<void>;
 }
 
-export async function startLocalStack(options: {
-  dataDir: string;
-  postgresPort: number;
-  bridgePort: number;
-  persistent: boolean;
-}): Promise<LocalStack> {
+export async function startLocalStack(options: { dataDir: string; postgresPort: number; bridgePort: number; persistent: boolean }): Promise<LocalStack> {
   const postgres = await startPostgres({ dataDir: options.dataDir, port: options.postgresPort, persistent: options.persistent });
   try {
     const urls = await provision(postgres.port, postgres.superuserUrl);

@@ -54,7 +54,13 @@ async function main(): Promise<number> {
     SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(persistentSecret("analytics-surrogate.key"), "base64").toString("hex"),
     SVC_ANALYTICS_OPERATOR_ORG: DEMO_SLUG,
   };
-  const env = workerEnvironment(stack, port, { ...codehost?.variables, ...billing?.variables, ...modelProviders.variables, ...siteVariables, ...analyticsVariables });
+  const env = workerEnvironment(stack, port, {
+    ...codehost?.variables,
+    ...billing?.variables,
+    ...modelProviders.variables,
+    ...siteVariables,
+    ...analyticsVariables,
+  });
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     console.error(formatConfigErrors(parsed.errors));

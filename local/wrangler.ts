@@ -7,8 +7,18 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export function startWrangler(options: { port: string; envFile: string; persistTo: string; output: "inherit" | "ignore" }): ChildProcess {
   return spawn(
     ROOT + "node_modules/.bin/wrangler",
-    ["dev", "--ip", "127.0.0.1", "--port", options.port, "--env-file", options.envFile, "--persist-to", options.persistTo,
-      "--show-interactive-dev-session=false"],
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      options.port,
+      "--env-file",
+      options.envFile,
+      "--persist-to",
+      options.persistTo,
+      "--show-interactive-dev-session=false",
+    ],
     {
       cwd: ROOT,
       stdio: ["ignore", options.output, options.output],
@@ -21,7 +31,10 @@ export function startWrangler(options: { port: string; envFile: string; persistT
 /** Waits (up to a minute) until the Worker answers /health. */
 export async function workerAnswers(port: string): Promise<boolean> {
   for (let attempt = 0; attempt < 240; attempt++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ok) return true;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -46,7 +46,9 @@ export async function scheduled(controller: ScheduledController, env: Env): Prom
 async function maintenancePass(env: Env, config: Config): Promise<void> {
   const url = config.database.maintenanceUrl;
   if (!url) {
-    log("warn", "sweep.skipped", { reason: "No maintenance or migration role is configured; deadlines rely on the environment alarms alone, and deletions wait." });
+    log("warn", "sweep.skipped", {
+      reason: "No maintenance or migration role is configured; deadlines rely on the environment alarms alone, and deletions wait.",
+    });
     return;
   }
   useBridge(config.database.wsProxy);

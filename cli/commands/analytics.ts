@@ -12,7 +12,8 @@ export async function analyticsRollupFromNode(config: Config, at: Date = new Dat
     console.error("SVC_ANALYTICS_SURROGATE_SECRET is unset: no analytics are recorded or rolled up.");
     return null;
   }
-  if (!config.database.maintenanceUrl) throw new Error("Neither SVC_MAINTENANCE_DATABASE_URL nor SVC_MIGRATION_DATABASE_URL is set; the rollup needs the maintenance role.");
+  if (!config.database.maintenanceUrl)
+    throw new Error("Neither SVC_MAINTENANCE_DATABASE_URL nor SVC_MIGRATION_DATABASE_URL is set; the rollup needs the maintenance role.");
   return withNodeClient(config.database.maintenanceUrl, (client) => rollUpAnalytics(client, { at, surrogateSecret, retentionDays }));
 }
 

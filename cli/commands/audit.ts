@@ -20,6 +20,8 @@ export const audit: Command = async (args) => {
     console.log(`intact: ${verdict.entries} entries, head seq ${verdict.head.seq} hash ${verdict.head.hash ?? "(empty log)"}`);
     return 0;
   }
-  console.error(`broken at line ${verdict.line}${verdict.seq === null ? "" : ` (seq ${verdict.seq})`}: ${verdict.reason}; ${verdict.entries} entries before it verify.`);
+  console.error(
+    `broken at line ${verdict.line}${verdict.seq === null ? "" : ` (seq ${verdict.seq})`}: ${verdict.reason}; ${verdict.entries} entries before it verify.`,
+  );
   return 1;
 };

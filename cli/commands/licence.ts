@@ -6,7 +6,8 @@ import { licenceKeyPair, licencePublicKey, mintLicence } from "../licence-mint";
 import { UsageError, type Command } from "../command";
 
 const DAY = 86_400;
-const USAGE = "licence: expected `licence keygen --out <private.pem>` or `licence issue --key <private.pem> --kid <kid> --org <org> --id <lid> (--expires <YYYY-MM-DD> | --days N) [--grace-days N] [--feature F ...]`.";
+const USAGE =
+  "licence: expected `licence keygen --out <private.pem>` or `licence issue --key <private.pem> --kid <kid> --org <org> --id <lid> (--expires <YYYY-MM-DD> | --days N) [--grace-days N] [--feature F ...]`.";
 
 export const licence: Command = async (args) => {
   const { positionals, values } = parseArgs({

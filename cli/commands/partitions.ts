@@ -13,9 +13,7 @@ export async function partitionPassFromNode(config: Config): Promise<PartitionRe
     return null;
   }
   const archive = events.archiveDir === null ? null : { sink: directorySink, prefix: events.archiveDir };
-  return withNodeClient(database.maintenanceUrl, (client) =>
-    runPartitionPass(client, { now: new Date(), retentionMonths: events.retentionMonths, archive }),
-  );
+  return withNodeClient(database.maintenanceUrl, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: events.retentionMonths, archive }));
 }
 
 export const partitions: Command = async (_args, env) => {

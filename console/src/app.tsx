@@ -61,8 +61,24 @@ export function App() {
   useEffect(() => void refresh(), []);
 
   const path = url.pathname.replace(/\/+$/, "") || "/";
-  if (failure) return <main class="narrow"><h1>The console could not start</h1><FailureNote failure={failure} /><button type="button" onClick={() => void refresh()}>Try again</button></main>;
-  if (session === undefined) return <main class="narrow"><p role="status" class="muted">Loading...</p></main>;
+  if (failure)
+    return (
+      <main class="narrow">
+        <h1>The console could not start</h1>
+        <FailureNote failure={failure} />
+        <button type="button" onClick={() => void refresh()}>
+          Try again
+        </button>
+      </main>
+    );
+  if (session === undefined)
+    return (
+      <main class="narrow">
+        <p role="status" class="muted">
+          Loading...
+        </p>
+      </main>
+    );
   if (path === "/invitations/accept") {
     return <AcceptInvitationPage token={url.searchParams.get("token")} session={session} refresh={refresh} />;
   }
@@ -76,8 +92,18 @@ function route(path: string, session: Session) {
   // Back from signing in to accept an invitation (a person with no organization yet included).
   const invitation = path === "/" ? takePendingInvitation() : null;
   if (invitation) return <Redirect to={`/invitations/accept?token=${encodeURIComponent(invitation)}`} />;
-  if (path === "/account") return <Layout view={null} section="account"><AccountPage /></Layout>;
-  if (session.organizations.length === 0) return <Layout view={null} section="waiting"><WaitingPage /></Layout>;
+  if (path === "/account")
+    return (
+      <Layout view={null} section="account">
+        <AccountPage />
+      </Layout>
+    );
+  if (session.organizations.length === 0)
+    return (
+      <Layout view={null} section="waiting">
+        <WaitingPage />
+      </Layout>
+    );
   if (path === "/") return <Redirect to={landing(session, "environments")} />;
   // The billing provider's checkout comes back here (subscriptions.checkout names no organization).
   if (path === "/billing") return <Redirect to={landing(session, "billing") + location.search} />;
@@ -88,7 +114,9 @@ function route(path: string, session: Session) {
     return (
       <Layout view={null} section="missing">
         <h1>Nothing here</h1>
-        <p>This address shows no page of an organization you belong to. <Link href="/">Go to your organization</Link>.</p>
+        <p>
+          This address shows no page of an organization you belong to. <Link href="/">Go to your organization</Link>.
+        </p>
       </Layout>
     );
   }
@@ -98,7 +126,9 @@ function route(path: string, session: Session) {
     <Layout view={view} section={section.path}>
       <Remember slug={org.slug} />
       {section.permission && !view.can(section.permission) ? (
-        <p role="alert">Your role ({org.role}) does not include {section.permission}, so this section is not shown to you.</p>
+        <p role="alert">
+          Your role ({org.role}) does not include {section.permission}, so this section is not shown to you.
+        </p>
       ) : (
         <Page view={view} id={params.id} />
       )}

@@ -41,10 +41,13 @@ export function useAction<A extends unknown[]>(run: (...args: A) => Promise<stri
   const mounted = useRef(true);
   // A layout effect: its clean-up is in place as soon as the component is on the page, not after the
   // next paint, so a button removed right after it appeared still hands its sentence over.
-  useLayoutEffect(() => () => {
-    mounted.current = false;
-    if (said.current) announce(said.current);
-  }, [announce]);
+  useLayoutEffect(
+    () => () => {
+      mounted.current = false;
+      if (said.current) announce(said.current);
+    },
+    [announce],
+  );
   const start = async (...args: A) => {
     setPending(true);
     setOutcome(null);

@@ -66,16 +66,21 @@ export async function startFakeBilling(options: FakeBillingOptions = {}) {
       method: "POST",
       headers: { "content-type": "application/json", "stripe-signature": await signBillingBody(options.webhookSecret, body) },
       body,
-    }).then((response) => response.status, () => null);
+    }).then(
+      (response) => response.status,
+      () => null,
+    );
     deliveries.push({ event: event.id, status });
   }
 
   /** Metadata as Stripe's form encoding sends it: `metadata[key]=value`, or nested under a prefix. */
   const metadataOf = (form: Record<string, string>, prefix: string) =>
-    Object.fromEntries(Object.entries(form).flatMap(([key, value]) => {
-      const match = new RegExp(`^${prefix.replace(/[[\]]/g, "\\$&")}\\[([^\\]]+)\\]$`).exec(key);
-      return match ? [[match[1]!, value]] : [];
-    }));
+    Object.fromEntries(
+      Object.entries(form).flatMap(([key, value]) => {
+        const match = new RegExp(`^${prefix.replace(/[[\]]/g, "\\$&")}\\[([^\\]]+)\\]$`).exec(key);
+        return match ? [[match[1]!, value]] : [];
+      }),
+    );
 
   /** An API call: recorded, then refused if a refusal was set for its path. */
   const api = (handler: (request: FakeRequest, form: Record<string, string>) => Promise<FakeResponse> | FakeResponse) => async (request: FakeRequest) => {
@@ -101,81 +106,131 @@ export async function startFakeBilling(options: FakeBillingOptions = {}) {
     };
     subscriptions.set(subscription.id, subscription);
     await emit("checkout.session.completed", {
-      id: session.id, object: "checkout.session", customer: session.customer, subscription: subscription.id,
-      client_reference_id: session.client_reference_id, metadata: session.metadata,
+      id: session.id,
+      object: "checkout.session",
+      customer: session.customer,
+      subscription: subscription.id,
+      client_reference_id: session.client_reference_id,
+      metadata: session.metadata,
     });
     await emit("customer.subscription.created", subscription);
     return subscription;
   }
 
   const routes: Route[] = [
-    ["POST", /^\/v1\/checkout\/sessions$/, api((_request, form) => {
-      const price = form["line_items[0][price]"];
-      if (!price) return json(400, { error: { type: "invalid_request_error", message: "Missing required param: line_items[0][price]." } });
-      const session: CheckoutSession = {
-        id: newId("cs"),
-        customer: form.customer ?? newId("cus"),
-        price,
-        success_url: form.success_url ?? "",
-        client_reference_id: form.client_reference_id ?? null,
-        metadata: metadataOf(form, "metadata"),
-        subscriptionMetadata: metadataOf(form, "subscription_data[metadata]"),
-        completed: false,
-      };
-      sessions.set(session.id, session);
-      return json(200, { id: session.id, object: "checkout.session", url: `${base}/_fake/checkout/${session.id}`, customer: session.customer });
-    })],
-    ["POST", /^\/v1\/billing_portal\/sessions$/, api((_request, form) =>
-      json(200, { id: newId("bps"), object: "billing_portal.session", customer: form.customer, url: `${base}/_fake/portal/${encodeURIComponent(form.customer ?? "")}` }))],
-    ["POST", /^\/v1\/subscriptions\/([^/]+)$/, api(async (request, form) => {
-      const subscription = subscriptions.get(request.params[0]!);
-      if (!subscription) return json(404, { error: { type: "invalid_request_error", message: "No such subscription." } });
-      if (form.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = form.cancel_at_period_end === "true";
-      if (form["items[0][price]"]) subscription.items.data[0]!.price.id = form["items[0][price]"];
-      await emit("customer.subscription.updated", subscription);
-      return json(200, subscription);
-    })],
+    [
+      "POST",
+      /^\/v1\/checkout\/sessions$/,
+      api((_request, form) => {
+        const price = form["line_items[0][price]"];
+        if (!price) return json(400, { error: { type: "invalid_request_error", message: "Missing required param: line_items[0][price]." } });
+        const session: CheckoutSession = {
+          id: newId("cs"),
+          customer: form.customer ?? newId("cus"),
+          price,
+          success_url: form.success_url ?? "",
+          client_reference_id: form.client_reference_id ?? null,
+          metadata: metadataOf(form, "metadata"),
+          subscriptionMetadata: metadataOf(form, "subscription_data[metadata]"),
+          completed: false,
+        };
+        sessions.set(session.id, session);
+        return json(200, { id: session.id, object: "checkout.session", url: `${base}/_fake/checkout/${session.id}`, customer: session.customer });
+      }),
+    ],
+    [
+      "POST",
+      /^\/v1\/billing_portal\/sessions$/,
+      api((_request, form) =>
+        json(200, {
+          id: newId("bps"),
+          object: "billing_portal.session",
+          customer: form.customer,
+          url: `${base}/_fake/portal/${encodeURIComponent(form.customer ?? "")}`,
+        }),
+      ),
+    ],
+    [
+      "POST",
+      /^\/v1\/subscriptions\/([^/]+)$/,
+      api(async (request, form) => {
+        const subscription = subscriptions.get(request.params[0]!);
+        if (!subscription) return json(404, { error: { type: "invalid_request_error", message: "No such subscription." } });
+        if (form.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = form.cancel_at_period_end === "true";
+        if (form["items[0][price]"]) subscription.items.data[0]!.price.id = form["items[0][price]"];
+        await emit("customer.subscription.updated", subscription);
+        return json(200, subscription);
+      }),
+    ],
     // A person paying: the page, and its button.
-    ["GET", /^\/_fake\/checkout\/([^/]+)$/, (request) => {
-      const session = sessions.get(request.params[0]!);
-      if (!session) return json(404, { message: "No such checkout." });
-      return {
+    [
+      "GET",
+      /^\/_fake\/checkout\/([^/]+)$/,
+      (request) => {
+        const session = sessions.get(request.params[0]!);
+        if (!session) return json(404, { message: "No such checkout." });
+        return {
+          status: 200,
+          headers: { "content-type": "text/html; charset=utf-8" },
+          text: `<!doctype html><title>Fake checkout</title><h1>Fake checkout</h1><p>Price ${session.price}</p>
+<form method="post" action="/_fake/checkout/${session.id}/complete"><button>Pay</button></form>`,
+        };
+      },
+    ],
+    [
+      "POST",
+      /^\/_fake\/checkout\/([^/]+)\/complete$/,
+      async (request) => {
+        const session = sessions.get(request.params[0]!);
+        if (!session || session.completed) return json(404, { message: "No such open checkout." });
+        const subscription = await completeCheckout(session);
+        return String(request.headers.accept).includes("text/html") || String(request.headers["content-type"]).includes("form")
+          ? { status: 303, headers: { location: session.success_url } }
+          : json(200, { subscription });
+      },
+    ],
+    [
+      "GET",
+      /^\/_fake\/portal\/([^/]+)$/,
+      () => ({
         status: 200,
         headers: { "content-type": "text/html; charset=utf-8" },
-        text: `<!doctype html><title>Fake checkout</title><h1>Fake checkout</h1><p>Price ${session.price}</p>
-<form method="post" action="/_fake/checkout/${session.id}/complete"><button>Pay</button></form>`,
-      };
-    }],
-    ["POST", /^\/_fake\/checkout\/([^/]+)\/complete$/, async (request) => {
-      const session = sessions.get(request.params[0]!);
-      if (!session || session.completed) return json(404, { message: "No such open checkout." });
-      const subscription = await completeCheckout(session);
-      return String(request.headers.accept).includes("text/html") || String(request.headers["content-type"]).includes("form")
-        ? { status: 303, headers: { location: session.success_url } }
-        : json(200, { subscription });
-    }],
-    ["GET", /^\/_fake\/portal\/([^/]+)$/, () => ({ status: 200, headers: { "content-type": "text/html; charset=utf-8" }, text: "<!doctype html><title>Fake portal</title><h1>Fake customer portal</h1>" })],
+        text: "<!doctype html><title>Fake portal</title><h1>Fake customer portal</h1>",
+      }),
+    ],
     // The subscription's period ends (after cancel_at_period_end) or the provider ends it.
-    ["POST", /^\/_fake\/subscriptions\/([^/]+)\/end$/, async (request) => {
-      const subscription = subscriptions.get(request.params[0]!);
-      if (!subscription) return json(404, { message: "No such subscription." });
-      subscription.status = "canceled";
-      await emit("customer.subscription.deleted", subscription);
-      return json(200, subscription);
-    }],
+    [
+      "POST",
+      /^\/_fake\/subscriptions\/([^/]+)\/end$/,
+      async (request) => {
+        const subscription = subscriptions.get(request.params[0]!);
+        if (!subscription) return json(404, { message: "No such subscription." });
+        subscription.status = "canceled";
+        await emit("customer.subscription.deleted", subscription);
+        return json(200, subscription);
+      },
+    ],
     ["GET", /^\/_fake\/requests$/, () => json(200, requests)],
     ["GET", /^\/_fake\/events$/, () => json(200, events)],
     ["GET", /^\/_fake\/deliveries$/, () => json(200, deliveries)],
-    ["DELETE", /^\/_fake\/refusals$/, (request) => {
-      refusals.delete(request.url.searchParams.get("path") ?? "");
-      return json(200, { cleared: true });
-    }],
-    ["POST", /^\/_fake\/refusals$/, (request) => {
-      const body = fields(request) as { path?: string; status?: number; message?: string };
-      if (typeof body.path !== "string") return json(400, { message: "Send { path, status?, message? }." });
-      refusals.set(body.path, { status: Number(body.status ?? 402), message: body.message ?? "Your card was declined." });
-      return json(200, { refused: body.path });
-    }],
+    [
+      "DELETE",
+      /^\/_fake\/refusals$/,
+      (request) => {
+        refusals.delete(request.url.searchParams.get("path") ?? "");
+        return json(200, { cleared: true });
+      },
+    ],
+    [
+      "POST",
+      /^\/_fake\/refusals$/,
+      (request) => {
+        const body = fields(request) as { path?: string; status?: number; message?: string };
+        if (typeof body.path !== "string") return json(400, { message: "Send { path, status?, message? }." });
+        refusals.set(body.path, { status: Number(body.status ?? 402), message: body.message ?? "Your card was declined." });
+        return json(200, { refused: body.path });
+      },
+    ],
   ];
 
   const server = createServer((incoming, outgoing) => {

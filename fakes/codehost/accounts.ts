@@ -92,63 +92,103 @@ export class FakeAccounts {
     return [
       ["GET", /^\/login\/oauth\/authorize$/, (request) => this.authorize(request)],
       ["POST", /^\/login\/oauth\/access_token$/, (request) => this.token(request)],
-      ["GET", /^\/user$/, (request) => {
-        const person = this.signedIn(request);
-        if (!person) return unauthorized;
-        return json(200, { ...this.account(person.id), name: person.name, email: person.email, avatar_url: `https://avatars.example/${person.id}` });
-      }],
-      ["GET", /^\/user\/orgs$/, (request) => {
-        const person = this.signedIn(request);
-        if (!person) return unauthorized;
-        return this.paging.page(request, [...person.orgs.keys()].map((id) => this.account(id)));
-      }],
-      ["GET", /^\/user\/memberships\/orgs\/([^/]+)$/, (request) => {
-        const person = this.signedIn(request);
-        if (!person) return unauthorized;
-        const org = this.ids.holder(request.params[0]!);
-        if (org !== undefined && person.hiddenOrgs.has(org)) {
-          return json(403, { message: "Although you appear to have the correct authorization credentials, the organization has enabled OAuth App access restrictions." });
-        }
-        const role = org === undefined ? undefined : person.orgs.get(org);
-        if (!role) return json(404, { message: "Not Found" });
-        return json(200, { state: "active", role, organization: this.account(org!), user: this.account(person.id) });
-      }],
+      [
+        "GET",
+        /^\/user$/,
+        (request) => {
+          const person = this.signedIn(request);
+          if (!person) return unauthorized;
+          return json(200, { ...this.account(person.id), name: person.name, email: person.email, avatar_url: `https://avatars.example/${person.id}` });
+        },
+      ],
+      [
+        "GET",
+        /^\/user\/orgs$/,
+        (request) => {
+          const person = this.signedIn(request);
+          if (!person) return unauthorized;
+          return this.paging.page(
+            request,
+            [...person.orgs.keys()].map((id) => this.account(id)),
+          );
+        },
+      ],
+      [
+        "GET",
+        /^\/user\/memberships\/orgs\/([^/]+)$/,
+        (request) => {
+          const person = this.signedIn(request);
+          if (!person) return unauthorized;
+          const org = this.ids.holder(request.params[0]!);
+          if (org !== undefined && person.hiddenOrgs.has(org)) {
+            return json(403, {
+              message: "Although you appear to have the correct authorization credentials, the organization has enabled OAuth App access restrictions.",
+            });
+          }
+          const role = org === undefined ? undefined : person.orgs.get(org);
+          if (!role) return json(404, { message: "Not Found" });
+          return json(200, { state: "active", role, organization: this.account(org!), user: this.account(person.id) });
+        },
+      ],
       // An organization account by its login now (a user's login answers 404, as the code host's does).
-      ["GET", /^\/orgs\/([^/]+)$/, (request) => {
-        if (!this.signedIn(request) && this.app.installationOf(request.bearer) === null) return unauthorized;
-        const id = this.ids.holder(request.params[0]!);
-        return id === undefined || this.people.has(id) ? json(404, { message: "Not Found" }) : json(200, { ...this.account(id), type: "Organization" });
-      }],
+      [
+        "GET",
+        /^\/orgs\/([^/]+)$/,
+        (request) => {
+          if (!this.signedIn(request) && this.app.installationOf(request.bearer) === null) return unauthorized;
+          const id = this.ids.holder(request.params[0]!);
+          return id === undefined || this.people.has(id) ? json(404, { message: "Not Found" }) : json(200, { ...this.account(id), type: "Organization" });
+        },
+      ],
       // A person's token or the App's installation token (as the App reads members to sync them).
-      ["GET", /^\/orgs\/([^/]+)\/members$/, (request) => {
-        if (!this.signedIn(request) && this.app.installationOf(request.bearer) === null) return unauthorized;
-        const org = this.ids.holder(request.params[0]!);
-        const role = request.url.searchParams.get("role") ?? "all";
-        const members = [...this.people.values()].filter((person) => {
-          const held = org === undefined ? undefined : person.orgs.get(org);
-          return held !== undefined && (role === "all" || role === held);
-        });
-        return this.paging.page(request, members.map((person) => this.account(person.id)));
-      }],
+      [
+        "GET",
+        /^\/orgs\/([^/]+)\/members$/,
+        (request) => {
+          if (!this.signedIn(request) && this.app.installationOf(request.bearer) === null) return unauthorized;
+          const org = this.ids.holder(request.params[0]!);
+          const role = request.url.searchParams.get("role") ?? "all";
+          const members = [...this.people.values()].filter((person) => {
+            const held = org === undefined ? undefined : person.orgs.get(org);
+            return held !== undefined && (role === "all" || role === held);
+          });
+          return this.paging.page(
+            request,
+            members.map((person) => this.account(person.id)),
+          );
+        },
+      ],
       // { login, name?, email?, orgs?: { <org login>: "admin" | "member" }, hiddenOrgs?: [<org login>] }
-      ["POST", /^\/_fake\/users$/, (request) => {
-        const body = fields(request) as { login?: unknown };
-        if (typeof body.login !== "string") return json(400, { message: "login is required" });
-        return json(201, { id: this.add(body as Parameters<FakeAccounts["add"]>[0]).id });
-      }],
+      [
+        "POST",
+        /^\/_fake\/users$/,
+        (request) => {
+          const body = fields(request) as { login?: unknown };
+          if (typeof body.login !== "string") return json(400, { message: "login is required" });
+          return json(201, { id: this.add(body as Parameters<FakeAccounts["add"]>[0]).id });
+        },
+      ],
       // { from, to }: the account keeps its id; 409 when `from` is nobody's or `to` is taken.
-      ["POST", /^\/_fake\/accounts\/rename$/, (request) => {
-        const { from, to } = fields(request) as { from?: unknown; to?: unknown };
-        if (typeof from !== "string" || typeof to !== "string") return json(400, { message: "from and to (logins) are required" });
-        const id = this.ids.rename(from, to);
-        return id === null ? json(409, { message: `${from} is nobody's login, or ${to} is taken` }) : json(200, { id });
-      }],
+      [
+        "POST",
+        /^\/_fake\/accounts\/rename$/,
+        (request) => {
+          const { from, to } = fields(request) as { from?: unknown; to?: unknown };
+          if (typeof from !== "string" || typeof to !== "string") return json(400, { message: "from and to (logins) are required" });
+          const id = this.ids.rename(from, to);
+          return id === null ? json(409, { message: `${from} is nobody's login, or ${to} is taken` }) : json(200, { id });
+        },
+      ],
       // { login, id }: an account under a test's own id (a test delivering installation webhooks itself); 409 when either is another's.
-      ["POST", /^\/_fake\/accounts$/, (request) => {
-        const { login, id } = fields(request) as { login?: unknown; id?: unknown };
-        if (typeof login !== "string" || typeof id !== "number") return json(400, { message: "login and id are required" });
-        return this.ids.adopt(login, id) ? json(200, { id }) : json(409, { message: `${login} or ${id} belongs to another account` });
-      }],
+      [
+        "POST",
+        /^\/_fake\/accounts$/,
+        (request) => {
+          const { login, id } = fields(request) as { login?: unknown; id?: unknown };
+          if (typeof login !== "string" || typeof id !== "number") return json(400, { message: "login and id are required" });
+          return this.ids.adopt(login, id) ? json(200, { id }) : json(409, { message: `${login} or ${id} belongs to another account` });
+        },
+      ],
     ];
   }
 }

@@ -35,7 +35,15 @@ export class FakeActions {
     const workflow = /^\.github\/workflows\/([^/]+)$/.exec(path!)?.[1];
     const source = workflow ? this.workflows.get(key(`${owner}/${repo}`, workflow)) : undefined;
     if (source === undefined) return json(404, { message: "Not Found" });
-    return json(200, { type: "file", encoding: "base64", name: workflow, path, content: Buffer.from(source).toString("base64").replace(/(.{60})/g, "$1\n") });
+    return json(200, {
+      type: "file",
+      encoding: "base64",
+      name: workflow,
+      path,
+      content: Buffer.from(source)
+        .toString("base64")
+        .replace(/(.{60})/g, "$1\n"),
+    });
   }
 
   private dispatch(request: FakeRequest) {
@@ -48,7 +56,7 @@ export class FakeActions {
     const source = this.workflows.get(key(repository, workflow));
     if (source === undefined) return json(404, { message: "Not Found" });
     const body = fields(request) as { ref?: unknown; inputs?: Record<string, unknown> };
-    if (typeof body.ref !== "string") return json(422, { message: "Invalid request. \"ref\" wasn't supplied." });
+    if (typeof body.ref !== "string") return json(422, { message: 'Invalid request. "ref" wasn\'t supplied.' });
     const declared = this.declaredInputs(source);
     const unexpected = Object.keys(body.inputs ?? {}).filter((name) => !declared.includes(name));
     if (unexpected.length) return json(422, { message: `Unexpected inputs provided: ${JSON.stringify(unexpected)}` });
@@ -61,22 +69,34 @@ export class FakeActions {
       ["GET", /^\/repos\/([^/]+)\/([^/]+)\/contents\/(.+)$/, (request) => this.contents(request)],
       ["POST", /^\/repos\/([^/]+)\/([^/]+)\/actions\/workflows\/([^/]+)\/dispatches$/, (request) => this.dispatch(request)],
       // { repository, workflow, source }: the workflow file, at every ref.
-      ["POST", /^\/_fake\/workflows$/, (request) => {
-        const body = fields(request) as { repository: string; workflow: string; source: string };
-        this.workflows.set(key(body.repository, body.workflow), body.source);
-        return { status: 204 };
-      }],
+      [
+        "POST",
+        /^\/_fake\/workflows$/,
+        (request) => {
+          const body = fields(request) as { repository: string; workflow: string; source: string };
+          this.workflows.set(key(body.repository, body.workflow), body.source);
+          return { status: 204 };
+        },
+      ],
       // { repository, workflow, status, message }: dispatching it answers that.
-      ["POST", /^\/_fake\/refusals$/, (request) => {
-        const body = fields(request) as { repository: string; workflow: string; status: number; message: string };
-        this.refusals.set(key(body.repository, body.workflow), { status: body.status, message: body.message });
-        return { status: 204 };
-      }],
+      [
+        "POST",
+        /^\/_fake\/refusals$/,
+        (request) => {
+          const body = fields(request) as { repository: string; workflow: string; status: number; message: string };
+          this.refusals.set(key(body.repository, body.workflow), { status: body.status, message: body.message });
+          return { status: 204 };
+        },
+      ],
       // ?repository=owner/name: the dispatches accepted for it, oldest first.
-      ["GET", /^\/_fake\/dispatches$/, (request) => {
-        const repository = (request.url.searchParams.get("repository") ?? "").toLowerCase();
-        return json(200, { dispatches: this.dispatches.filter((d) => d.repository.toLowerCase() === repository) });
-      }],
+      [
+        "GET",
+        /^\/_fake\/dispatches$/,
+        (request) => {
+          const repository = (request.url.searchParams.get("repository") ?? "").toLowerCase();
+          return json(200, { dispatches: this.dispatches.filter((d) => d.repository.toLowerCase() === repository) });
+        },
+      ],
     ];
   }
 }

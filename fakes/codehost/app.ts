@@ -45,7 +45,11 @@ export class FakeApp {
   private async appVerified(request: FakeRequest): Promise<boolean> {
     if (!request.bearer) return false;
     try {
-      const { payload } = await jwtVerify(request.bearer, this.publicKey, { algorithms: ["RS256"], issuer: this.credentials.id, requiredClaims: ["iat", "exp"] });
+      const { payload } = await jwtVerify(request.bearer, this.publicKey, {
+        algorithms: ["RS256"],
+        issuer: this.credentials.id,
+        requiredClaims: ["iat", "exp"],
+      });
       return payload.exp! - payload.iat! <= 660;
     } catch {
       return false;

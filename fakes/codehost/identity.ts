@@ -81,8 +81,8 @@ export class IdentityIssuer {
     }
     const alg = variant === "rs384" ? "RS384" : "RS256";
     const key = variant === "wrong_key" || variant === "unknown_kid" ? this.forger : current;
-    const header = variant === "no_kid" ? { alg, typ: "JWT" }
-      : { alg, typ: "JWT", kid: variant === "unknown_kid" ? `unknown-${crypto.randomUUID()}` : current.kid };
+    const header =
+      variant === "no_kid" ? { alg, typ: "JWT" } : { alg, typ: "JWT", kid: variant === "unknown_kid" ? `unknown-${crypto.randomUUID()}` : current.kid };
     return new SignJWT(payload).setProtectedHeader(header).sign(await importJWK({ ...key.privateJwk, alg }, alg));
   }
 
@@ -114,23 +114,31 @@ export class IdentityIssuer {
       ["GET", new RegExp(`^${jwksPath.replace(/[.]/g, "\\.")}$`), () => json(200, this.jwks())],
       ["POST", /^\/_fake\/oidc\/token$/, (request) => this.mint(request)],
       // Publishes a further key (rotation); tokens name it with `kid`.
-      ["POST", /^\/_fake\/oidc\/keys$/, async () => {
-        const key = await newKey(`fake-key-${this.keys.length + 1}`);
-        this.keys.push(key);
-        return json(201, { kid: key.kid });
-      }],
+      [
+        "POST",
+        /^\/_fake\/oidc\/keys$/,
+        async () => {
+          const key = await newKey(`fake-key-${this.keys.length + 1}`);
+          this.keys.push(key);
+          return json(201, { kid: key.kid });
+        },
+      ],
       ["GET", /^\/_fake\/jwks\/streamed$/, (request) => json(200, { bytes: this.streamed.get(request.url.searchParams.get("tag") ?? "") ?? 0 })],
       // The same key set, slowly or padded, for testing how keys are fetched.
-      ["GET", /^\/_fake\/jwks$/, async (request) => {
-        const delay = Number(request.url.searchParams.get("delay_ms") ?? 0);
-        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-        const pad = Number(request.url.searchParams.get("pad_bytes") ?? 0);
-        // stream_pad_bytes: the padding streamed in chunks with no declared length, for as long as the client reads.
-        const streamed = Number(request.url.searchParams.get("stream_pad_bytes") ?? 0);
-        const tag = request.url.searchParams.get("tag") ?? "";
-        if (streamed > 0) return { status: 200, headers: { "content-type": "application/json" }, stream: this.paddedStream(streamed, tag) };
-        return json(200, { ...this.jwks(), ...(pad > 0 ? { padding: "x".repeat(pad) } : {}) });
-      }],
+      [
+        "GET",
+        /^\/_fake\/jwks$/,
+        async (request) => {
+          const delay = Number(request.url.searchParams.get("delay_ms") ?? 0);
+          if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+          const pad = Number(request.url.searchParams.get("pad_bytes") ?? 0);
+          // stream_pad_bytes: the padding streamed in chunks with no declared length, for as long as the client reads.
+          const streamed = Number(request.url.searchParams.get("stream_pad_bytes") ?? 0);
+          const tag = request.url.searchParams.get("tag") ?? "";
+          if (streamed > 0) return { status: 200, headers: { "content-type": "application/json" }, stream: this.paddedStream(streamed, tag) };
+          return json(200, { ...this.jwks(), ...(pad > 0 ? { padding: "x".repeat(pad) } : {}) });
+        },
+      ],
     ];
   }
 }

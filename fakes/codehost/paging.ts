@@ -41,14 +41,22 @@ export class FakePaging {
     return [
       // { path, page, status?, next? }: that page of the list at `path` answers `status`, or links its
       // next page to `next`; { path, page } alone puts it right again.
-      ["POST", /^\/_fake\/list-faults$/, (request) => {
-        const body = fields(request) as { path?: unknown; page?: unknown; status?: unknown; next?: unknown };
-        if (typeof body.path !== "string" || typeof body.page !== "number") return json(400, { message: "path and page are required" });
-        const key = `${body.path.toLowerCase()}#${body.page}`;
-        if (typeof body.status !== "number" && typeof body.next !== "string") this.faults.delete(key);
-        else this.faults.set(key, { ...(typeof body.status === "number" ? { status: body.status } : {}), ...(typeof body.next === "string" ? { next: body.next } : {}) });
-        return { status: 204 };
-      }],
+      [
+        "POST",
+        /^\/_fake\/list-faults$/,
+        (request) => {
+          const body = fields(request) as { path?: unknown; page?: unknown; status?: unknown; next?: unknown };
+          if (typeof body.path !== "string" || typeof body.page !== "number") return json(400, { message: "path and page are required" });
+          const key = `${body.path.toLowerCase()}#${body.page}`;
+          if (typeof body.status !== "number" && typeof body.next !== "string") this.faults.delete(key);
+          else
+            this.faults.set(key, {
+              ...(typeof body.status === "number" ? { status: body.status } : {}),
+              ...(typeof body.next === "string" ? { next: body.next } : {}),
+            });
+          return { status: 204 };
+        },
+      ],
     ];
   }
 }

@@ -53,19 +53,21 @@ export async function startFakeCodehost(options: FakeOptions): Promise<FakeCodeh
     ["GET", /^\/_fake\/requests$/, (request) => ({ status: 200, json: { count: requests.get(request.url.searchParams.get("address") ?? "") ?? 0 } })],
   ] satisfies Parameters<typeof serve>[0];
   server.on("request", (incoming, outgoing) => {
-    serve(routes, incoming, outgoing, (address) => requests.set(address.pathname + address.search, (requests.get(address.pathname + address.search) ?? 0) + 1))
-      .catch((error: unknown) => {
-        outgoing.writeHead(500, { "content-type": "application/json" });
-        outgoing.end(JSON.stringify({ message: error instanceof Error ? error.message : "fake failed" }));
-      });
+    serve(routes, incoming, outgoing, (address) =>
+      requests.set(address.pathname + address.search, (requests.get(address.pathname + address.search) ?? 0) + 1),
+    ).catch((error: unknown) => {
+      outgoing.writeHead(500, { "content-type": "application/json" });
+      outgoing.end(JSON.stringify({ message: error instanceof Error ? error.message : "fake failed" }));
+    });
   });
   return {
     url,
     issuer: identity.issuer,
     app: app.credentials,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

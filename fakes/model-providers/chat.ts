@@ -6,7 +6,10 @@ import { eventStream, type ProviderApi } from "./api";
 export const chatApi: ProviderApi = {
   path: /^\/v1\/chat\/completions$/,
   keyOf: (request) => request.bearer,
-  error: (status, message) => json(status, { error: { message, type: status === 401 ? "invalid_request_error" : "api_error", param: null, code: status === 401 ? "invalid_api_key" : null } }),
+  error: (status, message) =>
+    json(status, {
+      error: { message, type: status === 401 ? "invalid_request_error" : "api_error", param: null, code: status === 401 ? "invalid_api_key" : null },
+    }),
   answer(body, shape) {
     const base = { id: `chatcmpl-${shape.id}`, created: Math.floor(Date.now() / 1000), model: body.model };
     const usage = { prompt_tokens: shape.inputTokens, completion_tokens: shape.words.length, total_tokens: shape.inputTokens + shape.words.length };
@@ -23,13 +26,16 @@ export const chatApi: ProviderApi = {
     return {
       status: 200,
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-      stream: eventStream([
-        chunk([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]),
-        ...shape.words.map((word, i) => chunk([{ index: 0, delta: { content: i === 0 ? word : ` ${word}` }, logprobs: null, finish_reason: null }])),
-        chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }]),
-        ...(includeUsage ? [chunk([], { usage })] : []),
-        { data: "[DONE]" },
-      ], shape.delayMs),
+      stream: eventStream(
+        [
+          chunk([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]),
+          ...shape.words.map((word, i) => chunk([{ index: 0, delta: { content: i === 0 ? word : ` ${word}` }, logprobs: null, finish_reason: null }])),
+          chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }]),
+          ...(includeUsage ? [chunk([], { usage })] : []),
+          { data: "[DONE]" },
+        ],
+        shape.delayMs,
+      ),
     };
   },
 };

@@ -16,15 +16,30 @@ export const messagesApi: ProviderApi = {
     return {
       status: 200,
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-      stream: eventStream([
-        { event: "message_start", data: { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { input_tokens: shape.inputTokens, output_tokens: 1 } } } },
-        { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
-        { event: "ping", data: { type: "ping" } },
-        ...shape.words.map((word, i) => ({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: i === 0 ? word : ` ${word}` } } })),
-        { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-        { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: shape.words.length } } },
-        { event: "message_stop", data: { type: "message_stop" } },
-      ], shape.delayMs),
+      stream: eventStream(
+        [
+          {
+            event: "message_start",
+            data: {
+              type: "message_start",
+              message: { ...message, content: [], stop_reason: null, usage: { input_tokens: shape.inputTokens, output_tokens: 1 } },
+            },
+          },
+          { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
+          { event: "ping", data: { type: "ping" } },
+          ...shape.words.map((word, i) => ({
+            event: "content_block_delta",
+            data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: i === 0 ? word : ` ${word}` } },
+          })),
+          { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+          {
+            event: "message_delta",
+            data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: shape.words.length } },
+          },
+          { event: "message_stop", data: { type: "message_stop" } },
+        ],
+        shape.delayMs,
+      ),
     };
   },
 };

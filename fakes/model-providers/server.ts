@@ -46,34 +46,46 @@ export async function startFakeModelProvider(kind: ProviderKind, options: { port
   const refusals = new Map<string, { status: number; message: string }>();
 
   const routes: Route[] = [
-    ["POST", api.path, (request) => {
-      const key = api.keyOf(request);
-      const body = fields(request);
-      calls.push({
-        key,
-        model: body.model,
-        stream: body.stream === true,
-        maxTokens: body.max_tokens ?? body.max_completion_tokens,
-        includeUsage: (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
-        at: new Date().toISOString(),
-      });
-      if (!key) return api.error(401, "No API key was sent.");
-      const refusal = refusals.get(key);
-      if (refusal) return api.error(refusal.status, refusal.message);
-      if (typeof body.model !== "string") return api.error(400, "model: field required");
-      const limit = Number(body.max_tokens ?? body.max_completion_tokens ?? 16);
-      return api.answer(body, shapeOf(body, `${run}${(++counter).toString(36)}`, limit));
-    }],
-    ["GET", /^\/_fake\/requests$/, (request) => {
-      const key = request.url.searchParams.get("key");
-      return json(200, key === null ? calls : calls.filter((call) => call.key === key));
-    }],
-    ["POST", /^\/_fake\/refusals$/, (request) => {
-      const body = fields(request) as { key?: string; status?: number; message?: string };
-      if (typeof body.key !== "string") return json(400, { message: "Send { key, status?, message? }." });
-      refusals.set(body.key, { status: Number(body.status ?? 429), message: body.message ?? "Refused by the fake." });
-      return json(200, { refused: true });
-    }],
+    [
+      "POST",
+      api.path,
+      (request) => {
+        const key = api.keyOf(request);
+        const body = fields(request);
+        calls.push({
+          key,
+          model: body.model,
+          stream: body.stream === true,
+          maxTokens: body.max_tokens ?? body.max_completion_tokens,
+          includeUsage: (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
+          at: new Date().toISOString(),
+        });
+        if (!key) return api.error(401, "No API key was sent.");
+        const refusal = refusals.get(key);
+        if (refusal) return api.error(refusal.status, refusal.message);
+        if (typeof body.model !== "string") return api.error(400, "model: field required");
+        const limit = Number(body.max_tokens ?? body.max_completion_tokens ?? 16);
+        return api.answer(body, shapeOf(body, `${run}${(++counter).toString(36)}`, limit));
+      },
+    ],
+    [
+      "GET",
+      /^\/_fake\/requests$/,
+      (request) => {
+        const key = request.url.searchParams.get("key");
+        return json(200, key === null ? calls : calls.filter((call) => call.key === key));
+      },
+    ],
+    [
+      "POST",
+      /^\/_fake\/refusals$/,
+      (request) => {
+        const body = fields(request) as { key?: string; status?: number; message?: string };
+        if (typeof body.key !== "string") return json(400, { message: "Send { key, status?, message? }." });
+        refusals.set(body.key, { status: Number(body.status ?? 429), message: body.message ?? "Refused by the fake." });
+        return json(200, { refused: true });
+      },
+    ],
   ];
 
   const server = createServer((incoming, outgoing) => {
@@ -85,9 +97,10 @@ export async function startFakeModelProvider(kind: ProviderKind, options: { port
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -12,7 +12,11 @@ const REF = "#/components/schemas/";
 const METHODS = ["get", "put", "post", "delete", "patch", "options", "head"];
 
 /** Text on one line, safe inside a Markdown table cell. */
-const cell = (text: unknown) => String(text ?? "").replace(/\s+/g, " ").replace(/\|/g, "\\|").trim();
+const cell = (text: unknown) =>
+  String(text ?? "")
+    .replace(/\s+/g, " ")
+    .replace(/\|/g, "\\|")
+    .trim();
 
 /** A schema as a reader wants it: a component by name (linked), an inline object by its fields. */
 function schemaText(schema: Json | undefined): string {
@@ -23,7 +27,9 @@ function schemaText(schema: Json | undefined): string {
   }
   if (schema.type === "object" && schema.properties) {
     const required = new Set<string>(schema.required ?? []);
-    return `{ ${Object.keys(schema.properties).map((key) => (required.has(key) ? key : `${key}?`)).join(", ")} }`;
+    return `{ ${Object.keys(schema.properties)
+      .map((key) => (required.has(key) ? key : `${key}?`))
+      .join(", ")} }`;
   }
   if (schema.type === "array") return `[${schemaText(schema.items)}]`;
   if (Array.isArray(schema.enum)) return schema.enum.map((value: unknown) => JSON.stringify(value)).join(" \\| ");
@@ -39,7 +45,9 @@ function operationMarkdown(path: string, method: string, op: Json): string {
   if (op.description) lines.push(cell(op.description), "");
   lines.push(`- Auth: ${security.length ? security.map((name) => `\`${name}\``).join(" or ") : "none"}`);
   for (const parameter of (op.parameters as Json[] | undefined) ?? []) {
-    lines.push(`- Parameter \`${parameter.name}\` (${parameter.in}${parameter.required ? ", required" : ""}): ${schemaText(parameter.schema ?? bodySchema(parameter))}`);
+    lines.push(
+      `- Parameter \`${parameter.name}\` (${parameter.in}${parameter.required ? ", required" : ""}): ${schemaText(parameter.schema ?? bodySchema(parameter))}`,
+    );
   }
   const request = bodySchema(op.requestBody);
   if (request) lines.push(`- Request: ${schemaText(request)}`);
@@ -78,13 +86,25 @@ export function apiMarkdown(doc: Json): string {
     "",
     ...schemes.map(([name, scheme]) => `- \`${name}\`: ${cell(scheme.description)}`),
     "",
-    ...tags.map((tag) => `- [${tag}](#${tag.toLowerCase().replace(/[^a-z0-9 -]/g, "").replace(/ /g, "-")})`),
+    ...tags.map(
+      (tag) =>
+        `- [${tag}](#${tag
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, "")
+          .replace(/ /g, "-")})`,
+    ),
     "- [Schemas](#schemas)",
     "",
     ...tags.flatMap((tag) => [`## ${tag}`, "", ...byTag.get(tag)!.flatMap((operation) => [operation, ""])]),
     "## Schemas",
     "",
-    ...schemas.flatMap(([name, schema]) => [`<a id="schema-${name.toLowerCase()}"></a>`, `### ${name}`, "", `${schemaText(schema.properties ? { ...schema, $ref: undefined } : schema)}${schema.description ? `: ${cell(schema.description)}` : ""}`, ""]),
+    ...schemas.flatMap(([name, schema]) => [
+      `<a id="schema-${name.toLowerCase()}"></a>`,
+      `### ${name}`,
+      "",
+      `${schemaText(schema.properties ? { ...schema, $ref: undefined } : schema)}${schema.description ? `: ${cell(schema.description)}` : ""}`,
+      "",
+    ]),
   ].join("\n");
 }
 

@@ -26,7 +26,10 @@ const PAGES = join(SITE, "pages");
 /** What worker-side.ts exports (loaded by path so this Node program does not type-check the Worker). */
 interface WorkerSide {
   controlPlaneDocument: (serverUrl: string) => Record<string, any>;
-  errorCatalogDocument: (docsBase: string) => { version: number; errors: Array<{ code: string; status: number; message: string; recovery: string; retrySafe: boolean; documentation: string; exitStatus: number | null }> };
+  errorCatalogDocument: (docsBase: string) => {
+    version: number;
+    errors: Array<{ code: string; status: number; message: string; recovery: string; retrySafe: boolean; documentation: string; exitStatus: number | null }>;
+  };
 }
 
 const NAV = [
@@ -101,7 +104,11 @@ const writeJson = (path: string, value: unknown) => {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { out: { type: "string", default: join(SITE, "dist") }, published: { type: "string", default: join(SITE, "published") }, record: { type: "boolean", default: false } },
+    options: {
+      out: { type: "string", default: join(SITE, "dist") },
+      published: { type: "string", default: join(SITE, "published") },
+      record: { type: "boolean", default: false },
+    },
   });
   const out = values.out!;
   const publishedDir = values.published!;
@@ -129,8 +136,10 @@ async function main(): Promise<number> {
     const published = readJson(list.file);
     const comparison = compareWithPublished(list.current, published);
     problems.push(...violations(list.catalog, comparison));
-    if (comparison.added.length && values.record) writeJson(list.file, { ...published, ...Object.fromEntries(comparison.added.map((id) => [id, list.current[id]!])) });
-    else if (comparison.added.length) console.log(`${list.catalog}: new identifiers ${comparison.added.join(", ")} (record them with npm run site:build -- --record)`);
+    if (comparison.added.length && values.record)
+      writeJson(list.file, { ...published, ...Object.fromEntries(comparison.added.map((id) => [id, list.current[id]!])) });
+    else if (comparison.added.length)
+      console.log(`${list.catalog}: new identifiers ${comparison.added.join(", ")} (record them with npm run site:build -- --record)`);
   }
   if (problems.length) {
     for (const problem of problems) console.error(problem);

@@ -13,12 +13,16 @@ export interface Comparison {
 
 export function compareWithPublished(current: Meanings, published: Meanings): Comparison {
   return {
-    missing: Object.keys(published).filter((id) => !(id in current)).sort(),
+    missing: Object.keys(published)
+      .filter((id) => !(id in current))
+      .sort(),
     changed: Object.keys(published)
       .filter((id) => id in current && current[id] !== published[id])
       .sort()
       .map((id) => ({ id, was: published[id]!, now: current[id]! })),
-    added: Object.keys(current).filter((id) => !(id in published)).sort(),
+    added: Object.keys(current)
+      .filter((id) => !(id in published))
+      .sort(),
   };
 }
 
@@ -26,7 +30,9 @@ export function compareWithPublished(current: Meanings, published: Meanings): Co
 export function violations(catalog: string, comparison: Comparison): string[] {
   return [
     ...comparison.missing.map((id) => `${catalog}: the published identifier ${id} is gone; identifiers never disappear (restore it).`),
-    ...comparison.changed.map(({ id, was, now }) => `${catalog}: the published identifier ${id} changed meaning from "${was}" to "${now}"; give the new meaning a new identifier.`),
+    ...comparison.changed.map(
+      ({ id, was, now }) => `${catalog}: the published identifier ${id} changed meaning from "${was}" to "${now}"; give the new meaning a new identifier.`,
+    ),
   ];
 }
 

@@ -35,13 +35,19 @@ function operationHtml(path: string, method: string, op: Json): Html {
 <p>${op.summary ?? ""}</p>
 ${op.description ? html`<p>${op.description}</p>` : ""}
 <p><strong>Authentication:</strong> ${security.length ? security.map((name, i) => html`${i ? " or " : ""}<code>${name}</code>`) : "none"}</p>
-${parameters.length
-    ? html`<table><caption>Parameters</caption><tr><th>name</th><th>in</th><th>required</th><th>schema</th></tr>${parameters
-      .map((p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${schemaLink(p.schema ?? p.content?.["application/json"]?.schema)}</td></tr>`)}</table>`
-    : ""}
+${
+  parameters.length
+    ? html`<table><caption>Parameters</caption><tr><th>name</th><th>in</th><th>required</th><th>schema</th></tr>${parameters.map(
+        (p) =>
+          html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${schemaLink(p.schema ?? p.content?.["application/json"]?.schema)}</td></tr>`,
+      )}</table>`
+    : ""
+}
 ${body ? html`<p><strong>Request body</strong> (JSON): ${schemaLink(body)}</p>` : ""}
-<table><caption>Responses</caption><tr><th>status</th><th>meaning</th><th>body</th></tr>${responses
-    .map(([status, response]) => html`<tr><td>${status}</td><td>${response.description ?? ""}</td><td>${schemaLink(response.content?.["application/json"]?.schema)}</td></tr>`)}</table>
+<table><caption>Responses</caption><tr><th>status</th><th>meaning</th><th>body</th></tr>${responses.map(
+    ([status, response]) =>
+      html`<tr><td>${status}</td><td>${response.description ?? ""}</td><td>${schemaLink(response.content?.["application/json"]?.schema)}</td></tr>`,
+  )}</table>
 </section>`;
 }
 
@@ -101,7 +107,9 @@ export function lintFindingsHtml(findings: readonly PublishedFinding[]): Html {
 <p>Findings about PostgreSQL migrations that are hazardous on a live database. Published as
 <a href="/lint-findings.v1.json">/lint-findings.v1.json</a>; a finding's identifier never changes between releases (its rule
 name and title may be reworded).</p>
-${findings.map((finding) => html`<section class="finding" id="${finding.id}"><h2><code>${finding.id}</code> ${finding.title}</h2>
+${findings.map(
+  (finding) => html`<section class="finding" id="${finding.id}"><h2><code>${finding.id}</code> ${finding.title}</h2>
 <p><strong>Rule:</strong> <code>${finding.rule}</code> &middot; <strong>Severity:</strong> ${finding.severity}</p>
-<p>${finding.explanation}</p></section>\n`)}`;
+<p>${finding.explanation}</p></section>\n`,
+)}`;
 }

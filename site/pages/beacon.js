@@ -33,17 +33,28 @@
   var CRAWLER = /bot|crawl|spider|slurp|headless|lighthouse|pagespeed|prerender|preview|facebookexternalhit|embedly|phantomjs|puppeteer|playwright/i;
 
   var state = { enabled: false, reason: null, queue: [], attempts: 0, retryDelays: [], dropped: 0, sent: 0 };
-  window.afAnalytics = { state: function () { return JSON.parse(JSON.stringify(state)); }, track: function () {} };
+  window.afAnalytics = {
+    state: function () {
+      return JSON.parse(JSON.stringify(state));
+    },
+    track: function () {},
+  };
 
   // The per-browser switch: read from the address, remembered in local storage.
   try {
     var asked = new URLSearchParams(location.search).get(SWITCH_KEY);
     if (asked === "off") localStorage.setItem(SWITCH_KEY, "off");
     else if (asked === "on") localStorage.removeItem(SWITCH_KEY);
-  } catch (e) { /* storage blocked: the switch cannot be remembered */ }
+  } catch (e) {
+    /* storage blocked: the switch cannot be remembered */
+  }
 
   function disabledBecause() {
-    try { if (localStorage.getItem(SWITCH_KEY) === "off") return "switched_off"; } catch (e) { /* fall through */ }
+    try {
+      if (localStorage.getItem(SWITCH_KEY) === "off") return "switched_off";
+    } catch (e) {
+      /* fall through */
+    }
     if (navigator.globalPrivacyControl === true) return "global_privacy_control";
     if (navigator.doNotTrack === "1" || window.doNotTrack === "1" || navigator.msDoNotTrack === "1") return "do_not_track";
     if (navigator.webdriver === true) return "driven_browser";
@@ -57,8 +68,13 @@
   function randomId() {
     if (crypto.randomUUID) return crypto.randomUUID();
     var b = crypto.getRandomValues(new Uint8Array(16));
-    b[6] = (b[6] & 15) | 64; b[8] = (b[8] & 63) | 128;
-    var h = Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+    b[6] = (b[6] & 15) | 64;
+    b[8] = (b[8] & 63) | 128;
+    var h = Array.prototype.map
+      .call(b, function (x) {
+        return (x + 256).toString(16).slice(1);
+      })
+      .join("");
     return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
   }
 
@@ -66,15 +82,25 @@
   function session() {
     var now = Date.now();
     var current = null;
-    try { current = JSON.parse(sessionStorage.getItem(SESSION_KEY) || "null"); } catch (e) { current = null; }
-    if (!current || now - current.last > IDLE_MS || now - current.started > LIFETIME_MS) current = { id: randomId().replace(/-/g, ""), started: now, last: now };
+    try {
+      current = JSON.parse(sessionStorage.getItem(SESSION_KEY) || "null");
+    } catch (e) {
+      current = null;
+    }
+    if (!current || now - current.last > IDLE_MS || now - current.started > LIFETIME_MS)
+      current = { id: randomId().replace(/-/g, ""), started: now, last: now };
     current.last = now;
-    try { sessionStorage.setItem(SESSION_KEY, JSON.stringify(current)); } catch (e) { /* kept for this page only */ }
+    try {
+      sessionStorage.setItem(SESSION_KEY, JSON.stringify(current));
+    } catch (e) {
+      /* kept for this page only */
+    }
     return current.id;
   }
 
   var SEARCH = /(^|\.)(google|bing|duckduckgo|yahoo|baidu|yandex|ecosia|qwant|startpage|kagi|search\.brave)\./;
-  var SOCIAL = /(^|\.)(twitter\.com|x\.com|t\.co|linkedin\.com|lnkd\.in|facebook\.com|instagram\.com|reddit\.com|news\.ycombinator\.com|youtube\.com|mastodon\.[a-z]+|bsky\.app|threads\.net)$/;
+  var SOCIAL =
+    /(^|\.)(twitter\.com|x\.com|t\.co|linkedin\.com|lnkd\.in|facebook\.com|instagram\.com|reddit\.com|news\.ycombinator\.com|youtube\.com|mastodon\.[a-z]+|bsky\.app|threads\.net)$/;
   var EMAIL = /(^|\.)(mail\.[a-z.]+|outlook\.[a-z.]+)$/;
 
   /** The channel: where the visit came from, from the referrer's host and the campaign parameters only. */
@@ -83,7 +109,11 @@
     if (medium === "email" || medium === "newsletter") return "email";
     if (params.get("utm_campaign") || params.get("utm_source")) return "campaign";
     var host = "";
-    try { host = document.referrer ? new URL(document.referrer).hostname.toLowerCase() : ""; } catch (e) { host = ""; }
+    try {
+      host = document.referrer ? new URL(document.referrer).hostname.toLowerCase() : "";
+    } catch (e) {
+      host = "";
+    }
     if (!host) return "direct";
     if (host === location.hostname) return "internal";
     if (SEARCH.test(host)) return "search";
@@ -94,18 +124,31 @@
 
   /** The page shape: the path, lower case, with anything that looks like an identifier as :id. */
   function pageShape() {
-    var parts = location.pathname.toLowerCase().split("/").filter(Boolean).slice(0, 8).map(function (part) {
-      try { part = decodeURIComponent(part); } catch (e) { return ":id"; }
-      if (/^\d+$/.test(part) || /^[0-9a-f-]{8,}$/.test(part) || /\d{4,}/.test(part)) return ":id";
-      if (!/^[a-z0-9][a-z0-9._-]{0,39}$/.test(part)) return ":id";
-      return part;
-    });
+    var parts = location.pathname
+      .toLowerCase()
+      .split("/")
+      .filter(Boolean)
+      .slice(0, 8)
+      .map(function (part) {
+        try {
+          part = decodeURIComponent(part);
+        } catch (e) {
+          return ":id";
+        }
+        if (/^\d+$/.test(part) || /^[0-9a-f-]{8,}$/.test(part) || /\d{4,}/.test(part)) return ":id";
+        if (!/^[a-z0-9][a-z0-9._-]{0,39}$/.test(part)) return ":id";
+        return part;
+      });
     var shape = "/" + parts.join("/");
     return shape.length > 120 ? "/" : shape;
   }
 
   function campaign(params) {
-    var raw = (params.get("utm_campaign") || "").toLowerCase().replace(/[^a-z0-9_.-]+/g, "-").replace(/^[^a-z0-9]+/, "").slice(0, 64);
+    var raw = (params.get("utm_campaign") || "")
+      .toLowerCase()
+      .replace(/[^a-z0-9_.-]+/g, "-")
+      .replace(/^[^a-z0-9]+/, "")
+      .slice(0, 64);
     return raw || null;
   }
 
@@ -136,8 +179,14 @@
     if (inFlight || state.queue.length === 0 || Date.now() < waitUntil) return;
     var batch = state.queue.splice(0, BATCH);
     inFlight = true;
-    fetch(endpoint, { method: "POST", mode: "cors", credentials: "omit", headers: { "content-type": "application/json" }, body: JSON.stringify({ events: batch }) })
-      .then(function (response) {
+    fetch(endpoint, {
+      method: "POST",
+      mode: "cors",
+      credentials: "omit",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ events: batch }),
+    }).then(
+      function (response) {
         inFlight = false;
         if (response.status >= 500) {
           state.queue = batch.concat(state.queue);
@@ -149,11 +198,13 @@
         if (response.ok) state.sent += batch.length;
         else state.dropped += batch.length;
         if (state.queue.length > 0) flush();
-      }, function () {
+      },
+      function () {
         inFlight = false;
         state.queue = batch.concat(state.queue);
         backoff();
-      });
+      },
+    );
   }
 
   /** Page exit: everything left goes now, in requests the browser finishes after the page is gone. */
@@ -162,22 +213,41 @@
       var body = JSON.stringify({ events: state.queue.splice(0, BATCH) });
       var sent = false;
       try {
-        fetch(endpoint, { method: "POST", mode: "cors", credentials: "omit", keepalive: true, headers: { "content-type": "application/json" }, body: body }).catch(function () {});
+        fetch(endpoint, {
+          method: "POST",
+          mode: "cors",
+          credentials: "omit",
+          keepalive: true,
+          headers: { "content-type": "application/json" },
+          body: body,
+        }).catch(function () {});
         sent = true;
-      } catch (e) { sent = false; }
+      } catch (e) {
+        sent = false;
+      }
       if (!sent && navigator.sendBeacon) navigator.sendBeacon(endpoint, new Blob([body], { type: "application/json" }));
     }
   }
 
-  document.addEventListener("click", function (event) {
-    var target = event.target && event.target.closest && event.target.closest("[data-af-event]");
-    if (target && target.tagName !== "FORM") track(target.getAttribute("data-af-event"));
-  }, true);
-  document.addEventListener("submit", function (event) {
-    var form = event.target;
-    if (form && form.getAttribute && form.getAttribute("data-af-event")) track(form.getAttribute("data-af-event"));
-  }, true);
-  document.addEventListener("visibilitychange", function () { if (document.visibilityState === "hidden") flushOnExit(); });
+  document.addEventListener(
+    "click",
+    function (event) {
+      var target = event.target && event.target.closest && event.target.closest("[data-af-event]");
+      if (target && target.tagName !== "FORM") track(target.getAttribute("data-af-event"));
+    },
+    true,
+  );
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var form = event.target;
+      if (form && form.getAttribute && form.getAttribute("data-af-event")) track(form.getAttribute("data-af-event"));
+    },
+    true,
+  );
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") flushOnExit();
+  });
   window.addEventListener("pagehide", flushOnExit);
 
   track("page_landed");

@@ -23,23 +23,33 @@
         credentials: "omit",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-      }).then(function (response) {
-        if (response.status === 201) {
-          form.reset();
-          form.dataset.state = "sent";
-          status.textContent = "Thank you: we received it and will write to you.";
-          return;
-        }
-        return response.json().catch(function () { return {}; }).then(function (answer) {
-          form.dataset.state = "refused";
-          status.textContent = (answer && answer.error) || "The form was refused (" + response.status + ").";
+      })
+        .then(
+          function (response) {
+            if (response.status === 201) {
+              form.reset();
+              form.dataset.state = "sent";
+              status.textContent = "Thank you: we received it and will write to you.";
+              return;
+            }
+            return response
+              .json()
+              .catch(function () {
+                return {};
+              })
+              .then(function (answer) {
+                form.dataset.state = "refused";
+                status.textContent = (answer && answer.error) || "The form was refused (" + response.status + ").";
+              });
+          },
+          function () {
+            form.dataset.state = "failed";
+            status.textContent = "The form could not be sent. Check your connection and try again.";
+          },
+        )
+        .then(function () {
+          button.disabled = false;
         });
-      }, function () {
-        form.dataset.state = "failed";
-        status.textContent = "The form could not be sent. Check your connection and try again.";
-      }).then(function () {
-        button.disabled = false;
-      });
     });
   });
 })();

@@ -13,7 +13,12 @@ const PROXY_ON = () => ({ SVC_ANALYTICS_VENDOR_REGION: "eu", SVC_ANALYTICS_VENDO
 const marker = () => `px-${crypto.randomUUID().slice(0, 8)}`;
 
 async function arrived(mark: string) {
-  return (await (await fetch(`${vendor()}/_fake/proxied?marker=${mark}`)).json()) as Array<{ path: string; query: string; headers: Record<string, string>; body: string }>;
+  return (await (await fetch(`${vendor()}/_fake/proxied?marker=${mark}`)).json()) as Array<{
+    path: string;
+    query: string;
+    headers: Record<string, string>;
+    body: string;
+  }>;
 }
 
 function send(path: string, body: string, headers: Record<string, string> = {}, env: Record<string, unknown> = PROXY_ON()) {
@@ -21,12 +26,15 @@ function send(path: string, body: string, headers: Record<string, string> = {}, 
 }
 
 describe("the analytics proxy /px", () => {
-  it.each(["text/html; charset=utf-8", "application/javascript", "image/svg+xml", "TEXT/HTML"])("never serves the vendor's %s as such from this origin: octet-stream, nosniff", async (type) => {
-    const response = await send(`/px/e/?fake_type=${encodeURIComponent(type)}`, JSON.stringify({ mark: marker() }), { origin: SITE });
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("application/octet-stream");
-    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
-  });
+  it.each(["text/html; charset=utf-8", "application/javascript", "image/svg+xml", "TEXT/HTML"])(
+    "never serves the vendor's %s as such from this origin: octet-stream, nosniff",
+    async (type) => {
+      const response = await send(`/px/e/?fake_type=${encodeURIComponent(type)}`, JSON.stringify({ mark: marker() }), { origin: SITE });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("application/octet-stream");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    },
+  );
 
   it.each(["application/json", "text/plain; charset=utf-8"])("passes the vendor's %s through, with nosniff", async (type) => {
     const response = await send(`/px/batch/?fake_type=${encodeURIComponent(type)}`, JSON.stringify({ mark: marker() }), { origin: SITE });
@@ -127,9 +135,17 @@ describe("the analytics proxy /px", () => {
 
   it("is not mounted while SVC_ANALYTICS_VENDOR_REGION is unset: every /px path answers 404", async () => {
     const env = { SVC_ANALYTICS_VENDOR_REGION: undefined, SVC_ANALYTICS_VENDOR_API_BASE: vendor(), SVC_SITE_ORIGIN: SITE };
-    for (const [method, path] of [["POST", "/px/e/"], ["OPTIONS", "/px/e/"], ["GET", "/px/"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/px/e/"],
+      ["OPTIONS", "/px/e/"],
+      ["GET", "/px/"],
+    ] as const) {
       const mark = marker();
-      const response = await callWith(env, path, { method, headers: { origin: SITE, "content-type": "application/json" }, ...(method === "POST" ? { body: JSON.stringify({ mark }) } : {}) });
+      const response = await callWith(env, path, {
+        method,
+        headers: { origin: SITE, "content-type": "application/json" },
+        ...(method === "POST" ? { body: JSON.stringify({ mark }) } : {}),
+      });
       expect(response.status).toBe(404);
       expect(response.headers.get("access-control-allow-origin")).toBeNull();
       expect(await arrived(mark)).toEqual([]);
@@ -137,8 +153,14 @@ describe("the analytics proxy /px", () => {
   });
 
   it("takes its upstream from a closed set of two regions", () => {
-    expect(parseConfig(envWith({ SVC_ANALYTICS_VENDOR_REGION: "us" }))).toMatchObject({ ok: true, config: { analytics: { vendorApiBase: "https://us.i.posthog.com" } } });
-    expect(parseConfig(envWith({ SVC_ANALYTICS_VENDOR_REGION: "eu" }))).toMatchObject({ ok: true, config: { analytics: { vendorApiBase: "https://eu.i.posthog.com" } } });
+    expect(parseConfig(envWith({ SVC_ANALYTICS_VENDOR_REGION: "us" }))).toMatchObject({
+      ok: true,
+      config: { analytics: { vendorApiBase: "https://us.i.posthog.com" } },
+    });
+    expect(parseConfig(envWith({ SVC_ANALYTICS_VENDOR_REGION: "eu" }))).toMatchObject({
+      ok: true,
+      config: { analytics: { vendorApiBase: "https://eu.i.posthog.com" } },
+    });
     for (const region of ["ap", "US", "https://evil.example", "eu,us"]) {
       const parsed = parseConfig(envWith({ SVC_ANALYTICS_VENDOR_REGION: region }));
       expect(parsed.ok, region).toBe(false);

@@ -23,9 +23,21 @@ const post = (events: unknown[], env: Record<string, string> = ON, headers: Reco
 type Result = { recording: boolean; recorded: number; duplicates: number; refused: number; outcomes: Array<{ outcome: string; reason?: string }> };
 
 const stored = (ids: string[]) =>
-  asRole("superuser", async (client) => (await client.query("SELECT id, name, channel, page, campaign, session_key FROM site_events WHERE id = ANY($1::uuid[]) ORDER BY id", [ids])).rows);
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT id, name, channel, page, campaign, session_key FROM site_events WHERE id = ANY($1::uuid[]) ORDER BY id", [ids])).rows,
+  );
 
-const rejects = () => asRole("superuser", async (client) => Object.fromEntries((await client.query<{ reason: string; n: number }>("SELECT reason, count(*)::int AS n FROM site_event_rejects GROUP BY reason")).rows.map((row) => [row.reason, row.n])));
+const rejects = () =>
+  asRole("superuser", async (client) =>
+    Object.fromEntries(
+      (await client.query<{ reason: string; n: number }>("SELECT reason, count(*)::int AS n FROM site_event_rejects GROUP BY reason")).rows.map((row) => [
+        row.reason,
+        row.n,
+      ]),
+    ),
+  );
 
 describe("POST /v1/site/events", () => {
   it("records catalog events, refuses and counts unknown names and undeclared fields, and the rest of the batch goes on", async () => {
@@ -66,7 +78,10 @@ describe("POST /v1/site/events", () => {
     const after = await rejects();
     const grew = (reason: string) => (after[reason] ?? 0) - (before[reason] ?? 0);
     expect({ unknown: grew("unknown_name"), undeclared: grew("undeclared_field"), invalid: grew("invalid_field"), malformed: grew("malformed") }).toEqual({
-      unknown: 1, undeclared: 2, invalid: 2, malformed: 1,
+      unknown: 1,
+      undeclared: 2,
+      invalid: 2,
+      malformed: 1,
     });
   });
 
@@ -100,7 +115,13 @@ describe("POST /v1/site/events", () => {
     const event = landed();
     const response = await post([event, landed({ name: "unknown" })], { SVC_SITE_ORIGIN: SITE });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ recording: false, recorded: 0, duplicates: 0, refused: 0, outcomes: [{ outcome: "not_recorded" }, { outcome: "not_recorded" }] });
+    expect(await response.json()).toEqual({
+      recording: false,
+      recorded: 0,
+      duplicates: 0,
+      refused: 0,
+      outcomes: [{ outcome: "not_recorded" }, { outcome: "not_recorded" }],
+    });
     expect(await stored([event.id])).toEqual([]);
     expect(await rejects()).toEqual(before);
   });
@@ -129,7 +150,10 @@ describe("cross-origin access", () => {
   });
 
   it("lets the site read its refusals (400, 413), so the beacon sees a 4xx and never retries it as a network failure", async () => {
-    for (const [events, status] of [[Array.from({ length: 21 }, () => landed()), 413], ["not a batch", 400]] as const) {
+    for (const [events, status] of [
+      [Array.from({ length: 21 }, () => landed()), 413],
+      ["not a batch", 400],
+    ] as const) {
       const response = await callWith(ON, "/v1/site/events", { method: "POST", json: { events }, headers: { origin: SITE } });
       expect({ status: response.status, allowed: response.headers.get("access-control-allow-origin") }).toEqual({ status, allowed: SITE });
       await response.json();
@@ -161,10 +185,10 @@ describe("the analytics stream", () => {
   it("is insert-only for the application role: an insert works, a read raises a permission error", async () => {
     const id = crypto.randomUUID();
     await asRole("app", async (client) => {
-      const inserted = await client.query(
-        "INSERT INTO site_events (id, name, session_key, channel, page) VALUES ($1, 'page_landed', $2, 'direct', '/')",
-        [id, "0".repeat(64)],
-      );
+      const inserted = await client.query("INSERT INTO site_events (id, name, session_key, channel, page) VALUES ($1, 'page_landed', $2, 'direct', '/')", [
+        id,
+        "0".repeat(64),
+      ]);
       expect(inserted.rowCount).toBe(1);
       for (const table of ["site_events", "site_event_rejects"]) {
         const failure = await client.query(`SELECT count(*) FROM ${table}`).catch((error: { code?: string; message: string }) => error);

@@ -26,28 +26,45 @@ beforeAll(async () => {
 
 async function seedOrg(slug: string, createdAt: string): Promise<string> {
   const id = crypto.randomUUID();
-  await asRole("superuser", (client) => client.query("INSERT INTO organizations (id, slug, name, created_at) VALUES ($1, $2, $2, $3)", [id, slug, createdAt]), own.database);
+  await asRole(
+    "superuser",
+    (client) => client.query("INSERT INTO organizations (id, slug, name, created_at) VALUES ($1, $2, $2, $3)", [id, slug, createdAt]),
+    own.database,
+  );
   return id;
 }
 
 /** An engine event (the default partition holds these long-past months); `run.started` counts as a run. */
 const seedEvent = (orgId: string, type: string, occurredAt: string) =>
-  asRole("superuser", (client) =>
-    client.query("INSERT INTO events (org_id, id, occurred_at, type) VALUES ($1, $2, $3, $4)", [orgId, crypto.randomUUID(), occurredAt, type]),
+  asRole(
+    "superuser",
+    (client) => client.query("INSERT INTO events (org_id, id, occurred_at, type) VALUES ($1, $2, $3, $4)", [orgId, crypto.randomUUID(), occurredAt, type]),
     own.database,
   );
 
 const seedEnvironment = (orgId: string, envId: string, createdAt: string) =>
-  asRole("superuser", (client) =>
-    client.query("INSERT INTO environments (org_id, env_id, repository, state, last_event_at, created_at) VALUES ($1, $2, 'o/r', 'ready', $3, $3)", [orgId, envId, createdAt]),
+  asRole(
+    "superuser",
+    (client) =>
+      client.query("INSERT INTO environments (org_id, env_id, repository, state, last_event_at, created_at) VALUES ($1, $2, 'o/r', 'ready', $3, $3)", [
+        orgId,
+        envId,
+        createdAt,
+      ]),
     own.database,
   );
 
 const seedBeacon = (name: string, session: string, receivedAt: string, channel = "search") =>
-  asRole("superuser", (client) =>
-    client.query("INSERT INTO site_events (id, name, session_key, channel, page, received_at) VALUES ($1, $2, $3, $4, '/', $5)", [
-      crypto.randomUUID(), name, session.padEnd(64, "0"), channel, receivedAt,
-    ]),
+  asRole(
+    "superuser",
+    (client) =>
+      client.query("INSERT INTO site_events (id, name, session_key, channel, page, received_at) VALUES ($1, $2, $3, $4, '/', $5)", [
+        crypto.randomUUID(),
+        name,
+        session.padEnd(64, "0"),
+        channel,
+        receivedAt,
+      ]),
     own.database,
   );
 
@@ -56,16 +73,21 @@ const seedReject = (reason: string, receivedAt: string) =>
 
 /** analytics_daily for the three seeded days, as { "day metric dimension": value }. */
 const aggregates = () =>
-  asRole("superuser", async (client) =>
-    Object.fromEntries(
-      (await client.query<{ day: string; metric: string; dimension: string; value: string }>(
-        "SELECT day::text, metric, dimension, value::text FROM analytics_daily WHERE day BETWEEN '2021-01-29' AND '2021-02-02' ORDER BY 1, 2, 3",
-      )).rows.map((row) => [`${row.day} ${row.metric}${row.dimension ? ` ${row.dimension}` : ""}`, Number(row.value)]),
-    ),
+  asRole(
+    "superuser",
+    async (client) =>
+      Object.fromEntries(
+        (
+          await client.query<{ day: string; metric: string; dimension: string; value: string }>(
+            "SELECT day::text, metric, dimension, value::text FROM analytics_daily WHERE day BETWEEN '2021-01-29' AND '2021-02-02' ORDER BY 1, 2, 3",
+          )
+        ).rows.map((row) => [`${row.day} ${row.metric}${row.dimension ? ` ${row.dimension}` : ""}`, Number(row.value)]),
+      ),
     own.database,
   );
 
-const rollUp = (at: string, retentionDays: number | null) => asRole("maintenance", (client) => rollUpAnalytics(client, { at: new Date(at), surrogateSecret: SECRET, retentionDays }), own.database);
+const rollUp = (at: string, retentionDays: number | null) =>
+  asRole("maintenance", (client) => rollUpAnalytics(client, { at: new Date(at), surrogateSecret: SECRET, retentionDays }), own.database);
 
 const EXPECTED = {
   "2021-01-30 site.page_landed": 1,
@@ -128,16 +150,29 @@ describe("the daily rollup", () => {
     // Cohorts under the keyed pseudonym: the January one was created in the week of Monday 25 January
     // and active in that week and the next; the February one in the week of 1 February.
     const [janKey, febKey] = [await pseudonym(SECRET, january), await pseudonym(SECRET, february)];
-    const cohorts = await asRole("superuser", async (client) => ({
-      cohorts: (await client.query("SELECT org_key, cohort_week::text FROM analytics_org_cohorts WHERE org_key = ANY($1) ORDER BY cohort_week", [[janKey, febKey]])).rows,
-      weeks: (await client.query("SELECT org_key, week::text FROM analytics_org_active_weeks WHERE org_key = ANY($1) ORDER BY week, org_key", [[janKey, febKey]])).rows,
-      ids: (await client.query("SELECT count(*)::int AS n FROM analytics_org_cohorts WHERE org_key IN ($1, $2)", [january, february])).rows[0].n,
-    }), own.database);
-    expect(cohorts.cohorts).toEqual([{ org_key: janKey, cohort_week: "2021-01-25" }, { org_key: febKey, cohort_week: "2021-02-01" }]);
+    const cohorts = await asRole(
+      "superuser",
+      async (client) => ({
+        cohorts: (
+          await client.query("SELECT org_key, cohort_week::text FROM analytics_org_cohorts WHERE org_key = ANY($1) ORDER BY cohort_week", [[janKey, febKey]])
+        ).rows,
+        weeks: (
+          await client.query("SELECT org_key, week::text FROM analytics_org_active_weeks WHERE org_key = ANY($1) ORDER BY week, org_key", [[janKey, febKey]])
+        ).rows,
+        ids: (await client.query("SELECT count(*)::int AS n FROM analytics_org_cohorts WHERE org_key IN ($1, $2)", [january, february])).rows[0].n,
+      }),
+      own.database,
+    );
+    expect(cohorts.cohorts).toEqual([
+      { org_key: janKey, cohort_week: "2021-01-25" },
+      { org_key: febKey, cohort_week: "2021-02-01" },
+    ]);
     expect(cohorts.weeks).toEqual(
-      [{ org_key: janKey, week: "2021-01-25" }, { org_key: janKey, week: "2021-02-01" }, { org_key: febKey, week: "2021-02-01" }].sort((a, b) =>
-        a.week === b.week ? a.org_key.localeCompare(b.org_key) : a.week.localeCompare(b.week),
-      ),
+      [
+        { org_key: janKey, week: "2021-01-25" },
+        { org_key: janKey, week: "2021-02-01" },
+        { org_key: febKey, week: "2021-02-01" },
+      ].sort((a, b) => (a.week === b.week ? a.org_key.localeCompare(b.org_key) : a.week.localeCompare(b.week))),
     );
     expect(cohorts.ids).toBe(0);
 
@@ -145,9 +180,19 @@ describe("the daily rollup", () => {
     // the aggregates of 30 and 31 January stay as they were.
     const second = await rollUp("2021-02-02T12:00:00Z", 2);
     expect(second).toMatchObject({ siteFrom: "2021-02-01", deletedEvents: 4 });
-    const left = await asRole("superuser", async (client) => (await client.query("SELECT received_at FROM site_events WHERE received_at < '2022-01-01' ORDER BY 1")).rows, own.database);
+    const left = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT received_at FROM site_events WHERE received_at < '2022-01-01' ORDER BY 1")).rows,
+      own.database,
+    );
     expect(left.map((row) => (row.received_at as Date).toISOString())).toEqual(["2021-02-01T00:00:00.000Z", "2021-02-01T08:00:00.000Z"]);
-    expect(await asRole("superuser", async (client) => (await client.query("SELECT count(*)::int AS n FROM site_event_rejects WHERE received_at < '2022-01-01'")).rows[0].n, own.database)).toBe(0);
+    expect(
+      await asRole(
+        "superuser",
+        async (client) => (await client.query("SELECT count(*)::int AS n FROM site_event_rejects WHERE received_at < '2022-01-01'")).rows[0].n,
+        own.database,
+      ),
+    ).toBe(0);
     expect(await aggregates()).toEqual(EXPECTED);
 
     // Again the next day: nothing changes.
@@ -156,21 +201,40 @@ describe("the daily rollup", () => {
   });
 
   it("lets the maintenance role count identifiers and timestamps for it, and read nothing else of those rows", async () => {
-    await asRole("maintenance", async (client) => {
-      expect((await client.query("SELECT count(*)::int AS n FROM organizations WHERE created_at < '2022-01-01'")).rows[0].n).toBe(2);
-      for (const read of ["SELECT name FROM organizations", "SELECT slug FROM organizations", "SELECT email FROM people", "SELECT login FROM people", "SELECT repository FROM environments", "SELECT count(*) FROM tokens"]) {
-        await expect(client.query(read), read).rejects.toMatchObject({ code: "42501" });
-      }
-    }, own.database);
+    await asRole(
+      "maintenance",
+      async (client) => {
+        expect((await client.query("SELECT count(*)::int AS n FROM organizations WHERE created_at < '2022-01-01'")).rows[0].n).toBe(2);
+        for (const read of [
+          "SELECT name FROM organizations",
+          "SELECT slug FROM organizations",
+          "SELECT email FROM people",
+          "SELECT login FROM people",
+          "SELECT repository FROM environments",
+          "SELECT count(*) FROM tokens",
+        ]) {
+          await expect(client.query(read), read).rejects.toMatchObject({ code: "42501" });
+        }
+      },
+      own.database,
+    );
   });
 
   it("runs from its Cron Trigger as the maintenance role, and does nothing without the surrogate secret", async () => {
     const on = await captureLogs(() =>
-      worker.scheduled!(createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }), { ...env, ...own.bindings, SVC_ANALYTICS_SURROGATE_SECRET: SECRET }, createExecutionContext()),
+      worker.scheduled!(
+        createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }),
+        { ...env, ...own.bindings, SVC_ANALYTICS_SURROGATE_SECRET: SECRET },
+        createExecutionContext(),
+      ),
     );
     expect(on.event("analytics.rollup")).toMatchObject({ from: "2020-10-30", to: "2021-02-04" });
     const off = await captureLogs(() =>
-      worker.scheduled!(createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }), { ...env, ...own.bindings }, createExecutionContext()),
+      worker.scheduled!(
+        createScheduledController({ cron: ANALYTICS_CRON, scheduledTime: new Date("2021-02-04T02:41:00Z") }),
+        { ...env, ...own.bindings },
+        createExecutionContext(),
+      ),
     );
     expect(off.event("analytics.rollup_skipped").reason).toMatch(/SVC_ANALYTICS_SURROGATE_SECRET/);
     expect(await aggregates()).toEqual(EXPECTED);
@@ -179,19 +243,28 @@ describe("the daily rollup", () => {
 
 describe("analytics.overview and analytics.catalog", () => {
   const ask = (session: string, name: string, input: unknown, settings: Record<string, string>) =>
-    callWith({ ...own.bindings, ...settings }, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie: `svc_session=${session}` } });
+    callWith({ ...own.bindings, ...settings }, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+      headers: { cookie: `svc_session=${session}` },
+    });
 
   async function operatorOrganization() {
     const org = await seedOrganization("operator", own.database);
     const sessions: Record<string, string> = {};
-    for (const role of ["owner", "admin", "member", "viewer"] as const) sessions[role] = await seedSession(await seedPerson(`op-${role}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.id, role }], own.database), own.database);
+    for (const role of ["owner", "admin", "member", "viewer"] as const)
+      sessions[role] = await seedSession(
+        await seedPerson(`op-${role}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.id, role }], own.database),
+        own.database,
+      );
     return { orgId: org.id, slug: org.slug, sessions, settings: { SVC_ANALYTICS_OPERATOR_ORG: org.slug } };
   }
 
   it("are read only by owners and admins of the operating organization; another organization or the variable unset: nobody", async () => {
     const operator = await operatorOrganization();
     const other = await seedOrganization("not-operator", own.database);
-    const otherOwner = await seedSession(await seedPerson(`other-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: other.id, role: "owner" }], own.database), own.database);
+    const otherOwner = await seedSession(
+      await seedPerson(`other-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: other.id, role: "owner" }], own.database),
+      own.database,
+    );
     for (const name of ["analytics.catalog", "analytics.overview"]) {
       const statuses: Record<string, number> = {};
       for (const [role, session] of Object.entries(operator.sessions)) {
@@ -217,7 +290,10 @@ describe("analytics.overview and analytics.catalog", () => {
     await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [operator.orgId, renamed]), own.database);
     const taker = await seedOrganization("taker", own.database);
     await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [taker.id, operator.slug]), own.database);
-    const takerOwner = await seedSession(await seedPerson(`taker-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: taker.id, role: "owner" }], own.database), own.database);
+    const takerOwner = await seedSession(
+      await seedPerson(`taker-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: taker.id, role: "owner" }], own.database),
+      own.database,
+    );
     const taken = await ask(takerOwner, "analytics.overview", { orgId: taker.id }, operator.settings);
     expect(taken.status).toBe(403);
     expect(((await taken.json()) as { error: { message: string } }).error.message).toMatch(/operating organization/);
@@ -231,7 +307,11 @@ describe("analytics.overview and analytics.catalog", () => {
   it("names the closed catalog and what each metric means", async () => {
     const operator = await operatorOrganization();
     const response = await ask(operator.sessions.admin!, "analytics.catalog", { orgId: operator.orgId }, operator.settings);
-    const { result } = (await response.json()) as { result: { data: { events: Array<{ name: string; fields: Array<{ name: string }> }>; metrics: Array<{ metric: string }>; limits: Record<string, number> } } };
+    const { result } = (await response.json()) as {
+      result: {
+        data: { events: Array<{ name: string; fields: Array<{ name: string }> }>; metrics: Array<{ metric: string }>; limits: Record<string, number> };
+      };
+    };
     expect(result.data.events.map((event) => event.name)).toEqual(["page_landed", "signup_reached", "contact_requested"]);
     expect(result.data.events[0]!.fields.map((field) => field.name)).toEqual(["channel", "page", "campaign"]);
     expect(result.data.metrics.map((entry) => entry.metric)).toContain("usage.active_organizations");
@@ -242,20 +322,46 @@ describe("analytics.overview and analytics.catalog", () => {
     const operator = await operatorOrganization();
     const today = utcDay(new Date());
     const day = (back: number) => isoDay(addDays(today, -back));
-    await asRole("superuser", async (client) => {
-      const rows: Array<[string, string, string, number]> = [
-        [day(1), "site.page_landed", "", 10], [day(1), "site.page_landed", "search", 6], [day(1), "site.page_landed", "direct", 4],
-        [day(1), "site.sessions_landed", "", 8], [day(1), "site.sessions_signup", "", 3], [day(1), "usage.first_environments", "", 2],
-        [day(1), "usage.signups", "", 3], [day(0), "usage.runs", "", 7],
-        [day(10), "site.page_landed", "", 5], [day(10), "site.page_landed", "search", 5], [day(10), "site.sessions_landed", "", 5],
-        [day(60), "usage.signups", "", 4], [day(120), "usage.signups", "", 100],
-      ];
-      for (const row of rows) await client.query("INSERT INTO analytics_daily (day, metric, dimension, value) VALUES ($1, $2, $3, $4)", row);
-    }, own.database);
+    await asRole(
+      "superuser",
+      async (client) => {
+        const rows: Array<[string, string, string, number]> = [
+          [day(1), "site.page_landed", "", 10],
+          [day(1), "site.page_landed", "search", 6],
+          [day(1), "site.page_landed", "direct", 4],
+          [day(1), "site.sessions_landed", "", 8],
+          [day(1), "site.sessions_signup", "", 3],
+          [day(1), "usage.first_environments", "", 2],
+          [day(1), "usage.signups", "", 3],
+          [day(0), "usage.runs", "", 7],
+          [day(10), "site.page_landed", "", 5],
+          [day(10), "site.page_landed", "search", 5],
+          [day(10), "site.sessions_landed", "", 5],
+          [day(60), "usage.signups", "", 4],
+          [day(120), "usage.signups", "", 100],
+        ];
+        for (const row of rows) await client.query("INSERT INTO analytics_daily (day, metric, dimension, value) VALUES ($1, $2, $3, $4)", row);
+      },
+      own.database,
+    );
     const overview = async (input: Record<string, unknown>) => {
       const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, ...input }, operator.settings);
       expect(response.status).toBe(200);
-      return ((await response.json()) as { result: { data: { days: number; from: string; to: string; totals: Record<string, number>; series: Array<Record<string, number | string>>; channels: unknown; funnel: unknown } } }).result.data;
+      return (
+        (await response.json()) as {
+          result: {
+            data: {
+              days: number;
+              from: string;
+              to: string;
+              totals: Record<string, number>;
+              series: Array<Record<string, number | string>>;
+              channels: unknown;
+              funnel: unknown;
+            };
+          };
+        }
+      ).result.data;
     };
     const week = await overview({ days: 7 });
     expect(week).toMatchObject({ days: 7, from: day(6), to: day(0) });
@@ -263,8 +369,15 @@ describe("analytics.overview and analytics.catalog", () => {
     expect(week.series).toHaveLength(7);
     expect(week.series.find((point) => point.day === day(1))).toMatchObject({ pagesLanded: 10, signups: 3, runs: 0 });
     expect(week.series.find((point) => point.day === day(0))).toMatchObject({ pagesLanded: 0, runs: 7 });
-    expect(week.channels).toEqual([{ channel: "search", pagesLanded: 6 }, { channel: "direct", pagesLanded: 4 }]);
-    expect(week.funnel).toEqual([{ step: "landed", count: 8 }, { step: "signup", count: 3 }, { step: "first_environment", count: 2 }]);
+    expect(week.channels).toEqual([
+      { channel: "search", pagesLanded: 6 },
+      { channel: "direct", pagesLanded: 4 },
+    ]);
+    expect(week.funnel).toEqual([
+      { step: "landed", count: 8 },
+      { step: "signup", count: 3 },
+      { step: "first_environment", count: 2 },
+    ]);
 
     const month = await overview({});
     expect(month).toMatchObject({ days: 28, from: day(27) });
@@ -285,28 +398,51 @@ describe("analytics.overview and analytics.catalog", () => {
     const operator = await operatorOrganization();
     const thisWeek = weekOf(new Date());
     const week = (back: number) => isoDay(addDays(thisWeek, -7 * back));
-    await asRole("superuser", async (client) => {
-      const cohort = async (back: number, size: number, activeByWeek: number[]) => {
-        const keys = Array.from({ length: size }, () => `org_${crypto.randomUUID()}`);
-        for (const key of keys) await client.query("INSERT INTO analytics_org_cohorts (org_key, cohort_week) VALUES ($1, $2)", [key, week(back)]);
-        for (const [k, active] of activeByWeek.entries()) {
-          for (const key of keys.slice(0, active)) await client.query("INSERT INTO analytics_org_active_weeks (org_key, week) VALUES ($1, $2)", [key, week(back - k)]);
-        }
-      };
-      await cohort(2, 5, [5, 3, 1]); // five organizations: percentages
-      await cohort(1, 4, [4, 2]); // four: counts
-      await cohort(12, 9, [9]); // thirteen weeks back: outside the twelve
-    }, own.database);
+    await asRole(
+      "superuser",
+      async (client) => {
+        const cohort = async (back: number, size: number, activeByWeek: number[]) => {
+          const keys = Array.from({ length: size }, () => `org_${crypto.randomUUID()}`);
+          for (const key of keys) await client.query("INSERT INTO analytics_org_cohorts (org_key, cohort_week) VALUES ($1, $2)", [key, week(back)]);
+          for (const [k, active] of activeByWeek.entries()) {
+            for (const key of keys.slice(0, active))
+              await client.query("INSERT INTO analytics_org_active_weeks (org_key, week) VALUES ($1, $2)", [key, week(back - k)]);
+          }
+        };
+        await cohort(2, 5, [5, 3, 1]); // five organizations: percentages
+        await cohort(1, 4, [4, 2]); // four: counts
+        await cohort(12, 9, [9]); // thirteen weeks back: outside the twelve
+      },
+      own.database,
+    );
     const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, days: 7 }, operator.settings);
-    const { retention } = ((await response.json()) as { result: { data: { retention: { weeks: number; minimumForPercent: number; cohorts: Array<{ week: string; organizations: number; cells: unknown[] }> } } } }).result.data;
+    const { retention } = (
+      (await response.json()) as {
+        result: {
+          data: { retention: { weeks: number; minimumForPercent: number; cohorts: Array<{ week: string; organizations: number; cells: unknown[] }> } };
+        };
+      }
+    ).result.data;
     expect(retention).toMatchObject({ weeks: 12, minimumForPercent: 5 });
     expect(retention.cohorts.map((cohort) => cohort.week)).toEqual(Array.from({ length: 12 }, (_, index) => week(11 - index)));
     const byWeek = new Map(retention.cohorts.map((cohort) => [cohort.week, cohort]));
     expect(byWeek.get(week(2))).toEqual({
-      week: week(2), organizations: 5,
-      cells: [{ week: 0, kind: "percent", value: 100 }, { week: 1, kind: "percent", value: 60 }, { week: 2, kind: "percent", value: 20 }],
+      week: week(2),
+      organizations: 5,
+      cells: [
+        { week: 0, kind: "percent", value: 100 },
+        { week: 1, kind: "percent", value: 60 },
+        { week: 2, kind: "percent", value: 20 },
+      ],
     });
-    expect(byWeek.get(week(1))).toEqual({ week: week(1), organizations: 4, cells: [{ week: 0, kind: "count", value: 4 }, { week: 1, kind: "count", value: 2 }] });
+    expect(byWeek.get(week(1))).toEqual({
+      week: week(1),
+      organizations: 4,
+      cells: [
+        { week: 0, kind: "count", value: 4 },
+        { week: 1, kind: "count", value: 2 },
+      ],
+    });
     expect(byWeek.get(week(11))).toMatchObject({ organizations: 0 });
     expect(byWeek.get(week(11))!.cells).toHaveLength(12);
     expect(byWeek.get(week(0))!.cells).toEqual([{ week: 0, kind: "count", value: 0 }]);

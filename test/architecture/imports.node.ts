@@ -43,7 +43,13 @@ function importsOf(file: string): Edge[] {
     .replace(/^\s*\/\/.*$/gm, "");
   const found: Array<{ specifier: string; typeOnly: boolean }> = [];
   for (const [, typeKeyword, bindings = "", specifier = ""] of text.matchAll(STATIC)) {
-    const named = bindings.trim().match(/^\{([\s\S]*)\}$/)?.[1]?.split(",").map((name) => name.trim()).filter(Boolean) ?? [];
+    const named =
+      bindings
+        .trim()
+        .match(/^\{([\s\S]*)\}$/)?.[1]
+        ?.split(",")
+        .map((name) => name.trim())
+        .filter(Boolean) ?? [];
     found.push({ specifier, typeOnly: Boolean(typeKeyword) || (named.length > 0 && named.every((name) => name.startsWith("type "))) });
   }
   for (const [, specifier = ""] of text.matchAll(BARE)) found.push({ specifier, typeOnly: false });

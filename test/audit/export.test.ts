@@ -37,7 +37,9 @@ describe("the audit export", () => {
     expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1));
     expect(entries[0]!.prevHash).toBeNull();
     const verdict = await (await rpcClient(owner)).audit.verify.query({ orgId });
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ head: { organization: orgId, seq: verdict.head!.seq, hash: verdict.head!.hash, entries: entries.length } });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      head: { organization: orgId, seq: verdict.head!.seq, hash: verdict.head!.hash, entries: entries.length },
+    });
     expect(await verifyExportFile(text(lines), verdict.head!.hash)).toMatchObject({ intact: true, entries: entries.length });
   });
 
@@ -47,7 +49,12 @@ describe("the audit export", () => {
     altered[1] = altered[1]!.replace('"action":"', '"action":"forged.');
     expect(await verifyExportFile(text(altered))).toMatchObject({ intact: false, line: 2, seq: 2, reason: expect.stringMatching(/altered/) });
     const removed = lines.filter((_, index) => index !== 1);
-    expect(await verifyExportFile(text(removed))).toMatchObject({ intact: false, line: 2, seq: 3, reason: expect.stringMatching(/removed, inserted or reordered/) });
+    expect(await verifyExportFile(text(removed))).toMatchObject({
+      intact: false,
+      line: 2,
+      seq: 3,
+      reason: expect.stringMatching(/removed, inserted or reordered/),
+    });
     const inserted = [lines[0]!, lines[0]!, ...lines.slice(1)];
     expect(await verifyExportFile(text(inserted))).toMatchObject({ intact: false, line: 2 });
     const reordered = [lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)];
@@ -60,7 +67,10 @@ describe("the audit export", () => {
     const consoleHead = JSON.parse(lines.at(-1)!).head.hash as string;
     const shorter = lines.slice(0, -2);
     const last = JSON.parse(shorter.at(-1)!) as { seq: number; hash: string };
-    const forged = [...shorter, JSON.stringify({ head: { organization: orgId, seq: last.seq, hash: last.hash, entries: shorter.length, exportedAt: new Date().toISOString() } })];
+    const forged = [
+      ...shorter,
+      JSON.stringify({ head: { organization: orgId, seq: last.seq, hash: last.hash, entries: shorter.length, exportedAt: new Date().toISOString() } }),
+    ];
     expect(await verifyExportFile(text(forged))).toMatchObject({ intact: true });
     expect(await verifyExportFile(text(forged), consoleHead)).toMatchObject({ intact: false, reason: expect.stringMatching(/not the head you expected/) });
   });

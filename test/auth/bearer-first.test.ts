@@ -28,7 +28,16 @@ beforeAll(async () => {
 
 it("walks every engine and CLI token route, the proxy's included", () => {
   const names = tokenRoutes.map((route) => `${route.method.toUpperCase()} ${route.path}`);
-  expect(names).toEqual(expect.arrayContaining(["POST /v1/events", "POST /v1/tokens", "POST /v1/workloads/claim", "POST /v1/commands/{id}/ack", "PUT /v1/providers/{provider}", "POST /byok/chat-provider/v1/chat/completions"]));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      "POST /v1/events",
+      "POST /v1/tokens",
+      "POST /v1/workloads/claim",
+      "POST /v1/commands/{id}/ack",
+      "PUT /v1/providers/{provider}",
+      "POST /byok/chat-provider/v1/chat/completions",
+    ]),
+  );
 });
 
 describe.each(tokenRoutes.map((route) => ({ name: `${route.method.toUpperCase()} ${route.path}`, route })))("$name", ({ route }) => {
@@ -38,7 +47,9 @@ describe.each(tokenRoutes.map((route) => ({ name: `${route.method.toUpperCase()}
     ["an unknown token", () => ({ authorization: `Bearer ${newTokenValue(cli ? "cli" : "engine")}` })],
     // A live token of a kind the route does not take is no better than none.
     ...(cli ? [["a live engine token", () => ({ authorization: `Bearer ${liveEngine}` })] as [string, () => Record<string, string>]] : []),
-    ...(route.path.startsWith("/byok/") ? [["an unknown token in x-api-key", () => ({ "x-api-key": newTokenValue("engine") })] as [string, () => Record<string, string>]] : []),
+    ...(route.path.startsWith("/byok/")
+      ? [["an unknown token in x-api-key", () => ({ "x-api-key": newTokenValue("engine") })] as [string, () => Record<string, string>]]
+      : []),
   ];
 
   it.each(strangers)("answers %s with 401 before looking at the input", async (_, headers) => {

@@ -96,15 +96,25 @@ describe.each(BEARER_ROUTES)("$name ($kind token)", (route) => {
     });
   }
 
-  it(route.whileSuspended === 403 ? "refuses a suspended organization's token with 403 and retryAfterSeconds" : "stays reachable while the organization is suspended", async () => {
-    const suspended = await seedTenant("bearer-suspended");
-    await usedSuccessfully(suspended, suspended[route.kind]);
-    const send = await route.prepare(suspended);
-    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [suspended.orgId]));
-    const response = await send(suspended[route.kind]);
-    if (route.whileSuspended === 200) expect(response.status).toBe(200);
-    else expect(await refusal(response)).toEqual({ status: 403, code: "organization_suspended", body: { error: expect.any(String), retryAfterSeconds: expect.any(Number) } });
-  });
+  it(
+    route.whileSuspended === 403
+      ? "refuses a suspended organization's token with 403 and retryAfterSeconds"
+      : "stays reachable while the organization is suspended",
+    async () => {
+      const suspended = await seedTenant("bearer-suspended");
+      await usedSuccessfully(suspended, suspended[route.kind]);
+      const send = await route.prepare(suspended);
+      await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [suspended.orgId]));
+      const response = await send(suspended[route.kind]);
+      if (route.whileSuspended === 200) expect(response.status).toBe(200);
+      else
+        expect(await refusal(response)).toEqual({
+          status: 403,
+          code: "organization_suspended",
+          body: { error: expect.any(String), retryAfterSeconds: expect.any(Number) },
+        });
+    },
+  );
 
   if (route.missing) {
     const missing = route.missing;

@@ -20,13 +20,16 @@ const mint = (token: string) => call("/v1/tokens", { method: "POST", token, json
 
 const tokenRow = async (token: string) => {
   const hash = await hashToken(token);
-  return asRole("superuser", async (client) =>
-    (await client.query("SELECT person_id, scopes, revoked_at, expires_at, created_at FROM tokens WHERE token_hash = $1", [hash])).rows[0]);
+  return asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT person_id, scopes, revoked_at, expires_at, created_at FROM tokens WHERE token_hash = $1", [hash])).rows[0],
+  );
 };
 
 const auditData = (action: string) =>
   asRole("superuser", async (client) =>
-    (await client.query("SELECT data FROM audit_log WHERE org_id = $1 AND action = $2 ORDER BY seq", [orgId, action])).rows.map((row) => row.data));
+    (await client.query("SELECT data FROM audit_log WHERE org_id = $1 AND action = $2 ORDER BY seq", [orgId, action])).rows.map((row) => row.data),
+  );
 
 beforeEach(async () => {
   orgId = (await seedOrganization("follow")).id;
@@ -53,8 +56,10 @@ describe("a CLI token follows its person", () => {
       expect(answer.status).toBe(403);
       expect(((await answer.json()) as { error: string }).error).toMatch(/role \(member\).*tokens\.manage/);
     }
-    const minted = await asRole("superuser", async (client) =>
-      (await client.query("SELECT count(*)::int AS n FROM tokens WHERE org_id = $1 AND name = 'minted'", [orgId])).rows[0].n);
+    const minted = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT count(*)::int AS n FROM tokens WHERE org_id = $1 AND name = 'minted'", [orgId])).rows[0].n,
+    );
     expect(minted).toBe(0);
 
     // The console's token list shows the person and what the token may do now.
@@ -78,7 +83,8 @@ describe("a CLI token follows its person", () => {
   it("is revoked when the person closes their account, in every organization, audited with the count", async () => {
     const second = (await seedOrganization("follow-second")).id;
     await asRole("superuser", (client) =>
-      client.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'admin', 'manual')", [second, adminId]));
+      client.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'admin', 'manual')", [second, adminId]),
+    );
     const admin = browser(await seedSession(adminId));
     const secondToken = await deviceSignIn(admin, second, "tokens.manage");
     const self = await rpcClient(await seedSession(adminId));

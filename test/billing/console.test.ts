@@ -20,16 +20,18 @@ beforeEach(async () => {
 
 async function rpc(env: Record<string, string>, name: string, input: unknown, method: "GET" | "POST" = "POST") {
   const headers = { cookie: `svc_session=${session}`, "x-svc-csrf": csrf };
-  const response = method === "POST"
-    ? await callWith(env, `/rpc/${name}`, { method, json: input, headers })
-    : await callWith(env, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers });
+  const response =
+    method === "POST"
+      ? await callWith(env, `/rpc/${name}`, { method, json: input, headers })
+      : await callWith(env, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers });
   const body = (await response.json()) as { result?: { data: Record<string, unknown> }; error?: { message: string } };
   return { status: response.status, data: body.result?.data, message: body.error?.message };
 }
 
 const checkoutsOf = async () =>
-  ((await (await fakeBilling("/_fake/requests")).json()) as Array<{ path: string; authorization: string; form: Record<string, string> }>)
-    .filter((request) => request.path === "/v1/checkout/sessions" && request.form.client_reference_id === orgId);
+  ((await (await fakeBilling("/_fake/requests")).json()) as Array<{ path: string; authorization: string; form: Record<string, string> }>).filter(
+    (request) => request.path === "/v1/checkout/sessions" && request.form.client_reference_id === orgId,
+  );
 
 describe("checkout", () => {
   it("starts a checkout for the team plan at the provider and answers its address; completing it sets the plan", async () => {
@@ -38,18 +40,30 @@ describe("checkout", () => {
     const [request] = await checkoutsOf();
     expect(request).toMatchObject({
       authorization: "Bearer sk_test_billing",
-      form: expect.objectContaining({ mode: "subscription", "line_items[0][price]": TEAM_PRICE, "metadata[org_id]": orgId, "subscription_data[metadata][org_id]": orgId }),
+      form: expect.objectContaining({
+        mode: "subscription",
+        "line_items[0][price]": TEAM_PRICE,
+        "metadata[org_id]": orgId,
+        "subscription_data[metadata][org_id]": orgId,
+      }),
     });
 
     // The person pays; the provider's events reach the Worker.
     const sessionId = (started.data!.url as string).split("/").pop()!;
     expect((await fakeBilling(`/_fake/checkout/${sessionId}/complete`, { method: "POST" })).status).toBe(200);
-    const events = ((await (await fakeBilling("/_fake/events")).json()) as Array<{ data: { object: { id: string; subscription?: string; metadata?: Record<string, string> } } }>)
-      .filter((event) => event.data.object.id === sessionId || event.data.object.metadata?.org_id === orgId);
+    const events = (
+      (await (await fakeBilling("/_fake/events")).json()) as Array<{
+        data: { object: { id: string; subscription?: string; metadata?: Record<string, string> } };
+      }>
+    ).filter((event) => event.data.object.id === sessionId || event.data.object.metadata?.org_id === orgId);
     for (const event of events) expect((await deliver(JSON.stringify(event))).status).toBe(200);
 
     const billing = await rpc(billingOn(), "billing.get", { orgId }, "GET");
-    expect(billing.data).toMatchObject({ plan: "team", hasCustomer: true, subscriptions: [expect.objectContaining({ status: "active", priceId: TEAM_PRICE })] });
+    expect(billing.data).toMatchObject({
+      plan: "team",
+      hasCustomer: true,
+      subscriptions: [expect.objectContaining({ status: "active", priceId: TEAM_PRICE })],
+    });
     const portal = await rpc(billingOn(), "billing.portal", { orgId });
     expect(portal).toMatchObject({ status: 200, data: { url: expect.stringMatching(/\/_fake\/portal\//) } });
   });
@@ -69,8 +83,14 @@ describe("checkout", () => {
   });
 
   it("passes on the provider's refusal as a sentence", async () => {
-    await fakeBilling("/_fake/refusals", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ path: "/v1/billing_portal/sessions", status: 400, message: "No such customer" }) });
-    await asRole("superuser", (client) => client.query("INSERT INTO billing_customers (org_id, customer_id) VALUES ($1, $2)", [orgId, `cus_${crypto.randomUUID()}`]));
+    await fakeBilling("/_fake/refusals", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ path: "/v1/billing_portal/sessions", status: 400, message: "No such customer" }),
+    });
+    await asRole("superuser", (client) =>
+      client.query("INSERT INTO billing_customers (org_id, customer_id) VALUES ($1, $2)", [orgId, `cus_${crypto.randomUUID()}`]),
+    );
     expect(await rpc(billingOn(), "billing.portal", { orgId })).toMatchObject({ status: 502, message: expect.stringMatching(/No such customer/) });
   });
 });
@@ -78,14 +98,25 @@ describe("checkout", () => {
 describe("billing.set", () => {
   it("is refused unless SVC_OPERATOR_SETS_PLAN is 1, whether or not billing is configured", async () => {
     for (const env of [{}, billingOn()]) {
-      expect(await rpc(env, "billing.set", { orgId, plan: "enterprise" })).toMatchObject({ status: 412, message: expect.stringMatching(/SVC_OPERATOR_SETS_PLAN/) });
+      expect(await rpc(env, "billing.set", { orgId, plan: "enterprise" })).toMatchObject({
+        status: 412,
+        message: expect.stringMatching(/SVC_OPERATOR_SETS_PLAN/),
+      });
     }
-    expect((await rpcGet(session, "organization.get", { orgId }).then((response) => response.json()) as { result: { data: { plan: string } } }).result.data.plan).toBe("free");
+    expect(
+      ((await rpcGet(session, "organization.get", { orgId }).then((response) => response.json())) as { result: { data: { plan: string } } }).result.data.plan,
+    ).toBe("free");
   });
 
   it("sets the plan where the operator decides plans, audited and kept as history", async () => {
-    expect(await rpc({ SVC_OPERATOR_SETS_PLAN: "1" }, "billing.set", { orgId, plan: "enterprise" })).toMatchObject({ status: 200, data: { plan: "enterprise", from: "free", changed: true } });
-    const rows = await asRole("superuser", async (client) => (await client.query("SELECT source, to_plan FROM billing_history WHERE org_id = $1", [orgId])).rows);
+    expect(await rpc({ SVC_OPERATOR_SETS_PLAN: "1" }, "billing.set", { orgId, plan: "enterprise" })).toMatchObject({
+      status: 200,
+      data: { plan: "enterprise", from: "free", changed: true },
+    });
+    const rows = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT source, to_plan FROM billing_history WHERE org_id = $1", [orgId])).rows,
+    );
     expect(rows).toEqual([{ source: "operator", to_plan: "enterprise" }]);
   });
 });

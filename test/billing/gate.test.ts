@@ -73,7 +73,10 @@ describe("with the gate on", () => {
     expect(ingest.status).toBe(402);
     expect(ingest.headers.get("x-svc-error-code")).toBe("plan_required");
     expect(await ingest.json()).toEqual({ error: expect.stringMatching(/needs the enterprise plan/) });
-    const stored = await asRole("superuser", async (client) => (await client.query("SELECT count(*)::int AS n FROM events WHERE org_id = $1", [orgId])).rows[0].n);
+    const stored = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT count(*)::int AS n FROM events WHERE org_id = $1", [orgId])).rows[0].n,
+    );
     expect(stored).toBe(0);
     expect((await callWith(GATE_ON(), "/v1/oidc/bindings", { headers: bearer(cli) })).status).toBe(402);
     expect((await callWith(GATE_ON(), "/v1/commands/claim", { method: "POST", json: {}, headers: bearer(engine) })).status).toBe(200);

@@ -16,9 +16,15 @@ beforeEach(async () => {
 
 const planOf = async () => asRole("superuser", async (client) => (await client.query("SELECT plan FROM organizations WHERE id = $1", [orgId])).rows[0].plan);
 const history = async () =>
-  asRole("superuser", async (client) => (await client.query("SELECT source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = $1 ORDER BY id", [orgId])).rows);
+  asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = $1 ORDER BY id", [orgId])).rows,
+  );
 const audited = async () =>
-  asRole("superuser", async (client) => (await client.query("SELECT actor_label, data FROM audit_log WHERE org_id = $1 AND action = 'plan.changed' ORDER BY seq", [orgId])).rows);
+  asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT actor_label, data FROM audit_log WHERE org_id = $1 AND action = 'plan.changed' ORDER BY seq", [orgId])).rows,
+  );
 
 const send = async (event: object) => {
   const response = await deliver(JSON.stringify(event));
@@ -30,7 +36,9 @@ describe("the signature", () => {
     expect(await send(subscriptionEvent("created", subscription))).toMatchObject({ status: 200, body: { outcome: "applied" } });
     expect(await planOf()).toBe("team");
     expect(await history()).toEqual([expect.objectContaining({ source: "provider", from_plan: "free", to_plan: "team", status: "active" })]);
-    expect(await audited()).toEqual([expect.objectContaining({ actor_label: "billing provider", data: expect.objectContaining({ from: "free", to: "team" }) })]);
+    expect(await audited()).toEqual([
+      expect.objectContaining({ actor_label: "billing provider", data: expect.objectContaining({ from: "free", to: "team" }) }),
+    ]);
   });
 
   it("refuses with 401, never 500, every malformed, missing or wrong signature, and a body altered by one byte", async () => {
@@ -105,7 +113,14 @@ describe("the signature", () => {
 
   it("answers 503 when billing is off (no webhook secret)", async () => {
     const body = JSON.stringify(subscriptionEvent("created", subscription));
-    const response = await deliver(body, { env: billingOn({ SVC_BILLING_WEBHOOK_SECRET: undefined, SVC_BILLING_SECRET_KEY: undefined, SVC_BILLING_PRICE_TEAM: undefined, SVC_BILLING_PRICE_ENTERPRISE: undefined }) });
+    const response = await deliver(body, {
+      env: billingOn({
+        SVC_BILLING_WEBHOOK_SECRET: undefined,
+        SVC_BILLING_SECRET_KEY: undefined,
+        SVC_BILLING_PRICE_TEAM: undefined,
+        SVC_BILLING_PRICE_ENTERPRISE: undefined,
+      }),
+    });
     expect(response.status).toBe(503);
   });
 });
@@ -144,7 +159,10 @@ describe("what deliveries do", () => {
   it("records a subscription for another price and changes nothing", async () => {
     expect((await send(subscriptionEvent("created", { ...subscription, price: "price_something_else" }))).body.outcome).toBe("applied");
     expect(await planOf()).toBe("free");
-    const stored = await asRole("superuser", async (client) => (await client.query("SELECT price_id, status FROM subscriptions WHERE org_id = $1", [orgId])).rows);
+    const stored = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT price_id, status FROM subscriptions WHERE org_id = $1", [orgId])).rows,
+    );
     expect(stored).toEqual([{ price_id: "price_something_else", status: "active" }]);
     expect(await history()).toEqual([expect.objectContaining({ from_plan: "free", to_plan: "free", note: expect.stringMatching(/not a plan's/) })]);
     expect(await audited()).toEqual([]);
@@ -153,7 +171,10 @@ describe("what deliveries do", () => {
   it("ignores (and answers 200 to) an event for a customer it cannot place, and events it does not act on", async () => {
     const stranger = subscriptionEvent("created", { id: "sub_stranger", customer: `cus_${crypto.randomUUID()}` });
     expect(await send(stranger)).toMatchObject({ status: 200, body: { outcome: "ignored" } });
-    expect(await send({ id: `evt_${crypto.randomUUID()}`, object: "event", type: "invoice.paid", created: 1, data: { object: {} } })).toMatchObject({ status: 200, body: { outcome: "ignored" } });
+    expect(await send({ id: `evt_${crypto.randomUUID()}`, object: "event", type: "invoice.paid", created: 1, data: { object: {} } })).toMatchObject({
+      status: 200,
+      body: { outcome: "ignored" },
+    });
   });
 
   it("refuses a signed body that is not an event with 400, never 500", async () => {

@@ -8,7 +8,9 @@ import { configFor } from "../../worker/config/for-env";
 import { fake } from "../support/codehost";
 
 const pem = (label: string, der: ArrayBuffer) =>
-  `-----BEGIN ${label}-----\n${btoa(String.fromCharCode(...new Uint8Array(der))).match(/.{1,64}/g)!.join("\n")}\n-----END ${label}-----\n`;
+  `-----BEGIN ${label}-----\n${btoa(String.fromCharCode(...new Uint8Array(der)))
+    .match(/.{1,64}/g)!
+    .join("\n")}\n-----END ${label}-----\n`;
 
 describe("the App JWT", () => {
   it("from the configured PKCS#1 key is accepted by the code host for an installation token", async () => {

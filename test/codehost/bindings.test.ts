@@ -36,8 +36,11 @@ async function anotherOrganization() {
 }
 
 const auditActions = (org: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT action, target, data FROM audit_log WHERE org_id = $1 AND action LIKE 'repository_claim.%' ORDER BY seq", [org])).rows);
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT action, target, data FROM audit_log WHERE org_id = $1 AND action LIKE 'repository_claim.%' ORDER BY seq", [org])).rows,
+  );
 
 const revoke = (path: string, token = cli) => call(`/v1/oidc/bindings/${path}`, { method: "DELETE", token });
 
@@ -177,8 +180,10 @@ describe("DELETE /v1/oidc/bindings/{binding} and /{owner}/{name}", () => {
     const minted = [];
     for (let i = 0; i < 2; i++) minted.push(((await (await exchange(await identityToken(repository))).json()) as { token: string }).token);
     expect(await (await revoke(repository.full)).json()).toMatchObject({ tokensRevoked: 2 });
-    const live = await asRole("superuser", async (client) =>
-      (await client.query("SELECT count(*)::int AS n FROM tokens WHERE binding_id = $1 AND revoked_at IS NULL", [binding.id])).rows[0].n);
+    const live = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT count(*)::int AS n FROM tokens WHERE binding_id = $1 AND revoked_at IS NULL", [binding.id])).rows[0].n,
+    );
     expect(live).toBe(0);
   });
 
@@ -192,7 +197,7 @@ describe("DELETE /v1/oidc/bindings/{binding} and /{owner}/{name}", () => {
       bodies.push(await response.json());
     }
     expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1);
-    expect((await call("/v1/oidc/bindings", { token: otherCli }).then((r) => r.json()) as { bindings: Binding[] }).bindings[0]!.revokedAt).toBeNull();
+    expect(((await call("/v1/oidc/bindings", { token: otherCli }).then((r) => r.json())) as { bindings: Binding[] }).bindings[0]!.revokedAt).toBeNull();
   });
 
   it("answers 400 to an identifier that is neither a uuid nor owner/name", async () => {
@@ -235,8 +240,15 @@ async function pending(repository: string, token = cli): Promise<string> {
 }
 
 const liveClaims = (repository: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT org_id, proof, repository_id, owner_id FROM repository_claims WHERE repository_key = lower($1) AND revoked_at IS NULL", [repository])).rows);
+  asRole(
+    "superuser",
+    async (client) =>
+      (
+        await client.query("SELECT org_id, proof, repository_id, owner_id FROM repository_claims WHERE repository_key = lower($1) AND revoked_at IS NULL", [
+          repository,
+        ])
+      ).rows,
+  );
 
 describe("a claim needs proof that the organization controls the repository", () => {
   it("the squatter: a stranger's claim on bigcorp/payments stays pending and grants nothing; the owner's workflow never gets the stranger's token; the owner still claims it", async () => {
@@ -255,7 +267,9 @@ describe("a claim needs proof that the organization controls the repository", ()
     expect(refused.status).toBe(403);
     // The owner claims with its App installation on bigcorp: 201, and its workflows get its own engine tokens.
     const binding = await created(payments);
-    expect(await liveClaims(payments.full)).toEqual([{ org_id: orgId, proof: "installation", repository_id: payments.repositoryId, owner_id: payments.ownerId }]);
+    expect(await liveClaims(payments.full)).toEqual([
+      { org_id: orgId, proof: "installation", repository_id: payments.repositoryId, owner_id: payments.ownerId },
+    ]);
     const minted = (await (await exchange(await identityToken(payments))).json()) as { org_id: string };
     expect(minted.org_id).toBe(orgId);
     expect(minted.org_id).not.toBe(stranger);
@@ -281,7 +295,9 @@ describe("a claim needs proof that the organization controls the repository", ()
     expect(response.status).toBe(200);
     const result = (await response.json()) as { org_id: string; repository: string; token: string };
     expect(result).toMatchObject({ org_id: orgId, repository: repository.full, token: expect.stringMatching(/^svc_eng_/) });
-    expect(await liveClaims(repository.full)).toEqual([{ org_id: orgId, proof: "repository", repository_id: repository.repositoryId, owner_id: repository.ownerId }]);
+    expect(await liveClaims(repository.full)).toEqual([
+      { org_id: orgId, proof: "repository", repository_id: repository.repositoryId, owner_id: repository.ownerId },
+    ]);
     const listed = ((await (await call("/v1/oidc/bindings", { token: cli })).json()) as { bindings: Binding[] }).bindings;
     expect(listed.map((binding) => binding.repository)).toEqual([repository.full]);
     // Claiming again answers the active claim; the workflow's ordinary audience now works.
@@ -302,7 +318,9 @@ describe("a claim needs proof that the organization controls the repository", ()
     }
     expect(await liveClaims(repository.full)).toEqual([]);
 
-    await asRole("superuser", (client) => client.query("UPDATE repository_claim_proofs SET expires_at = now() - interval '1 second' WHERE org_id = $1", [orgId]));
+    await asRole("superuser", (client) =>
+      client.query("UPDATE repository_claim_proofs SET expires_at = now() - interval '1 second' WHERE org_id = $1", [orgId]),
+    );
     const expired = await exchange(await identityToken(repository, { aud: audience }));
     expect(expired.status).toBe(403);
     expect(((await expired.json()) as { error: string }).error).toMatch(/expired/);
@@ -333,15 +351,22 @@ describe("a claim needs proof that the organization controls the repository", ()
 describe("claims made without proof before proof was required", () => {
   /** A claim as the CLI made it before: no proof, ids pinned by an earlier exchange. */
   const legacyClaim = (org: string, repository: TestRepository) =>
-    asRole("superuser", async (client) =>
-      (await client.query(
-        "INSERT INTO repository_claims (org_id, repository, source, repository_id, owner_id) VALUES ($1, $2, 'cli', $3, $4) RETURNING id",
-        [org, repository.full, repository.repositoryId, repository.ownerId],
-      )).rows[0].id as string);
+    asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query(
+            "INSERT INTO repository_claims (org_id, repository, source, repository_id, owner_id) VALUES ($1, $2, 'cli', $3, $4) RETURNING id",
+            [org, repository.full, repository.repositoryId, repository.ownerId],
+          )
+        ).rows[0].id as string,
+    );
 
   const unprovenEntries = (org: string) =>
-    asRole("superuser", async (client) =>
-      (await client.query("SELECT target, data FROM audit_log WHERE org_id = $1 AND action = 'repository_claim.unproven'", [org])).rows);
+    asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT target, data FROM audit_log WHERE org_id = $1 AND action = 'repository_claim.unproven'", [org])).rows,
+    );
 
   it("mints nothing, and is written to the audit log once however often its claims are read, the chain intact", async () => {
     const repository = newRepository();
@@ -355,7 +380,9 @@ describe("claims made without proof before proof was required", () => {
     await Promise.all([call("/v1/oidc/bindings", { token: cli }), call("/v1/oidc/bindings", { token: cli }), console.claims.list.query({ orgId })]);
     const listed = await console.claims.list.query({ orgId });
     expect(listed.claims).toEqual([expect.objectContaining({ id, unproven: true })]);
-    expect(await unprovenEntries(orgId)).toEqual([{ target: id, data: { repository: repository.full, resolution: expect.stringMatching(/POST \/v1\/oidc\/bindings/) } }]);
+    expect(await unprovenEntries(orgId)).toEqual([
+      { target: id, data: { repository: repository.full, resolution: expect.stringMatching(/POST \/v1\/oidc\/bindings/) } },
+    ]);
     expect(await console.audit.verify.query({ orgId })).toMatchObject({ intact: true });
   });
 
@@ -371,14 +398,25 @@ describe("claims made without proof before proof was required", () => {
     const repository = newRepository();
     const { other, otherCli } = await anotherOrganization();
     const squatted = await legacyClaim(other, repository);
-    const minted = await asRole("superuser", async (client) =>
-      (await client.query("INSERT INTO tokens (org_id, kind, name, token_hash, display_prefix, expires_at, binding_id) VALUES ($1, 'engine', 'minted before', $2, 'svc_eng_', now() + interval '10 minutes', $3) RETURNING id",
-        [other, crypto.randomUUID(), squatted])).rows[0].id as string);
+    const minted = await asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query(
+            "INSERT INTO tokens (org_id, kind, name, token_hash, display_prefix, expires_at, binding_id) VALUES ($1, 'engine', 'minted before', $2, 'svc_eng_', now() + interval '10 minutes', $3) RETURNING id",
+            [other, crypto.randomUUID(), squatted],
+          )
+        ).rows[0].id as string,
+    );
     const binding = await created(repository);
     expect(binding.id).not.toBe(squatted);
     expect((await liveClaims(repository.full)).map((row) => row.org_id)).toEqual([orgId]);
     expect(await auditActions(other)).toEqual([
-      { action: "repository_claim.revoked", target: squatted, data: { repository: repository.full, tokensRevoked: 1, reason: "unproven claim gave way to a proven one" } },
+      {
+        action: "repository_claim.revoked",
+        target: squatted,
+        data: { repository: repository.full, tokensRevoked: 1, reason: "unproven claim gave way to a proven one" },
+      },
     ]);
     const token = await asRole("superuser", async (client) => (await client.query("SELECT revoked_at FROM tokens WHERE id = $1", [minted])).rows[0]);
     expect(token.revoked_at).not.toBeNull();

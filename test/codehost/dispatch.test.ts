@@ -53,11 +53,14 @@ async function dispatch(overrides: Partial<DispatchRequest> = {}, config = codeh
   }
 }
 
-const stored = (id: string) =>
-  asRole("superuser", async (client) => (await client.query("SELECT * FROM workflow_dispatches WHERE id = $1", [id])).rows[0]);
+const stored = (id: string) => asRole("superuser", async (client) => (await client.query("SELECT * FROM workflow_dispatches WHERE id = $1", [id])).rows[0]);
 
 const dispatchedAtFake = async (full: string) =>
-  ((await (await fake(`/_fake/dispatches?repository=${encodeURIComponent(full)}`)).json()) as { dispatches: Array<{ ref: string; inputs: Record<string, string> }> }).dispatches;
+  (
+    (await (await fake(`/_fake/dispatches?repository=${encodeURIComponent(full)}`)).json()) as {
+      dispatches: Array<{ ref: string; inputs: Record<string, string> }>;
+    }
+  ).dispatches;
 
 describe("dispatching a workflow as the App", () => {
   it("sends only the inputs the workflow declares, and records the dispatch", async () => {
@@ -73,8 +76,15 @@ describe("dispatching a workflow as the App", () => {
     const atFake = await dispatchedAtFake(repository.full);
     expect(atFake.slice(before)).toEqual([expect.objectContaining({ ref: "main", inputs: { env_id: "pr-7", ttl_seconds: "3600" } })]);
     expect(await stored(result.id)).toMatchObject({
-      org_id: orgId, repository: repository.full, workflow: "preview.yml", ref: "main",
-      inputs: { env_id: "pr-7", ttl_seconds: "3600" }, dropped_inputs: ["run_id", "secret_hint"], outcome: "dispatched", refusal_status: null, refusal: null,
+      org_id: orgId,
+      repository: repository.full,
+      workflow: "preview.yml",
+      ref: "main",
+      inputs: { env_id: "pr-7", ttl_seconds: "3600" },
+      dropped_inputs: ["run_id", "secret_hint"],
+      outcome: "dispatched",
+      refusal_status: null,
+      refusal: null,
     });
   });
 
@@ -82,9 +92,15 @@ describe("dispatching a workflow as the App", () => {
     const other = newRepository("refused");
     const { orgId: otherOrg } = await installApp(other);
     await fake("/_fake/workflows", { json: { repository: other.full, workflow: "preview.yml", source: PREVIEW } });
-    await fake("/_fake/refusals", { json: { repository: other.full, workflow: "preview.yml", status: 422, message: "Workflow does not have 'workflow_dispatch' trigger" } });
+    await fake("/_fake/refusals", {
+      json: { repository: other.full, workflow: "preview.yml", status: 422, message: "Workflow does not have 'workflow_dispatch' trigger" },
+    });
     const result = await dispatch({ orgId: otherOrg, repository: other.full });
-    expect(result).toMatchObject({ outcome: "refused", refusalStatus: 422, refusal: expect.stringMatching(/^The code host refused .*HTTP 422: Workflow does not have/) });
+    expect(result).toMatchObject({
+      outcome: "refused",
+      refusalStatus: 422,
+      refusal: expect.stringMatching(/^The code host refused .*HTTP 422: Workflow does not have/),
+    });
     expect(await stored(result.id)).toMatchObject({ org_id: otherOrg, outcome: "refused", refusal_status: 422, inputs: { env_id: "pr-7" } });
     expect(await dispatchedAtFake(other.full)).toEqual([]);
   });
@@ -102,10 +118,18 @@ describe("dispatching a workflow as the App", () => {
   });
 
   it("records a workflow file it cannot read as refused, naming the line, without asking to dispatch it", async () => {
-    await fake("/_fake/workflows", { json: { repository: repository.full, workflow: "broken.yml", source: "on:\n  workflow_dispatch: [unclosed\njobs: {}\n" } });
+    await fake("/_fake/workflows", {
+      json: { repository: repository.full, workflow: "broken.yml", source: "on:\n  workflow_dispatch: [unclosed\njobs: {}\n" },
+    });
     const before = (await dispatchedAtFake(repository.full)).length;
     const result = await dispatch({ workflow: "broken.yml" });
-    expect(result).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: expect.stringMatching(/broken\.yml .*could not be read as YAML \(line 3: Flow sequence in block collection must be sufficiently indented and end with a \]\), so it was not started\.$/) });
+    expect(result).toMatchObject({
+      outcome: "refused",
+      refusalStatus: null,
+      refusal: expect.stringMatching(
+        /broken\.yml .*could not be read as YAML \(line 3: Flow sequence in block collection must be sufficiently indented and end with a \]\), so it was not started\.$/,
+      ),
+    });
     expect(await dispatchedAtFake(repository.full)).toHaveLength(before);
   });
 
@@ -125,34 +149,60 @@ describe("dispatching a workflow as the App", () => {
 
 describe("a workflow file through the console's dispatch route (environments.create over /rpc)", () => {
   const create = async (place: Workplace, workflow: string) =>
-    rpcPost(place.sessions.member, "environments.create", { orgId: place.orgId, repository: place.repository.full, branch: "main", workflow }, await browser(place.sessions.member).csrf());
+    rpcPost(
+      place.sessions.member,
+      "environments.create",
+      { orgId: place.orgId, repository: place.repository.full, branch: "main", workflow },
+      await browser(place.sessions.member).csrf(),
+    );
 
   it("answers a file nested thousands of levels deep as a recorded refusal with its sentence, not a 500", async () => {
     const place = await workplace("dispatch-deep");
     await putWorkflow(place.repository, "deep.yml", `on: workflow_dispatch\njobs:\n  a:\n    steps: ${"[".repeat(5000)}${"]".repeat(5000)}\n`);
     const response = await create(place, "deep.yml");
     expect(response.status).toBe(200);
-    const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { id: string; outcome: string; refusalStatus: number | null; refusal: string } } } }).result.data;
+    const { dispatch } = (
+      (await response.json()) as { result: { data: { dispatch: { id: string; outcome: string; refusalStatus: number | null; refusal: string } } } }
+    ).result.data;
     const sentence = `The workflow deep.yml in ${place.repository.full} at main could not be read as YAML (line 4: nested more than 64 levels deep), so it was not started.`;
     expect(dispatch).toMatchObject({ outcome: "refused", refusalStatus: null, refusal: sentence });
-    expect(await storedDispatch(dispatch.id)).toMatchObject({ org_id: place.orgId, workflow: "deep.yml", outcome: "refused", refusal_status: null, refusal: sentence });
+    expect(await storedDispatch(dispatch.id)).toMatchObject({
+      org_id: place.orgId,
+      workflow: "deep.yml",
+      outcome: "refused",
+      refusal_status: null,
+      refusal: sentence,
+    });
     expect(await acceptedDispatches(place.repository)).toEqual([]);
   });
 
   it("answers a file over the size limit as a recorded refusal too", async () => {
     const place = await workplace("dispatch-big");
-    await putWorkflow(place.repository, "big.yml", `on:\n  workflow_dispatch:\n    inputs:\n      a:\n        description: >\n${"          word word word word word word\n".repeat(25_000)}`);
+    await putWorkflow(
+      place.repository,
+      "big.yml",
+      `on:\n  workflow_dispatch:\n    inputs:\n      a:\n        description: >\n${"          word word word word word word\n".repeat(25_000)}`,
+    );
     const response = await create(place, "big.yml");
     expect(response.status).toBe(200);
     const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { id: string; refusal: string } } } }).result.data;
-    expect(await storedDispatch(dispatch.id)).toMatchObject({ outcome: "refused", refusal: expect.stringMatching(/big\.yml .*\(the file is larger than 128 KiB, the most read\), so it was not started\.$/) });
+    expect(await storedDispatch(dispatch.id)).toMatchObject({
+      outcome: "refused",
+      refusal: expect.stringMatching(/big\.yml .*\(the file is larger than 128 KiB, the most read\), so it was not started\.$/),
+    });
   });
 
   it("dispatches a workflow whose trigger is written with anchors and aliases, with the inputs it declares", async () => {
     const place = await workplace("dispatch-anchors");
-    await putWorkflow(place.repository, "anchored.yml", "x-inputs: &inputs\n  command: { required: true }\n  env_id: {}\non:\n  workflow_dispatch:\n    inputs: *inputs\njobs: {}\n");
+    await putWorkflow(
+      place.repository,
+      "anchored.yml",
+      "x-inputs: &inputs\n  command: { required: true }\n  env_id: {}\non:\n  workflow_dispatch:\n    inputs: *inputs\njobs: {}\n",
+    );
     const response = await create(place, "anchored.yml");
-    const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { outcome: string; inputs: Record<string, string>; droppedInputs: string[] } } } }).result.data;
+    const { dispatch } = (
+      (await response.json()) as { result: { data: { dispatch: { outcome: string; inputs: Record<string, string>; droppedInputs: string[] } } } }
+    ).result.data;
     expect(dispatch).toMatchObject({ outcome: "dispatched", inputs: { command: "up", env_id: expect.any(String) }, droppedInputs: ["branch"] });
     expect(await acceptedDispatches(place.repository)).toEqual([expect.objectContaining({ workflow: "anchored.yml", inputs: dispatch.inputs })]);
   });

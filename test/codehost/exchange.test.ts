@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { EXCHANGE_RATE_LIMIT, exchangeLimiterName } from "../../worker/codehost/workflow-identity";
 import { APP_BASE_URL } from "../setup/bindings";
 import {
-  claim, deliver, exchange, identityToken, installApp, installationPayload, newRepository, type ExchangeResult, type TestRepository,
+  claim,
+  deliver,
+  exchange,
+  identityToken,
+  installApp,
+  installationPayload,
+  newRepository,
+  type ExchangeResult,
+  type TestRepository,
 } from "../support/codehost";
 import { makeEvent, postEvents } from "../support/events";
 import { call, callWith } from "../support/http";
@@ -183,21 +191,33 @@ describe("with no claim, the owner's App installation decides", () => {
     const { orgId, installationId } = await installApp(repository);
     const result = await exchanged(repository);
     expect(result.org_id).toBe(orgId);
-    const rows = await asRole("superuser", async (client) =>
-      (await client.query(
-        `SELECT c.source, c.repository_id, c.owner_id, i.codehost_installation_id FROM repository_claims c
-         JOIN installations i ON i.id = c.installation_id WHERE c.org_id = $1`, [orgId])).rows);
-    expect(rows).toEqual([{ source: "installation", repository_id: repository.repositoryId, owner_id: repository.ownerId, codehost_installation_id: String(installationId) }]);
-    const audit = await asRole("superuser", async (client) =>
-      (await client.query("SELECT actor_label FROM audit_log WHERE org_id = $1 AND action = 'repository_claim.created'", [orgId])).rows);
+    const rows = await asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query(
+            `SELECT c.source, c.repository_id, c.owner_id, i.codehost_installation_id FROM repository_claims c
+         JOIN installations i ON i.id = c.installation_id WHERE c.org_id = $1`,
+            [orgId],
+          )
+        ).rows,
+    );
+    expect(rows).toEqual([
+      { source: "installation", repository_id: repository.repositoryId, owner_id: repository.ownerId, codehost_installation_id: String(installationId) },
+    ]);
+    const audit = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT actor_label FROM audit_log WHERE org_id = $1 AND action = 'repository_claim.created'", [orgId])).rows,
+    );
     expect(audit).toEqual([{ actor_label: `code-host App installation ${installationId}` }]);
   });
 
   it("matches the owner's login without regard to case", async () => {
     const repository = newRepository("Upper");
     await installApp({ ...repository, owner: repository.owner.toUpperCase() });
-    expect((await exchanged({ ...repository, full: repository.full.toLowerCase(), owner: repository.owner.toLowerCase() })).repository)
-      .toBe(repository.full.toLowerCase());
+    expect((await exchanged({ ...repository, full: repository.full.toLowerCase(), owner: repository.owner.toLowerCase() })).repository).toBe(
+      repository.full.toLowerCase(),
+    );
   });
 
   it("creates one claim when first exchanges race", async () => {
@@ -220,14 +240,23 @@ describe("with no claim, the owner's App installation decides", () => {
     // A second organization's installation on the same account: state the webhooks never produce.
     const other = (await seedOrganization("twice")).id;
     await asTenant(other, async (client) => {
-      await client.query("INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id) VALUES ($1, $2, $3, $4)",
-        [other, Math.floor(Math.random() * 1e12), repository.owner, repository.ownerId]);
+      await client.query("INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id) VALUES ($1, $2, $3, $4)", [
+        other,
+        Math.floor(Math.random() * 1e12),
+        repository.owner,
+        repository.ownerId,
+      ]);
       await client.query("COMMIT");
     });
     const answer = await refusal(await exchange(await identityToken(repository)));
     expect(answer).toMatchObject({ status: 403, body: { reason: "no_binding", error: expect.stringMatching(/More than one organization/) } });
-    expect(await asRole("superuser", async (client) =>
-      (await client.query("SELECT count(*)::int AS n FROM repository_claims WHERE repository_key = lower($1)", [repository.full])).rows[0].n)).toBe(0);
+    expect(
+      await asRole(
+        "superuser",
+        async (client) =>
+          (await client.query("SELECT count(*)::int AS n FROM repository_claims WHERE repository_key = lower($1)", [repository.full])).rows[0].n,
+      ),
+    ).toBe(0);
   });
 
   it("does not count an installation on another account that had the same login", async () => {

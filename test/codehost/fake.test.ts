@@ -21,7 +21,10 @@ describe("the fake code host's accounts", () => {
 
     const get = async (path: string) => (await fake(path, { bearer: access_token })).json();
     expect(await get("/user")).toMatchObject({ login, name: "A Person", id: expect.any(Number) });
-    expect(await get("/user/orgs")).toEqual([{ login: org, id: expect.any(Number) }, { login: hidden, id: expect.any(Number) }]);
+    expect(await get("/user/orgs")).toEqual([
+      { login: org, id: expect.any(Number) },
+      { login: hidden, id: expect.any(Number) },
+    ]);
     expect(await get(`/user/memberships/orgs/${org}`)).toMatchObject({ state: "active", role: "admin" });
     expect((await fake(`/user/memberships/orgs/${hidden}`, { bearer: access_token })).status).toBe(403);
     expect(await get(`/orgs/${org}/members?role=admin`)).toEqual([{ login, id: expect.any(Number) }]);

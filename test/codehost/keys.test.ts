@@ -64,11 +64,17 @@ describe("the issuer's keys", () => {
     expect(await keys().find(keySet("&stream_pad_bytes=1024").url, DEFAULT_KID, T0)).toMatchObject({ ok: true, key: { kid: DEFAULT_KID } });
     // A body without end: the reader stops at the limit; the fake counts what it had to send (what sits in buffers between them aside).
     const tag = crypto.randomUUID();
-    expect(await keys({ timeoutMs: 600_000 }).find(keySet("", `/_fake/jwks?tag=${tag}&stream_pad_bytes=${2 ** 50}`).url, DEFAULT_KID, T0)).toEqual({ ok: false, reason: "keys_unavailable" });
+    expect(await keys({ timeoutMs: 600_000 }).find(keySet("", `/_fake/jwks?tag=${tag}&stream_pad_bytes=${2 ** 50}`).url, DEFAULT_KID, T0)).toEqual({
+      ok: false,
+      reason: "keys_unavailable",
+    });
     const { bytes } = (await (await fake(`/_fake/jwks/streamed?tag=${tag}`)).json()) as { bytes: number };
     expect(bytes).toBeGreaterThan(KEY_SET_POLICY.maxBytes);
     expect(bytes).toBeLessThan(8 * 1024 * 1024);
-    expect(await keys({ maxBytes: 4096, timeoutMs: 600_000 }).find(keySet("&stream_pad_bytes=8192").url, DEFAULT_KID, T0)).toEqual({ ok: false, reason: "keys_unavailable" });
+    expect(await keys({ maxBytes: 4096, timeoutMs: 600_000 }).find(keySet("&stream_pad_bytes=8192").url, DEFAULT_KID, T0)).toEqual({
+      ok: false,
+      reason: "keys_unavailable",
+    });
   });
 
   it("ask an unavailable issuer again only after the cooldown", async () => {

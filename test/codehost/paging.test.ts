@@ -53,12 +53,20 @@ const rolesIn = (orgId: string) =>
   });
 
 const sessionsLive = (personIds: string[]) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT count(*)::int AS n FROM sessions WHERE person_id = ANY($1::uuid[]) AND signed_out_at IS NULL", [personIds])).rows[0].n as number);
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT count(*)::int AS n FROM sessions WHERE person_id = ANY($1::uuid[]) AND signed_out_at IS NULL", [personIds])).rows[0]
+        .n as number,
+  );
 
 const syncAudits = (orgId: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT count(*)::int AS n FROM audit_log WHERE org_id = $1 AND action IN ('member.removed', 'member.role_synced')", [orgId])).rows[0].n as number);
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT count(*)::int AS n FROM audit_log WHERE org_id = $1 AND action IN ('member.removed', 'member.role_synced')", [orgId])).rows[0]
+        .n as number,
+  );
 
 describe("members.sync over a code-host organization of 250 members", () => {
   it("keeps all 250 with their code-host roles and removes only the one who left", async () => {
@@ -76,7 +84,10 @@ describe("members.sync over a code-host organization of 250 members", () => {
     const org = await largeOrganization();
     const before = await rolesIn(org.orgId);
     const path = `/orgs/${org.account}/members`;
-    const faults = [{ page: 2, status: 500 }, { page: 1, next: `https://elsewhere.example${path}?role=member&per_page=100&page=2` }];
+    const faults = [
+      { page: 2, status: 500 },
+      { page: 1, next: `https://elsewhere.example${path}?role=member&per_page=100&page=2` },
+    ];
     for (const { page, ...fault } of faults) {
       await listFault(path, page, fault);
       const refused = await rpcPost(org.owner, "members.sync", { orgId: org.orgId }, await browser(org.owner).csrf());
@@ -119,8 +130,16 @@ describe("sign-in of a person in more than 100 code-host organizations", () => {
   }
 
   const membership = (orgId: string, login: string) =>
-    asRole("superuser", async (client) =>
-      (await client.query("SELECT m.role, m.role_source FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND p.login = $2", [orgId, login])).rows[0] ?? null);
+    asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query("SELECT m.role, m.role_source FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND p.login = $2", [
+            orgId,
+            login,
+          ])
+        ).rows[0] ?? null,
+    );
 
   it("joins the installed organization listed on page 2", async () => {
     const { orgId, login } = await farAwayInstallation();
@@ -144,7 +163,9 @@ describe("sign-in of a person in more than 100 code-host organizations", () => {
 
 /** A person's access token from the fake's OAuth web flow. */
 async function personToken(login: string) {
-  const authorize = await fake(`/login/oauth/authorize?client_id=x&redirect_uri=${encodeURIComponent("http://cp.test/cb")}&login=${login}`, { redirect: "manual" });
+  const authorize = await fake(`/login/oauth/authorize?client_id=x&redirect_uri=${encodeURIComponent("http://cp.test/cb")}&login=${login}`, {
+    redirect: "manual",
+  });
   const code = new URL(authorize.headers.get("location")!).searchParams.get("code");
   return ((await (await fake("/login/oauth/access_token", { json: { code } })).json()) as { access_token: string }).access_token;
 }
@@ -162,7 +183,10 @@ describe("the fake code host's paging", () => {
     const at = (query: string, rel: string) => `<${inject("codehostBase")}/user/orgs${query}>; rel="${rel}"`;
 
     expect(await read("")).toEqual({ logins: orgs.slice(0, 30), link: [at("?page=2", "next"), at("?page=4", "last")].join(", ") });
-    expect(await read("?per_page=1000")).toEqual({ logins: orgs.slice(0, 100), link: [at("?per_page=1000&page=2", "next"), at("?per_page=1000&page=2", "last")].join(", ") });
+    expect(await read("?per_page=1000")).toEqual({
+      logins: orgs.slice(0, 100),
+      link: [at("?per_page=1000&page=2", "next"), at("?per_page=1000&page=2", "last")].join(", "),
+    });
     expect(await read("?per_page=100&page=2")).toEqual({
       logins: orgs.slice(100),
       link: [at("?per_page=100&page=1", "prev"), at("?per_page=100&page=1", "first")].join(", "),

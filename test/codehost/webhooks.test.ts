@@ -14,14 +14,21 @@ const account = () => {
 };
 
 const installation = (installationId: number) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT * FROM installations WHERE codehost_installation_id = $1", [installationId])).rows[0] ?? null);
+  asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT * FROM installations WHERE codehost_installation_id = $1", [installationId])).rows[0] ?? null,
+  );
 
 const repositoriesOf = (installationId: number) =>
   asRole("superuser", async (client) =>
-    (await client.query(
-      `SELECT r.full_name FROM installation_repositories r JOIN installations i ON i.id = r.installation_id
-       WHERE i.codehost_installation_id = $1 ORDER BY 1`, [installationId])).rows.map((row) => row.full_name as string));
+    (
+      await client.query(
+        `SELECT r.full_name FROM installation_repositories r JOIN installations i ON i.id = r.installation_id
+       WHERE i.codehost_installation_id = $1 ORDER BY 1`,
+        [installationId],
+      )
+    ).rows.map((row) => row.full_name as string),
+  );
 
 const repo = (full_name: string) => ({ id: Math.floor(Math.random() * 1e12) + 1, full_name });
 
@@ -83,7 +90,10 @@ describe("signatures", () => {
 
 describe("deliveries this service cannot take", () => {
   const outcomeOf = (delivery: string) =>
-    asRole("superuser", async (client) => (await client.query("SELECT outcome FROM codehost_deliveries WHERE delivery_id = $1", [delivery])).rows[0]?.outcome ?? null);
+    asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT outcome FROM codehost_deliveries WHERE delivery_id = $1", [delivery])).rows[0]?.outcome ?? null,
+    );
 
   it("refuses a payload of the wrong shape, records it as refused, and answers its redelivery as a duplicate", async () => {
     const delivery = crypto.randomUUID();
@@ -91,7 +101,10 @@ describe("deliveries this service cannot take", () => {
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual({ delivery, outcome: "refused", reason: expect.stringMatching(/installation\.id/) });
     expect(await outcomeOf(delivery)).toBe("refused");
-    expect(await (await deliver("installation", { action: "created", installation: { id: "x" } }, { delivery })).json()).toEqual({ delivery, outcome: "duplicate" });
+    expect(await (await deliver("installation", { action: "created", installation: { id: "x" } }, { delivery })).json()).toEqual({
+      delivery,
+      outcome: "duplicate",
+    });
   });
 
   it("refuses an account login holding a NUL character: no 500, nothing created, recorded as refused", async () => {
@@ -108,7 +121,9 @@ describe("deliveries this service cannot take", () => {
   it("refuses a repository name holding a lone surrogate the same way", async () => {
     const delivery = crypto.randomUUID();
     const installationId = someInstallationId();
-    const response = await deliver("installation", installationPayload("created", installationId, account(), { repositories: [repo("owner/na\udfffme")] }), { delivery });
+    const response = await deliver("installation", installationPayload("created", installationId, account(), { repositories: [repo("owner/na\udfffme")] }), {
+      delivery,
+    });
     expect(await response.json()).toMatchObject({ delivery, outcome: "refused" });
     expect(await installation(installationId)).toBeNull();
   });
@@ -118,7 +133,9 @@ describe("deliveries this service cannot take", () => {
     await deliver("installation", installationPayload("created", someInstallationId(), account()), { delivery });
     expect(await outcomeOf(delivery)).toBe("applied");
     const unknown = crypto.randomUUID();
-    expect(await (await deliver("installation", installationPayload("deleted", someInstallationId(), account()), { delivery: unknown })).json()).toMatchObject({ outcome: "ignored" });
+    expect(await (await deliver("installation", installationPayload("deleted", someInstallationId(), account()), { delivery: unknown })).json()).toMatchObject({
+      outcome: "ignored",
+    });
     expect(await outcomeOf(unknown)).toBe("ignored");
   });
 });
@@ -129,8 +146,10 @@ describe("each delivery is handled once", () => {
     const installationId = someInstallationId();
     await deliver("installation", installationPayload("created", installationId, who));
     const suspend = crypto.randomUUID();
-    expect(await (await deliver("installation", installationPayload("suspend", installationId, who), { delivery: suspend })).json())
-      .toEqual({ delivery: suspend, outcome: "applied" });
+    expect(await (await deliver("installation", installationPayload("suspend", installationId, who), { delivery: suspend })).json()).toEqual({
+      delivery: suspend,
+      outcome: "applied",
+    });
     await deliver("installation", installationPayload("unsuspend", installationId, who));
     const again = await deliver("installation", installationPayload("suspend", installationId, who), { delivery: suspend });
     expect(again.status).toBe(200);
@@ -154,7 +173,10 @@ describe("each delivery is handled once", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ delivery: replay, outcome: "duplicate" });
     expect(await installation(installationId)).toEqual(before);
-    const recorded = await asRole("superuser", async (client) => (await client.query("SELECT 1 FROM codehost_deliveries WHERE delivery_id = $1", [replay])).rowCount);
+    const recorded = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT 1 FROM codehost_deliveries WHERE delivery_id = $1", [replay])).rowCount,
+    );
     expect(recorded).toBe(0);
   });
 
@@ -164,8 +186,15 @@ describe("each delivery is handled once", () => {
     const responses = await Promise.all([1, 2, 3, 4].map(() => deliver("installation", payload, { delivery })));
     const outcomes = await Promise.all(responses.map(async (response) => ((await response.json()) as { outcome: string }).outcome));
     expect(outcomes.sort()).toEqual(["applied", "duplicate", "duplicate", "duplicate"]);
-    const audit = await asRole("superuser", async (client) =>
-      (await client.query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'installation.created' AND target = $1", [String(payload.installation.id)])).rows[0].n);
+    const audit = await asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'installation.created' AND target = $1", [
+            String(payload.installation.id),
+          ])
+        ).rows[0].n,
+    );
     expect(audit).toBe(1);
   });
 
@@ -182,7 +211,10 @@ describe("installation deliveries keep the installation rows true", () => {
   it("created on an account with no organization: creates it (slug from the login, lower-cased, no members) with the installation and its repositories", async () => {
     const who = { ...account(), login: `Hook-${crypto.randomUUID().slice(0, 8)}` };
     const installationId = someInstallationId();
-    const response = await deliver("installation", installationPayload("created", installationId, who, { repositories: [repo(`${who.login}/a`), repo(`${who.login}/b`)] }));
+    const response = await deliver(
+      "installation",
+      installationPayload("created", installationId, who, { repositories: [repo(`${who.login}/a`), repo(`${who.login}/b`)] }),
+    );
     expect(await response.json()).toMatchObject({ outcome: "applied" });
     const orgId = await organizationOfInstallation(installationId);
     const org = await asRole("superuser", async (client) => ({

@@ -53,7 +53,9 @@ function fromPlainParse(text: string): string[] | null {
 }
 
 describe("the reader over a corpus of workflow files", () => {
-  const files = Object.keys(CORPUS).map((path) => path.replace("./workflows/", "")).sort();
+  const files = Object.keys(CORPUS)
+    .map((path) => path.replace("./workflows/", ""))
+    .sort();
 
   it("has an expectation written for each of at least 25 files", () => {
     expect(files.length).toBeGreaterThanOrEqual(25);
@@ -79,23 +81,38 @@ describe("the defects of the hand-written reader, each a case", () => {
   });
 
   it("reads a tab inside a run: | block (a <<-EOF heredoc)", () => {
-    expect(read(`on: workflow_dispatch\njobs:\n  a:\n    steps:\n      - run: |\n          cat <<-EOF\n          \tindented by a tab\n          EOF\n`)).toEqual({ ok: true, inputs: [] });
+    expect(
+      read(`on: workflow_dispatch\njobs:\n  a:\n    steps:\n      - run: |\n          cat <<-EOF\n          \tindented by a tab\n          EOF\n`),
+    ).toEqual({ ok: true, inputs: [] });
   });
 
   it("reads multi-line quoted descriptions", () => {
-    expect(read(inputsOf(`      a:\n        description: "first\n          second"\n      b:\n        description: 'one\n\n          two'\n`))).toEqual({ ok: true, inputs: ["a", "b"] });
+    expect(read(inputsOf(`      a:\n        description: "first\n          second"\n      b:\n        description: 'one\n\n          two'\n`))).toEqual({
+      ok: true,
+      inputs: ["a", "b"],
+    });
   });
 
   it("reads a --- after a licence comment", () => {
-    expect(read(`# SPDX-License-Identifier: MIT\n# Copyright the authors\n---\non:\n  workflow_dispatch:\n    inputs:\n      a: {}\n`)).toEqual({ ok: true, inputs: ["a"] });
+    expect(read(`# SPDX-License-Identifier: MIT\n# Copyright the authors\n---\non:\n  workflow_dispatch:\n    inputs:\n      a: {}\n`)).toEqual({
+      ok: true,
+      inputs: ["a"],
+    });
   });
 
   it("reads a value on the next line", () => {
-    expect(read(`on:\n  workflow_dispatch:\n    inputs:\n      a:\n        description:\n          on the next line\n      b:\n        default:\n          "quoted, next line"\n`)).toEqual({ ok: true, inputs: ["a", "b"] });
+    expect(
+      read(
+        `on:\n  workflow_dispatch:\n    inputs:\n      a:\n        description:\n          on the next line\n      b:\n        default:\n          "quoted, next line"\n`,
+      ),
+    ).toEqual({ ok: true, inputs: ["a", "b"] });
   });
 
   it("answers inputs named constructor, toString and __proto__ as data", () => {
-    expect(read(inputsOf("      constructor: {}\n      toString: {}\n      __proto__: {}\n"))).toEqual({ ok: true, inputs: ["constructor", "toString", "__proto__"] });
+    expect(read(inputsOf("      constructor: {}\n      toString: {}\n      __proto__: {}\n"))).toEqual({
+      ok: true,
+      inputs: ["constructor", "toString", "__proto__"],
+    });
     // A trigger named like an object's member is not a workflow_dispatch trigger.
     expect(read("on:\n  constructor: {}\n")).toEqual({ ok: true, inputs: null });
     expect(read("toString: x\n")).toEqual({ ok: true, inputs: null });
@@ -133,14 +150,24 @@ describe("the defects of the hand-written reader, each a case", () => {
 
   it("does not count brackets inside scripts, quotes or comments", () => {
     const brackets = "[".repeat(200);
-    expect(read(`on: workflow_dispatch # ${brackets}\njobs:\n  a:\n    steps:\n      - run: |\n          echo "${brackets}"\n      - run: echo '${brackets}'\n      - run: "${brackets}"\n`)).toEqual({ ok: true, inputs: [] });
+    expect(
+      read(
+        `on: workflow_dispatch # ${brackets}\njobs:\n  a:\n    steps:\n      - run: |\n          echo "${brackets}"\n      - run: echo '${brackets}'\n      - run: "${brackets}"\n`,
+      ),
+    ).toEqual({ ok: true, inputs: [] });
   });
 });
 
 describe("files refused with a reason", () => {
   const refusals: Record<string, [string | Uint8Array, RegExp]> = {
-    "an alias bomb": ["a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\non: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n", /^Excessive alias count/],
-    "text that is not YAML": ["on:\n  workflow_dispatch: [unclosed\njobs: {}\n", /^line 3: Flow sequence in block collection must be sufficiently indented and end with a \]$/],
+    "an alias bomb": [
+      "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\non: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n",
+      /^Excessive alias count/,
+    ],
+    "text that is not YAML": [
+      "on:\n  workflow_dispatch: [unclosed\njobs: {}\n",
+      /^line 3: Flow sequence in block collection must be sufficiently indented and end with a \]$/,
+    ],
     "the key twice": ["on: push\non: workflow_dispatch\n", /^line 2: Map keys must be unique$/],
     "several documents": ["on: push\n---\non: workflow_dispatch\n", /^line 2: a second document; a workflow file holds one$/],
     "an alias to no anchor": ["on: *missing\n", /^Unresolved alias \(the anchor must be set before the alias\): missing$/],

@@ -18,8 +18,7 @@ interface Leased {
   commands: Array<{ id: string; kind: string; envId: string; runId: string | null; lease: { id: string; expiresAt: string } }>;
 }
 
-const claimCommands = async (token = engine, json?: unknown) =>
-  call("/v1/commands/claim", { method: "POST", token, ...(json === undefined ? {} : { json }) });
+const claimCommands = async (token = engine, json?: unknown) => call("/v1/commands/claim", { method: "POST", token, ...(json === undefined ? {} : { json }) });
 const ack = (id: string, json: unknown, token = engine) => call(`/v1/commands/${id}/ack`, { method: "POST", token, json });
 const suspend = () => asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
 
@@ -76,7 +75,10 @@ describe("POST /v1/commands/{id}/ack", () => {
     const response = await ack(cancel, { leaseId: leased.lease.id, outcome: "failed", message: "the run had already ended" });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ id: cancel, kind: "cancel", state: "acknowledged", outcome: "failed", confirmed: null });
-    const row = await asRole("superuser", async (client) => (await client.query("SELECT state, outcome, message FROM runtime_commands WHERE id = $1", [cancel])).rows[0]);
+    const row = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT state, outcome, message FROM runtime_commands WHERE id = $1", [cancel])).rows[0],
+    );
     expect(row).toEqual({ state: "acknowledged", outcome: "failed", message: "the run had already ended" });
     expect((await ack(cancel, { leaseId: leased.lease.id, outcome: "done" })).status).toBe(409);
   });
@@ -108,12 +110,21 @@ describe("teardown confirmation", () => {
     const second = ((await (await claimCommands()).json()) as Leased).commands[0]!;
     await postEvents(engine, [makeEvent({ type: "environment.torn_down", envId: "env-1", sequence: 9, payload: { repository: "acme/shop" } })]);
     expect(await (await ack(confirmedLater, { leaseId: second.lease.id, outcome: "done" })).json()).toEqual({
-      id: confirmedLater, kind: "teardown", state: "acknowledged", outcome: "done", confirmed: true,
+      id: confirmedLater,
+      kind: "teardown",
+      state: "acknowledged",
+      outcome: "done",
+      confirmed: true,
     });
-    const rows = await asRole("superuser", async (client) =>
-      (await client.query("SELECT id, confirmed_at IS NOT NULL AS confirmed FROM runtime_commands WHERE org_id = $1 ORDER BY created_at", [orgId])).rows,
+    const rows = await asRole(
+      "superuser",
+      async (client) =>
+        (await client.query("SELECT id, confirmed_at IS NOT NULL AS confirmed FROM runtime_commands WHERE org_id = $1 ORDER BY created_at", [orgId])).rows,
     );
-    expect(rows).toEqual([{ id: unconfirmed, confirmed: true }, { id: confirmedLater, confirmed: true }]);
+    expect(rows).toEqual([
+      { id: unconfirmed, confirmed: true },
+      { id: confirmedLater, confirmed: true },
+    ]);
   });
 });
 

@@ -13,7 +13,11 @@ function refusedVariables(result: ConfigResult): string[] {
 }
 
 const appTrio = { SVC_CODEHOST_APP_ID: "123", SVC_CODEHOST_APP_PRIVATE_KEY: PEM, SVC_CODEHOST_APP_WEBHOOK_SECRET: "app-webhook-secret-4e7b19c2" };
-const billingTrio = { SVC_BILLING_SECRET_KEY: "billing-secret-key-0a9f3e77", SVC_BILLING_WEBHOOK_SECRET: "billing-webhook-secret-c41d2b80", SVC_BILLING_PRICE_TEAM: "price_team" };
+const billingTrio = {
+  SVC_BILLING_SECRET_KEY: "billing-secret-key-0a9f3e77",
+  SVC_BILLING_WEBHOOK_SECRET: "billing-webhook-secret-c41d2b80",
+  SVC_BILLING_PRICE_TEAM: "price_team",
+};
 const mailTrio = { SVC_MAIL_API_KEY: "mail-api-key-7c3e90d1", SVC_MAIL_FROM: "no-reply@example.com", SVC_PUBLIC_URL: "https://cp.example.com" };
 const licence = { SVC_LICENSE_KEY: licenceToken(), SVC_ORG: "acme", SVC_LICENSE_PUBLIC_KEYS: `k1=${LICENCE_PUBLIC_KEY}` };
 const installUrl = (url: string) => ({ SVC_CODEHOST_APP_INSTALL_URL: url });
@@ -37,11 +41,23 @@ const refusals: RefusalCase[] = [
 
   // Connection strings.
   { name: "SVC_DATABASE_URL not postgres", changes: { SVC_DATABASE_URL: "mysql://app:app-db-password-7f3a1c@db/svc" }, refused: ["SVC_DATABASE_URL"] },
-  { name: "SVC_ADMIN_DATABASE_URL not a connection string", changes: { SVC_ADMIN_DATABASE_URL: "operator-password-88c1f0" }, refused: ["SVC_ADMIN_DATABASE_URL"] },
-  { name: "SVC_MIGRATION_DATABASE_URL not postgres", changes: { SVC_MIGRATION_DATABASE_URL: "https://db.internal/svc" }, refused: ["SVC_MIGRATION_DATABASE_URL"] },
+  {
+    name: "SVC_ADMIN_DATABASE_URL not a connection string",
+    changes: { SVC_ADMIN_DATABASE_URL: "operator-password-88c1f0" },
+    refused: ["SVC_ADMIN_DATABASE_URL"],
+  },
+  {
+    name: "SVC_MIGRATION_DATABASE_URL not postgres",
+    changes: { SVC_MIGRATION_DATABASE_URL: "https://db.internal/svc" },
+    refused: ["SVC_MIGRATION_DATABASE_URL"],
+  },
   { name: "SVC_MAINTENANCE_DATABASE_URL without host", changes: { SVC_MAINTENANCE_DATABASE_URL: "postgres://" }, refused: ["SVC_MAINTENANCE_DATABASE_URL"] },
   { name: "SVC_RESEAL_DATABASE_URL not a connection string", changes: { SVC_RESEAL_DATABASE_URL: "reseal" }, refused: ["SVC_RESEAL_DATABASE_URL"] },
-  { name: "SVC_MIGRATE=1 without SVC_MIGRATION_DATABASE_URL", changes: { SVC_MIGRATE: "1", SVC_MIGRATION_DATABASE_URL: undefined }, refused: ["SVC_MIGRATION_DATABASE_URL"] },
+  {
+    name: "SVC_MIGRATE=1 without SVC_MIGRATION_DATABASE_URL",
+    changes: { SVC_MIGRATE: "1", SVC_MIGRATION_DATABASE_URL: undefined },
+    refused: ["SVC_MIGRATION_DATABASE_URL"],
+  },
 
   // Whole numbers.
   { name: "SVC_PORT not a number", changes: { SVC_PORT: "80a" }, refused: ["SVC_PORT"] },
@@ -66,12 +82,28 @@ const refusals: RefusalCase[] = [
   { name: "SVC_OPERATOR_SETS_PLAN on", changes: { SVC_OPERATOR_SETS_PLAN: "on" }, refused: ["SVC_OPERATOR_SETS_PLAN"] },
 
   // Code-host App: all three or none, and a usable private key.
-  { name: "App id without the other two", changes: { SVC_CODEHOST_APP_ID: "123" }, refused: ["SVC_CODEHOST_APP_PRIVATE_KEY", "SVC_CODEHOST_APP_WEBHOOK_SECRET"] },
+  {
+    name: "App id without the other two",
+    changes: { SVC_CODEHOST_APP_ID: "123" },
+    refused: ["SVC_CODEHOST_APP_PRIVATE_KEY", "SVC_CODEHOST_APP_WEBHOOK_SECRET"],
+  },
   { name: "App without webhook secret", changes: { ...appTrio, SVC_CODEHOST_APP_WEBHOOK_SECRET: undefined }, refused: ["SVC_CODEHOST_APP_WEBHOOK_SECRET"] },
   { name: "App without id", changes: { ...appTrio, SVC_CODEHOST_APP_ID: undefined }, refused: ["SVC_CODEHOST_APP_ID"] },
-  { name: "App private key neither PEM nor base64", changes: { ...appTrio, SVC_CODEHOST_APP_PRIVATE_KEY: "not-a-private-key-at-all" }, refused: ["SVC_CODEHOST_APP_PRIVATE_KEY"] },
-  { name: "App private key base64 of something else", changes: { ...appTrio, SVC_CODEHOST_APP_PRIVATE_KEY: btoa("just some text, no PEM") }, refused: ["SVC_CODEHOST_APP_PRIVATE_KEY"] },
-  { name: "App private key PEM without its END line", changes: { ...appTrio, SVC_CODEHOST_APP_PRIVATE_KEY: PEM.split("\n").slice(0, 3).join("\n") }, refused: ["SVC_CODEHOST_APP_PRIVATE_KEY"] },
+  {
+    name: "App private key neither PEM nor base64",
+    changes: { ...appTrio, SVC_CODEHOST_APP_PRIVATE_KEY: "not-a-private-key-at-all" },
+    refused: ["SVC_CODEHOST_APP_PRIVATE_KEY"],
+  },
+  {
+    name: "App private key base64 of something else",
+    changes: { ...appTrio, SVC_CODEHOST_APP_PRIVATE_KEY: btoa("just some text, no PEM") },
+    refused: ["SVC_CODEHOST_APP_PRIVATE_KEY"],
+  },
+  {
+    name: "App private key PEM without its END line",
+    changes: { ...appTrio, SVC_CODEHOST_APP_PRIVATE_KEY: PEM.split("\n").slice(0, 3).join("\n") },
+    refused: ["SVC_CODEHOST_APP_PRIVATE_KEY"],
+  },
 
   // Install address.
   { name: "install URL on another origin", changes: installUrl("https://gitlab.com/apps/svc/installations/new"), refused: ["SVC_CODEHOST_APP_INSTALL_URL"] },
@@ -90,7 +122,11 @@ const refusals: RefusalCase[] = [
   { name: "SVC_BILLING_API_BASE not an address", changes: { SVC_BILLING_API_BASE: "localhost:8101" }, refused: ["SVC_BILLING_API_BASE"] },
   { name: "SVC_MAIL_BASE_URL not an address", changes: { SVC_MAIL_BASE_URL: "resend" }, refused: ["SVC_MAIL_BASE_URL"] },
   { name: "SVC_ENV_URL not an address", changes: { SVC_ENV_URL: "preview" }, refused: ["SVC_ENV_URL"] },
-  { name: "SVC_MESSAGES_PROVIDER_API_BASE not an address", changes: { SVC_MESSAGES_PROVIDER_API_BASE: "api.anthropic.com" }, refused: ["SVC_MESSAGES_PROVIDER_API_BASE"] },
+  {
+    name: "SVC_MESSAGES_PROVIDER_API_BASE not an address",
+    changes: { SVC_MESSAGES_PROVIDER_API_BASE: "api.anthropic.com" },
+    refused: ["SVC_MESSAGES_PROVIDER_API_BASE"],
+  },
   { name: "SVC_CHAT_PROVIDER_API_BASE not http", changes: { SVC_CHAT_PROVIDER_API_BASE: "ftp://127.0.0.1:8103" }, refused: ["SVC_CHAT_PROVIDER_API_BASE"] },
   { name: "SVC_ANALYTICS_VENDOR_API_BASE not an address", changes: { SVC_ANALYTICS_VENDOR_API_BASE: "capture" }, refused: ["SVC_ANALYTICS_VENDOR_API_BASE"] },
 
@@ -114,24 +150,68 @@ const refusals: RefusalCase[] = [
   // Sealing keys.
   { name: "SVC_PROVIDER_KEY_SECRET 16 bytes", changes: { SVC_PROVIDER_KEY_SECRET: btoa("0123456789abcdef") }, refused: ["SVC_PROVIDER_KEY_SECRET"] },
   { name: "SVC_PROVIDER_KEY_SECRET without padding", changes: { SVC_PROVIDER_KEY_SECRET: key32(1).replace("=", "") }, refused: ["SVC_PROVIDER_KEY_SECRET"] },
-  { name: "SVC_PROVIDER_KEY_SECRET with non-zero trailing bits", changes: { SVC_PROVIDER_KEY_SECRET: key32(1).replace(/E=$/, "F=") }, refused: ["SVC_PROVIDER_KEY_SECRET"] },
+  {
+    name: "SVC_PROVIDER_KEY_SECRET with non-zero trailing bits",
+    changes: { SVC_PROVIDER_KEY_SECRET: key32(1).replace(/E=$/, "F=") },
+    refused: ["SVC_PROVIDER_KEY_SECRET"],
+  },
   { name: "SVC_PROVIDER_KEY_SECRETS upper-case version", changes: { SVC_PROVIDER_KEY_SECRETS: `V2=${key32(2)}` }, refused: ["SVC_PROVIDER_KEY_SECRETS"] },
-  { name: "SVC_PROVIDER_KEY_SECRETS version over 32 characters", changes: { SVC_PROVIDER_KEY_SECRETS: `${"v".repeat(33)}=${key32(2)}` }, refused: ["SVC_PROVIDER_KEY_SECRETS"] },
+  {
+    name: "SVC_PROVIDER_KEY_SECRETS version over 32 characters",
+    changes: { SVC_PROVIDER_KEY_SECRETS: `${"v".repeat(33)}=${key32(2)}` },
+    refused: ["SVC_PROVIDER_KEY_SECRETS"],
+  },
   { name: "SVC_PROVIDER_KEY_SECRETS short key", changes: { SVC_PROVIDER_KEY_SECRETS: `v2=${btoa("short")}` }, refused: ["SVC_PROVIDER_KEY_SECRETS"] },
-  { name: "SVC_PROVIDER_KEY_SECRETS two keys under one version", changes: { SVC_PROVIDER_KEY_SECRETS: `v2=${key32(2)},v2=${key32(3)}`, SVC_PROVIDER_KEY_VERSION: "v2" }, refused: ["SVC_PROVIDER_KEY_SECRETS"] },
-  { name: "SVC_PROVIDER_KEY_SECRETS v1 differs from the single key", changes: { SVC_PROVIDER_KEY_SECRET: key32(1), SVC_PROVIDER_KEY_SECRETS: `v1=${key32(2)}` }, refused: ["SVC_PROVIDER_KEY_SECRETS"] },
-  { name: "several keys without SVC_PROVIDER_KEY_VERSION", changes: { SVC_PROVIDER_KEY_SECRET: key32(1), SVC_PROVIDER_KEY_SECRETS: `v2=${key32(2)}` }, refused: ["SVC_PROVIDER_KEY_VERSION"] },
-  { name: "SVC_PROVIDER_KEY_VERSION names no key", changes: { SVC_PROVIDER_KEY_SECRET: key32(1), SVC_PROVIDER_KEY_VERSION: "v9" }, refused: ["SVC_PROVIDER_KEY_VERSION"] },
+  {
+    name: "SVC_PROVIDER_KEY_SECRETS two keys under one version",
+    changes: { SVC_PROVIDER_KEY_SECRETS: `v2=${key32(2)},v2=${key32(3)}`, SVC_PROVIDER_KEY_VERSION: "v2" },
+    refused: ["SVC_PROVIDER_KEY_SECRETS"],
+  },
+  {
+    name: "SVC_PROVIDER_KEY_SECRETS v1 differs from the single key",
+    changes: { SVC_PROVIDER_KEY_SECRET: key32(1), SVC_PROVIDER_KEY_SECRETS: `v1=${key32(2)}` },
+    refused: ["SVC_PROVIDER_KEY_SECRETS"],
+  },
+  {
+    name: "several keys without SVC_PROVIDER_KEY_VERSION",
+    changes: { SVC_PROVIDER_KEY_SECRET: key32(1), SVC_PROVIDER_KEY_SECRETS: `v2=${key32(2)}` },
+    refused: ["SVC_PROVIDER_KEY_VERSION"],
+  },
+  {
+    name: "SVC_PROVIDER_KEY_VERSION names no key",
+    changes: { SVC_PROVIDER_KEY_SECRET: key32(1), SVC_PROVIDER_KEY_VERSION: "v9" },
+    refused: ["SVC_PROVIDER_KEY_VERSION"],
+  },
   { name: "SVC_PROVIDER_KEY_VERSION with no keys at all", changes: { SVC_PROVIDER_KEY_VERSION: "v1" }, refused: ["SVC_PROVIDER_KEY_VERSION"] },
 
   // Plans and billing.
-  { name: "SVC_HOSTED_REQUIRED_PLAN team", changes: { ...billingTrio, SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_HOSTED_REQUIRED_PLAN: "team" }, refused: ["SVC_HOSTED_REQUIRED_PLAN"] },
+  {
+    name: "SVC_HOSTED_REQUIRED_PLAN team",
+    changes: { ...billingTrio, SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_HOSTED_REQUIRED_PLAN: "team" },
+    refused: ["SVC_HOSTED_REQUIRED_PLAN"],
+  },
   { name: "SVC_HOSTED_REQUIRED_PLAN with billing off", changes: { SVC_HOSTED_REQUIRED_PLAN: "enterprise" }, refused: ["SVC_HOSTED_REQUIRED_PLAN"] },
-  { name: "SVC_HOSTED_REQUIRED_PLAN with billing partly set", changes: { SVC_BILLING_SECRET_KEY: "billing-secret-key-0a9f3e77", SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_HOSTED_REQUIRED_PLAN: "enterprise" }, refused: ["SVC_HOSTED_REQUIRED_PLAN"] },
-  { name: "SVC_HOSTED_REQUIRED_PLAN without enterprise price", changes: { ...billingTrio, SVC_HOSTED_REQUIRED_PLAN: "enterprise" }, refused: ["SVC_BILLING_PRICE_ENTERPRISE"] },
+  {
+    name: "SVC_HOSTED_REQUIRED_PLAN with billing partly set",
+    changes: { SVC_BILLING_SECRET_KEY: "billing-secret-key-0a9f3e77", SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_HOSTED_REQUIRED_PLAN: "enterprise" },
+    refused: ["SVC_HOSTED_REQUIRED_PLAN"],
+  },
+  {
+    name: "SVC_HOSTED_REQUIRED_PLAN without enterprise price",
+    changes: { ...billingTrio, SVC_HOSTED_REQUIRED_PLAN: "enterprise" },
+    refused: ["SVC_BILLING_PRICE_ENTERPRISE"],
+  },
   { name: "SVC_OPERATOR_SETS_PLAN with billing", changes: { ...billingTrio, SVC_OPERATOR_SETS_PLAN: "1" }, refused: ["SVC_OPERATOR_SETS_PLAN"] },
-  { name: "SVC_OPERATOR_SETS_PLAN with one billing variable", changes: { SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_OPERATOR_SETS_PLAN: "true" }, refused: ["SVC_OPERATOR_SETS_PLAN"] },
-  { name: "SVC_OPERATOR_SETS_PLAN with SVC_HOSTED_REQUIRED_PLAN", changes: { ...billingTrio, SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_HOSTED_REQUIRED_PLAN: "enterprise", SVC_OPERATOR_SETS_PLAN: "1" }, refused: ["SVC_OPERATOR_SETS_PLAN"] },
+  {
+    name: "SVC_OPERATOR_SETS_PLAN with one billing variable",
+    changes: { SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_OPERATOR_SETS_PLAN: "true" },
+    refused: ["SVC_OPERATOR_SETS_PLAN"],
+  },
+  {
+    name: "SVC_OPERATOR_SETS_PLAN with SVC_HOSTED_REQUIRED_PLAN",
+    changes: { ...billingTrio, SVC_BILLING_PRICE_ENTERPRISE: "price_ent", SVC_HOSTED_REQUIRED_PLAN: "enterprise", SVC_OPERATOR_SETS_PLAN: "1" },
+    refused: ["SVC_OPERATOR_SETS_PLAN"],
+  },
 
   // Magic-link mail: all three or none.
   { name: "mail key alone", changes: { SVC_MAIL_API_KEY: "mail-api-key-7c3e90d1" }, refused: ["SVC_MAIL_FROM", "SVC_PUBLIC_URL"] },
@@ -140,7 +220,11 @@ const refusals: RefusalCase[] = [
   { name: "SVC_PUBLIC_URL not an address", changes: { ...mailTrio, SVC_PUBLIC_URL: "cp.example.com" }, refused: ["SVC_PUBLIC_URL"] },
 
   // Analytics.
-  { name: "SVC_ANALYTICS_SURROGATE_SECRET 63 hex characters", changes: { SVC_ANALYTICS_SURROGATE_SECRET: "a".repeat(63) }, refused: ["SVC_ANALYTICS_SURROGATE_SECRET"] },
+  {
+    name: "SVC_ANALYTICS_SURROGATE_SECRET 63 hex characters",
+    changes: { SVC_ANALYTICS_SURROGATE_SECRET: "a".repeat(63) },
+    refused: ["SVC_ANALYTICS_SURROGATE_SECRET"],
+  },
   { name: "SVC_ANALYTICS_SURROGATE_SECRET not hex", changes: { SVC_ANALYTICS_SURROGATE_SECRET: "g".repeat(64) }, refused: ["SVC_ANALYTICS_SURROGATE_SECRET"] },
   { name: "SVC_ANALYTICS_VENDOR_REGION ap", changes: { SVC_ANALYTICS_VENDOR_REGION: "ap" }, refused: ["SVC_ANALYTICS_VENDOR_REGION"] },
 
@@ -153,18 +237,57 @@ const refusals: RefusalCase[] = [
   // Licence: missing companions exit 1; an unusable key exits 2.
   { name: "licence without SVC_ORG", changes: { ...licence, SVC_ORG: undefined }, refused: ["SVC_ORG"] },
   { name: "licence without SVC_LICENSE_PUBLIC_KEYS", changes: { ...licence, SVC_LICENSE_PUBLIC_KEYS: undefined }, refused: ["SVC_LICENSE_PUBLIC_KEYS"] },
-  { name: "SVC_LICENSE_PUBLIC_KEYS entry without kid", changes: { ...licence, SVC_LICENSE_PUBLIC_KEYS: LICENCE_PUBLIC_KEY.replace("=", "") }, refused: ["SVC_LICENSE_PUBLIC_KEYS"] },
+  {
+    name: "SVC_LICENSE_PUBLIC_KEYS entry without kid",
+    changes: { ...licence, SVC_LICENSE_PUBLIC_KEYS: LICENCE_PUBLIC_KEY.replace("=", "") },
+    refused: ["SVC_LICENSE_PUBLIC_KEYS"],
+  },
   { name: "SVC_LICENSE_PUBLIC_KEYS key not base64", changes: { ...licence, SVC_LICENSE_PUBLIC_KEYS: "k1=not base64!" }, refused: ["SVC_LICENSE_PUBLIC_KEYS"] },
   { name: "licence not a JWS", changes: { ...licence, SVC_LICENSE_KEY: "licence-garbage-value" }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
-  { name: "licence with two parts", changes: { ...licence, SVC_LICENSE_KEY: licenceToken().split(".").slice(0, 2).join(".") }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
+  {
+    name: "licence with two parts",
+    changes: { ...licence, SVC_LICENSE_KEY: licenceToken().split(".").slice(0, 2).join(".") },
+    refused: ["SVC_LICENSE_KEY"],
+    exitStatus: 2,
+  },
   { name: "licence signed with RS256", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({ alg: "RS256" }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
-  { name: "licence header without kid", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({ kid: undefined }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
-  { name: "licence payload without lid", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { lid: undefined }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
-  { name: "licence exp not a number", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { exp: "2040-01-01" }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
-  { name: "licence grace not a whole number", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { grace: -1 }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
+  {
+    name: "licence header without kid",
+    changes: { ...licence, SVC_LICENSE_KEY: licenceToken({ kid: undefined }) },
+    refused: ["SVC_LICENSE_KEY"],
+    exitStatus: 2,
+  },
+  {
+    name: "licence payload without lid",
+    changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { lid: undefined }) },
+    refused: ["SVC_LICENSE_KEY"],
+    exitStatus: 2,
+  },
+  {
+    name: "licence exp not a number",
+    changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { exp: "2040-01-01" }) },
+    refused: ["SVC_LICENSE_KEY"],
+    exitStatus: 2,
+  },
+  {
+    name: "licence grace not a whole number",
+    changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { grace: -1 }) },
+    refused: ["SVC_LICENSE_KEY"],
+    exitStatus: 2,
+  },
   { name: "SVC_LICENSE_PUBLIC_KEYS key not 32 bytes", changes: { ...licence, SVC_LICENSE_PUBLIC_KEYS: "k1=AAAA" }, refused: ["SVC_LICENSE_PUBLIC_KEYS"] },
-  { name: "licence features not strings", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { features: [1] }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
-  { name: "licence signed by an untrusted key", changes: { ...licence, SVC_LICENSE_KEY: licenceToken({ kid: "k2" }) }, refused: ["SVC_LICENSE_KEY"], exitStatus: 2 },
+  {
+    name: "licence features not strings",
+    changes: { ...licence, SVC_LICENSE_KEY: licenceToken({}, { features: [1] }) },
+    refused: ["SVC_LICENSE_KEY"],
+    exitStatus: 2,
+  },
+  {
+    name: "licence signed by an untrusted key",
+    changes: { ...licence, SVC_LICENSE_KEY: licenceToken({ kid: "k2" }) },
+    refused: ["SVC_LICENSE_KEY"],
+    exitStatus: 2,
+  },
 ];
 
 describe("parseConfig refusals", () => {
@@ -239,7 +362,14 @@ describe("parseConfig defaults", () => {
     expect(config.mail.productName).not.toBe("");
     expect(config.events).toEqual({ retentionMonths: null, archiveDir: null, ingestRateLimit: { refillPerSecond: 2000, capacity: 20000 } });
     expect(config.failures).toEqual({ store: true, retentionDays: 30 });
-    expect(config.analytics).toEqual({ surrogateSecret: null, operatorOrg: null, retentionDays: null, vendorRegion: null, vendorProjectKey: null, vendorApiBase: null });
+    expect(config.analytics).toEqual({
+      surrogateSecret: null,
+      operatorOrg: null,
+      retentionDays: null,
+      vendorRegion: null,
+      vendorProjectKey: null,
+      vendorApiBase: null,
+    });
     expect(config.modelProviders).toEqual({ messagesApiBase: "https://api.anthropic.com", chatApiBase: "https://api.openai.com" });
     expect(config.enterprise?.baseUrl).toBe("https://cp.example.com");
     expect(config.enterprise?.licence).toEqual({ state: "none" });
@@ -328,7 +458,11 @@ describe("code-host App", () => {
   const expected = PEM;
 
   it("keeps a PEM as given", () => {
-    expect(parsed(envWith(appTrio)).config.codehost.app).toEqual({ appId: "123", privateKeyPem: expected, webhookSecret: appTrio.SVC_CODEHOST_APP_WEBHOOK_SECRET });
+    expect(parsed(envWith(appTrio)).config.codehost.app).toEqual({
+      appId: "123",
+      privateKeyPem: expected,
+      webhookSecret: appTrio.SVC_CODEHOST_APP_WEBHOOK_SECRET,
+    });
   });
 
   it("turns literal \\n sequences into newlines", () => {
@@ -381,11 +515,13 @@ describe("sealing keys", () => {
   });
 
   it("merges the single key with the list and seals with the chosen version", () => {
-    const { config } = parsed(envWith({
-      SVC_PROVIDER_KEY_SECRET: key32(1),
-      SVC_PROVIDER_KEY_SECRETS: `v1=${key32(1)}, 2024.06_b-x=${key32(2)}`,
-      SVC_PROVIDER_KEY_VERSION: "2024.06_b-x",
-    }));
+    const { config } = parsed(
+      envWith({
+        SVC_PROVIDER_KEY_SECRET: key32(1),
+        SVC_PROVIDER_KEY_SECRETS: `v1=${key32(1)}, 2024.06_b-x=${key32(2)}`,
+        SVC_PROVIDER_KEY_VERSION: "2024.06_b-x",
+      }),
+    );
     expect([...(config.providerKeys?.keys.keys() ?? [])]).toEqual(["v1", "2024.06_b-x"]);
     expect(config.providerKeys?.sealingVersion).toBe("2024.06_b-x");
   });

@@ -38,7 +38,10 @@ describe("migrations", () => {
 
 describe("migration checksums", () => {
   const recorded = (url: string) =>
-    withClient(url, async (client) => (await client.query<{ name: string; checksum: string | null }>("SELECT name, checksum FROM schema_migrations ORDER BY name")).rows);
+    withClient(
+      url,
+      async (client) => (await client.query<{ name: string; checksum: string | null }>("SELECT name, checksum FROM schema_migrations ORDER BY name")).rows,
+    );
   const expected = () => Promise.all(BUNDLED_MIGRATIONS.map(async ({ name, sql }) => ({ name, checksum: await sha256Hex(sql) })));
 
   it("records each applied migration's SHA-256, and backfills a database migrated before checksums were kept", async () => {

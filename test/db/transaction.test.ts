@@ -33,8 +33,11 @@ describe("a transaction's scope", () => {
   it("is the transaction's own: the next one on the same connection starts without it", async () => {
     const orgId = crypto.randomUUID();
     await inTransaction(pool.connect, { orgId }, async () => {});
-    const after = await inTransaction(pool.connect, {}, async (tx) =>
-      (await tx.sql.query<{ org: string }>("SELECT current_setting('app.org_id', true) AS org")).rows[0]!.org);
+    const after = await inTransaction(
+      pool.connect,
+      {},
+      async (tx) => (await tx.sql.query<{ org: string }>("SELECT current_setting('app.org_id', true) AS org")).rows[0]!.org,
+    );
     expect(after).toBe("");
   });
 
@@ -55,11 +58,18 @@ describe("a last statement sent with the COMMIT", () => {
 
   it.each([
     ...HOSTILE.map((text) => [text, text] as const),
-    [42, "42"], [-7, "-7"], [2.5, "2.5"], [null, null],
-    [HOSTILE, `{${HOSTILE.map((text) => `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`], [[], "{}"],
+    [42, "42"],
+    [-7, "-7"],
+    [2.5, "2.5"],
+    [null, null],
+    [HOSTILE, `{${HOSTILE.map((text) => `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`],
+    [[], "{}"],
   ] as const)("carries %j as a literal exactly", async (value, text) => {
-    const seen = await inTransaction(pool.connect, {}, async (tx) =>
-      (await tx.sql.query<{ value: string | null }>(`SELECT (${sqlLiteral(value as never)})::text AS value`)).rows[0]!.value);
+    const seen = await inTransaction(
+      pool.connect,
+      {},
+      async (tx) => (await tx.sql.query<{ value: string | null }>(`SELECT (${sqlLiteral(value as never)})::text AS value`)).rows[0]!.value,
+    );
     expect(seen).toBe(text);
   });
 
@@ -67,9 +77,16 @@ describe("a last statement sent with the COMMIT", () => {
     const marker = `app.test_marker_${crypto.randomUUID().replaceAll("-", "")}`;
     // A session-level setting changed in a transaction is undone when the transaction is.
     const set = (value: string) => `SELECT set_config(${sqlLiteral(marker)}, ${sqlLiteral(value)}, false)`;
-    const read = () => inTransaction(pool.connect, {}, async (tx) => (await tx.sql.query<{ value: string | null }>(`SELECT current_setting(${sqlLiteral(marker)}, true) AS value`)).rows[0]!.value);
+    const read = () =>
+      inTransaction(
+        pool.connect,
+        {},
+        async (tx) => (await tx.sql.query<{ value: string | null }>(`SELECT current_setting(${sqlLiteral(marker)}, true) AS value`)).rows[0]!.value,
+      );
 
-    expect(await inTransactionEndingWith(pool.connect, {}, async () => ({ last: set("committed"), result: (rows) => rows }))).toEqual([{ set_config: "committed" }]);
+    expect(await inTransactionEndingWith(pool.connect, {}, async () => ({ last: set("committed"), result: (rows) => rows }))).toEqual([
+      { set_config: "committed" },
+    ]);
     expect(await read()).toBe("committed");
 
     const failed = await inTransactionEndingWith(pool.connect, {}, async (tx) => {

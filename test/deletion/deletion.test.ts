@@ -26,7 +26,10 @@ beforeEach(async () => {
 });
 
 const link = (exportLink: string, query = "", method = "GET") =>
-  call(`${new URL(exportLink).pathname}${new URL(exportLink).search}${query}`, { method, headers: { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250)}` } });
+  call(`${new URL(exportLink).pathname}${new URL(exportLink).search}${query}`, {
+    method,
+    headers: { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250)}` },
+  });
 
 async function request() {
   const owner = await rpcClient(place.sessions.owner);
@@ -58,8 +61,9 @@ describe("organization deletion", () => {
 
     // End subscription: cancelled at the provider at period end.
     expect(await step(place.orgId)).toBe("advanced");
-    const cancels = ((await (await fakeBilling("/_fake/requests")).json()) as Array<{ path: string; form: Record<string, string> }>)
-      .filter((entry) => entry.path === `/v1/subscriptions/${place.subscriptionId}`);
+    const cancels = ((await (await fakeBilling("/_fake/requests")).json()) as Array<{ path: string; form: Record<string, string> }>).filter(
+      (entry) => entry.path === `/v1/subscriptions/${place.subscriptionId}`,
+    );
     expect(cancels.map((entry) => entry.form.cancel_at_period_end)).toEqual(["true"]);
 
     // Wait: the paid period has not ended; everything still reads.
@@ -103,11 +107,19 @@ describe("organization deletion", () => {
     const { owner } = await request();
     await step(place.orgId);
     const path = `/v1/subscriptions/${place.subscriptionId}`;
-    await fakeBilling("/_fake/refusals", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ path, status: 500, message: "The provider is down" }) });
+    await fakeBilling("/_fake/refusals", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ path, status: 500, message: "The provider is down" }),
+    });
     try {
       expect(await step(place.orgId)).toBe("failed");
       const status = (await owner.deletion.status.query({ orgId: place.orgId })).deletion!;
-      expect(status).toMatchObject({ nextStep: "end_subscription", failedAttempts: 1, lastError: expect.stringMatching(/refused to cancel.*The provider is down/) });
+      expect(status).toMatchObject({
+        nextStep: "end_subscription",
+        failedAttempts: 1,
+        lastError: expect.stringMatching(/refused to cancel.*The provider is down/),
+      });
       expect(new Date(status.nextAttemptAt).getTime()).toBeGreaterThan(Date.now());
       expect(await step(place.orgId)).toBe("not_due");
     } finally {
@@ -124,11 +136,14 @@ describe("organization deletion", () => {
     // With billing on, as the deletion ran.
     const csrf = await browser(place.sessions.owner).csrf();
     const calledOff = await callWith(billingOn(), "/rpc/deletion.callOff", {
-      method: "POST", json: { orgId: place.orgId }, headers: { cookie: `svc_session=${place.sessions.owner}`, "x-svc-csrf": csrf },
+      method: "POST",
+      json: { orgId: place.orgId },
+      headers: { cookie: `svc_session=${place.sessions.owner}`, "x-svc-csrf": csrf },
     });
     expect(((await calledOff.json()) as { result: { data: unknown } }).result.data).toEqual({ calledOff: true, subscriptionsStillEnding: [] });
     const resumed = ((await (await fakeBilling("/_fake/requests")).json()) as Array<{ path: string; form: Record<string, string> }>)
-      .filter((entry) => entry.path === `/v1/subscriptions/${place.subscriptionId}`).map((entry) => entry.form.cancel_at_period_end);
+      .filter((entry) => entry.path === `/v1/subscriptions/${place.subscriptionId}`)
+      .map((entry) => entry.form.cancel_at_period_end);
     expect(resumed).toEqual(["true", "false"]);
     expect((await owner.organization.get.query({ orgId: place.orgId })).suspended).toBe(false);
     await timePasses(place.orgId);
@@ -172,7 +187,10 @@ describe("the export link", () => {
     await timePasses(place.orgId);
     await step(place.orgId, 2);
     await asRole("superuser", (client) =>
-      client.query("UPDATE deletion_exports SET expires_at = now() - interval '1 second' WHERE org_slug = (SELECT slug FROM organizations WHERE id = $1)", [place.orgId]));
+      client.query("UPDATE deletion_exports SET expires_at = now() - interval '1 second' WHERE org_slug = (SELECT slug FROM organizations WHERE id = $1)", [
+        place.orgId,
+      ]),
+    );
     expect((await link(exportLink)).status).toBe(404);
   });
 });
@@ -218,12 +236,20 @@ describe("the organization's objects in storage", () => {
     expect(await keysOf(env.EXPORTS!, place.orgId)).toEqual([`deletion-exports/${place.orgId}.json`]);
     expect((await link(exportLink)).status).toBe(200);
     await asRole("superuser", (client) =>
-      client.query("UPDATE deletion_exports SET expires_at = now() - interval '1 second' WHERE object_key = $1", [`deletion-exports/${place.orgId}.json`]));
+      client.query("UPDATE deletion_exports SET expires_at = now() - interval '1 second' WHERE object_key = $1", [`deletion-exports/${place.orgId}.json`]),
+    );
     await sweep();
     expect(await keysOf(env.EXPORTS!, place.orgId)).toEqual([]);
     expect((await link(exportLink)).status).toBe(404);
-    const held = await asRole("superuser", async (client) =>
-      (await client.query("SELECT destroyed_at IS NOT NULL AS destroyed FROM deletion_exports WHERE object_key = $1", [`deletion-exports/${place.orgId}.json`])).rows);
+    const held = await asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query("SELECT destroyed_at IS NOT NULL AS destroyed FROM deletion_exports WHERE object_key = $1", [
+            `deletion-exports/${place.orgId}.json`,
+          ])
+        ).rows,
+    );
     expect(held).toEqual([{ destroyed: true }]);
   });
 });

@@ -75,14 +75,20 @@ describe("device flow", () => {
   it("refuses an approval without codeConfirmed: true (400), and the request stays pending", async () => {
     const flow = await startFlow("environments.view");
     const me = await signedIn("admin");
-    for (const body of [{ userCode: flow.user_code, orgId, approve: true }, { userCode: flow.user_code, orgId, approve: true, codeConfirmed: false }]) {
+    for (const body of [
+      { userCode: flow.user_code, orgId, approve: true },
+      { userCode: flow.user_code, orgId, approve: true, codeConfirmed: false },
+    ]) {
       const refused = await me.post("/auth/device/approve", body, await me.csrf());
       expect(refused.status).toBe(400);
       expect(await refused.json()).toEqual({ error: expect.stringMatching(/codeConfirmed/) });
     }
     expect((await poll(flow.device_code)).body.error).toBe("authorization_pending");
     // Denying needs no confirmation.
-    expect(await (await me.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: false }, await me.csrf())).json()).toEqual({ approved: false, scopes: [] });
+    expect(await (await me.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: false }, await me.csrf())).json()).toEqual({
+      approved: false,
+      scopes: [],
+    });
   });
 
   it("may not be framed, and runs only its own script (this response's nonce)", async () => {
@@ -136,7 +142,11 @@ describe("device flow", () => {
   });
 
   it("refuses unknown scopes and grant types", async () => {
-    const unknownScope = await call("/auth/device/code", { method: "POST", json: { client_id: "svc-cli", scope: "rule.world" }, headers: { "x-forwarded-for": uniqueAddress() } });
+    const unknownScope = await call("/auth/device/code", {
+      method: "POST",
+      json: { client_id: "svc-cli", scope: "rule.world" },
+      headers: { "x-forwarded-for": uniqueAddress() },
+    });
     expect(unknownScope.status).toBe(400);
     expect(await unknownScope.json()).toMatchObject({ error: "invalid_scope" });
     const wrongGrant = await call("/auth/device/token", { method: "POST", json: { grant_type: "password", device_code: "x" } });
@@ -155,7 +165,8 @@ describe("device flow", () => {
 
   it("limits device codes per client address", async () => {
     const address = uniqueAddress();
-    const ask = () => call("/auth/device/code", { method: "POST", json: { client_id: "svc-cli", scope: "" }, headers: { "x-forwarded-for": `203.0.113.9, ${address}` } });
+    const ask = () =>
+      call("/auth/device/code", { method: "POST", json: { client_id: "svc-cli", scope: "" }, headers: { "x-forwarded-for": `203.0.113.9, ${address}` } });
     const statuses: number[] = [];
     for (let i = 0; i < 21; i++) statuses.push((await ask()).status);
     expect(statuses.slice(0, 20).every((status) => status === 200)).toBe(true);

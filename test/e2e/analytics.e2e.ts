@@ -21,7 +21,12 @@ async function beacon(events: Array<{ name: string; channel: string; page: strin
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
-      events: events.map((event, index) => ({ id: crypto.randomUUID(), name: event.name, session: `dash${index % 2}-${crypto.randomUUID().slice(0, 8)}`, props: { channel: event.channel, page: event.page } })),
+      events: events.map((event, index) => ({
+        id: crypto.randomUUID(),
+        name: event.name,
+        session: `dash${index % 2}-${crypto.randomUUID().slice(0, 8)}`,
+        props: { channel: event.channel, page: event.page },
+      })),
     }),
   });
   expect(response.status).toBe(200);
@@ -63,7 +68,10 @@ describe("the analytics dashboard", () => {
     await expect(page.getByRole("img").count()).resolves.toBe(8);
     expect(await page.getByRole("img", { name: /^Pages landed on, daily/ }).getAttribute("aria-label")).toMatch(/in all/);
     await page.getByRole("img", { name: /Landed on the site \(sessions\): \d+; Reached sign-up \(sessions\): \d+; First environment/ }).waitFor();
-    await page.getByRole("listitem").filter({ hasText: /^social: \d+$/ }).waitFor();
+    await page
+      .getByRole("listitem")
+      .filter({ hasText: /^social: \d+$/ })
+      .waitFor();
     // This week's cohort holds this organization (and those other tests made): its cell is a
     // percentage only when the cohort has at least five organizations, a count otherwise.
     const retention = page.getByRole("table");

@@ -21,7 +21,11 @@ describe("Workers Assets", () => {
 
   it.each(API_PREFIXES.map((pattern) => [pattern]))("sends %s to the Worker", async (pattern) => {
     for (const method of ["GET", "POST"]) {
-      const response = await fetch(base + under(pattern), { method, headers: { "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined });
+      const response = await fetch(base + under(pattern), {
+        method,
+        headers: { "content-type": "application/json" },
+        body: method === "POST" ? "{}" : undefined,
+      });
       expect(await response.text()).not.toContain(CONSOLE_MARK);
       // Assets would answer a POST 405 with no request id; the Worker always names its request.
       expect(response.headers.get("x-request-id")).toMatch(/\S/);
@@ -48,7 +52,11 @@ describe("Workers Assets", () => {
     for (const path of ["/", "/o/some-org/tokens", "/account"]) {
       const response = await fetch(base + path);
       expect(await response.text()).toContain(CONSOLE_MARK);
-      expect({ path, policy: response.headers.get("content-security-policy"), frames: response.headers.get("x-frame-options") }).toEqual({ path, policy: contentSecurityPolicy(), frames: "DENY" });
+      expect({ path, policy: response.headers.get("content-security-policy"), frames: response.headers.get("x-frame-options") }).toEqual({
+        path,
+        policy: contentSecurityPolicy(),
+        frames: "DENY",
+      });
     }
     // The file configures Assets; it is not served.
     expect(await (await fetch(base + "/_headers")).text()).toContain(CONSOLE_MARK);

@@ -42,7 +42,9 @@ beforeAll(async () => {
   siteServer = createServer((request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url!, site).pathname;
     if (path === "/beacon.js") return response.writeHead(200, { "content-type": "text/javascript" }).end(BEACON);
-    const html = PAGE.replace("{{ENDPOINT}}", page.endpoint).replace("{{FLUSH_MS}}", String(page.flushMs)).replace("{{RETRY_BASE_MS}}", String(page.retryBaseMs));
+    const html = PAGE.replace("{{ENDPOINT}}", page.endpoint)
+      .replace("{{FLUSH_MS}}", String(page.flushMs))
+      .replace("{{RETRY_BASE_MS}}", String(page.retryBaseMs));
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
   });
   await listen(siteServer, Number(new URL(site).port));
@@ -97,7 +99,9 @@ describe("the site beacon", () => {
   it("sends a page landed with the referrer, URL and query reduced in the browser, and sets no cookie", async () => {
     const context = await person();
     const tab = await context.newPage();
-    await tab.goto(`${site}/Docs/123456/Intro?utm_campaign=Spring%20Launch!&email=someone%40example.com&token=abc`, { referer: "https://www.google.com/search?q=private+words" });
+    await tab.goto(`${site}/Docs/123456/Intro?utm_campaign=Spring%20Launch!&email=someone%40example.com&token=abc`, {
+      referer: "https://www.google.com/search?q=private+words",
+    });
     await until("the landing reached the endpoint", () => allEvents().length === 1);
     const [landed] = allEvents();
     expect(landed).toMatchObject({ name: "page_landed", props: { channel: "campaign", page: "/docs/:id/intro", campaign: "spring-launch-" } });
@@ -125,7 +129,10 @@ describe("the site beacon", () => {
     await tab.goto(`${site}/pricing`, { referer: "https://duckduckgo.com/?q=x" });
     await tab.goto(`${site}/pricing/`, { referer: "https://blog.example.org/a-post" });
     await until("both landings arrived", () => allEvents().length === 2);
-    expect(allEvents().map((event) => [event.props.channel, event.props.page])).toEqual([["search", "/pricing"], ["referral", "/pricing"]]);
+    expect(allEvents().map((event) => [event.props.channel, event.props.page])).toEqual([
+      ["search", "/pricing"],
+      ["referral", "/pricing"],
+    ]);
     await context.close();
   });
 
@@ -139,7 +146,9 @@ describe("the site beacon", () => {
       return allEvents().at(-1)!.session;
     };
     const age = (field: "last" | "started", minutes: number) =>
-      tab.evaluate(`(() => { const s = JSON.parse(sessionStorage.getItem("af-analytics-session")); s.${field} = Date.now() - ${minutes * 60_000}; sessionStorage.setItem("af-analytics-session", JSON.stringify(s)); })()`);
+      tab.evaluate(
+        `(() => { const s = JSON.parse(sessionStorage.getItem("af-analytics-session")); s.${field} = Date.now() - ${minutes * 60_000}; sessionStorage.setItem("af-analytics-session", JSON.stringify(s)); })()`,
+      );
     const first = await landingOn("/one");
     expect(await landingOn("/two")).toBe(first);
     await age("last", 29);
@@ -228,7 +237,11 @@ describe("the site beacon", () => {
     expect(endpoint.received).toEqual([]);
     await tab.getByRole("link", { name: "Elsewhere" }).click();
     await until("the first page's queue arrived", () => allEvents().some((event) => event.props.page === "/first"));
-    expect(allEvents().filter((event) => event.props.page === "/first").map((event) => event.name)).toEqual(["page_landed", "contact_requested"]);
+    expect(
+      allEvents()
+        .filter((event) => event.props.page === "/first")
+        .map((event) => event.name),
+    ).toEqual(["page_landed", "contact_requested"]);
     await context.close();
   });
 

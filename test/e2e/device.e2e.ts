@@ -15,7 +15,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const form = (fields: Record<string, string>) => ({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+const form = (fields: Record<string, string>) => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(fields).toString(),
+});
 
 describe("the device-approval page", () => {
   it("shows the client and scopes, and approves only once the person ticks that the code matches", async () => {
@@ -30,7 +34,11 @@ describe("the device-approval page", () => {
 
     // The client names itself: markup in that name is shown as text, never made an element.
     const clientId = `svc-cli <img src=x onerror="document.title='injected'">`;
-    const started = (await (await fetch(`${base}/auth/device/code`, form({ client_id: clientId, scope: "environments.view" }))).json()) as { device_code: string; user_code: string; verification_uri_complete: string };
+    const started = (await (await fetch(`${base}/auth/device/code`, form({ client_id: clientId, scope: "environments.view" }))).json()) as {
+      device_code: string;
+      user_code: string;
+      verification_uri_complete: string;
+    };
     await page.goto(started.verification_uri_complete);
     await expect(page.locator("#client").textContent()).resolves.toBe(clientId);
     await expect(page.locator("img").count()).resolves.toBe(0);
@@ -40,7 +48,10 @@ describe("the device-approval page", () => {
     // Approve without the tick: the browser keeps the form, nothing is approved.
     await page.getByRole("button", { name: "Approve" }).click();
     await expect(page.locator("#result").textContent()).resolves.toBe("");
-    const pending = await fetch(`${base}/auth/device/token`, form({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: started.device_code }));
+    const pending = await fetch(
+      `${base}/auth/device/token`,
+      form({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: started.device_code }),
+    );
     expect(((await pending.json()) as { error: string }).error).toBe("authorization_pending");
 
     await page.getByLabel(`The code ${started.user_code} matches the one my terminal shows`).check();

@@ -17,7 +17,10 @@ async function startAndInstall(login: string, webhookTarget: string) {
   const fake = await startFakeCodehost({ audience: "http://127.0.0.1", webhookTarget });
   try {
     const post = async (path: string, body: unknown) =>
-      (await (await fetch(fake.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as Record<string, number>;
+      (await (await fetch(fake.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as Record<
+        string,
+        number
+      >;
     const user = await post("/_fake/users", { login });
     const installation = await post("/_fake/app/installations", { account: login });
     return { user: user.id!, account: installation.account_id!, installation: installation.installation_id! };

@@ -106,7 +106,11 @@ describe("a viewer", () => {
     const nav = viewer.getByRole("navigation", { name: "Sections" });
     await nav.getByRole("link", { name: "Environments" }).waitFor();
     for (const hidden of ["Billing", "Leaving", "Model provider keys"]) await expect(nav.getByRole("link", { name: hidden }).count()).resolves.toBe(0);
-    for (const [section, permission] of [["billing", "billing.manage"], ["leaving", "data.export"], ["providers", "tokens.manage"]] as const) {
+    for (const [section, permission] of [
+      ["billing", "billing.manage"],
+      ["leaving", "data.export"],
+      ["providers", "tokens.manage"],
+    ] as const) {
       await viewer.goto(`${orgPath}/${section}`);
       await viewer.getByText(`does not include ${permission}`).waitFor();
       await expect(viewer.getByRole("button").filter({ hasNotText: "Sign out" }).count()).resolves.toBe(0);

@@ -32,7 +32,9 @@ afterAll(async () => {
 
 describe("connecting a model client", () => {
   it("sends the person from the client to sign in, then to consent, and hands the client a code", async () => {
-    await expect(new Client({ name: "e2e", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      new Client({ name: "e2e", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     const authorizationUrl = provider.authorizationUrl!;
     expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
 

@@ -88,7 +88,12 @@ describe("inviting someone", () => {
     await section(guest, "Members");
     await guest.getByRole("button", { name: "Invite", exact: true }).waitFor();
     // An admin may not touch the owner: the owner's row offers nothing.
-    await expect(guest.getByRole("row", { name: new RegExp(ownerLogin) }).getByRole("button").count()).resolves.toBe(0);
+    await expect(
+      guest
+        .getByRole("row", { name: new RegExp(ownerLogin) })
+        .getByRole("button")
+        .count(),
+    ).resolves.toBe(0);
   });
 });
 
@@ -116,7 +121,10 @@ describe("the organization's settings and sessions", () => {
     await owner.getByLabel("Display name").fill("Renamed Org");
     await owner.getByRole("button", { name: "Save name" }).click();
     await said(owner, "Renamed to Renamed Org.");
-    await owner.getByRole("combobox", { name: "Organization" }).getByRole("option", { name: /Renamed Org/ }).waitFor({ state: "attached" });
+    await owner
+      .getByRole("combobox", { name: "Organization" })
+      .getByRole("option", { name: /Renamed Org/ })
+      .waitFor({ state: "attached" });
   });
 
   it("lets the owner sign the other person out everywhere", async () => {

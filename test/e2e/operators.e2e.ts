@@ -26,7 +26,11 @@ const password = "a sound operator password";
 
 describe("svc admin", () => {
   it("never takes the password as an argument", () => {
-    for (const args of [["admin", "bootstrap", login, password], ["admin", "bootstrap", login, "--password", password], ["admin", "bootstrap", login, `--password=${password}`]]) {
+    for (const args of [
+      ["admin", "bootstrap", login, password],
+      ["admin", "bootstrap", login, "--password", password],
+      ["admin", "bootstrap", login, `--password=${password}`],
+    ]) {
       const run = svc(args);
       expect({ args, status: run.status }).toEqual({ args, status: 64 });
       expect(run.stderr).toMatch(/never given as an argument; set SVC_ADMIN_BOOTSTRAP_PASSWORD or send it on standard input/);
@@ -37,10 +41,16 @@ describe("svc admin", () => {
   it("refuses a password under 12 characters or with leading or trailing whitespace, from either source", () => {
     const refusals = [
       { run: svc(["admin", "bootstrap", login], { input: "elevenchars\n" }), reason: /from standard input is refused: .*at least 12 characters/ },
-      { run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: "elevenchars" } }), reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*at least 12 characters/ },
+      {
+        run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: "elevenchars" } }),
+        reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*at least 12 characters/,
+      },
       { run: svc(["admin", "bootstrap", login], { input: ` ${password}\n` }), reason: /from standard input is refused: .*whitespace/ },
       { run: svc(["admin", "bootstrap", login], { input: `${password} \n` }), reason: /from standard input is refused: .*whitespace/ },
-      { run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: `${password}\t` } }), reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*whitespace/ },
+      {
+        run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: `${password}\t` } }),
+        reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*whitespace/,
+      },
     ];
     for (const { run, reason } of refusals) {
       expect(run.status).toBe(1);
@@ -95,7 +105,11 @@ describe("the operator portal in Chromium", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor();
-    await page.getByText(`Operator ${login}`).or(page.getByText(login, { exact: true })).first().waitFor();
+    await page
+      .getByText(`Operator ${login}`)
+      .or(page.getByText(login, { exact: true }))
+      .first()
+      .waitFor();
   });
 
   it("finds an organization, suspends it and lifts the suspension", async () => {
@@ -127,7 +141,10 @@ describe("the operator portal in Chromium", () => {
     expect(sent.status).toBe(201);
     await page.getByRole("link", { name: "Leads" }).click();
     await page.getByRole("heading", { level: 1, name: "Leads and applications" }).waitFor();
-    await page.getByRole("row", { name: new RegExp(company) }).getByText("Enterprise, please.").waitFor();
+    await page
+      .getByRole("row", { name: new RegExp(company) })
+      .getByText("Enterprise, please.")
+      .waitFor();
   });
 
   it("shows the failure groups and the operators, and signs out", async () => {

@@ -52,7 +52,8 @@ describe("the owner", () => {
     await page.getByRole("heading", { name: "Environments" }).waitFor();
     await said(page, /No environments yet/);
     const nav = page.getByRole("navigation", { name: "Sections" });
-    for (const section of ["Tokens", "Members", "Sessions", "Audit log", "Settings"]) await expect(nav.getByRole("link", { name: section }).count()).resolves.toBe(1);
+    for (const section of ["Tokens", "Members", "Sessions", "Audit log", "Settings"])
+      await expect(nav.getByRole("link", { name: section }).count()).resolves.toBe(1);
   });
 
   it("creates an engine token, shown once", async () => {
@@ -71,7 +72,12 @@ describe("the owner", () => {
   });
 
   it("sees the environment its engine reports, with its preview address", async () => {
-    await report(engineToken, "pr-7", "environment.queued", { repository: `${login}/shop`, branch: "feature/cart", pull_request: 7, preview_urls: ["https://pr-7.preview.example/"] });
+    await report(engineToken, "pr-7", "environment.queued", {
+      repository: `${login}/shop`,
+      branch: "feature/cart",
+      pull_request: 7,
+      preview_urls: ["https://pr-7.preview.example/"],
+    });
     await report(engineToken, "main-1", "environment.ready", { repository: `${login}/shop`, branch: "main" });
     await open("Environments");
     await page.getByRole("link", { name: "pr-7" }).waitFor();
@@ -108,7 +114,10 @@ describe("the owner", () => {
     await page.getByRole("button", { name: "Tear down" }).click();
     await page.getByRole("button", { name: "Yes, tear down" }).click();
     await said(page, /Teardown requested\./);
-    await page.getByTestId("teardown").getByText(/requested, waiting for the engine/).waitFor();
+    await page
+      .getByTestId("teardown")
+      .getByText(/requested, waiting for the engine/)
+      .waitFor();
     await report(engineToken, "pr-7", "environment.torn_down");
     await page.getByRole("button", { name: "Refresh", exact: true }).click();
     await page.getByTestId("teardown").getByText("confirmed by the engine").waitFor();

@@ -17,10 +17,11 @@ const post = async (url: string, body: unknown) => {
   return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> | null };
 };
 const identityToken = async (claims: Record<string, unknown> = {}) => (await fake("/_fake/oidc/token", { claims: { repository, ...claims } })).token as string;
-const received = async () => (await (await fetch(`${codehost}/_fake/git/received?repository=${encodeURIComponent(repository)}`)).json()) as {
-  commits: Array<{ path: string; content: string }>;
-  pulls: Array<{ number: number; title: string }>;
-};
+const received = async () =>
+  (await (await fetch(`${codehost}/_fake/git/received?repository=${encodeURIComponent(repository)}`)).json()) as {
+    commits: Array<{ path: string; content: string }>;
+    pulls: Array<{ number: number; title: string }>;
+  };
 
 async function joinedAsMember(): Promise<Page> {
   const memberLogin = unique("member");
@@ -110,7 +111,8 @@ describe("proposals", () => {
 
   it("a fork's commit waits for the owner's approval of that exact commit", async () => {
     const pull = await fake("/_fake/git/pulls", { repository, headRepository: `${unique("forker")}/shop` });
-    const ask = async () => post(`${base}/v1/pr/callback-token`, { token: await identityToken({ event_name: "pull_request_target" }), pullRequest: pull.number });
+    const ask = async () =>
+      post(`${base}/v1/pr/callback-token`, { token: await identityToken({ event_name: "pull_request_target" }), pullRequest: pull.number });
     expect(await ask()).toMatchObject({ status: 403, body: { reason: "fork_commit_not_approved" } });
 
     await owner.reload();

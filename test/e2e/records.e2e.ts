@@ -41,7 +41,10 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await open("Runtimes");
     await said(page, /No runtimes registered/);
     await page.getByRole("form", { name: "Register runtime" }).getByLabel("Name").fill("linux-large");
-    await page.getByRole("form", { name: "Register runtime" }).getByLabel(/Labels/).fill("gpu, region=eu");
+    await page
+      .getByRole("form", { name: "Register runtime" })
+      .getByLabel(/Labels/)
+      .fill("gpu, region=eu");
     await page.getByRole("button", { name: "Register runtime" }).click();
     await said(page, "Registered linux-large.");
     const row = page.getByTestId("runtime").filter({ hasText: "linux-large" });
@@ -59,7 +62,13 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await report(engineToken, "main-1", "environment.ready", { repository: `${login}/shop`, branch: "main" });
     await report(engineToken, "main-1", "run.started", { runId: "nightly-1", name: "nightly suite", runtime: "linux-large" });
     await report(engineToken, "main-1", "verdict.recorded", { runId: "nightly-1", name: "checkout", verdict: "fail", detail: "500 on /cart" });
-    await report(engineToken, "main-1", "artifact.stored", { runId: "nightly-1", name: "trace.zip", sizeBytes: 2048, digest: "sha256:abcd", location: "s3://acme/trace.zip" });
+    await report(engineToken, "main-1", "artifact.stored", {
+      runId: "nightly-1",
+      name: "trace.zip",
+      sizeBytes: 2048,
+      digest: "sha256:abcd",
+      location: "s3://acme/trace.zip",
+    });
     await report(engineToken, "main-1", "run.finished", { runId: "nightly-1", outcome: "failed" });
     await report(engineToken, "main-1", "network.decision", { host: "api.payments.example", port: 443, decision: "denied", rule: "default-deny" });
     await report(engineToken, "main-1", "network.decision", { host: "db.internal", port: 5432, decision: "allowed", rule: "allow-db" });
@@ -69,8 +78,14 @@ describe("engine records, workload lifecycle and runtimes", () => {
     const run = page.getByTestId("engine-run").filter({ hasText: "nightly-1" });
     await expect(run.getByTestId("run-outcome").textContent()).resolves.toBe("failed");
     await run.getByRole("button", { name: "Details" }).click();
-    await page.getByTestId("verdicts").getByText(/fail checkout: 500 on \/cart/).waitFor();
-    await page.getByTestId("artifacts").getByText(/trace\.zip \(2048 bytes/).waitFor();
+    await page
+      .getByTestId("verdicts")
+      .getByText(/fail checkout: 500 on \/cart/)
+      .waitFor();
+    await page
+      .getByTestId("artifacts")
+      .getByText(/trace\.zip \(2048 bytes/)
+      .waitFor();
 
     await expect(page.getByTestId("decision").count()).resolves.toBe(2);
     await page.getByRole("region", { name: "Network decisions" }).getByLabel("Show").selectOption("denied");
@@ -105,7 +120,11 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await page.getByRole("button", { name: "Start run" }).click();
     await said(page, /Run of smoke v2 recorded on main-1/);
     // The runs table's rows (the workloads table has a row for smoke too).
-    const runs = () => page.getByRole("row").filter({ has: page.getByTestId("run-state") }).filter({ hasText: "smoke v2" });
+    const runs = () =>
+      page
+        .getByRole("row")
+        .filter({ has: page.getByTestId("run-state") })
+        .filter({ hasText: "smoke v2" });
     await runs().getByRole("button", { name: "Cancel run" }).click();
     await said(page, "Cancelled.");
     await runs().getByTestId("run-state").getByText("cancelled").waitFor();
@@ -139,7 +158,10 @@ describe("engine records, workload lifecycle and runtimes", () => {
     // Its row leaves the list (with the sentence beside its button); the removed one shows when asked.
     await said(page, /No runtimes registered/);
     await page.getByRole("checkbox", { name: "Show removed runtimes" }).check();
-    await page.getByTestId("runtime").getByText(/removed/).waitFor();
+    await page
+      .getByTestId("runtime")
+      .getByText(/removed/)
+      .waitFor();
     await open("Environments");
     await page.getByRole("link", { name: "main-1" }).click();
     await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).getByText("(not registered)").waitFor();

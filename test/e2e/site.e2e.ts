@@ -103,7 +103,8 @@ describe("the site host", () => {
   it("passes the deploy check against the local control plane (npm run site:check)", async () => {
     const result = await new Promise<{ code: number; out: string }>((resolve) => {
       execFile(process.execPath, ["--import", "tsx", "site/check.ts", base], { cwd: new URL("../../", import.meta.url).pathname }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code) : 0, out: stdout + stderr }));
+        resolve({ code: error ? Number(error.code) : 0, out: stdout + stderr }),
+      );
     });
     expect(result.out).toMatch(/agree/);
     expect(result.code).toBe(0);

@@ -42,7 +42,9 @@ async function installed(changes: Partial<LicenceClaims> = {}, extra: Record<str
 
 /** What the Worker's environment holds, as `config check` would read it from a shell. */
 const shell = (overrides: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries({ ...(env as unknown as Record<string, unknown>), ...overrides }).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  Object.fromEntries(
+    Object.entries({ ...(env as unknown as Record<string, unknown>), ...overrides }).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
 
 async function refusal(response: Response) {
   expect(response.headers.get("x-svc-error-code")).toBe("licence_required");
@@ -51,7 +53,11 @@ async function refusal(response: Response) {
 
 describe("enterprise routes with each licence state", () => {
   it("none: every enterprise route is mounted and answers 402 naming the feature and the state", async () => {
-    for (const [path, feature] of [["/sso/acme/login", "sso"], ["/sso", "sso"], ["/scim/v2/Users", "scim"]] as const) {
+    for (const [path, feature] of [
+      ["/sso/acme/login", "sso"],
+      ["/sso", "sso"],
+      ["/scim/v2/Users", "scim"],
+    ] as const) {
       for (const method of ["GET", "POST"]) {
         const response = await call(path, { method });
         expect(response.status).toBe(402);
@@ -77,7 +83,11 @@ describe("enterprise routes with each licence state", () => {
     const vars = await installed({ expiresAt: nowSeconds() - DAY, graceSeconds: 7 * DAY });
     expect((await callWith(vars, "/scim/v2/Users")).status).toBe(404);
     const document = (await (await callWith(vars, "/.well-known/svc-enterprise")).json()) as { licence: { state: string; permissions: string[] } };
-    expect(document.licence).toMatchObject({ state: "grace", permissions: ["sso", "scim"], warning: expect.stringMatching(/^The licence expired at .* Install a renewed SVC_LICENSE_KEY\.$/) });
+    expect(document.licence).toMatchObject({
+      state: "grace",
+      permissions: ["sso", "scim"],
+      warning: expect.stringMatching(/^The licence expired at .* Install a renewed SVC_LICENSE_KEY\.$/),
+    });
   });
 
   it("expired: past the grace period, 402 as expired", async () => {
@@ -168,7 +178,9 @@ describe("start-up and config check", () => {
     const untrusted = { ...good, SVC_LICENSE_KEY: await mintLicence(issuer.privateKeyPem, "k9", claims()) };
     const [header, , signature] = good.SVC_LICENSE_KEY.split(".");
     const otherPayload = btoa(JSON.stringify({ lid: "lic-test-1", sub: "acme", exp: nowSeconds() + 3650 * DAY, features: ["sso", "scim"] }))
-      .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replace(/=+$/, "");
     const tampered = { ...good, SVC_LICENSE_KEY: `${header}.${otherPayload}.${signature}` };
     const garbage = { ...good, SVC_LICENSE_KEY: "not-a-licence" };
     for (const vars of [untrusted, tampered, garbage]) {

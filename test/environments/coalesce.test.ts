@@ -11,7 +11,11 @@ describe("concurrent projections of one environment", () => {
     const orgId = (await seedOrganization("coalesce")).id;
     const object = environmentObject(env, orgId, "env-c");
     const event = (ref: number, sequence: number, repository: string | undefined) => ({
-      ref, type: "environment.ready", sequence, at: Date.now(), payload: repository ? { repository, branch: "main" } : {},
+      ref,
+      type: "environment.ready",
+      sequence,
+      at: Date.now(),
+      payload: repository ? { repository, branch: "main" } : {},
     });
     const [first, second, third] = await Promise.all([
       object.project(orgId, "env-c", [event(0, 1, "acme/shop"), event(1, 2, "acme/shop")]),
@@ -24,8 +28,11 @@ describe("concurrent projections of one environment", () => {
     expect(second).toEqual([]);
     expect(third.map(({ ref }) => ref)).toContain(9);
     expect(third.every(({ ref }) => ref === 7 || ref === 9)).toBe(true);
-    const row = await asRole("superuser", async (client) =>
-      (await client.query("SELECT last_sequence::int AS last_sequence FROM environments WHERE org_id = $1 AND env_id = 'env-c'", [orgId])).rows[0]);
+    const row = await asRole(
+      "superuser",
+      async (client) =>
+        (await client.query("SELECT last_sequence::int AS last_sequence FROM environments WHERE org_id = $1 AND env_id = 'env-c'", [orgId])).rows[0],
+    );
     expect(row).toEqual({ last_sequence: 5 });
   });
 });

@@ -27,9 +27,7 @@ const envEvent = (envId: string, type: string, sequence: number, payload: Record
 
 describe("environment projection", () => {
   it("creates the row from the first event that names its repository and keeps the payload properties", async () => {
-    const response = await postEvents(token, [
-      envEvent("pr-7", "queued", 1, { pull_request: 7, started_at: "2026-11-01T10:00:00Z", ttl_seconds: 3600 }),
-    ]);
+    const response = await postEvents(token, [envEvent("pr-7", "queued", 1, { pull_request: 7, started_at: "2026-11-01T10:00:00Z", ttl_seconds: 3600 })]);
     expect(((await response.json()) as IngestBody).unprojected).toBe(0);
     const row = await environment("pr-7");
     expect(row).toMatchObject({ repository: "acme/shop", branch: "main", pull_request: 7, state: "queued", last_sequence: 1, ttl_seconds: 3600 });
@@ -51,14 +49,23 @@ describe("environment projection", () => {
     const response = await postEvents(token, [envEvent("lit", "ready", 1, { branch: hostile, preview_urls: [url] })]);
     expect(await response.json()).toMatchObject({ accepted: 1, unprojected: 0 });
     expect(await environment("lit")).toMatchObject({ repository: "acme/shop", branch: hostile, state: "ready", last_sequence: 1 });
-    const urls = await asRole("superuser", async (client) => (await client.query("SELECT preview_urls FROM environments WHERE org_id = $1 AND env_id = 'lit'", [orgId])).rows[0]);
+    const urls = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT preview_urls FROM environments WHERE org_id = $1 AND env_id = 'lit'", [orgId])).rows[0],
+    );
     expect(urls.preview_urls).toEqual([url]);
   });
 
   it("keeps the preview URLs the engine reports, until an event reports others", async () => {
-    await postEvents(token, [envEvent("pv", "creating", 1), envEvent("pv", "ready", 2, { preview_urls: ["https://pv.example.com/", "http://127.0.0.1:3000/"] })]);
+    await postEvents(token, [
+      envEvent("pv", "creating", 1),
+      envEvent("pv", "ready", 2, { preview_urls: ["https://pv.example.com/", "http://127.0.0.1:3000/"] }),
+    ]);
     await postEvents(token, [envEvent("pv", "sleeping", 3)]);
-    const row = await asRole("superuser", async (client) => (await client.query("SELECT preview_urls FROM environments WHERE org_id = $1 AND env_id = 'pv'", [orgId])).rows[0]);
+    const row = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT preview_urls FROM environments WHERE org_id = $1 AND env_id = 'pv'", [orgId])).rows[0],
+    );
     expect(row.preview_urls).toEqual(["https://pv.example.com/", "http://127.0.0.1:3000/"]);
     const refused = await postEvents(token, [envEvent("pv", "ready", 4, { preview_urls: ["ftp://files.example.com/"] })]);
     expect(refused.status).toBe(207);

@@ -78,7 +78,10 @@ describe("POST /v1/events: accepted batches", () => {
   });
 
   it("accepts 500 events in one batch", async () => {
-    const response = await postEvents(token, Array.from({ length: 500 }, () => makeEvent()));
+    const response = await postEvents(
+      token,
+      Array.from({ length: 500 }, () => makeEvent()),
+    );
     expect(response.status).toBe(202);
     expect((await storedIds()).length).toBe(500);
   });
@@ -161,7 +164,10 @@ describe("POST /v1/events: refusals store nothing", () => {
   });
 
   it("answers 413 to more than 500 events", async () => {
-    const response = await postEvents(token, Array.from({ length: 501 }, () => makeEvent()));
+    const response = await postEvents(
+      token,
+      Array.from({ length: 501 }, () => makeEvent()),
+    );
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ error: expect.stringMatching(/500/) });
     expect(await storedIds()).toEqual([]);

@@ -38,10 +38,26 @@ describe("POST /v1/events: one event past a limit is rejected alone", () => {
     ["a payload over 64 KiB of UTF-8", { payload: { text: "é".repeat(33 * 1024) } }, /`payload`: must be at most 65536 bytes/],
     ["a payload nested over 32 levels", { payload: JSON.parse(`${'{"a":'.repeat(40)}1${"}".repeat(40)}`) }, /must not nest more than 32 levels/],
     ["a NUL in an environment event's branch", { type: "environment.ready", envId: "e1", payload: { repository: "o/r", branch: "main\u0000" } }, /NUL/],
-    ["an environment branch over 255 characters", { type: "environment.ready", envId: "e1", payload: { repository: "o/r", branch: "b".repeat(256) } }, /`payload\.branch`: must be at most 255/],
-    ["a preview URL with a NUL", { type: "environment.ready", envId: "e1", payload: { repository: "o/r", preview_urls: ["https://a.example/\u0000"] } }, /preview_urls/],
-    ["a pull request number past PostgreSQL's integer", { type: "environment.ready", envId: "e1", payload: { repository: "o/r", pull_request: 2 ** 31 } }, /pull_request/],
-    ["a NUL in a final event's payload", { type: "workload.finished", payload: { runId: crypto.randomUUID(), note: "\u0000" } }, /`payload\.note`: must not contain a NUL/],
+    [
+      "an environment branch over 255 characters",
+      { type: "environment.ready", envId: "e1", payload: { repository: "o/r", branch: "b".repeat(256) } },
+      /`payload\.branch`: must be at most 255/,
+    ],
+    [
+      "a preview URL with a NUL",
+      { type: "environment.ready", envId: "e1", payload: { repository: "o/r", preview_urls: ["https://a.example/\u0000"] } },
+      /preview_urls/,
+    ],
+    [
+      "a pull request number past PostgreSQL's integer",
+      { type: "environment.ready", envId: "e1", payload: { repository: "o/r", pull_request: 2 ** 31 } },
+      /pull_request/,
+    ],
+    [
+      "a NUL in a final event's payload",
+      { type: "workload.finished", payload: { runId: crypto.randomUUID(), note: "\u0000" } },
+      /`payload\.note`: must not contain a NUL/,
+    ],
   ];
 
   for (const [name, overrides, reason] of cases) {
@@ -78,7 +94,12 @@ describe("POST /v1/events: the body's size", () => {
 
   it("answers 413 to a 10 MB body at once, without reading it", async () => {
     const started = Date.now();
-    const response = await call("/v1/events", { method: "POST", token, body: new Uint8Array(10_000_000).fill(32), headers: { "content-type": "application/json" } });
+    const response = await call("/v1/events", {
+      method: "POST",
+      token,
+      body: new Uint8Array(10_000_000).fill(32),
+      headers: { "content-type": "application/json" },
+    });
     expect(response.status).toBe(413);
     expect(Date.now() - started).toBeLessThan(5000);
   });

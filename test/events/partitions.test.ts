@@ -35,16 +35,26 @@ async function send(event: EventInput) {
 }
 
 const partitions = () =>
-  asRole("superuser", async (client) => {
-    const { rows } = await client.query("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass ORDER BY 1");
-    return rows.map((row) => row.relname as string);
-  }, own.database);
+  asRole(
+    "superuser",
+    async (client) => {
+      const { rows } = await client.query(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass ORDER BY 1",
+      );
+      return rows.map((row) => row.relname as string);
+    },
+    own.database,
+  );
 
 const whereIs = (id: string) =>
-  asRole("superuser", async (client) => {
-    const { rows } = await client.query("SELECT tableoid::regclass::text AS part FROM events WHERE org_id = $1 AND id = $2", [orgId, id]);
-    return rows.map((row) => row.part as string);
-  }, own.database);
+  asRole(
+    "superuser",
+    async (client) => {
+      const { rows } = await client.query("SELECT tableoid::regclass::text AS part FROM events WHERE org_id = $1 AND id = $2", [orgId, id]);
+      return rows.map((row) => row.part as string);
+    },
+    own.database,
+  );
 
 const now = new Date();
 const current = monthOf(now);
@@ -101,7 +111,10 @@ describe("the partition pass (daily cron)", () => {
 
     const month = `events-${monthStart(monthsAgo(8)).slice(0, 7)}.ndjson`;
     const archived = async (org: string) =>
-      (await (await env.EVENT_ARCHIVE!.get(`${archiveFolder(prefix, org)}${month}`))!.text()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      (await (await env.EVENT_ARCHIVE!.get(`${archiveFolder(prefix, org)}${month}`))!.text())
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect((await archived(other)).map((line) => line.id).sort()).toEqual(others.map((event) => event.id).sort());
     const lines = await archived(orgId);
     expect(lines).toHaveLength(1);

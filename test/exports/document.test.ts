@@ -26,21 +26,28 @@ describe("the data export document", () => {
     await reportEnvironment(place, envId, { branch: "main", preview_urls: ["https://preview.example.com"] });
     await seedRun(place.orgId, envId);
     await asRole("superuser", (client) =>
-      client.query("INSERT INTO billing_history (org_id, source, from_plan, to_plan, note) VALUES ($1, 'operator', 'free', 'team', 'set on the console')", [place.orgId]));
+      client.query("INSERT INTO billing_history (org_id, source, from_plan, to_plan, note) VALUES ($1, 'operator', 'free', 'team', 'set on the console')", [
+        place.orgId,
+      ]),
+    );
     await reportEnvironment(other, newEnvId());
 
     const document = await exportOf(place.orgId);
     expect(document.people.map((person) => person.role).sort()).toEqual(["admin", "admin", "member", "owner", "viewer"]);
     expect(document.invitations).toHaveLength(1);
     expect(document.repositories).toEqual(expect.arrayContaining([expect.objectContaining({ repository: place.repository.full, via: "claim" })]));
-    expect(document.environments).toEqual([expect.objectContaining({ envId, repository: place.repository.full, previewUrls: ["https://preview.example.com"] })]);
+    expect(document.environments).toEqual([
+      expect.objectContaining({ envId, repository: place.repository.full, previewUrls: ["https://preview.example.com"] }),
+    ]);
     expect(document.workloads).toHaveLength(1);
     expect(document.workloadRuns).toEqual([expect.objectContaining({ envId, state: "requested" })]);
-    expect(document.credentials).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: "engine token", name: "exported engine" }),
-      expect.objectContaining({ kind: "cli token", scopes: ["tokens.manage"] }),
-      expect.objectContaining({ kind: "repository claim", name: place.repository.full }),
-    ]));
+    expect(document.credentials).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "engine token", name: "exported engine" }),
+        expect.objectContaining({ kind: "cli token", scopes: ["tokens.manage"] }),
+        expect.objectContaining({ kind: "repository claim", name: place.repository.full }),
+      ]),
+    );
     expect(document.billingHistory).toEqual([expect.objectContaining({ from: "free", to: "team", source: "operator" })]);
     expect(document.auditLog.length).toBeGreaterThan(3);
     expect(document.notIncluded.map((entry) => entry.what)).toEqual(expect.arrayContaining(["engine token values", "provider key material"]));
@@ -64,7 +71,8 @@ describe("the data export document", () => {
         `INSERT INTO environments (org_id, env_id, repository, state, last_event_at)
          SELECT $1, 'bulk-' || lpad(n::text, 5, '0'), $2, 'ready', now() FROM generate_series(1, $3) n`,
         [place.orgId, place.repository.full, count],
-      ));
+      ),
+    );
     const document = await exportOf(place.orgId);
     const ids = document.environments.map((environment) => environment.envId);
     expect(ids).toHaveLength(count);

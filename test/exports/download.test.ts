@@ -21,7 +21,9 @@ describe("data exports from the console", () => {
     const console = await rpcClient(admin);
     const created = await console.exports.create.mutate({ orgId });
     expect(created.sizeBytes).toBeGreaterThan(100);
-    expect(await console.exports.list.query({ orgId })).toEqual([expect.objectContaining({ id: created.id, sizeBytes: created.sizeBytes, download: created.download })]);
+    expect(await console.exports.list.query({ orgId })).toEqual([
+      expect.objectContaining({ id: created.id, sizeBytes: created.sizeBytes, download: created.download }),
+    ]);
     const response = await get(admin, created.download);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-disposition")).toMatch(/attachment/);
@@ -39,7 +41,11 @@ describe("data exports from the console", () => {
     expect((await get(admin, `/console/api/exports/${crypto.randomUUID()}?orgId=${orgId}`)).status).toBe(404);
 
     const csrf = await browser(admin).csrf();
-    const refused = await callWith({ EXPORTS: undefined }, "/rpc/exports.create", { method: "POST", json: { orgId }, headers: { cookie: `svc_session=${admin}`, "x-svc-csrf": csrf } });
+    const refused = await callWith({ EXPORTS: undefined }, "/rpc/exports.create", {
+      method: "POST",
+      json: { orgId },
+      headers: { cookie: `svc_session=${admin}`, "x-svc-csrf": csrf },
+    });
     expect(refused.status).toBe(412);
   });
 
@@ -53,7 +59,8 @@ describe("data exports from the console", () => {
         `INSERT INTO audit_log (org_id, seq, action, actor_label, data, hash)
          SELECT $1, 1000 + n, 'bulk.seeded', 'seed', jsonb_build_object('n', n, 'filler', repeat('x', 2000)), md5(n::text) FROM generate_series(1, $2) n`,
         [orgId, entries],
-      ));
+      ),
+    );
     const created = await (await rpcClient(admin)).exports.create.mutate({ orgId });
     expect(created.sizeBytes).toBeGreaterThan(3 * PART_BYTES);
     const response = await get(admin, created.download);

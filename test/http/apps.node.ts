@@ -54,5 +54,4 @@ describe("the engine app", () => {
     expect(await appFor(request("POST", "/v1/tokens"))).toBe(fullApp);
     expect(await appFor(request("GET", "/v1/events"))).toBe(fullApp);
   });
-
 });

@@ -24,8 +24,10 @@ const STARTUP: Record<StartupCode, Record<string, string>> = {
 };
 
 /** What confirms an organization's deletion: its slug. */
-const deletionConfirmed = async (orgId: string) =>
-  ({ orgId, confirm: (await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [orgId]))).rows[0].slug as string });
+const deletionConfirmed = async (orgId: string) => ({
+  orgId,
+  confirm: (await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [orgId]))).rows[0].slug as string,
+});
 
 /** A deletion just requested: its export link answers 409 until the Export step ran. */
 async function exportNotReady() {
@@ -74,13 +76,15 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   claim_proof_required: async () => postClaim((await seedTenant("catalog-claim")).cli, newRepository("catalog").full),
   export_not_ready: exportNotReady,
   // Console procedures: their refusals carry the code in the envelope and, for a call not batched, in the header.
-  unsupported_media_type: () => call("/rpc/organization.settings", { method: "POST", body: "orgId=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+  unsupported_media_type: () =>
+    call("/rpc/organization.settings", { method: "POST", body: "orgId=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
   last_owner: () => asOwner("account.close", () => ({ confirm: "close" })),
   already_exists: () => asOwner("runtimes.register", (orgId) => ({ orgId, name: "catalog-runner" }), {}, 2),
   state_conflict: () => asOwner("deletion.request", deletionConfirmed, {}, 2),
   not_configured: () => asOwner("billing.portal"),
   billing_account_missing: () => asOwner("billing.portal", undefined, billingOn()),
-  plan_not_for_sale: () => asOwner("subscriptions.checkout", (orgId) => ({ orgId, plan: "enterprise" }), billingOn({ SVC_BILLING_PRICE_ENTERPRISE: undefined })),
+  plan_not_for_sale: () =>
+    asOwner("subscriptions.checkout", (orgId) => ({ orgId, plan: "enterprise" }), billingOn({ SVC_BILLING_PRICE_ENTERPRISE: undefined })),
   billing_refused: () => asOwner("subscriptions.checkout", (orgId) => ({ orgId, plan: "team" }), billingOn({ SVC_BILLING_API_BASE: "http://127.0.0.1:1" })),
   repository_not_claimed: () => asOwner("masking.propose", (orgId) => ({ orgId, summary: "catalog", content: "" })),
   member_list_unavailable: () => asOwner("members.sync"),
@@ -104,7 +108,8 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   already_reported: ANSWERS["post /v1/pr/report"]![409]!,
   codehost_refused: ANSWERS["post /v1/pr/callback-token"]![502]!,
   internal_error: ANSWERS["get /health"]![500]!,
-  database_unavailable: async () => callWith(UNREACHABLE_DATABASE, "/v1/events", { method: "POST", token: (await seedTenant("catalog-db")).engine, json: { events: [] } }),
+  database_unavailable: async () =>
+    callWith(UNREACHABLE_DATABASE, "/v1/events", { method: "POST", token: (await seedTenant("catalog-db")).engine, json: { events: [] } }),
 };
 
 describe("the error catalog", () => {

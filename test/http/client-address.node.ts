@@ -14,7 +14,18 @@ describe("clientAddress (SVC_TRUSTED_PROXY_HOPS)", () => {
     expect(clientAddress("198.51.100.7", 2)).toBeNull();
     expect(clientAddress("not-an-address", 1)).toBeNull();
     expect(clientAddress("999.1.1.1", 1)).toBeNull();
-    for (const notIpv6 of ["1:::2", ":1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "12345::1", "::g", "1::2::3", "::1.2.3.256", "::1.2.3", "1:2:3:4:5:6:7:1.2.3.4"]) {
+    for (const notIpv6 of [
+      "1:::2",
+      ":1:2:3:4:5:6:7",
+      "1:2:3:4:5:6:7:8:9",
+      "1:2:3:4:5:6:7",
+      "12345::1",
+      "::g",
+      "1::2::3",
+      "::1.2.3.256",
+      "::1.2.3",
+      "1:2:3:4:5:6:7:1.2.3.4",
+    ]) {
       expect({ notIpv6, address: clientAddress(notIpv6, 1) }).toEqual({ notIpv6, address: null });
     }
     expect(addressBucket("signin", null)).toBe("signin:shared");
@@ -29,7 +40,13 @@ describe("the rate-limit subject of an address", () => {
 
   it("is an IPv6 address's /64, however it is written", () => {
     const subject = "2001:0db8:0000:0001::/64";
-    for (const spelling of ["2001:db8:0:1::1", "2001:db8::1:0:0:0:1", "2001:0db8:0000:0001:ffff:ffff:ffff:ffff", "2001:db8:0:1:a:b:1.2.3.4", "2001:db8:0:1::"]) {
+    for (const spelling of [
+      "2001:db8:0:1::1",
+      "2001:db8::1:0:0:0:1",
+      "2001:0db8:0000:0001:ffff:ffff:ffff:ffff",
+      "2001:db8:0:1:a:b:1.2.3.4",
+      "2001:db8:0:1::",
+    ]) {
       expect({ spelling, subject: rateLimitSubject(spelling) }).toEqual({ spelling, subject });
     }
     expect(rateLimitSubject("2001:db8:0:2::1")).toBe("2001:0db8:0000:0002::/64");

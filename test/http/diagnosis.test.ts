@@ -41,7 +41,11 @@ describe("diagnose", () => {
     };
     const wrong = new URL(inject("database").app);
     wrong.password = "not-the-password";
-    expect(diagnose(await firstStatement(wrong.toString(), "SELECT 1"))).toMatchObject({ kind: "database_unreachable", errorClass: ["DatabaseUnreachable", "DatabaseError"], sqlState: "28P01" });
+    expect(diagnose(await firstStatement(wrong.toString(), "SELECT 1"))).toMatchObject({
+      kind: "database_unreachable",
+      errorClass: ["DatabaseUnreachable", "DatabaseError"],
+      sqlState: "28P01",
+    });
     expect(diagnose(await firstStatement(inject("database").app, "SELECT 1 / 0"))).toMatchObject({ kind: "internal", sqlState: "22012" });
   });
 
@@ -50,7 +54,10 @@ describe("diagnose", () => {
     const wrong = new URL(inject("database").app);
     wrong.password = "not-the-password";
     for (const url of ["postgres://svc_app:x@127.0.0.1:1/svc", wrong.toString()]) {
-      const failure = await withClient(url, (client) => client.query("SELECT 1")).then(() => null, (error: unknown) => error);
+      const failure = await withClient(url, (client) => client.query("SELECT 1")).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(diagnose(failure)).toMatchObject({ kind: "database_unreachable", errorClass: expect.arrayContaining(["DatabaseUnreachable"]) });
     }
   });

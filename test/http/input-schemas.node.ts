@@ -87,6 +87,10 @@ describe("the shared text schema covers every input", () => {
   });
 
   it("would catch a bare string", () => {
-    expect(unguarded(z.object({ name: z.string(), payload: z.record(z.string(), z.unknown()).optional() }), "x")).toEqual(["x.name", "x.payload{key}", "x.payload{value} (unchecked JSON)"]);
+    expect(unguarded(z.object({ name: z.string(), payload: z.record(z.string(), z.unknown()).optional() }), "x")).toEqual([
+      "x.name",
+      "x.payload{key}",
+      "x.payload{value} (unchecked JSON)",
+    ]);
   });
 });

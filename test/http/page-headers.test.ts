@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { call, callWith } from "../support/http";
 import { someAddress } from "../support/signin";
 
-const POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 const pages: Array<[string, () => Promise<Response>]> = [
   ["the operator portal (/admin)", () => call("/admin")],

@@ -57,7 +57,16 @@ describe("GET /openapi.json", () => {
 describe("GET /openapi.json: the console procedures", () => {
   it("lists every customer procedure with its input, queries as GET and mutations as POST", async () => {
     const doc = (await (await call("/openapi.json")).json()) as {
-      paths: Record<string, Record<string, { parameters?: Array<{ name: string; content: Record<string, { schema: { required?: string[] } }> }>; requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown>; required?: string[] } }> } }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: Array<{ name: string; content: Record<string, { schema: { required?: string[] } }> }>;
+            requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown>; required?: string[] } }> };
+          }
+        >
+      >;
     };
     expect(doc.paths["/rpc/organization.get"]?.get?.parameters?.[0]?.name).toBe("input");
     const agents = doc.paths["/rpc/agents.run"]?.post?.requestBody?.content["application/json"]?.schema;
@@ -65,7 +74,9 @@ describe("GET /openapi.json: the console procedures", () => {
     // A field with a default is optional to the caller.
     expect(agents!.required).not.toContain("workflow");
     const procedures = Object.keys(doc.paths).filter((path) => path.startsWith("/rpc/"));
-    expect(procedures).toEqual(expect.arrayContaining(["/rpc/account.close", "/rpc/members.sync", "/rpc/tokens.create", "/rpc/invitations.accept", "/rpc/workloads.start"]));
+    expect(procedures).toEqual(
+      expect.arrayContaining(["/rpc/account.close", "/rpc/members.sync", "/rpc/tokens.create", "/rpc/invitations.accept", "/rpc/workloads.start"]),
+    );
     expect(procedures.some((path) => path.startsWith("/rpc/admin."))).toBe(false);
   });
 });

@@ -19,10 +19,16 @@ describe("the local bridge's backend pool", () => {
     });
     // Whichever backend the next sessions get (another test may take the one just handed back).
     for (let i = 0; i < 3; i++) {
-      const seen = await session(async (client) =>
-        // A statement that runs at all is not inside the failed transaction the last session left.
-        (await client.query<{ pid: number; org: string | null; locked: boolean }>(
-          "SELECT pg_backend_pid() AS pid, current_setting('app.org_id', true) AS org, pg_try_advisory_lock($1) AS locked", [lock])).rows[0]!);
+      const seen = await session(
+        async (client) =>
+          // A statement that runs at all is not inside the failed transaction the last session left.
+          (
+            await client.query<{ pid: number; org: string | null; locked: boolean }>(
+              "SELECT pg_backend_pid() AS pid, current_setting('app.org_id', true) AS org, pg_try_advisory_lock($1) AS locked",
+              [lock],
+            )
+          ).rows[0]!,
+      );
       expect(seen.org ?? "").toBe("");
       expect(seen.locked).toBe(true); // the lock was released with the last session
       pids.push(seen.pid);

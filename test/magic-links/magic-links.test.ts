@@ -38,7 +38,11 @@ const ask = (to: string, overrides = MAIL()) =>
   callWith(overrides, "/auth/magic-link", { method: "POST", json: { email: to }, headers: { "x-forwarded-for": address() } });
 
 async function mailedLink(to: string): Promise<string | null> {
-  const mails = (await (await fetch(`${inject("mailBase")}/_fake/emails?to=${encodeURIComponent(to)}`)).json()) as Array<{ subject: string; text: string; authorization: string }>;
+  const mails = (await (await fetch(`${inject("mailBase")}/_fake/emails?to=${encodeURIComponent(to)}`)).json()) as Array<{
+    subject: string;
+    text: string;
+    authorization: string;
+  }>;
   const last = mails[mails.length - 1];
   if (!last) return null;
   expect(last.subject).toBe("Sign in to Acme Cloud");
@@ -62,8 +66,10 @@ describe("magic-link sign-in", () => {
     const first = await follow(link!);
     expect(first.status).toBe(302);
     expect(first.headers.get("set-cookie")).toMatch(/svc_session=svc_ses_/);
-    const membership = await asRole("superuser", async (client) =>
-      (await client.query("SELECT m.role FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND p.email = $2", [orgId, email])).rows,
+    const membership = await asRole(
+      "superuser",
+      async (client) =>
+        (await client.query("SELECT m.role FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND p.email = $2", [orgId, email])).rows,
     );
     expect(membership).toEqual([{ role: "viewer" }]);
 
@@ -74,10 +80,16 @@ describe("magic-link sign-in", () => {
 
   it("signs in the address's own e-mail person, the same one every time, never a code-host person sharing the address", async () => {
     // An older code-host person whose code-host e-mail is the same address: the oldest person with it.
-    const codehostPerson = await asRole("superuser", async (client) =>
-      (await client.query("INSERT INTO people (codehost_user_id, login, email, created_at) VALUES ($1, $2, $3, now() - interval '1 day') RETURNING id", [
-        Math.floor(Math.random() * 1e12) + 1, `someone-${crypto.randomUUID().slice(0, 6)}`, email,
-      ])).rows[0].id as string,
+    const codehostPerson = await asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query("INSERT INTO people (codehost_user_id, login, email, created_at) VALUES ($1, $2, $3, now() - interval '1 day') RETURNING id", [
+            Math.floor(Math.random() * 1e12) + 1,
+            `someone-${crypto.randomUUID().slice(0, 6)}`,
+            email,
+          ])
+        ).rows[0].id as string,
     );
     await invite("member");
     /** The person a followed link signed in. */

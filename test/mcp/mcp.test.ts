@@ -35,7 +35,16 @@ async function person(role: "owner" | "admin" | "member" | "viewer", orgId = pla
   return { personId, session: await seedSession(personId) };
 }
 
-const EIGHT = ["create_environment", "get_environment", "list_environments", "list_workloads", "run_agents", "run_load", "start_workload_run", "teardown_environment"];
+const EIGHT = [
+  "create_environment",
+  "get_environment",
+  "list_environments",
+  "list_workloads",
+  "run_agents",
+  "run_load",
+  "start_workload_run",
+  "teardown_environment",
+];
 
 describe("discovery", () => {
   it("names the /mcp resource and its authorization server; the server offers authorization_code and S256 only", async () => {
@@ -74,7 +83,8 @@ describe("discovery", () => {
 });
 
 describe("registration", () => {
-  const register = (json: unknown) => call("/auth/mcp/register", { method: "POST", json, headers: { "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.1` } });
+  const register = (json: unknown) =>
+    call("/auth/mcp/register", { method: "POST", json, headers: { "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.1` } });
 
   it("registers a public client with its redirect URIs; http only on loopback", async () => {
     const created = await register({ client_name: "Editor", redirect_uris: ["http://127.0.0.1:5000/cb", "https://editor.example/cb", "editor-app:/cb"] });
@@ -124,9 +134,14 @@ describe("the whole connection with the SDK client", () => {
 
     const started = await callTool(client, "start_workload_run", { envId, versionId: defined.versionId });
     expect(started).toMatchObject({ isError: false, data: { envId, runId: expect.any(String), dispatch: { outcome: "dispatched" } } });
-    expect(((await callTool(client, "get_environment", { envId })).data!.latestRuns as Array<{ id: string }>).map((run) => run.id)).toEqual([started.data!.runId]);
+    expect(((await callTool(client, "get_environment", { envId })).data!.latestRuns as Array<{ id: string }>).map((run) => run.id)).toEqual([
+      started.data!.runId,
+    ]);
 
-    expect(await callTool(client, "run_agents", { envId, workflows: ["review"] })).toMatchObject({ isError: false, data: { envId, dispatch: { outcome: "dispatched" } } });
+    expect(await callTool(client, "run_agents", { envId, workflows: ["review"] })).toMatchObject({
+      isError: false,
+      data: { envId, dispatch: { outcome: "dispatched" } },
+    });
     expect(await callTool(client, "run_load", { envId })).toMatchObject({ isError: false, data: { envId, dispatch: { outcome: "dispatched" } } });
     const created = await callTool(client, "create_environment", { repository: place.repository.full, branch: "feature/mcp" });
     expect(created).toMatchObject({ isError: false, data: { envId: expect.stringMatching(/^feature-mcp-/), dispatch: { outcome: "dispatched" } } });
@@ -135,8 +150,11 @@ describe("the whole connection with the SDK client", () => {
 
     const inputs = (await acceptedDispatches(place.repository)).map((dispatch) => dispatch.inputs.command);
     expect(inputs).toEqual(expect.arrayContaining(["workload", "agents", "load", "up", "down"]));
-    const audited = await asRole("superuser", async (db) =>
-      (await db.query("SELECT count(*)::int AS n FROM audit_log WHERE org_id = $1 AND action = 'protocol_client.authorized'", [place.orgId])).rows[0].n);
+    const audited = await asRole(
+      "superuser",
+      async (db) =>
+        (await db.query("SELECT count(*)::int AS n FROM audit_log WHERE org_id = $1 AND action = 'protocol_client.authorized'", [place.orgId])).rows[0].n,
+    );
     expect(audited).toBeGreaterThan(0);
 
     // Analytics: one event per call, the tool, outcome and duration; never arguments, results or the organization.
@@ -146,12 +164,14 @@ describe("the whole connection with the SDK client", () => {
     const distinctId = await pseudonym(SURROGATE_SECRET, place.orgId);
     const events = (await analyticsEvents()).filter((event) => event.distinct_id === distinctId && event.event === "mcp_tool_call");
     const calls = events.map((event) => ({ tool: event.properties.tool, outcome: event.properties.outcome }));
-    expect(calls).toEqual(expect.arrayContaining([
-      { tool: "list_environments", outcome: "ok" },
-      { tool: "start_workload_run", outcome: "ok" },
-      { tool: "teardown_environment", outcome: "ok" },
-      { tool: "get_environment", outcome: "error" },
-    ]));
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        { tool: "list_environments", outcome: "ok" },
+        { tool: "start_workload_run", outcome: "ok" },
+        { tool: "teardown_environment", outcome: "ok" },
+        { tool: "get_environment", outcome: "error" },
+      ]),
+    );
     expect(calls).toHaveLength(10);
     for (const event of events) {
       expect(Object.keys(event.properties).sort()).toEqual(["$process_person_profile", "duration_ms", "outcome", "tool"]);
@@ -191,17 +211,33 @@ describe("the required-plan gate", () => {
 
 describe("what the authorization server refuses", () => {
   async function registered(redirect = REDIRECT_URI) {
-    const response = await call("/auth/mcp/register", { method: "POST", json: { client_name: "Raw client", redirect_uris: [redirect] }, headers: { "x-forwarded-for": "10.8.0.1" } });
+    const response = await call("/auth/mcp/register", {
+      method: "POST",
+      json: { client_name: "Raw client", redirect_uris: [redirect] },
+      headers: { "x-forwarded-for": "10.8.0.1" },
+    });
     return ((await response.json()) as { client_id: string }).client_id;
   }
   const CHALLENGE = "3IFdHrlVlGa7G5a82bxbpozu4WLkg5qoGBZqCDZ-zLs"; // BASE64URL(SHA-256(VERIFIER))
   const VERIFIER = "dBjftJeZ4CVP-mJ92IqeukqJqAu9X9vjzlVCj9-uBjw";
   const authorizeUrl = (clientId: string, more: Record<string, string> = {}) =>
-    new URL(`${ORIGIN}/auth/mcp/authorize?${new URLSearchParams({
-      response_type: "code", client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: CHALLENGE, code_challenge_method: "S256", state: "s1", ...more,
-    })}`);
+    new URL(
+      `${ORIGIN}/auth/mcp/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: CHALLENGE,
+        code_challenge_method: "S256",
+        state: "s1",
+        ...more,
+      })}`,
+    );
   const exchange = (fields: Record<string, string>) =>
-    call("/auth/mcp/token", { method: "POST", body: new URLSearchParams({ grant_type: "authorization_code", ...fields }).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+    call("/auth/mcp/token", {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "authorization_code", ...fields }).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
 
   it("shows a redirect URI that is not exactly a registered one to the person, and redirects nowhere", async () => {
     const { session } = await person("member");
@@ -220,7 +256,12 @@ describe("what the authorization server refuses", () => {
     await twice.body?.cancel();
   });
 
-  const PKCE_PROBLEMS: Array<Record<string, string>> = [{ code_challenge_method: "plain", code_challenge: VERIFIER }, { code_challenge: "" }, { code_challenge_method: "" }, { response_type: "token" }];
+  const PKCE_PROBLEMS: Array<Record<string, string>> = [
+    { code_challenge_method: "plain", code_challenge: VERIFIER },
+    { code_challenge: "" },
+    { code_challenge_method: "" },
+    { response_type: "token" },
+  ];
 
   it("shows a refused request on its own page, redirecting nowhere, to a browser not signed in or never consenting to that client", async () => {
     const { session } = await person("member");
@@ -229,7 +270,12 @@ describe("what the authorization server refuses", () => {
       for (const more of PKCE_PROBLEMS) {
         const url = authorizeUrl(clientId, { redirect_uri: "https://phish.example/landing", ...more });
         const response = await call(url.pathname + url.search, { headers: cookie ? { cookie } : {}, redirect: "manual" });
-        expect({ more, signedIn: cookie !== null, status: response.status, location: response.headers.get("location") }).toEqual({ more, signedIn: cookie !== null, status: 400, location: null });
+        expect({ more, signedIn: cookie !== null, status: response.status, location: response.headers.get("location") }).toEqual({
+          more,
+          signedIn: cookie !== null,
+          status: 400,
+          location: null,
+        });
         expect(response.headers.get("content-type")).toMatch(/^text\/html/);
         expect(await response.text()).toContain("This connection cannot go on");
       }
@@ -247,7 +293,11 @@ describe("what the authorization server refuses", () => {
       const location = new URL(response.headers.get("location")!);
       expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
       const error = more.response_type ? "unsupported_response_type" : "invalid_request";
-      expect({ error: location.searchParams.get("error"), state: location.searchParams.get("state"), code: location.searchParams.get("code") }).toEqual({ error, state: "s1", code: null });
+      expect({ error: location.searchParams.get("error"), state: location.searchParams.get("state"), code: location.searchParams.get("code") }).toEqual({
+        error,
+        state: "s1",
+        code: null,
+      });
     }
     // Another person's consent counts for nothing.
     const other = await person("member");
@@ -259,7 +309,11 @@ describe("what the authorization server refuses", () => {
 
   it("marks the client's chosen name unverified and shows where the answer goes; the page may not be framed", async () => {
     const { session } = await person("member");
-    const response = await call("/auth/mcp/register", { method: "POST", json: { client_name: "Official <Editor>", redirect_uris: ["https://answers.example/cb?x=1"] }, headers: { "x-forwarded-for": "10.8.0.1" } });
+    const response = await call("/auth/mcp/register", {
+      method: "POST",
+      json: { client_name: "Official <Editor>", redirect_uris: ["https://answers.example/cb?x=1"] },
+      headers: { "x-forwarded-for": "10.8.0.1" },
+    });
     const { client_id: clientId } = (await response.json()) as { client_id: string };
     const url = authorizeUrl(clientId, { redirect_uri: "https://answers.example/cb?x=1" });
     const page = await call(url.pathname + url.search, { headers: { cookie: `svc_session=${session}` } });
@@ -267,14 +321,20 @@ describe("what the authorization server refuses", () => {
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     const html = await page.text();
-    expect(html).toContain('An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">Official &lt;Editor&gt;</strong>');
+    expect(html).toContain(
+      'An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">Official &lt;Editor&gt;</strong>',
+    );
     expect(html).toContain('<strong><code id="client-origin">https://answers.example</code></strong>');
   });
 
   it("shows a client name that holds markup as text, and keeps a redirect URI and a state with quotes inside their fields", async () => {
     const { session } = await person("member");
     const redirect = `https://answers.example/cb?q="><script>alert(2)</script>`;
-    const response = await call("/auth/mcp/register", { method: "POST", json: { client_name: "<script>alert(1)</script>", redirect_uris: [redirect] }, headers: { "x-forwarded-for": "10.8.0.1" } });
+    const response = await call("/auth/mcp/register", {
+      method: "POST",
+      json: { client_name: "<script>alert(1)</script>", redirect_uris: [redirect] },
+      headers: { "x-forwarded-for": "10.8.0.1" },
+    });
     const { client_id: clientId } = (await response.json()) as { client_id: string };
     const url = authorizeUrl(clientId, { redirect_uri: redirect, state: `'"><img src=x onerror=alert(3)>` });
     const page = await call(url.pathname + url.search, { headers: { cookie: `svc_session=${session}` } });
@@ -284,13 +344,23 @@ describe("what the authorization server refuses", () => {
     const elements = await elementsOf(html);
     expect(elements.filter((element) => element.tag === "script" || element.tag === "img")).toEqual([]);
     const field = (name: string) => elements.find((element) => element.tag === "input" && element.attributes.name === name)?.attributes;
-    expect(field("redirect_uri")).toEqual({ type: "hidden", name: "redirect_uri", value: "https://answers.example/cb?q=&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;" });
+    expect(field("redirect_uri")).toEqual({
+      type: "hidden",
+      name: "redirect_uri",
+      value: "https://answers.example/cb?q=&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;",
+    });
     expect(field("state")).toEqual({ type: "hidden", name: "state", value: "&#39;&quot;&gt;&lt;img src=x onerror=alert(3)&gt;" });
   });
 
   it("names a repeated parameter that holds markup as text on the refusal page", async () => {
     const name = "<script>alert(1)</script>";
-    const refused = await call(`/auth/mcp/authorize?${new URLSearchParams([[name, "1"], [name, "2"]])}`, { redirect: "manual" });
+    const refused = await call(
+      `/auth/mcp/authorize?${new URLSearchParams([
+        [name, "1"],
+        [name, "2"],
+      ])}`,
+      { redirect: "manual" },
+    );
     expect(refused.status).toBe(400);
     const html = await refused.text();
     expect(html).toContain("<p>The &lt;script&gt;alert(1)&lt;/script&gt; parameter was sent more than once.</p>");
@@ -352,11 +422,23 @@ describe("what the authorization server refuses", () => {
     const { session } = await person("member");
     const clientId = await registered();
     const code = await consent(session, authorizeUrl(clientId), place.orgId);
-    expect(await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: "A".repeat(43) })).json()).toMatchObject({ error: "invalid_grant" });
-    expect(await (await exchange({ code, client_id: await registered(), redirect_uri: REDIRECT_URI, code_verifier: VERIFIER })).json()).toMatchObject({ error: "invalid_grant" });
-    expect(await (await exchange({ code, client_id: clientId, redirect_uri: `${REDIRECT_URI}2`, code_verifier: VERIFIER })).json()).toMatchObject({ error: "invalid_grant" });
-    expect(await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, resource: "https://elsewhere.example/mcp" })).json()).toMatchObject({ error: "invalid_target" });
-    expect(await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, grant_type: "refresh_token" })).json()).toMatchObject({ error: "unsupported_grant_type" });
+    expect(await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: "A".repeat(43) })).json()).toMatchObject({
+      error: "invalid_grant",
+    });
+    expect(await (await exchange({ code, client_id: await registered(), redirect_uri: REDIRECT_URI, code_verifier: VERIFIER })).json()).toMatchObject({
+      error: "invalid_grant",
+    });
+    expect(await (await exchange({ code, client_id: clientId, redirect_uri: `${REDIRECT_URI}2`, code_verifier: VERIFIER })).json()).toMatchObject({
+      error: "invalid_grant",
+    });
+    expect(
+      await (
+        await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, resource: "https://elsewhere.example/mcp" })
+      ).json(),
+    ).toMatchObject({ error: "invalid_target" });
+    expect(
+      await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, grant_type: "refresh_token" })).json(),
+    ).toMatchObject({ error: "unsupported_grant_type" });
 
     const issued = await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, resource: `${ORIGIN}/mcp` });
     expect({ status: issued.status, body: issued.status === 200 ? null : await issued.clone().json() }).toEqual({ status: 200, body: null });
@@ -367,7 +449,9 @@ describe("what the authorization server refuses", () => {
     expect(listed.status).toBe(200);
     await listed.body?.cancel();
     // Only hashes are stored.
-    const stored = await asRole("superuser", async (db) => JSON.stringify((await db.query("SELECT * FROM protocol_grants WHERE client_id = $1", [clientId])).rows));
+    const stored = await asRole("superuser", async (db) =>
+      JSON.stringify((await db.query("SELECT * FROM protocol_grants WHERE client_id = $1", [clientId])).rows),
+    );
     expect(stored).not.toContain(token.access_token);
     expect(stored).not.toContain(code);
 
@@ -383,7 +467,10 @@ describe("what the authorization server refuses", () => {
     const clientId = await registered();
     const code = await consent(session, authorizeUrl(clientId), place.orgId);
     await asRole("superuser", (db) => db.query("UPDATE protocol_grants SET code_expires_at = now() - interval '1 second' WHERE client_id = $1", [clientId]));
-    expect(await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER })).json()).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/expired/) });
+    expect(await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER })).json()).toMatchObject({
+      error: "invalid_grant",
+      error_description: expect.stringMatching(/expired/),
+    });
   });
 });
 
@@ -404,7 +491,12 @@ describe("the protocol over one POST", () => {
     const text = await response.text();
     return { status: response.status, type: response.headers.get("content-type"), body: text ? JSON.parse(text) : null };
   };
-  const request = (method: string, params?: Record<string, unknown>, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+  const request = (method: string, params?: Record<string, unknown>, id: number | string = 1) => ({
+    jsonrpc: "2.0",
+    id,
+    method,
+    ...(params ? { params } : {}),
+  });
 
   it("answers initialize with the version asked for when it speaks it, else its newest, and only the tools capability", async () => {
     const asked = await send(request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }));
@@ -438,8 +530,14 @@ describe("the protocol over one POST", () => {
 
   it("answers every request that has an id with an error when it cannot serve it, and a notification with 202 whatever it holds", async () => {
     expect(await send(request("no/such/method", undefined, "m"))).toMatchObject({ status: 200, body: { jsonrpc: "2.0", id: "m", error: { code: -32601 } } });
-    expect(await send({ jsonrpc: "2.0", id: 5, method: "tools/list", params: [1, 2] })).toMatchObject({ status: 200, body: { id: 5, error: { code: -32602 } } });
-    expect(await send({ jsonrpc: "2.0", id: 6, method: "no/such/method", params: null })).toMatchObject({ status: 200, body: { id: 6, error: { code: -32602 } } });
+    expect(await send({ jsonrpc: "2.0", id: 5, method: "tools/list", params: [1, 2] })).toMatchObject({
+      status: 200,
+      body: { id: 5, error: { code: -32602 } },
+    });
+    expect(await send({ jsonrpc: "2.0", id: 6, method: "no/such/method", params: null })).toMatchObject({
+      status: 200,
+      body: { id: 6, error: { code: -32602 } },
+    });
     expect(await send({ jsonrpc: "2.0", id: 7, method: 42 })).toMatchObject({ status: 400, body: { id: 7, error: { code: -32600 } } });
     expect(await send({ jsonrpc: "2.0", method: "no/such/notification", params: [1] })).toEqual({ status: 202, type: null, body: null });
     // A response the client sends back (to a server request this server never makes) gets nothing.
@@ -448,8 +546,12 @@ describe("the protocol over one POST", () => {
 
   it("requires initialize's params: protocolVersion, capabilities and clientInfo", async () => {
     expect(await send(request("initialize", undefined, 1))).toMatchObject({ status: 200, body: { id: 1, error: { code: -32602 } } });
-    expect(await send(request("initialize", { protocolVersion: "2025-06-18", capabilities: {} }, 2))).toMatchObject({ body: { id: 2, error: { code: -32602 } } });
-    expect(await send(request("initialize", { capabilities: {}, clientInfo: { name: "raw", version: "0" } }, 3))).toMatchObject({ body: { id: 3, error: { code: -32602 } } });
+    expect(await send(request("initialize", { protocolVersion: "2025-06-18", capabilities: {} }, 2))).toMatchObject({
+      body: { id: 2, error: { code: -32602 } },
+    });
+    expect(await send(request("initialize", { capabilities: {}, clientInfo: { name: "raw", version: "0" } }, 3))).toMatchObject({
+      body: { id: 3, error: { code: -32602 } },
+    });
   });
 
   const mixedBatch = [
@@ -464,29 +566,55 @@ describe("the protocol over one POST", () => {
   it("answers each element of a batch on its own where the version takes batches (2025-03-26, 2024-11-05, or no version header)", async () => {
     for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }, { "mcp-protocol-version": "2024-11-05" }] as Record<string, string>[]) {
       const batch = await send(mixedBatch, headers);
-      expect({ headers, status: batch.status, answers: batch.body.map((each: { id: unknown; result?: unknown; error?: { code: number } }) => [each.id, each.error?.code ?? "ok"]) }).toEqual({
+      expect({
+        headers,
+        status: batch.status,
+        answers: batch.body.map((each: { id: unknown; result?: unknown; error?: { code: number } }) => [each.id, each.error?.code ?? "ok"]),
+      }).toEqual({
         headers,
         status: 200,
-        answers: [[1, "ok"], [2, -32601], [null, -32600], [3, -32602], [4, -32600]],
+        answers: [
+          [1, "ok"],
+          [2, -32601],
+          [null, -32600],
+          [3, -32602],
+          [4, -32600],
+        ],
       });
     }
-    expect(await send([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 1, result: {} }])).toEqual({ status: 202, type: null, body: null });
+    expect(
+      await send([
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 1, result: {} },
+      ]),
+    ).toEqual({ status: 202, type: null, body: null });
     const pings = (count: number) => Array.from({ length: count }, (_, index) => request("ping", undefined, index));
     expect((await send(pings(MAX_BATCH_MESSAGES))).body).toHaveLength(MAX_BATCH_MESSAGES);
-    expect(await send(pings(MAX_BATCH_MESSAGES + 1))).toMatchObject({ status: 400, body: { id: null, error: { code: -32600, message: expect.stringContaining(`${MAX_BATCH_MESSAGES}`) } } });
+    expect(await send(pings(MAX_BATCH_MESSAGES + 1))).toMatchObject({
+      status: 400,
+      body: { id: null, error: { code: -32600, message: expect.stringContaining(`${MAX_BATCH_MESSAGES}`) } },
+    });
   });
 
   it("refuses a batch whole, with one error, under 2025-06-18 and later, which removed batching", async () => {
     for (const version of ["2025-06-18", "2025-11-25"]) {
       const refused = await send([request("ping", undefined, 1)], { "mcp-protocol-version": version });
-      expect({ version, ...refused }).toMatchObject({ version, status: 400, body: { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining(version) } } });
+      expect({ version, ...refused }).toMatchObject({
+        version,
+        status: 400,
+        body: { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining(version) } },
+      });
       expect((await send(request("ping"), { "mcp-protocol-version": version })).status).toBe(200);
     }
   });
 
   it("refuses a request from a web page of another origin with 403; its own origin and no Origin pass", async () => {
     for (const origin of ["https://evil.example", "null", `${ORIGIN}.evil.example`, ORIGIN.replace(/^http:/, "https:")]) {
-      expect({ origin, ...(await send(request("tools/list"), { origin })) }).toMatchObject({ origin, status: 403, body: { id: null, error: { code: -32000 } } });
+      expect({ origin, ...(await send(request("tools/list"), { origin })) }).toMatchObject({
+        origin,
+        status: 403,
+        body: { id: null, error: { code: -32000 } },
+      });
     }
     expect(await send(request("ping"), { origin: ORIGIN })).toMatchObject({ status: 200, body: { id: 1, result: {} } });
     expect(await send(request("ping"))).toMatchObject({ status: 200, body: { id: 1, result: {} } });
@@ -499,7 +627,10 @@ describe("the protocol over one POST", () => {
   it("refuses a body that is not JSON, a client that cannot take JSON and a protocol version it does not speak", async () => {
     expect(await send(request("ping"), { "content-type": "text/plain" })).toMatchObject({ status: 415, body: { error: { code: -32000 } } });
     expect(await send(request("ping"), { accept: "text/event-stream" })).toMatchObject({ status: 406, body: { error: { code: -32000 } } });
-    expect(await send(request("ping"), { "mcp-protocol-version": "1999-01-01" })).toMatchObject({ status: 400, body: { error: { code: -32000, message: expect.stringContaining("2025-11-25") } } });
+    expect(await send(request("ping"), { "mcp-protocol-version": "1999-01-01" })).toMatchObject({
+      status: 400,
+      body: { error: { code: -32000, message: expect.stringContaining("2025-11-25") } },
+    });
     expect((await send(request("ping"), { "mcp-protocol-version": "2025-03-26" })).status).toBe(200);
   });
 });
@@ -517,7 +648,11 @@ describe("tokens stop working", () => {
     const { provider, client } = await connect(session, place.orgId);
     await client.close();
     expect(await status(bearerOf(provider))).toBe(200);
-    await asRole("superuser", (db) => db.query("UPDATE protocol_grants SET token_expires_at = now() - interval '1 second' WHERE token_hash IS NOT NULL AND client_id = $1", [provider.client!.client_id]));
+    await asRole("superuser", (db) =>
+      db.query("UPDATE protocol_grants SET token_expires_at = now() - interval '1 second' WHERE token_hash IS NOT NULL AND client_id = $1", [
+        provider.client!.client_id,
+      ]),
+    );
     expect(await status(bearerOf(provider))).toBe(401);
   });
 
@@ -534,7 +669,9 @@ describe("tokens stop working", () => {
     await (await rpcClient(closing.session)).account.close.mutate({ confirm: "close" });
     expect(await status(bearerOf(second.provider))).toBe(401);
     // Adding the person back does not bring the old token back.
-    await asRole("superuser", (db) => db.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'member', 'manual')", [place.orgId, removed.personId]));
+    await asRole("superuser", (db) =>
+      db.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'member', 'manual')", [place.orgId, removed.personId]),
+    );
     expect(await status(bearerOf(first.provider))).toBe(401);
   });
 
@@ -548,7 +685,9 @@ describe("tokens stop working", () => {
     // Another person's connections are not theirs to see or end.
     const other = await rpcClient((await person("admin")).session);
     expect(await other.connectedClients.list.query({ orgId: place.orgId })).toEqual([]);
-    await expect(other.connectedClients.revoke.mutate({ orgId: place.orgId, grantId: connected[0]!.grantId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+    await expect(other.connectedClients.revoke.mutate({ orgId: place.orgId, grantId: connected[0]!.grantId })).rejects.toMatchObject({
+      data: { httpStatus: 404 },
+    });
     expect(await status(bearerOf(provider))).toBe(200);
 
     expect(await console_.connectedClients.revoke.mutate({ orgId: place.orgId, grantId: connected[0]!.grantId })).toEqual({ revoked: true });
@@ -575,7 +714,9 @@ describe("tokens stop working", () => {
     await reportEnvironment(elsewhere, envId);
     // The same person belongs to both, and connected the client to the first.
     const { personId, session } = await person("member");
-    await asRole("superuser", (db) => db.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'owner', 'manual')", [elsewhere.orgId, personId]));
+    await asRole("superuser", (db) =>
+      db.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'owner', 'manual')", [elsewhere.orgId, personId]),
+    );
     const { client } = await connect(session, place.orgId);
     expect(await callTool(client, "get_environment", { envId })).toMatchObject({ isError: true, text: expect.stringMatching(/No such environment/) });
     expect(JSON.stringify((await callTool(client, "list_environments")).data)).not.toContain(envId);

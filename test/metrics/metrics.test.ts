@@ -125,7 +125,11 @@ describe("GET /metrics", () => {
     const node = isolate(uniqueObject());
     const tenant = await seedTenant("metrics");
     const duplicate = makeEvent();
-    const ingested = await node("/v1/events", { method: "POST", token: tenant.engine, json: { events: [makeEvent(), duplicate, duplicate, makeEvent({ type: 7 })] } });
+    const ingested = await node("/v1/events", {
+      method: "POST",
+      token: tenant.engine,
+      json: { events: [makeEvent(), duplicate, duplicate, makeEvent({ type: 7 })] },
+    });
     expect(ingested.status).toBe(207);
     expect((await node("/v1/commands/claim", { method: "POST", token: tenant.engine, json: {} })).status).toBe(200);
     expect((await node("/v1/auth/codehost-oidc", { method: "POST", json: { token: "not-a-jwt" } })).status).toBe(401);

@@ -30,7 +30,12 @@ interface Send {
 }
 
 const send = (method: string, path: string, { token, json, body, env: overrides }: Send = {}) => {
-  const init = { method, ...(token ? { token } : {}), ...(json === undefined ? {} : { json }), ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }) };
+  const init = {
+    method,
+    ...(token ? { token } : {}),
+    ...(json === undefined ? {} : { json }),
+    ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }),
+  };
   return overrides ? callWith(overrides, path, init) : call(path, init);
 };
 
@@ -73,7 +78,9 @@ async function heldRun() {
 async function leasedCommand() {
   const tenant = await home();
   const id = await seedCommand(tenant.orgId, await environment(tenant), "teardown");
-  const { commands } = (await (await send("POST", "/v1/commands/claim", { token: tenant.engine, json: {} })).json()) as { commands: Array<{ id: string; lease: { id: string } }> };
+  const { commands } = (await (await send("POST", "/v1/commands/claim", { token: tenant.engine, json: {} })).json()) as {
+    commands: Array<{ id: string; lease: { id: string } }>;
+  };
   return { id, leaseId: commands.find((command) => command.id === id)!.lease.id };
 }
 
@@ -104,8 +111,10 @@ const common = (method: string, path: string | (() => string), body?: unknown) =
 };
 
 /** The hook's 413 on a route reading a body. */
-const tooLarge = (path: string, token: () => Promise<string>, limit: number = BODY_LIMITS.default) => async () =>
-  send("POST", path, { token: await token(), body: oversized(limit) });
+const tooLarge =
+  (path: string, token: () => Promise<string>, limit: number = BODY_LIMITS.default) =>
+  async () =>
+    send("POST", path, { token: await token(), body: oversized(limit) });
 
 const events = (count = 1) => ({ events: Array.from({ length: count }, () => makeEvent()) });
 

@@ -81,7 +81,9 @@ describe("/openapi.json and the mounted routes", () => {
       const [method, path] = key.split(" ") as [string, string];
       expect(mounted, key).toContain(`${method} ${honoPath(path)}`);
     }
-    const published = declaredRoutes(app).filter((route) => route.published !== false).map((route) => `${route.method} ${route.path}`);
+    const published = declaredRoutes(app)
+      .filter((route) => route.published !== false)
+      .map((route) => `${route.method} ${route.path}`);
     expect(published.sort()).toEqual(handWritten().sort());
   });
 
@@ -90,10 +92,18 @@ describe("/openapi.json and the mounted routes", () => {
     expect(schemaOf("post /v1/workloads/runs/{runId}/heartbeat", "runId")).toMatchObject({ type: "string", format: "uuid" });
     expect(schemaOf("post /v1/commands/{id}/ack", "id")).toMatchObject({ type: "string", format: "uuid" });
     expect(schemaOf("delete /v1/oidc/bindings/{binding}", "binding")).toMatchObject({
-      anyOf: [{ type: "string", format: "uuid" }, { type: "string", maxLength: 140, pattern: expect.any(String) }],
+      anyOf: [
+        { type: "string", format: "uuid" },
+        { type: "string", maxLength: 140, pattern: expect.any(String) },
+      ],
     });
     for (const name of ["owner", "name"]) {
-      expect(schemaOf("delete /v1/oidc/bindings/{owner}/{name}", name)).toMatchObject({ type: "string", minLength: 1, maxLength: 100, pattern: expect.any(String) });
+      expect(schemaOf("delete /v1/oidc/bindings/{owner}/{name}", name)).toMatchObject({
+        type: "string",
+        minLength: 1,
+        maxLength: 100,
+        pattern: expect.any(String),
+      });
     }
   });
 

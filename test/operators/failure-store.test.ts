@@ -20,8 +20,15 @@ import { beginSession } from "../../worker/sessions/store";
 import { csrfTokenFor } from "../../worker/sessions/csrf";
 
 interface GroupRow {
-  fingerprint: string; code: string; route: string; error_type: string; sample: Record<string, unknown>;
-  occurrences: string; first_seen_at: Date; last_seen_at: Date; last_written_at: Date;
+  fingerprint: string;
+  code: string;
+  route: string;
+  error_type: string;
+  sample: Record<string, unknown>;
+  occurrences: string;
+  first_seen_at: Date;
+  last_seen_at: Date;
+  last_written_at: Date;
 }
 
 let own: OwnDatabase;
@@ -29,7 +36,8 @@ beforeAll(async () => {
   own = await ownDatabase();
 });
 
-const groups = () => asRole("superuser", async (client) => (await client.query<GroupRow>("SELECT * FROM failure_groups ORDER BY first_seen_at")).rows, own.database);
+const groups = () =>
+  asRole("superuser", async (client) => (await client.query<GroupRow>("SELECT * FROM failure_groups ORDER BY first_seen_at")).rows, own.database);
 
 /**
  * A real unexpected failure: POST /v1/tokens while a check constraint (added by the superuser) refuses
@@ -40,7 +48,11 @@ async function failingTokenRequest(overrides: Record<string, unknown> = {}) {
   const constraint = `test_refuses_${marker.replace(/-/g, "_")}`;
   const orgId = (await seedOrganization("failures", own.database)).id;
   const cli = (await seedToken(orgId, "cli", ["tokens.manage"], {}, own.database)).token;
-  await asRole("superuser", (client) => client.query(`ALTER TABLE tokens ADD CONSTRAINT ${constraint} CHECK (position('${marker}' in name) = 0) NOT VALID`), own.database);
+  await asRole(
+    "superuser",
+    (client) => client.query(`ALTER TABLE tokens ADD CONSTRAINT ${constraint} CHECK (position('${marker}' in name) = 0) NOT VALID`),
+    own.database,
+  );
   const send = () =>
     callWith({ ...own.bindings, ...overrides }, "/v1/tokens", {
       method: "POST",
@@ -62,7 +74,15 @@ describe("recording an unexpected failure", () => {
       const [group] = (await groups()).filter((row) => row.error_type.includes(failing.constraint));
       expect(group).toMatchObject({ code: "internal_error", route: "/v1/tokens", occurrences: "1" });
       expect(group!.first_seen_at).toEqual(group!.last_seen_at);
-      expect(group!.sample).toMatchObject({ requestId, build: { version: "test-version", commit: "test-commit" }, method: "POST", route: "/v1/tokens", code: "internal_error", sqlState: "23514", constraint: failing.constraint });
+      expect(group!.sample).toMatchObject({
+        requestId,
+        build: { version: "test-version", commit: "test-commit" },
+        method: "POST",
+        route: "/v1/tokens",
+        code: "internal_error",
+        sqlState: "23514",
+        constraint: failing.constraint,
+      });
       expect((group!.sample.frames as string[]).some((frame) => frame.includes("worker/tokens/issue.ts"))).toBe(true);
       const stored = JSON.stringify(group);
       for (const leak of [failing.marker, failing.cli, "cookie-", "svc_session", "runner"]) expect(stored).not.toContain(leak);
@@ -76,7 +96,9 @@ describe("recording an unexpected failure", () => {
 
       // Operators see it in the portal.
       const operator = await operatorSignIn(await seedOperator(undefined, undefined, own.database), undefined, own.bindings);
-      const listed = await dataOf<{ groups: Array<{ fingerprint: string; occurrences: number; route: string }> }>(adminQuery(operator.cookie, "admin.failures", undefined, own.bindings));
+      const listed = await dataOf<{ groups: Array<{ fingerprint: string; occurrences: number; route: string }> }>(
+        adminQuery(operator.cookie, "admin.failures", undefined, own.bindings),
+      );
       expect(listed.groups.find((row) => row.fingerprint === group!.fingerprint)).toMatchObject({ occurrences: 1, route: "/v1/tokens" });
     } finally {
       await failing.drop();
@@ -98,7 +120,12 @@ describe("recording an unexpected failure", () => {
       expect(response.status).toBe(500);
       await response.body?.cancel();
       const [group] = (await groups()).filter((row) => row.error_type.includes(failing.constraint));
-      expect(group).toMatchObject({ code: "internal_error", route: "/rpc/tokens.create", occurrences: "1", sample: { method: "RPC", route: "/rpc/tokens.create" } });
+      expect(group).toMatchObject({
+        code: "internal_error",
+        route: "/rpc/tokens.create",
+        occurrences: "1",
+        sample: { method: "RPC", route: "/rpc/tokens.create" },
+      });
       expect(JSON.stringify(group)).not.toContain(failing.marker);
       expect(JSON.stringify(group)).not.toContain(session);
     } finally {
@@ -121,7 +148,11 @@ describe("recording an unexpected failure", () => {
   });
 
   it("never turns the 500 into something else when the store cannot be written", async () => {
-    const response = await callWith({ ...own.bindings, ...UNREACHABLE_DATABASE }, "/v1/events", { method: "POST", token: "svc_eng_whatever", json: { events: [] } });
+    const response = await callWith({ ...own.bindings, ...UNREACHABLE_DATABASE }, "/v1/events", {
+      method: "POST",
+      token: "svc_eng_whatever",
+      json: { events: [] },
+    });
     expect(response.status).toBe(500);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("database_unavailable");
   });
@@ -152,7 +183,11 @@ describe("the store's bounds", () => {
     expect(await storeFailure(config, failure, { throttle, now: 10_000 })).toBe("throttled");
     const [first] = (await groups()).filter((row) => row.error_type.includes(failure.diagnosis.constraint!));
     expect(first!.occurrences).toBe("1");
-    await asRole("superuser", (client) => client.query("UPDATE failure_groups SET last_written_at = now() - interval '11 seconds' WHERE fingerprint = $1", [first!.fingerprint]), own.database);
+    await asRole(
+      "superuser",
+      (client) => client.query("UPDATE failure_groups SET last_written_at = now() - interval '11 seconds' WHERE fingerprint = $1", [first!.fingerprint]),
+      own.database,
+    );
     expect(await storeFailure(config, failure, { throttle, now: 20_000 })).toBe("updated");
     const [after] = (await groups()).filter((row) => row.fingerprint === first!.fingerprint);
     expect(after!.occurrences).toBe("5");
@@ -162,21 +197,29 @@ describe("the store's bounds", () => {
   it("keeps at most 500 groups: a new one is dropped at the cap, existing ones still count", async () => {
     const existing = aFailure(`capped_${crypto.randomUUID().slice(0, 8)}`);
     expect(await storeFailure(config, existing, { throttle: new FailureThrottle() })).toBe("inserted");
-    await asRole("superuser", async (client) => {
-      const { rows } = await client.query<{ count: string }>("SELECT count(*) FROM failure_groups");
-      await client.query(
-        `INSERT INTO failure_groups (fingerprint, code, route, error_type, sample, occurrences)
+    await asRole(
+      "superuser",
+      async (client) => {
+        const { rows } = await client.query<{ count: string }>("SELECT count(*) FROM failure_groups");
+        await client.query(
+          `INSERT INTO failure_groups (fingerprint, code, route, error_type, sample, occurrences)
          SELECT encode(sha256(convert_to('filler ' || g || ' ' || $2, 'UTF8')), 'hex'), 'internal_error', '/filler', 'Filler', '{}', 1
          FROM generate_series(1, $1::int) g`,
-        [500 - Number(rows[0]!.count), crypto.randomUUID()],
-      );
-    }, own.database);
+          [500 - Number(rows[0]!.count), crypto.randomUUID()],
+        );
+      },
+      own.database,
+    );
     try {
       expect(await storeFailure(config, aFailure(`over_${crypto.randomUUID().slice(0, 8)}`), { throttle: new FailureThrottle() })).toBe("full");
       expect((await groups()).length).toBe(500);
       // The cap is the database's own: the application role cannot get past it either.
-      const direct = await asRole("app", async (client) =>
-        (await client.query("SELECT svc_record_failure($1, 'internal_error', '/x', 'X', '{}', 1) AS outcome", ["f".repeat(64)])).rows[0].outcome, own.database);
+      const direct = await asRole(
+        "app",
+        async (client) =>
+          (await client.query("SELECT svc_record_failure($1, 'internal_error', '/x', 'X', '{}', 1) AS outcome", ["f".repeat(64)])).rows[0].outcome,
+        own.database,
+      );
       expect(direct).toBe("full");
       await asRole("superuser", (client) => client.query("UPDATE failure_groups SET last_written_at = now() - interval '11 seconds'"), own.database);
       expect(await storeFailure(config, existing, { throttle: new FailureThrottle() })).toBe("updated");
@@ -188,21 +231,28 @@ describe("the store's bounds", () => {
 
 describe("retention", () => {
   const seedAged = (days: number) =>
-    asRole("superuser", async (client) => {
-      const fingerprint = [...crypto.getRandomValues(new Uint8Array(32))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-      await client.query(
-        `INSERT INTO failure_groups (fingerprint, code, route, error_type, sample, occurrences, first_seen_at, last_seen_at, last_written_at)
+    asRole(
+      "superuser",
+      async (client) => {
+        const fingerprint = [...crypto.getRandomValues(new Uint8Array(32))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+        await client.query(
+          `INSERT INTO failure_groups (fingerprint, code, route, error_type, sample, occurrences, first_seen_at, last_seen_at, last_written_at)
          VALUES ($1, 'internal_error', '/aged', 'Aged', '{}', 1, now() - make_interval(days => $2 + 1), now() - make_interval(days => $2), now() - make_interval(days => $2))`,
-        [fingerprint, days],
-      );
-      return fingerprint;
-    }, own.database);
+          [fingerprint, days],
+        );
+        return fingerprint;
+      },
+      own.database,
+    );
 
   const sweep = (overrides: Record<string, unknown> = {}) =>
-    worker.scheduled!(createScheduledController({ cron: SWEEP_CRON, scheduledTime: new Date() }), { ...env, ...own.bindings, ...overrides } as never, createExecutionContext());
+    worker.scheduled!(
+      createScheduledController({ cron: SWEEP_CRON, scheduledTime: new Date() }),
+      { ...env, ...own.bindings, ...overrides } as never,
+      createExecutionContext(),
+    );
 
-  const left = async (fingerprints: string[]) =>
-    (await groups()).filter((row) => fingerprints.includes(row.fingerprint)).map((row) => row.fingerprint);
+  const left = async (fingerprints: string[]) => (await groups()).filter((row) => fingerprints.includes(row.fingerprint)).map((row) => row.fingerprint);
 
   it("deletes groups 30 days after their last occurrence by default, or after SVC_FAILURE_RETENTION_DAYS", async () => {
     const old = await seedAged(31);

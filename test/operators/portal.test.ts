@@ -14,7 +14,12 @@ import { asRole } from "../support/sql";
 const OFF = { SVC_ADMIN_DATABASE_URL: undefined };
 
 interface Organization {
-  id: string; slug: string; plan: string; members: number; suspended: boolean; suspendedReason: string | null;
+  id: string;
+  slug: string;
+  plan: string;
+  members: number;
+  suspended: boolean;
+  suspendedReason: string | null;
   usage: { environments: number; events30d: number };
 }
 
@@ -22,8 +27,15 @@ const organizations = async (cookie: string, search?: string, env?: Record<strin
   (await dataOf<{ organizations: Organization[] }>(adminQuery(cookie, "admin.organizations", search ? { search } : {}, env))).organizations;
 
 const auditActions = (orgId: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query<{ action: string; actor_label: string; data: Record<string, unknown> }>("SELECT action, actor_label, data FROM audit_log WHERE org_id = $1 ORDER BY seq", [orgId])).rows,
+  asRole(
+    "superuser",
+    async (client) =>
+      (
+        await client.query<{ action: string; actor_label: string; data: Record<string, unknown> }>(
+          "SELECT action, actor_label, data FROM audit_log WHERE org_id = $1 ORDER BY seq",
+          [orgId],
+        )
+      ).rows,
   );
 
 describe("without SVC_ADMIN_DATABASE_URL", () => {
@@ -54,7 +66,9 @@ describe("without SVC_ADMIN_DATABASE_URL", () => {
 
 describe("who may use the portal", () => {
   it("answers 401 without a session, 403 to a customer session, and never lists admin.* in /openapi.json", async () => {
-    const customer = await seedSession(await seedPerson(`customer-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: (await seedOrganization("portal")).id, role: "owner" }]));
+    const customer = await seedSession(
+      await seedPerson(`customer-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: (await seedOrganization("portal")).id, role: "owner" }]),
+    );
     for (const name of ["admin.overview", "admin.organizations", "admin.failures", "admin.operators"]) {
       const none = await adminQuery(null, name);
       const asCustomer = await adminQuery(`svc_session=${customer}`, name);
@@ -95,7 +109,11 @@ describe("operator sign-in", () => {
     const login = await seedOperator();
     const headers = { "x-forwarded-for": "10.20.30.40" };
     const wrong = await call("/admin/signin", { method: "POST", json: { login, password: "not the password" }, headers });
-    const unknown = await call("/admin/signin", { method: "POST", json: { login: `nobody-${crypto.randomUUID().slice(0, 6)}`, password: OPERATOR_PASSWORD }, headers });
+    const unknown = await call("/admin/signin", {
+      method: "POST",
+      json: { login: `nobody-${crypto.randomUUID().slice(0, 6)}`, password: OPERATOR_PASSWORD },
+      headers,
+    });
     expect([wrong.status, unknown.status]).toEqual([401, 401]);
     expect(await wrong.json()).toEqual(await unknown.json());
 
@@ -107,17 +125,28 @@ describe("operator sign-in", () => {
     expect(cookie).toMatch(/SameSite=Strict/);
     // Only the hash of the cookie's value is stored.
     const value = cookie.split(";")[0]!.split("=")[1]!;
-    const stored = await asRole("superuser", async (client) => (await client.query("SELECT token_hash FROM operator_sessions")).rows.map((row) => row.token_hash as string));
+    const stored = await asRole("superuser", async (client) =>
+      (await client.query("SELECT token_hash FROM operator_sessions")).rows.map((row) => row.token_hash as string),
+    );
     expect(stored).not.toContain(value);
-    const password = await asRole("superuser", async (client) => (await client.query("SELECT password_hash FROM operators WHERE login = $1", [login])).rows[0].password_hash as string);
+    const password = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT password_hash FROM operators WHERE login = $1", [login])).rows[0].password_hash as string,
+    );
     expect(password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
   });
 
-  it("signs in an operator whose password was hashed with PBKDF2 and rewrites it to argon2id; a wrong password rewrites nothing", { timeout: 60_000 }, async () => {
+  it("signs in an operator whose password was hashed with PBKDF2 and rewrites it to argon2id; a wrong password rewrites nothing", {
+    timeout: 60_000,
+  }, async () => {
     const login = `op-${crypto.randomUUID().slice(0, 8)}`;
     const old = await pbkdf2Hash(OPERATOR_PASSWORD);
     await asRole("operator", (client) => client.query("INSERT INTO operators (login, password_hash) VALUES ($1, $2)", [login, old]));
-    const stored = async () => asRole("superuser", async (client) => (await client.query("SELECT password_hash FROM operators WHERE login = $1", [login])).rows[0].password_hash as string);
+    const stored = async () =>
+      asRole(
+        "superuser",
+        async (client) => (await client.query("SELECT password_hash FROM operators WHERE login = $1", [login])).rows[0].password_hash as string,
+      );
 
     const wrong = await call("/admin/signin", { method: "POST", json: { login, password: "not the password" }, headers: { "x-forwarded-for": "10.40.0.1" } });
     expect(wrong.status).toBe(401);
@@ -131,7 +160,11 @@ describe("operator sign-in", () => {
     // The new hash opens the portal with the same password, and no longer with a wrong one.
     await operatorSignIn(login);
     expect(await stored()).toBe(rewritten);
-    const wrongAgain = await call("/admin/signin", { method: "POST", json: { login, password: "not the password" }, headers: { "x-forwarded-for": "10.40.0.2" } });
+    const wrongAgain = await call("/admin/signin", {
+      method: "POST",
+      json: { login, password: "not the password" },
+      headers: { "x-forwarded-for": "10.40.0.2" },
+    });
     expect(wrongAgain.status).toBe(401);
     await wrongAgain.body?.cancel();
   });
@@ -150,7 +183,11 @@ describe("operator sign-in", () => {
     const statuses: number[] = [];
     let last: Response | undefined;
     for (let attempt = 0; attempt < 11; attempt++) {
-      last = await call("/admin/signin", { method: "POST", json: { login: spellings[attempt % 3], password: "wrong password!" }, headers: { "x-forwarded-for": `10.30.0.${attempt + 1}` } });
+      last = await call("/admin/signin", {
+        method: "POST",
+        json: { login: spellings[attempt % 3], password: "wrong password!" },
+        headers: { "x-forwarded-for": `10.30.0.${attempt + 1}` },
+      });
       statuses.push(last.status);
       if (attempt < 10) await last.body?.cancel();
     }
@@ -166,7 +203,11 @@ describe("operator sign-in", () => {
     // operator and draws nothing from theirs.
     const lookalikes = [`\u212A${login.slice(1)}`, `\u212A${login.slice(1).toUpperCase()}`];
     for (let attempt = 0; attempt < 10; attempt++) {
-      const response = await call("/admin/signin", { method: "POST", json: { login: lookalikes[attempt % 2], password: OPERATOR_PASSWORD }, headers: { "x-forwarded-for": `10.50.0.${attempt + 1}` } });
+      const response = await call("/admin/signin", {
+        method: "POST",
+        json: { login: lookalikes[attempt % 2], password: OPERATOR_PASSWORD },
+        headers: { "x-forwarded-for": `10.50.0.${attempt + 1}` },
+      });
       expect(response.status).toBe(401);
       await response.body?.cancel();
     }
@@ -190,8 +231,15 @@ describe("the portal's reads, as the operator role", () => {
     const operator = await signedInOperator();
     const a = await seedTenant("portal-list");
     const b = await seedTenant("portal-list");
-    expect((await postEvents(a.engine, [makeEvent({ type: "environment.queued", envId: "env-1", sequence: 1, payload: { repository: "acme/shop", branch: "main" } })])).status).toBe(202);
-    const slugOf = async (orgId: string) => (await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [orgId]))).rows[0].slug as string;
+    expect(
+      (
+        await postEvents(a.engine, [
+          makeEvent({ type: "environment.queued", envId: "env-1", sequence: 1, payload: { repository: "acme/shop", branch: "main" } }),
+        ])
+      ).status,
+    ).toBe(202);
+    const slugOf = async (orgId: string) =>
+      (await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [orgId]))).rows[0].slug as string;
     const listed = await organizations(operator.cookie, "portal-list", undefined);
     const first = listed.find((org) => org.id === a.orgId)!;
     expect(first).toMatchObject({ plan: "free", suspended: false, suspendedReason: null, usage: { environments: 1, events30d: 1 } });
@@ -209,7 +257,12 @@ describe("the portal's reads, as the operator role", () => {
     const { groups } = await dataOf<{ groups: unknown[] }>(adminQuery(operator.cookie, "admin.failures"));
     expect(Array.isArray(groups)).toBe(true);
     for (const table of ["operators", "operator_sessions", "failure_groups"]) {
-      const denied = await asRole("app", (client) => client.query(`SELECT count(*) FROM ${table}`).then(() => "read", (error: { code: string }) => error.code));
+      const denied = await asRole("app", (client) =>
+        client.query(`SELECT count(*) FROM ${table}`).then(
+          () => "read",
+          (error: { code: string }) => error.code,
+        ),
+      );
       expect({ table, denied }).toEqual({ table, denied: "42501" });
     }
   });
@@ -222,20 +275,35 @@ describe("leads and applications in the portal", () => {
     const useCase = `Previews for ${crypto.randomUUID().slice(0, 8)}`;
     // Each from an address of its own: the forms are rate limited per client address.
     const send = (path: string, body: unknown) =>
-      call(path, { method: "POST", headers: { "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}` }, json: body });
+      call(path, {
+        method: "POST",
+        headers: { "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}` },
+        json: body,
+      });
     expect((await send("/v1/leads", { name: "Ada Lovelace", email: "ada@example.com", company, message: "Enterprise, please." })).status).toBe(201);
     expect((await send("/v1/applications", { name: "Grace Hopper", email: "grace@example.com", useCase })).status).toBe(201);
 
     const { leads } = await dataOf<{ leads: Array<Record<string, unknown>> }>(adminQuery(operator.cookie, "admin.leads"));
     const received = leads.map((row) => String(row.receivedAt));
     expect(received).toEqual([...received].sort().reverse());
-    expect(leads.find((row) => row.company === company)).toMatchObject({ name: "Ada Lovelace", email: "ada@example.com", company, message: "Enterprise, please.", receivedAt: expect.any(String) });
+    expect(leads.find((row) => row.company === company)).toMatchObject({
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      company,
+      message: "Enterprise, please.",
+      receivedAt: expect.any(String),
+    });
     const { applications } = await dataOf<{ applications: Array<Record<string, unknown>> }>(adminQuery(operator.cookie, "admin.applications", { limit: 500 }));
     expect(applications.find((row) => row.useCase === useCase)).toMatchObject({ name: "Grace Hopper", email: "grace@example.com" });
     const one = await dataOf<{ applications: unknown[] }>(adminQuery(operator.cookie, "admin.applications", { limit: 1 }));
     expect(one.applications).toHaveLength(1);
     for (const table of ["site_leads", "site_applications"]) {
-      const denied = await asRole("app", (client) => client.query(`SELECT count(*) FROM ${table}`).then(() => "read", (error: { code: string }) => error.code));
+      const denied = await asRole("app", (client) =>
+        client.query(`SELECT count(*) FROM ${table}`).then(
+          () => "read",
+          (error: { code: string }) => error.code,
+        ),
+      );
       expect({ table, denied }).toEqual({ table, denied: "42501" });
     }
   });
@@ -259,8 +327,14 @@ describe("suspension from the portal", () => {
     expect((await organizations(operator.cookie)).find((org) => org.id === tenant.orgId)).toMatchObject({ suspended: true, suspendedReason: "operator" });
 
     // Suspending again changes nothing.
-    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: tenant.orgId }))).toEqual({ suspended: true, changed: false });
-    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.liftSuspension", { organizationId: tenant.orgId }))).toEqual({ suspended: false, changed: true });
+    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: tenant.orgId }))).toEqual({
+      suspended: true,
+      changed: false,
+    });
+    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.liftSuspension", { organizationId: tenant.orgId }))).toEqual({
+      suspended: false,
+      changed: true,
+    });
     expect((await postEvents(tenant.engine, [makeEvent()])).status).toBe(202);
 
     const audit = (await auditActions(tenant.orgId)).filter((row) => row.action.startsWith("organization.") && row.action.endsWith("suspended"));
@@ -280,7 +354,9 @@ describe("suspension from the portal", () => {
     expect(missing.status).toBe(404);
     await missing.body?.cancel();
 
-    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'deletion' WHERE id = $1", [tenant.orgId]));
+    await asRole("superuser", (client) =>
+      client.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'deletion' WHERE id = $1", [tenant.orgId]),
+    );
     const lift = await adminMutation(operator.cookie, operator.csrf, "admin.liftSuspension", { organizationId: tenant.orgId });
     expect(lift.status).toBe(409);
     expect(((await lift.json()) as { error: { message: string } }).error.message).toMatch(/deletion/);
@@ -296,8 +372,15 @@ describe("setting a plan", () => {
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("SVC_OPERATOR_SETS_PLAN");
 
     const on = { SVC_OPERATOR_SETS_PLAN: "1" };
-    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.setPlan", { organizationId: orgId, plan: "team" }, on))).toEqual({ plan: "team", from: "free", changed: true });
+    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.setPlan", { organizationId: orgId, plan: "team" }, on))).toEqual({
+      plan: "team",
+      from: "free",
+      changed: true,
+    });
     expect((await organizations(operator.cookie)).find((org) => org.id === orgId)?.plan).toBe("team");
-    expect((await auditActions(orgId)).find((row) => row.action === "plan.changed")).toMatchObject({ actor_label: `operator ${operator.login}`, data: { from: "free", to: "team", source: "operator" } });
+    expect((await auditActions(orgId)).find((row) => row.action === "plan.changed")).toMatchObject({
+      actor_label: `operator ${operator.login}`,
+      data: { from: "free", to: "team", source: "operator" },
+    });
   });
 });

@@ -25,7 +25,11 @@ interface Credential {
 
 const callbackToken = (token: string, more: Record<string, unknown> = {}) => call("/v1/pr/callback-token", { method: "POST", json: { token, ...more } });
 const report = (credential: string, body: Record<string, unknown> = {}) =>
-  call("/v1/pr/report", { method: "POST", token: credential, json: { conclusion: "success", title: "All checks passed", summary: "3 verdicts, all green", ...body } });
+  call("/v1/pr/report", {
+    method: "POST",
+    token: credential,
+    json: { conclusion: "success", title: "All checks passed", summary: "3 verdicts, all green", ...body },
+  });
 
 async function credentialFor(place: ProposalPlace, claims: Record<string, unknown>, more: Record<string, unknown> = {}): Promise<Credential> {
   const response = await callbackToken(await identityToken(place.repository, claims), more);
@@ -56,12 +60,18 @@ describe("POST /v1/pr/callback-token", () => {
 
   it("refuses what the identity exchange refuses: an unverified token (401), an unclaimed repository (403), a token spent already", async () => {
     expect(await refusal(await callbackToken("not-a-token"))).toMatchObject({ status: 401, body: { reason: "malformed" } });
-    expect(await refusal(await callbackToken(await identityToken(newRepository("pr-unclaimed"))))).toMatchObject({ status: 403, body: { reason: "no_binding" } });
+    expect(await refusal(await callbackToken(await identityToken(newRepository("pr-unclaimed"))))).toMatchObject({
+      status: 403,
+      body: { reason: "no_binding" },
+    });
     const place = await proposalPlace("pr-replay");
     const token = await identityToken(place.repository, { sha: sha() });
     expect((await callbackToken(token)).status).toBe(200);
     expect(await refusal(await callbackToken(token))).toMatchObject({ status: 401, body: { reason: "expired" } });
-    expect(await refusal(await callbackToken(await identityToken(place.repository, { sha: null })))).toMatchObject({ status: 401, body: { reason: "malformed" } });
+    expect(await refusal(await callbackToken(await identityToken(place.repository, { sha: null })))).toMatchObject({
+      status: 401,
+      body: { reason: "malformed" },
+    });
   });
 
   it("binds a pull request's credential to the pull request's head commit, as the code host reports it", async () => {
@@ -72,7 +82,10 @@ describe("POST /v1/pr/callback-token", () => {
     const named = await credentialFor(place, { sha: sha(), event_name: "pull_request_target" }, { pullRequest: pull.number });
     expect(named).toMatchObject({ commit: pull.head_sha, pull_request: pull.number, fork: false });
     // A pull request the code host does not know: its answer is quoted.
-    expect(await refusal(await callbackToken(await identityToken(place.repository), { pullRequest: 999 }))).toMatchObject({ status: 502, code: "codehost_refused" });
+    expect(await refusal(await callbackToken(await identityToken(place.repository), { pullRequest: 999 }))).toMatchObject({
+      status: 502,
+      code: "codehost_refused",
+    });
   });
 });
 
@@ -82,16 +95,33 @@ describe("fork pull requests", () => {
     const pull = await openPull(place.repository, `forker-${crypto.randomUUID().slice(0, 6)}/shop`);
     const asked = async () => callbackToken(await identityToken(place.repository, { event_name: "pull_request_target" }), { pullRequest: pull.number });
 
-    expect(await refusal(await asked())).toMatchObject({ status: 403, code: "fork_commit_not_approved", body: { reason: "fork_commit_not_approved", error: expect.stringContaining(pull.head_sha) } });
+    expect(await refusal(await asked())).toMatchObject({
+      status: 403,
+      code: "fork_commit_not_approved",
+      body: { reason: "fork_commit_not_approved", error: expect.stringContaining(pull.head_sha) },
+    });
     const admin = await clientOf(place.sessions.admin);
     expect(await admin.pullRequests.commits.query({ orgId: place.orgId })).toEqual([
-      expect.objectContaining({ repository: place.repository.full, commit: pull.head_sha, pullRequest: pull.number, approvedAt: null, headRepository: expect.stringMatching(/^forker-/) }),
+      expect.objectContaining({
+        repository: place.repository.full,
+        commit: pull.head_sha,
+        pullRequest: pull.number,
+        approvedAt: null,
+        headRepository: expect.stringMatching(/^forker-/),
+      }),
     ]);
     // A member may not approve (tokens.manage).
     const member = await clientOf(place.sessions.member);
-    expect(await failure(member.pullRequests.approveCommit.mutate({ orgId: place.orgId, repository: place.repository.full, commit: pull.head_sha }))).toMatchObject({ httpStatus: 403 });
+    expect(
+      await failure(member.pullRequests.approveCommit.mutate({ orgId: place.orgId, repository: place.repository.full, commit: pull.head_sha })),
+    ).toMatchObject({ httpStatus: 403 });
 
-    const approved = await admin.pullRequests.approveCommit.mutate({ orgId: place.orgId, repository: place.repository.full, commit: pull.head_sha, pullRequest: pull.number });
+    const approved = await admin.pullRequests.approveCommit.mutate({
+      orgId: place.orgId,
+      repository: place.repository.full,
+      commit: pull.head_sha,
+      pullRequest: pull.number,
+    });
     expect(approved).toMatchObject({ commit: pull.head_sha, approvedAt: expect.any(String), approvedBy: expect.stringMatching(/^admin-/) });
     const granted = await asked();
     expect(granted.status).toBe(200);
@@ -100,8 +130,10 @@ describe("fork pull requests", () => {
     // Another commit from a fork (a new push makes a new head) is refused again.
     const next = await openPull(place.repository, `forker-${crypto.randomUUID().slice(0, 6)}/shop`);
     expect((await refusal(await callbackToken(await identityToken(place.repository), { pullRequest: next.number }))).status).toBe(403);
-    const audited = await asRole("superuser", async (client) =>
-      (await client.query("SELECT target FROM audit_log WHERE org_id = $1 AND action = 'pull_request_commit.approved'", [place.orgId])).rows);
+    const audited = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT target FROM audit_log WHERE org_id = $1 AND action = 'pull_request_commit.approved'", [place.orgId])).rows,
+    );
     expect(audited).toEqual([{ target: `${place.repository.full}@${pull.head_sha}` }]);
   });
 
@@ -111,7 +143,9 @@ describe("fork pull requests", () => {
     const pull = await openPull(place.repository, `forker-${crypto.randomUUID().slice(0, 6)}/shop`);
     await callbackToken(await identityToken(place.repository), { pullRequest: pull.number }).then((response) => response.json());
     const outsider = await clientOf(other.sessions.admin);
-    expect(await failure(outsider.pullRequests.approveCommit.mutate({ orgId: other.orgId, repository: place.repository.full, commit: pull.head_sha }))).toMatchObject({ httpStatus: 404 });
+    expect(
+      await failure(outsider.pullRequests.approveCommit.mutate({ orgId: other.orgId, repository: place.repository.full, commit: pull.head_sha })),
+    ).toMatchObject({ httpStatus: 404 });
     expect(await outsider.pullRequests.commits.query({ orgId: other.orgId })).toEqual([]);
     expect(await asTenant(other.orgId, async (client) => (await client.query("SELECT * FROM pr_commit_approvals")).rows)).toEqual([]);
     expect(await asTenant(place.orgId, async (client) => (await client.query("SELECT * FROM pr_commit_approvals")).rows)).toHaveLength(1);
@@ -128,21 +162,35 @@ describe("POST /v1/pr/report", () => {
     expect(first.status).toBe(201);
     const reported = (await first.json()) as { checkRunId: number; commit: string; url: string };
     expect(reported).toMatchObject({ repository: place.repository.full, commit, conclusion: "failure" });
-    expect((await received(place.repository)).checkRuns).toEqual([expect.objectContaining({
-      id: reported.checkRunId, head_sha: commit, name: "svc verdicts", status: "completed", conclusion: "failure", external_id: `${run}/1`,
-      output: { title: "All checks passed", summary: "3 verdicts, all green" },
-    })]);
+    expect((await received(place.repository)).checkRuns).toEqual([
+      expect.objectContaining({
+        id: reported.checkRunId,
+        head_sha: commit,
+        name: "svc verdicts",
+        status: "completed",
+        conclusion: "failure",
+        external_id: `${run}/1`,
+        output: { title: "All checks passed", summary: "3 verdicts, all green" },
+      }),
+    ]);
 
     expect(await refusal(await report(credential.token))).toMatchObject({ status: 409, code: "already_reported" });
     // A new credential for the same commit and run cannot report again either.
-    expect(await refusal(await callbackToken(await identityToken(place.repository, { sha: commit, run_id: run })))).toMatchObject({ status: 409, code: "already_reported" });
+    expect(await refusal(await callbackToken(await identityToken(place.repository, { sha: commit, run_id: run })))).toMatchObject({
+      status: 409,
+      code: "already_reported",
+    });
     expect((await received(place.repository)).checkRuns).toHaveLength(1);
   });
 
   it("reports on its own commit and run only (403 for another), and not at all once expired or unknown (401)", async () => {
     const place = await proposalPlace("pr-bound");
     const credential = await credentialFor(place, { sha: sha(), run_id: runId() });
-    expect(await refusal(await report(credential.token, { commit: sha() }))).toMatchObject({ status: 403, code: "forbidden", body: { error: expect.stringContaining(credential.commit) } });
+    expect(await refusal(await report(credential.token, { commit: sha() }))).toMatchObject({
+      status: 403,
+      code: "forbidden",
+      body: { error: expect.stringContaining(credential.commit) },
+    });
     expect(await refusal(await report(credential.token, { runId: "1" }))).toMatchObject({ status: 403, code: "forbidden" });
     expect((await received(place.repository)).checkRuns).toEqual([]);
 
@@ -153,7 +201,11 @@ describe("POST /v1/pr/report", () => {
     expect((await call("/v1/pr/report", { method: "POST", json: { conclusion: "success", title: "t", summary: "s" } })).status).toBe(401);
     const hash = await sha256Hex(credential.token);
     await asRole("superuser", (client) => client.query("UPDATE pr_credentials SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [hash]));
-    expect(await refusal(await report(credential.token))).toMatchObject({ status: 401, code: "unauthenticated", body: { error: expect.stringMatching(/expired/) } });
+    expect(await refusal(await report(credential.token))).toMatchObject({
+      status: 401,
+      code: "unauthenticated",
+      body: { error: expect.stringMatching(/expired/) },
+    });
     // Matching the credential's own commit is fine while it lives.
     const live = await credentialFor(place, { sha: sha(), run_id: runId() });
     expect((await report(live.token, { commit: live.commit, runId: live.run_id })).status).toBe(201);
@@ -163,7 +215,11 @@ describe("POST /v1/pr/report", () => {
     const place = await proposalPlace("pr-refused");
     const credential = await credentialFor(place, { sha: sha() });
     await gitFault(place.repository, "check-runs", 403, "Resource not accessible by integration");
-    expect(await refusal(await report(credential.token))).toMatchObject({ status: 502, code: "codehost_refused", body: { error: expect.stringContaining("HTTP 403") } });
+    expect(await refusal(await report(credential.token))).toMatchObject({
+      status: 502,
+      code: "codehost_refused",
+      body: { error: expect.stringContaining("HTTP 403") },
+    });
     await gitFault(place.repository, "check-runs", null);
     expect((await report(credential.token)).status).toBe(201);
   });
@@ -185,7 +241,9 @@ describe("POST /v1/pr/report", () => {
     expect((await call("/v1/pr/report", { method: "POST", json: { conclusion: "great" } })).status).toBe(401);
     const notJson = await call("/v1/pr/report", { method: "POST", token: "svc_prc_unknown", body: "{", headers: { "content-type": "application/json" } });
     expect(notJson.status).toBe(401);
-    await asRole("superuser", async (client) => client.query("UPDATE pr_credentials SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [await sha256Hex(credential.token)]));
+    await asRole("superuser", async (client) =>
+      client.query("UPDATE pr_credentials SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [await sha256Hex(credential.token)]),
+    );
     expect((await report(credential.token, { conclusion: "great" })).status).toBe(401);
   });
 
@@ -194,7 +252,11 @@ describe("POST /v1/pr/report", () => {
     const credential = await credentialFor(place, { sha: sha() });
     const revoked = await call(`/v1/oidc/bindings/${place.repository.full.replace("/", "%2F")}`, { method: "DELETE", token: place.cli });
     expect(revoked.status).toBe(200);
-    expect(await refusal(await report(credential.token))).toMatchObject({ status: 401, code: "unauthenticated", body: { error: expect.stringMatching(/revoked/) } });
+    expect(await refusal(await report(credential.token))).toMatchObject({
+      status: 401,
+      code: "unauthenticated",
+      body: { error: expect.stringMatching(/revoked/) },
+    });
     expect((await received(place.repository)).checkRuns).toEqual([]);
   });
 });

@@ -24,7 +24,9 @@ describe("loosening", () => {
   });
 
   it("is nothing for a change that only denies more", () => {
-    expect(loosenedBy(policy({ allow: [rule("a.example"), rule("b.example")] }), policy({ allow: [rule("a.example")], deny: [rule("c.example")] }))).toEqual([]);
+    expect(loosenedBy(policy({ allow: [rule("a.example"), rule("b.example")] }), policy({ allow: [rule("a.example")], deny: [rule("c.example")] }))).toEqual(
+      [],
+    );
   });
 });
 

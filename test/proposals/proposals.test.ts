@@ -20,7 +20,15 @@ describe("masking proposals", () => {
     const admin = await clientOf(place.sessions.admin);
 
     const proposed = await member.masking.propose.mutate({ orgId: place.orgId, summary: "Hash customer e-mails", content: MASKING });
-    expect(proposed).toMatchObject({ kind: "masking", state: "proposed", repository: place.repository.full, path: MASKING_FILE, content: MASKING, mine: true, loosens: false });
+    expect(proposed).toMatchObject({
+      kind: "masking",
+      state: "proposed",
+      repository: place.repository.full,
+      path: MASKING_FILE,
+      content: MASKING,
+      mine: true,
+      loosens: false,
+    });
     // Nothing reaches the code host before approval.
     expect((await received(place.repository)).pulls).toEqual([]);
 
@@ -45,7 +53,11 @@ describe("masking proposals", () => {
     const place = await proposalPlace("self");
     const admin = await clientOf(place.sessions.admin);
     const proposed = await admin.masking.propose.mutate({ orgId: place.orgId, summary: "Mine", content: MASKING });
-    expect(await failure(admin.masking.approve.mutate({ orgId: place.orgId, proposalId: proposed.id }))).toMatchObject({ httpStatus: 403, code: "FORBIDDEN", message: expect.stringMatching(/own proposal/) });
+    expect(await failure(admin.masking.approve.mutate({ orgId: place.orgId, proposalId: proposed.id }))).toMatchObject({
+      httpStatus: 403,
+      code: "FORBIDDEN",
+      message: expect.stringMatching(/own proposal/),
+    });
     expect((await admin.masking.proposals.query({ orgId: place.orgId }))[0]).toMatchObject({ id: proposed.id, state: "proposed", mine: true });
     expect(await auditEntries(place.orgId, "masking.approved")).toEqual([]);
     const other = await clientOf(place.secondAdmin);
@@ -57,7 +69,10 @@ describe("masking proposals", () => {
     const member = await clientOf(place.sessions.member);
     const owner = await clientOf(place.sessions.owner);
     const proposed = await member.masking.propose.mutate({ orgId: place.orgId, summary: "Drop masking", content: "" });
-    expect(await owner.masking.reject.mutate({ orgId: place.orgId, proposalId: proposed.id, note: "no" })).toMatchObject({ state: "rejected", decisionNote: "no" });
+    expect(await owner.masking.reject.mutate({ orgId: place.orgId, proposalId: proposed.id, note: "no" })).toMatchObject({
+      state: "rejected",
+      decisionNote: "no",
+    });
     expect(await failure(owner.masking.approve.mutate({ orgId: place.orgId, proposalId: proposed.id }))).toMatchObject({ httpStatus: 409 });
     expect((await auditEntries(place.orgId, "masking.rejected")).map((entry) => entry.target)).toEqual([proposed.id]);
     expect((await received(place.repository)).pulls).toEqual([]);
@@ -74,7 +89,13 @@ describe("masking proposals", () => {
     const approved = await admin.masking.approve.mutate({ orgId: place.orgId, proposalId: proposed.id });
     expect(approved).toMatchObject({
       state: "approved",
-      pullRequest: { state: "refused", attempts: 1, number: null, refusalStatus: 403, refusal: expect.stringContaining("HTTP 403: Resource not accessible by integration") },
+      pullRequest: {
+        state: "refused",
+        attempts: 1,
+        number: null,
+        refusalStatus: 403,
+        refusal: expect.stringContaining("HTTP 403: Resource not accessible by integration"),
+      },
     });
     expect((await auditEntries(place.orgId, "masking.pull_request_refused"))[0]).toMatchObject({ target: proposed.id, data: { status: 403 } });
     // Still there when read again.
@@ -108,7 +129,8 @@ describe("egress proposals", () => {
     const member = await clientOf(place.sessions.member);
     const admin = await clientOf(place.sessions.admin);
     const opening = await member.network.propose.mutate({
-      orgId: place.orgId, summary: "Allow the payment API",
+      orgId: place.orgId,
+      summary: "Allow the payment API",
       policy: { default: "deny", allow: [{ host: "api.payments.example", ports: [443] }], deny: [] },
     });
     expect(opening).toMatchObject({ loosens: true, loosened: ["api.payments.example:443"] });
@@ -118,7 +140,8 @@ describe("egress proposals", () => {
     expect(pull.body).toContain("allows api.payments.example:443");
 
     const tightening = await member.network.propose.mutate({
-      orgId: place.orgId, summary: "Only that API, and never the metadata host",
+      orgId: place.orgId,
+      summary: "Only that API, and never the metadata host",
       policy: { default: "deny", allow: [{ host: "api.payments.example", ports: [443] }], deny: [{ host: "metadata.internal", ports: [] }] },
     });
     expect(tightening).toMatchObject({ loosens: false, loosened: [] });
@@ -131,11 +154,23 @@ describe("egress proposals", () => {
 
   it("commits the project configuration with only its egress block replaced", async () => {
     const place = await proposalPlace("egress-file");
-    await putFile(place.repository, PROJECT_CONFIGURATION_FILE, "# project\nname: shop\negress:\n  default: allow\n  allow: []\n  deny: []\n\nengine:\n  image: svc/engine:1\n");
+    await putFile(
+      place.repository,
+      PROJECT_CONFIGURATION_FILE,
+      "# project\nname: shop\negress:\n  default: allow\n  allow: []\n  deny: []\n\nengine:\n  image: svc/engine:1\n",
+    );
     const member = await clientOf(place.sessions.member);
     const proposed = await member.network.propose.mutate({
-      orgId: place.orgId, summary: "Deny by default",
-      policy: { default: "deny", allow: [{ host: "*.github.com", ports: [] }, { host: "registry.npmjs.org", ports: [443, 80] }], deny: [] },
+      orgId: place.orgId,
+      summary: "Deny by default",
+      policy: {
+        default: "deny",
+        allow: [
+          { host: "*.github.com", ports: [] },
+          { host: "registry.npmjs.org", ports: [443, 80] },
+        ],
+        deny: [],
+      },
     });
     const block = "egress:\n  default: deny\n  allow:\n    - host: *.github.com\n    - host: registry.npmjs.org\n      ports: [80, 443]\n  deny: []\n";
     expect(proposed.content).toBe(block);
@@ -143,14 +178,24 @@ describe("egress proposals", () => {
     expect(approved.pullRequest.state).toBe("opened");
     const [commit] = (await received(place.repository)).commits;
     expect(commit).toMatchObject({ path: PROJECT_CONFIGURATION_FILE, content: `# project\nname: shop\n${block}\nengine:\n  image: svc/engine:1\n` });
-    expect(await member.network.current.query({ orgId: place.orgId })).toMatchObject({ path: PROJECT_CONFIGURATION_FILE, content: block, policy: { default: "deny" } });
+    expect(await member.network.current.query({ orgId: place.orgId })).toMatchObject({
+      path: PROJECT_CONFIGURATION_FILE,
+      content: block,
+      policy: { default: "deny" },
+    });
   });
 
   it("refuses a policy that is not one (400) and a host that is not a host name", async () => {
     const place = await proposalPlace("egress-bad");
     const member = await clientOf(place.sessions.member);
-    expect(await failure(member.network.propose.mutate({ orgId: place.orgId, summary: "x", policy: { default: "maybe" } as never }))).toMatchObject({ httpStatus: 400 });
-    expect(await failure(member.network.propose.mutate({ orgId: place.orgId, summary: "x", policy: { default: "deny", allow: [{ host: "http://x/", ports: [] }], deny: [] } }))).toMatchObject({ httpStatus: 400 });
+    expect(await failure(member.network.propose.mutate({ orgId: place.orgId, summary: "x", policy: { default: "maybe" } as never }))).toMatchObject({
+      httpStatus: 400,
+    });
+    expect(
+      await failure(
+        member.network.propose.mutate({ orgId: place.orgId, summary: "x", policy: { default: "deny", allow: [{ host: "http://x/", ports: [] }], deny: [] } }),
+      ),
+    ).toMatchObject({ httpStatus: 400 });
   });
 });
 
@@ -158,12 +203,18 @@ describe("the repository a proposal lands in", () => {
   it("is the organization's claimed repository; none claimed is 412, one not claimed is 400", async () => {
     const orgId = (await seedOrganization("unclaimed")).id;
     const member = await rpcClient(await seedSession(await seedPerson(`m-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }])));
-    expect(await failure(member.masking.propose.mutate({ orgId, summary: "x", content: MASKING }))).toMatchObject({ httpStatus: 412, message: expect.stringMatching(/claim/) });
+    expect(await failure(member.masking.propose.mutate({ orgId, summary: "x", content: MASKING }))).toMatchObject({
+      httpStatus: 412,
+      message: expect.stringMatching(/claim/),
+    });
     const place = await proposalPlace("named");
     const placed = await clientOf(place.sessions.member);
-    expect(await failure(placed.masking.propose.mutate({ orgId: place.orgId, summary: "x", content: MASKING, repository: "someone/else" }))).toMatchObject({ httpStatus: 400 });
-    expect(await placed.masking.propose.mutate({ orgId: place.orgId, summary: "x", content: MASKING, repository: place.repository.full.toUpperCase() }))
-      .toMatchObject({ repository: place.repository.full });
+    expect(await failure(placed.masking.propose.mutate({ orgId: place.orgId, summary: "x", content: MASKING, repository: "someone/else" }))).toMatchObject({
+      httpStatus: 400,
+    });
+    expect(
+      await placed.masking.propose.mutate({ orgId: place.orgId, summary: "x", content: MASKING, repository: place.repository.full.toUpperCase() }),
+    ).toMatchObject({ repository: place.repository.full });
   });
 });
 

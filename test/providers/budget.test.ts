@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { asRole } from "../support/sql";
 import { fakeCalls, monthOf, PROXY, seedProviderOrg, spendOf, uniqueKey, workerFetch } from "../support/providers";
 
-
 function ask(worker: ReturnType<typeof workerFetch>, token: string, body: Record<string, unknown>) {
   return worker.fetch(`${PROXY}/messages-provider/v1/messages`, {
     method: "POST",
@@ -25,7 +24,8 @@ describe("the budget", () => {
       client.query(
         `INSERT INTO provider_spend (org_id, provider, month, spent_micros) VALUES ($1, 'messages-provider', date_trunc('month', now() AT TIME ZONE 'UTC')::date, 999600)`,
         [org.orgId],
-      ));
+      ),
+    );
     const worker = workerFetch();
     const responses = await Promise.all(Array.from({ length: 20 }, () => ask(worker, org.engine, { model: "claude-haiku-4-5", max_tokens: 16 })));
     // Read every answer, as a client does (a request's pool ends once its answer is sent).
@@ -91,7 +91,8 @@ describe("an answer that used more than its reservation", () => {
       client.query(
         `INSERT INTO provider_spend (org_id, provider, month, spent_micros) VALUES ($1, 'messages-provider', date_trunc('month', now() AT TIME ZONE 'UTC')::date, 4999000)`,
         [org.orgId],
-      ));
+      ),
+    );
     const worker = workerFetch();
     const streamed = await ask(worker, org.engine, { model: "fetching-model", max_tokens: 16, stream: true });
     expect(streamed.status).toBe(200);
@@ -104,12 +105,27 @@ describe("an answer that used more than its reservation", () => {
     // Nothing else was in flight: everything above the cap is this answer's overrun.
     expect(month.overrun).toBe(month.spent - 5_000_000);
     const audit = await asRole("superuser", (client) =>
-      client.query(`SELECT actor_label, data FROM audit_log WHERE org_id = $1 AND action = 'provider_budget.overrun'`, [org.orgId]));
+      client.query(`SELECT actor_label, data FROM audit_log WHERE org_id = $1 AND action = 'provider_budget.overrun'`, [org.orgId]),
+    );
     expect(audit.rows).toEqual([
-      { actor_label: "model proxy", data: { provider: "messages-provider", month: expect.stringMatching(/^\d{4}-\d{2}$/), overrunUsd: month.overrun / 1e6, spentUsd: month.spent / 1e6, monthlyCapUsd: 5 } },
+      {
+        actor_label: "model proxy",
+        data: {
+          provider: "messages-provider",
+          month: expect.stringMatching(/^\d{4}-\d{2}$/),
+          overrunUsd: month.overrun / 1e6,
+          spentUsd: month.spent / 1e6,
+          monthlyCapUsd: 5,
+        },
+      },
     ]);
-    const listed = (await (await org.consoleApi("GET", "")).json()) as { providers: Array<{ provider: string; budget: { overrunUsd: number; spentUsd: number } }> };
-    expect(listed.providers.find((entry) => entry.provider === "messages-provider")!.budget).toMatchObject({ overrunUsd: month.overrun / 1e6, spentUsd: month.spent / 1e6 });
+    const listed = (await (await org.consoleApi("GET", "")).json()) as {
+      providers: Array<{ provider: string; budget: { overrunUsd: number; spentUsd: number } }>;
+    };
+    expect(listed.providers.find((entry) => entry.provider === "messages-provider")!.budget).toMatchObject({
+      overrunUsd: month.overrun / 1e6,
+      spentUsd: month.spent / 1e6,
+    });
 
     // The budget is used up: the smallest request is refused, and nothing more reaches the provider.
     const next = await ask(workerFetch(), org.engine, { model: "claude-haiku-4-5", max_tokens: 1 });

@@ -25,7 +25,11 @@ describe("the console's provider routes", () => {
     const key = uniqueKey("chat");
     const stored = await org.consoleApi("PUT", "/chat-provider", { key });
     expect(stored.status).toBe(200);
-    expect(await stored.json()).toEqual({ provider: "chat-provider", key: { lastFour: key.slice(-4), sealedUnder: "v1", createdAt: expect.any(String) }, replaced: false });
+    expect(await stored.json()).toEqual({
+      provider: "chat-provider",
+      key: { lastFour: key.slice(-4), sealedUnder: "v1", createdAt: expect.any(String) },
+      replaced: false,
+    });
 
     const listed = (await (await org.consoleApi("GET", "")).json()) as { providers: unknown[] };
     expect(listed).toEqual({
@@ -37,11 +41,16 @@ describe("the console's provider routes", () => {
     expect(JSON.stringify(listed)).not.toContain(key.slice(0, -4));
 
     // At rest: ciphertext, a 12-byte nonce and the version; the key's text appears nowhere in the row.
-    const row = await asRole("superuser", async (client) =>
-      (await client.query(
-        "SELECT key_version, length(nonce) AS nonce_bytes, position(convert_to($2, 'UTF8') IN ciphertext) AS found, last_four FROM provider_keys WHERE org_id = $1",
-        [org.orgId, key.slice(0, 12)],
-      )).rows[0]);
+    const row = await asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query(
+            "SELECT key_version, length(nonce) AS nonce_bytes, position(convert_to($2, 'UTF8') IN ciphertext) AS found, last_four FROM provider_keys WHERE org_id = $1",
+            [org.orgId, key.slice(0, 12)],
+          )
+        ).rows[0],
+    );
     expect(row).toEqual({ key_version: "v1", nonce_bytes: 12, found: 0, last_four: key.slice(-4) });
 
     // A second key replaces the first.
@@ -50,7 +59,11 @@ describe("the console's provider routes", () => {
     expect((await org.consoleApi("DELETE", "/chat-provider")).status).toBe(404);
     expect(((await (await org.consoleApi("GET", "")).json()) as { providers: Array<{ key: unknown }> }).providers[1]!.key).toBeNull();
 
-    const audit = await asRole("superuser", async (client) => (await client.query("SELECT action, data FROM audit_log WHERE org_id = $1 AND action LIKE 'provider_%' ORDER BY seq", [org.orgId])).rows);
+    const audit = await asRole(
+      "superuser",
+      async (client) =>
+        (await client.query("SELECT action, data FROM audit_log WHERE org_id = $1 AND action LIKE 'provider_%' ORDER BY seq", [org.orgId])).rows,
+    );
     expect(audit.map((entry: { action: string }) => entry.action)).toEqual(["provider_key.stored", "provider_key.stored", "provider_key.revoked"]);
     expect(JSON.stringify(audit)).not.toContain(key);
   });
@@ -59,12 +72,19 @@ describe("the console's provider routes", () => {
     const org = await seedProviderOrg();
     const set = await org.consoleApi("PUT", "/messages-provider/budget", { monthlyCapUsd: 12.5 });
     expect(set.status).toBe(200);
-    expect(await set.json()).toEqual({ provider: "messages-provider", budget: { monthlyCapUsd: 12.5, month: expect.stringMatching(/^\d{4}-\d{2}$/), spentUsd: 0, reservedUsd: 0, overrunUsd: 0 } });
+    expect(await set.json()).toEqual({
+      provider: "messages-provider",
+      budget: { monthlyCapUsd: 12.5, month: expect.stringMatching(/^\d{4}-\d{2}$/), spentUsd: 0, reservedUsd: 0, overrunUsd: 0 },
+    });
     expect((await org.consoleApi("PUT", "/messages-provider/budget", { monthlyCapUsd: -1 })).status).toBe(400);
 
     const admin = await seedSession(await seedPerson(`byok-admin-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.orgId, role: "admin" }]));
     const adminCall = async (method: string, path: string, body: unknown) =>
-      workerFetch().fetch(`${BASE}/console/api/providers${path}?orgId=${org.orgId}`, { method, headers: { cookie: `svc_session=${admin}`, "x-svc-csrf": await browser(admin).csrf(), ...json(body) }, ...json(body) });
+      workerFetch().fetch(`${BASE}/console/api/providers${path}?orgId=${org.orgId}`, {
+        method,
+        headers: { cookie: `svc_session=${admin}`, "x-svc-csrf": await browser(admin).csrf(), ...json(body) },
+        ...json(body),
+      });
     expect((await adminCall("PUT", "/messages-provider/budget", { monthlyCapUsd: 100 })).status).toBe(403);
     expect((await adminCall("PUT", "/messages-provider", { key: uniqueKey("messages") })).status).toBe(200);
   });
@@ -82,11 +102,20 @@ describe("the console's provider routes", () => {
     const other = await seedProviderOrg();
     const send = (init: RequestInit, path = `/chat-provider?orgId=${org.orgId}`) => workerFetch().fetch(`${BASE}/console/api/providers${path}`, init);
     const body = json({ key: uniqueKey("chat") });
-    expect((await send({ method: "PUT", headers: { cookie: `svc_session=${org.session}`, "content-type": "application/json" }, body: body.body })).status).toBe(403);
+    expect((await send({ method: "PUT", headers: { cookie: `svc_session=${org.session}`, "content-type": "application/json" }, body: body.body })).status).toBe(
+      403,
+    );
     const member = await seedSession(await seedPerson(`byok-member-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.orgId, role: "member" }]));
     expect((await send({ method: "GET", headers: { cookie: `svc_session=${member}` } }, `?orgId=${org.orgId}`)).status).toBe(403);
     expect((await send({ method: "GET", headers: { cookie: `svc_session=${org.session}` } }, `?orgId=${other.orgId}`)).status).toBe(404);
-    expect((await send({ method: "PUT", headers: { cookie: `svc_session=${org.session}`, "x-svc-csrf": org.csrf, "content-type": "application/json" }, body: body.body }, `/other-provider?orgId=${org.orgId}`)).status).toBe(404);
+    expect(
+      (
+        await send(
+          { method: "PUT", headers: { cookie: `svc_session=${org.session}`, "x-svc-csrf": org.csrf, "content-type": "application/json" }, body: body.body },
+          `/other-provider?orgId=${org.orgId}`,
+        )
+      ).status,
+    ).toBe(404);
     const cli = (await seedToken(org.orgId, "cli", ["tokens.manage"])).token;
     expect((await send({ method: "GET", headers: { authorization: `Bearer ${cli}` } }, `?orgId=${org.orgId}`)).status).toBe(401);
   });
@@ -105,7 +134,9 @@ describe("the CLI's provider routes", () => {
     const adminBilling = (await seedToken(org.orgId, "cli", ["billing.manage"])).token;
     expect((await cliCall(adminBilling, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 })).status).toBe(403);
     const ownerBilling = (await seedToken(org.orgId, "cli", ["billing.manage"], { personId: org.ownerId })).token;
-    expect(await (await cliCall(ownerBilling, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 })).json()).toMatchObject({ budget: { monthlyCapUsd: 3 } });
+    expect(await (await cliCall(ownerBilling, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 })).json()).toMatchObject({
+      budget: { monthlyCapUsd: 3 },
+    });
     expect((await cliCall(manager, "DELETE", "/messages-provider")).status).toBe(200);
   });
 
@@ -134,7 +165,9 @@ describe("the required-plan gate", () => {
     expect(proxied.headers.get("x-svc-error-code")).toBe("plan_required");
     const cli = (await seedToken(org.orgId, "cli", ["tokens.manage"])).token;
     expect((await cliCall(cli, "GET", "", undefined, gated)).status).toBe(402);
-    const browserCall = await workerFetch(gated).fetch(`${BASE}/console/api/providers?orgId=${org.orgId}`, { headers: { cookie: `svc_session=${org.session}` } });
+    const browserCall = await workerFetch(gated).fetch(`${BASE}/console/api/providers?orgId=${org.orgId}`, {
+      headers: { cookie: `svc_session=${org.session}` },
+    });
     expect(browserCall.status).toBe(402);
   });
 });

@@ -7,7 +7,18 @@ import { describe, expect, it } from "vitest";
 import { pseudonym } from "../../worker/analytics/client";
 import { newTokenValue } from "../../worker/tokens/secret";
 import { seedToken } from "../support/seed";
-import { analyticsEvents, fakeCalls, fakeRefuses, PROXY, proxyEnv, seedProviderOrg, spendOf, SURROGATE_SECRET, uniqueKey, workerFetch } from "../support/providers";
+import {
+  analyticsEvents,
+  fakeCalls,
+  fakeRefuses,
+  PROXY,
+  proxyEnv,
+  seedProviderOrg,
+  spendOf,
+  SURROGATE_SECRET,
+  uniqueKey,
+  workerFetch,
+} from "../support/providers";
 
 // Built-in prices, US dollars per million tokens = micro-dollars per token.
 const HAIKU = { model: "claude-haiku-4-5", input: 1, output: 5 };
@@ -32,12 +43,20 @@ describe("the messages provider through @anthropic-ai/sdk", () => {
   it("answers a plain request with the organization's key and charges what the answer reported", async () => {
     const { orgId, engine, keys } = await org();
     const worker = workerFetch();
-    const answer = await messagesClient(engine, worker).messages.create({ model: HAIKU.model, max_tokens: 64, messages: [{ role: "user", content: "Say hello" }] });
+    const answer = await messagesClient(engine, worker).messages.create({
+      model: HAIKU.model,
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Say hello" }],
+    });
     await worker.settled();
     expect(answer.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("word0") });
     const calls = await fakeCalls("messages", keys["messages-provider"]);
     expect(calls).toEqual([expect.objectContaining({ model: HAIKU.model, stream: false, maxTokens: 64 })]);
-    expect(await spendOf(orgId, "messages-provider")).toEqual({ spent: cost(HAIKU, answer.usage.input_tokens, answer.usage.output_tokens), reserved: 0, requests: 1 });
+    expect(await spendOf(orgId, "messages-provider")).toEqual({
+      spent: cost(HAIKU, answer.usage.input_tokens, answer.usage.output_tokens),
+      reserved: 0,
+      requests: 1,
+    });
   });
 
   it("streams an answer as it arrives and reads its usage from message_start and message_delta", async () => {
@@ -52,7 +71,11 @@ describe("the messages provider through @anthropic-ai/sdk", () => {
     expect(texts.length).toBeGreaterThan(1);
     expect(final.usage.output_tokens).toBe(16);
     expect(await fakeCalls("messages", keys["messages-provider"])).toEqual([expect.objectContaining({ stream: true })]);
-    expect(await spendOf(orgId, "messages-provider")).toEqual({ spent: cost(HAIKU, final.usage.input_tokens, final.usage.output_tokens), reserved: 0, requests: 1 });
+    expect(await spendOf(orgId, "messages-provider")).toEqual({
+      spent: cost(HAIKU, final.usage.input_tokens, final.usage.output_tokens),
+      reserved: 0,
+      requests: 1,
+    });
   });
 });
 
@@ -64,13 +87,22 @@ describe("the chat provider through openai", () => {
     await worker.settled();
     expect(answer.choices[0]!.message.content).toContain("word0");
     expect(await fakeCalls("chat", keys["chat-provider"])).toEqual([expect.objectContaining({ maxTokens: 4096, stream: false })]);
-    expect(await spendOf(orgId, "chat-provider")).toEqual({ spent: cost(MINI, answer.usage!.prompt_tokens, answer.usage!.completion_tokens), reserved: 0, requests: 1 });
+    expect(await spendOf(orgId, "chat-provider")).toEqual({
+      spent: cost(MINI, answer.usage!.prompt_tokens, answer.usage!.completion_tokens),
+      reserved: 0,
+      requests: 1,
+    });
   });
 
   it("streams, asking the provider for usage, and charges it", async () => {
     const { orgId, engine, keys } = await org();
     const worker = workerFetch();
-    const stream = await chatClient(engine, worker).chat.completions.create({ model: MINI.model, max_tokens: 32, stream: true, messages: [{ role: "user", content: "Count" }] });
+    const stream = await chatClient(engine, worker).chat.completions.create({
+      model: MINI.model,
+      max_tokens: 32,
+      stream: true,
+      messages: [{ role: "user", content: "Count" }],
+    });
     let text = "";
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const chunk of stream) {
@@ -88,7 +120,9 @@ describe("the chat provider through openai", () => {
 describe("refusals before any upstream call", () => {
   it("refuses a model with no price, naming SVC_MODEL_PRICES, and asks the provider nothing", async () => {
     const { orgId, engine, keys } = await org();
-    const error = await chatClient(engine).chat.completions.create({ model: "gpt-unpriced", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    const error = await chatClient(engine)
+      .chat.completions.create({ model: "gpt-unpriced", messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect(JSON.stringify((error as InstanceType<typeof OpenAI.APIError>).error)).toContain("SVC_MODEL_PRICES");
@@ -112,7 +146,11 @@ describe("refusals before any upstream call", () => {
 
   it("refuses without a token, or with a token of no organization", async () => {
     const send = (headers: Record<string, string>) =>
-      workerFetch().fetch(`${PROXY}/chat-provider/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ model: MINI.model, messages: [] }) });
+      workerFetch().fetch(`${PROXY}/chat-provider/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ model: MINI.model, messages: [] }),
+      });
     expect((await send({})).status).toBe(401);
     expect((await send({ authorization: "Bearer svc_nonsense" })).status).toBe(401);
     expect((await send({ "x-api-key": "svc_nonsense" })).status).toBe(401);
@@ -123,7 +161,9 @@ describe("upstream refusals", () => {
   it("are passed through with their status, and nothing is charged", async () => {
     const { orgId, engine, keys } = await org();
     await fakeRefuses("messages", keys["messages-provider"], 429, "Slow down (fake).");
-    const error = await messagesClient(engine).messages.create({ model: HAIKU.model, max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    const error = await messagesClient(engine)
+      .messages.create({ model: HAIKU.model, max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(429);
     expect(JSON.stringify((error as InstanceType<typeof Anthropic.APIError>).error)).toContain("Slow down (fake).");
     expect(await spendOf(orgId, "messages-provider")).toMatchObject({ spent: 0, reserved: 0 });
@@ -169,20 +209,63 @@ describe("outbound analytics", () => {
 });
 
 describe("input the provider would fetch or run itself", () => {
-  const image = (source: Record<string, unknown>) => ({ role: "user", content: [{ type: "image", source }, { type: "text", text: "What is this?" }] });
+  const image = (source: Record<string, unknown>) => ({
+    role: "user",
+    content: [
+      { type: "image", source },
+      { type: "text", text: "What is this?" },
+    ],
+  });
   const messagesCases: Array<[string, Record<string, unknown>, RegExp]> = [
-    ["an image by address", { messages: [image({ type: "url", url: "https://example.com/cat.png" })] }, /^The budgeted model proxy refuses a document or image given by a "url" source \(at `messages\[0\]\.content\[0\]\.source`\)/],
-    ["a document by address", { messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url: "https://example.com/big.pdf" } }] }] }, /document or image given by a "url" source/],
+    [
+      "an image by address",
+      { messages: [image({ type: "url", url: "https://example.com/cat.png" })] },
+      /^The budgeted model proxy refuses a document or image given by a "url" source \(at `messages\[0\]\.content\[0\]\.source`\)/,
+    ],
+    [
+      "a document by address",
+      { messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url: "https://example.com/big.pdf" } }] }] },
+      /document or image given by a "url" source/,
+    ],
     ["a stored file", { messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: "file_123" } }] }] }, /"file" source/],
-    ["a document whose content holds an image by address", { system: [{ type: "text", text: "x" }], messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] } }] }] }, /"url" source/],
-    ["the web search server tool", { tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 5 }] }, /server tool "web_search_20250305" \(at `tools\[0\]`\)/],
-    ["the code execution server tool", { tools: [{ name: "mine", input_schema: { type: "object" } }, { type: "code_execution_20250825", name: "code_execution" }] }, /server tool "code_execution_20250825" \(at `tools\[1\]`\)/],
+    [
+      "a document whose content holds an image by address",
+      {
+        system: [{ type: "text", text: "x" }],
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "document", source: { type: "content", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] } },
+            ],
+          },
+        ],
+      },
+      /"url" source/,
+    ],
+    [
+      "the web search server tool",
+      { tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 5 }] },
+      /server tool "web_search_20250305" \(at `tools\[0\]`\)/,
+    ],
+    [
+      "the code execution server tool",
+      {
+        tools: [
+          { name: "mine", input_schema: { type: "object" } },
+          { type: "code_execution_20250825", name: "code_execution" },
+        ],
+      },
+      /server tool "code_execution_20250825" \(at `tools\[1\]`\)/,
+    ],
     ["remote tool servers", { mcp_servers: [{ type: "url", url: "https://example.com/mcp", name: "x" }] }, /remote tool servers/],
   ];
 
   it.each(messagesCases)("refuses %s in the messages dialect with 400, asking the provider nothing", async (_, more, sentence) => {
     const { orgId, engine, keys } = await org();
-    const error = await messagesClient(engine).messages.create({ model: HAIKU.model, max_tokens: 10, messages: [{ role: "user", content: "hi" }], ...more } as never).catch((e: unknown) => e);
+    const error = await messagesClient(engine)
+      .messages.create({ model: HAIKU.model, max_tokens: 10, messages: [{ role: "user", content: "hi" }], ...more } as never)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toEqual({ error: expect.stringMatching(sentence) });
@@ -192,7 +275,11 @@ describe("input the provider would fetch or run itself", () => {
   });
 
   const chatCases: Array<[string, Record<string, unknown>, RegExp]> = [
-    ["an image by address", { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] }, /image given by address \(only `data:` addresses are inline\) \(at `messages\[0\]\.content\[0\]\.image_url`\)/],
+    [
+      "an image by address",
+      { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] },
+      /image given by address \(only `data:` addresses are inline\) \(at `messages\[0\]\.content\[0\]\.image_url`\)/,
+    ],
     ["a stored file", { messages: [{ role: "user", content: [{ type: "file", file: { file_id: "file-123" } }] }] }, /a stored or addressed file/],
     ["web search", { web_search_options: {} }, /web search/],
     ["a tool the provider runs", { tools: [{ type: "web_search_preview" }] }, /tool type "web_search_preview"/],
@@ -200,7 +287,9 @@ describe("input the provider would fetch or run itself", () => {
 
   it.each(chatCases)("refuses %s in the chat dialect with 400, asking the provider nothing", async (_, more, sentence) => {
     const { engine, keys } = await org();
-    const error = await chatClient(engine).chat.completions.create({ model: MINI.model, messages: [{ role: "user", content: "hi" }], ...more } as never).catch((e: unknown) => e);
+    const error = await chatClient(engine)
+      .chat.completions.create({ model: MINI.model, messages: [{ role: "user", content: "hi" }], ...more } as never)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     // The OpenAI client unwraps the Refusal's `error`: the sentence itself.
@@ -215,7 +304,10 @@ describe("input the provider would fetch or run itself", () => {
     await messagesClient(engine, worker).messages.create({
       model: HAIKU.model,
       max_tokens: 10,
-      tools: [{ name: "lookup", input_schema: { type: "object" } }, { type: "bash_20250124", name: "bash" }],
+      tools: [
+        { name: "lookup", input_schema: { type: "object" } },
+        { type: "bash_20250124", name: "bash" },
+      ],
       messages: [
         image({ type: "base64", media_type: "image/png", data: pixel }),
         // The caller's own tool was asked for a URL: its input is the caller's data, not fetched.
@@ -236,7 +328,12 @@ describe("input the provider would fetch or run itself", () => {
 
 describe("a stranger's request", () => {
   const send = (headers: Record<string, string>, body: BodyInit) =>
-    workerFetch().fetch(`${PROXY}/messages-provider/v1/messages`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body, duplex: "half" } as RequestInit);
+    workerFetch().fetch(`${PROXY}/messages-provider/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+      duplex: "half",
+    } as RequestInit);
 
   it("is refused with 401 before its body is read: over the 16 MiB limit, not JSON, or never sent at all", async () => {
     const stranger = { "x-api-key": newTokenValue("engine") };

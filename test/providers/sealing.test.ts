@@ -13,7 +13,13 @@ import { fakeCalls, PROXY, proxyEnv, SEALING_KEY_V1, SEALING_KEY_V2, seedProvide
 
 const bytes = (base64: string) => Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
 const ONLY_V1: SealingKeys = { keys: new Map([["v1", bytes(SEALING_KEY_V1)]]), sealingVersion: "v1" };
-const BOTH_SEAL_V2: SealingKeys = { keys: new Map([["v1", bytes(SEALING_KEY_V1)], ["v2", bytes(SEALING_KEY_V2)]]), sealingVersion: "v2" };
+const BOTH_SEAL_V2: SealingKeys = {
+  keys: new Map([
+    ["v1", bytes(SEALING_KEY_V1)],
+    ["v2", bytes(SEALING_KEY_V2)],
+  ]),
+  sealingVersion: "v2",
+};
 const ROTATED = { SVC_PROVIDER_KEY_SECRETS: `v2=${SEALING_KEY_V2}`, SVC_PROVIDER_KEY_VERSION: "v2" };
 const ONLY_V2 = { SVC_PROVIDER_KEY_SECRET: undefined, SVC_PROVIDER_KEY_SECRETS: `v2=${SEALING_KEY_V2}` };
 
@@ -30,7 +36,11 @@ describe("sealing", () => {
 
   it("does not open for another organization, provider or row, nor without its version's key", async () => {
     const sealed = await seal(ONLY_V1, binding, "sk-bound");
-    for (const elsewhere of [{ ...binding, orgId: crypto.randomUUID() }, { ...binding, provider: "messages-provider" as const }, { ...binding, keyId: crypto.randomUUID() }]) {
+    for (const elsewhere of [
+      { ...binding, orgId: crypto.randomUUID() },
+      { ...binding, provider: "messages-provider" as const },
+      { ...binding, keyId: crypto.randomUUID() },
+    ]) {
       await expect(unseal(ONLY_V1, elsewhere, sealed)).rejects.toMatchObject({ reason: "does_not_open" });
     }
     const v2Only: SealingKeys = { keys: new Map([["v2", bytes(SEALING_KEY_V2)]]), sealingVersion: "v2" };
@@ -54,7 +64,8 @@ describe("a stored key in the database", () => {
         `UPDATE provider_keys t SET nonce = v.nonce, ciphertext = v.ciphertext FROM provider_keys v
          WHERE v.org_id = $1 AND v.revoked_at IS NULL AND t.org_id = $2 AND t.revoked_at IS NULL`,
         [victim.orgId, thief.orgId],
-      ));
+      ),
+    );
     const response = await ask(thief.engine, proxyEnv());
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({ error: expect.stringMatching(/does not open here/) });
@@ -85,7 +96,10 @@ describe("rotation", () => {
     } finally {
       await pool.end();
     }
-    const row = await asRole("superuser", async (client) => (await client.query("SELECT key_version, resealed_at FROM provider_keys WHERE org_id = $1", [org.orgId])).rows[0]);
+    const row = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT key_version, resealed_at FROM provider_keys WHERE org_id = $1", [org.orgId])).rows[0],
+    );
     expect(row).toMatchObject({ key_version: "v2", resealed_at: expect.any(Date) });
     expect((await ask(org.engine, proxyEnv(ONLY_V2))).status).toBe(200);
     expect(await fakeCalls("messages", oldKey)).toHaveLength(2);
@@ -96,7 +110,12 @@ describe("rotation", () => {
     await asRole("reseal", async (client) => {
       const { rows } = await client.query("SELECT count(DISTINCT org_id)::int AS orgs FROM provider_keys");
       expect(rows[0].orgs).toBeGreaterThanOrEqual(1);
-      for (const query of ["SELECT 1 FROM organizations LIMIT 1", "SELECT 1 FROM tokens LIMIT 1", "SELECT 1 FROM provider_spend LIMIT 1", "SELECT last_four FROM provider_keys LIMIT 1"]) {
+      for (const query of [
+        "SELECT 1 FROM organizations LIMIT 1",
+        "SELECT 1 FROM tokens LIMIT 1",
+        "SELECT 1 FROM provider_spend LIMIT 1",
+        "SELECT last_four FROM provider_keys LIMIT 1",
+      ]) {
         await expect(client.query(query)).rejects.toThrow(/permission denied/);
       }
       await expect(client.query("DELETE FROM provider_keys")).rejects.toThrow(/permission denied/);

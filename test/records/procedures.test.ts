@@ -17,7 +17,13 @@ beforeEach(async () => {
   admin = await rpcClient(place.sessions.admin);
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error("expected a refusal"); }, (error: { data?: { httpStatus: number } }) => error.data?.httpStatus);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error("expected a refusal");
+    },
+    (error: { data?: { httpStatus: number } }) => error.data?.httpStatus,
+  );
 
 async function send(token: string, events: unknown[]) {
   const response = await postEvents(token, events);
@@ -28,19 +34,30 @@ async function send(token: string, events: unknown[]) {
 describe("runs.list and runs.get", () => {
   it("pages an environment's runs newest first, and shows one run with its verdicts, artifacts and goldens", async () => {
     for (let i = 1; i <= 5; i++) {
-      await send(place.engine, [makeEvent({ type: "run.started", envId, occurredAt: isoAgo(60_000 - i), payload: { runId: `${envId}-r${i}`, name: `suite ${i}` } })]);
+      await send(place.engine, [
+        makeEvent({ type: "run.started", envId, occurredAt: isoAgo(60_000 - i), payload: { runId: `${envId}-r${i}`, name: `suite ${i}` } }),
+      ]);
     }
     await send(place.engine, [
       makeEvent({ type: "run.finished", envId, occurredAt: isoAgo(1000), payload: { runId: `${envId}-r5`, outcome: "failed" } }),
       makeEvent({ type: "verdict.recorded", envId, payload: { runId: `${envId}-r5`, name: "login", verdict: "fail", detail: "500 on /login" } }),
       makeEvent({ type: "verdict.recorded", envId, payload: { runId: `${envId}-r5`, name: "search", verdict: "pass" } }),
-      makeEvent({ type: "artifact.stored", envId, payload: { runId: `${envId}-r5`, name: "trace.zip", sizeBytes: 4096, digest: "sha256:abcd", location: "s3://acme/trace.zip" } }),
+      makeEvent({
+        type: "artifact.stored",
+        envId,
+        payload: { runId: `${envId}-r5`, name: "trace.zip", sizeBytes: 4096, digest: "sha256:abcd", location: "s3://acme/trace.zip" },
+      }),
       makeEvent({ type: "golden.published", envId, payload: { runId: `${envId}-r5`, name: "home", version: "7", digest: "sha256:ef01" } }),
       makeEvent({ type: "run.started", envId: "elsewhere", payload: { runId: "not-this-env" } }),
     ]);
     const first = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2 });
     expect(first.items.map((run) => run.runId)).toEqual([`${envId}-r5`, `${envId}-r4`]);
-    expect(first.items[0]).toMatchObject({ state: "finished", outcome: "failed", verdicts: { pass: 1, fail: 1, warn: 0, skip: 0 }, durationMs: expect.any(Number) });
+    expect(first.items[0]).toMatchObject({
+      state: "finished",
+      outcome: "failed",
+      verdicts: { pass: 1, fail: 1, warn: 0, skip: 0 },
+      durationMs: expect.any(Number),
+    });
     const second = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2, cursor: first.nextCursor! });
     const third = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2, cursor: second.nextCursor! });
     expect([...second.items, ...third.items].map((run) => run.runId)).toEqual([`${envId}-r3`, `${envId}-r2`, `${envId}-r1`]);
@@ -49,7 +66,10 @@ describe("runs.list and runs.get", () => {
     const run = await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-r5` });
     expect(run).toMatchObject({
       name: "suite 5",
-      verdictList: [{ name: "login", verdict: "fail", detail: "500 on /login" }, { name: "search", verdict: "pass", detail: null }],
+      verdictList: [
+        { name: "login", verdict: "fail", detail: "500 on /login" },
+        { name: "search", verdict: "pass", detail: null },
+      ],
       artifacts: [{ name: "trace.zip", sizeBytes: 4096, digest: "sha256:abcd", location: "s3://acme/trace.zip", contentType: null }],
       goldens: [{ name: "home", version: "7", digest: "sha256:ef01" }],
     });
@@ -65,7 +85,10 @@ describe("decisions.list", () => {
       makeEvent({ type: "network.decision", envId: "other-env", payload: { host: "c.example", port: 80, decision: "denied" } }),
     ]);
     const all = await viewer.decisions.list.query({ orgId: place.orgId, envId });
-    expect(all.items.map((d) => [d.host, d.port, d.decision, d.rule])).toEqual([["b.example", 80, "denied", null], ["a.example", 443, "allowed", "allow-a"]]);
+    expect(all.items.map((d) => [d.host, d.port, d.decision, d.rule])).toEqual([
+      ["b.example", 80, "denied", null],
+      ["a.example", 443, "allowed", "allow-a"],
+    ]);
     expect((await viewer.decisions.list.query({ orgId: place.orgId, envId, decision: "denied" })).items.map((d) => d.host)).toEqual(["b.example"]);
     expect((await viewer.decisions.list.query({ orgId: place.orgId, envId, decision: "allowed", limit: 1 })).items.map((d) => d.host)).toEqual(["a.example"]);
   });
@@ -87,7 +110,10 @@ describe("runtimes", () => {
 
     await admin.runtimes.remove.mutate({ orgId: place.orgId, runtimeId: runtime.id });
     expect(await admin.runtimes.list.query({ orgId: place.orgId })).toEqual([]);
-    expect((await admin.runtimes.list.query({ orgId: place.orgId, includeRemoved: true }))[0]).toMatchObject({ name: "linux-large", removedAt: expect.any(String) });
+    expect((await admin.runtimes.list.query({ orgId: place.orgId, includeRemoved: true }))[0]).toMatchObject({
+      name: "linux-large",
+      removedAt: expect.any(String),
+    });
     expect((await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-rt` })).runtime).toEqual({ name: "linux-large", registered: false });
     expect(await failure(admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "x" }))).toBe(404);
     // The name is free again.

@@ -15,15 +15,16 @@ beforeEach(async () => {
   token = (await seedToken(orgId, "engine")).token;
 });
 
-const rows = (sql: string, params: unknown[] = []) =>
-  asRole("superuser", async (client) => (await client.query(sql, [orgId, ...params])).rows);
+const rows = (sql: string, params: unknown[] = []) => asRole("superuser", async (client) => (await client.query(sql, [orgId, ...params])).rows);
 
 const run = async (runId: string) =>
-  (await rows(
-    `SELECT env_id, name, runtime, outcome, duration_ms::int AS duration_ms, started_at, finished_at, started_event_id, finished_event_id
+  (
+    await rows(
+      `SELECT env_id, name, runtime, outcome, duration_ms::int AS duration_ms, started_at, finished_at, started_event_id, finished_event_id
      FROM engine_runs WHERE org_id = $1 AND run_id = $2`,
-    [runId],
-  ))[0] ?? null;
+      [runId],
+    )
+  )[0] ?? null;
 
 async function send(events: unknown[]): Promise<IngestBody & { status: number }> {
   const response = await postEvents(token, events);
@@ -41,7 +42,10 @@ describe("runs", () => {
     const end = finished("r1", 30_000, "failed", { durationMs: 29_500 });
     const body = await send([start, end]);
     expect(body).toMatchObject({ status: 202, accepted: 2, rejected: 0 });
-    expect(body.outcomes.map((o) => o.note)).toEqual([expect.stringMatching(/^Recorded the start of run r1/), expect.stringMatching(/^Recorded run r1 as failed/)]);
+    expect(body.outcomes.map((o) => o.note)).toEqual([
+      expect.stringMatching(/^Recorded the start of run r1/),
+      expect.stringMatching(/^Recorded run r1 as failed/),
+    ]);
     const row = await run("r1");
     expect(row).toMatchObject({ env_id: "env-1", name: "checkout suite", runtime: "linux-large", outcome: "failed", duration_ms: 29_500 });
     expect(new Date(row.started_at).toISOString()).toBe(start.occurredAt);
@@ -74,7 +78,11 @@ describe("runs", () => {
   });
 
   it("a retry changes nothing: the batch is answered as duplicates and the records stay as they were", async () => {
-    const batch = [started("r4", 60_000), finished("r4", 30_000), makeEvent({ type: "verdict.recorded", occurredAt: isoAgo(20_000), payload: { runId: "r4", name: "login", verdict: "pass" } })];
+    const batch = [
+      started("r4", 60_000),
+      finished("r4", 30_000),
+      makeEvent({ type: "verdict.recorded", occurredAt: isoAgo(20_000), payload: { runId: "r4", name: "login", verdict: "pass" } }),
+    ];
     await send(batch);
     const before = { run: await run("r4"), verdicts: await rows("SELECT * FROM run_verdicts WHERE org_id = $1") };
     const retry = await send(batch);
@@ -99,7 +107,18 @@ describe("verdicts, artifacts, goldens, network decisions", () => {
 
   it("records artifact metadata only, the latest report of a name standing", async () => {
     const artifact = (ago: number, sizeBytes: number) =>
-      makeEvent({ type: "artifact.stored", occurredAt: isoAgo(ago), payload: { runId: "r6", name: "report.html", sizeBytes, digest: `sha256:${"ab".repeat(32)}`, location: "s3://acme-artifacts/r6/report.html", contentType: "text/html" } });
+      makeEvent({
+        type: "artifact.stored",
+        occurredAt: isoAgo(ago),
+        payload: {
+          runId: "r6",
+          name: "report.html",
+          sizeBytes,
+          digest: `sha256:${"ab".repeat(32)}`,
+          location: "s3://acme-artifacts/r6/report.html",
+          contentType: "text/html",
+        },
+      });
     await send([artifact(5_000, 2048), artifact(9_000, 1024)]);
     expect(await rows("SELECT name, size_bytes::int AS size, digest, location, content_type FROM run_artifacts WHERE org_id = $1")).toEqual([
       { name: "report.html", size: 2048, digest: `sha256:${"ab".repeat(32)}`, location: "s3://acme-artifacts/r6/report.html", content_type: "text/html" },
@@ -118,7 +137,11 @@ describe("verdicts, artifacts, goldens, network decisions", () => {
   });
 
   it("records each network decision once: host, port, allowed or denied, and the rule", async () => {
-    const denied = makeEvent({ type: "network.decision", envId: "env-1", payload: { host: "api.stripe.com", port: 443, decision: "denied", rule: "default-deny" } });
+    const denied = makeEvent({
+      type: "network.decision",
+      envId: "env-1",
+      payload: { host: "api.stripe.com", port: 443, decision: "denied", rule: "default-deny" },
+    });
     const allowed = makeEvent({ type: "network.decision", envId: "env-1", payload: { host: "db.internal", port: 5432, decision: "allowed" } });
     await send([denied, allowed]);
     await send([denied]);
@@ -131,7 +154,9 @@ describe("verdicts, artifacts, goldens, network decisions", () => {
   it("keeps unknown payload fields in the stored event", async () => {
     const event = started("r8", 1000, { shard: 3 });
     await send([event]);
-    expect(await rows("SELECT payload FROM events WHERE org_id = $1 AND id = $2", [event.id])).toEqual([{ payload: { runId: "r8", name: "checkout suite", shard: 3 } }]);
+    expect(await rows("SELECT payload FROM events WHERE org_id = $1 AND id = $2", [event.id])).toEqual([
+      { payload: { runId: "r8", name: "checkout suite", shard: 3 } },
+    ]);
   });
 });
 
@@ -140,7 +165,11 @@ describe("workload.started", () => {
     await seedEnvironment(token, "env-w");
     const runId = await seedRun(orgId, "env-w");
     const first = makeEvent({ type: "workload.started", envId: "env-w", occurredAt: isoAgo(8000), payload: { runId } });
-    const body = await send([makeEvent({ type: "workload.started", occurredAt: isoAgo(4000), payload: { runId } }), first, makeEvent({ type: "workload.started", payload: { runId: crypto.randomUUID() } })]);
+    const body = await send([
+      makeEvent({ type: "workload.started", occurredAt: isoAgo(4000), payload: { runId } }),
+      first,
+      makeEvent({ type: "workload.started", payload: { runId: crypto.randomUUID() } }),
+    ]);
     expect(body.outcomes.map((o) => o.note)).toEqual([
       expect.stringMatching(/already has an earlier start/),
       expect.stringMatching(/^Recorded the start of workload run/),
@@ -187,7 +216,9 @@ describe("malformed payloads", () => {
     const bad = MALFORMED.map(([type, payload]) => makeEvent({ type, payload }));
     const body = await send([...bad, good]);
     expect(body).toMatchObject({ status: 207, accepted: 1, rejected: MALFORMED.length });
-    MALFORMED.forEach(([type, , reason], i) => expect({ type, outcome: body.outcomes[i] }).toEqual({ type, outcome: { id: bad[i]!.id, status: "rejected", reason: expect.stringMatching(reason) } }));
+    MALFORMED.forEach(([type, , reason], i) =>
+      expect({ type, outcome: body.outcomes[i] }).toEqual({ type, outcome: { id: bad[i]!.id, status: "rejected", reason: expect.stringMatching(reason) } }),
+    );
     expect(await rows("SELECT id FROM events WHERE org_id = $1")).toEqual([{ id: good.id }]);
     expect(await rows("SELECT run_id FROM engine_runs WHERE org_id = $1")).toEqual([{ run_id: "ok" }]);
   });
@@ -221,9 +252,13 @@ describe("published payload shapes", () => {
     const response = await call("/openapi.json");
     const document = (await response.json()) as { components: { schemas: Record<string, { required?: string[] }> } };
     for (const [id, required] of [
-      ["RunStartedPayload", ["runId"]], ["RunFinishedPayload", ["runId", "outcome"]], ["VerdictRecordedPayload", ["runId", "name", "verdict"]],
-      ["ArtifactStoredPayload", ["runId", "name", "sizeBytes", "digest", "location"]], ["GoldenPublishedPayload", ["name", "version", "digest"]],
-      ["NetworkDecisionPayload", ["host", "port", "decision"]], ["WorkloadStartedPayload", ["runId"]],
+      ["RunStartedPayload", ["runId"]],
+      ["RunFinishedPayload", ["runId", "outcome"]],
+      ["VerdictRecordedPayload", ["runId", "name", "verdict"]],
+      ["ArtifactStoredPayload", ["runId", "name", "sizeBytes", "digest", "location"]],
+      ["GoldenPublishedPayload", ["name", "version", "digest"]],
+      ["NetworkDecisionPayload", ["host", "port", "decision"]],
+      ["WorkloadStartedPayload", ["runId"]],
     ] as const) {
       expect({ id, required: document.components.schemas[id]?.required?.slice().sort() }).toEqual({ id, required: [...required].sort() });
     }

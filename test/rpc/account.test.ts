@@ -19,7 +19,10 @@ describe("account.close", () => {
     const memberships = await asRole("superuser", async (client) => (await client.query("SELECT 1 FROM memberships WHERE person_id = $1", [id])).rows);
     expect(memberships).toEqual([]);
     expect((await browser(other).get("/auth/session")).status).toBe(401);
-    const audit = await asRole("superuser", async (client) => (await client.query("SELECT actor_label FROM audit_log WHERE org_id = $1 AND action = 'account.closed'", [orgId])).rows);
+    const audit = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT actor_label FROM audit_log WHERE org_id = $1 AND action = 'account.closed'", [orgId])).rows,
+    );
     expect(audit).toEqual([{ actor_label: login }]);
   });
 

@@ -14,9 +14,14 @@ describe("audit procedures", () => {
     const entries = await client.audit.list.query({ orgId });
     expect(entries.map((entry) => entry.action).slice(0, 2)).toEqual(["organization.renamed", "organization.renamed"]);
     expect(entries[0]!.data).toEqual({ from: "First", to: "Second" });
-    expect(await client.audit.verify.query({ orgId })).toEqual({ entries: entries.length, intact: true, brokenAt: null, head: { seq: entries.length, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(await client.audit.verify.query({ orgId })).toEqual({
+      entries: entries.length,
+      intact: true,
+      brokenAt: null,
+      head: { seq: entries.length, hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
 
-    await asRole("superuser", (sql) => sql.query("UPDATE audit_log SET data = '{\"from\":\"forged\"}' WHERE org_id = $1 AND seq = 2", [orgId]));
+    await asRole("superuser", (sql) => sql.query('UPDATE audit_log SET data = \'{"from":"forged"}\' WHERE org_id = $1 AND seq = 2', [orgId]));
     expect(await client.audit.verify.query({ orgId })).toMatchObject({ intact: false, brokenAt: 2 });
   });
 });

@@ -14,7 +14,11 @@ beforeEach(async () => {
   place = await workplace("console-lists");
 });
 
-const rpcError = (promise: Promise<unknown>) => promise.then(() => null, (error: { data?: { httpStatus?: number } }) => error.data?.httpStatus);
+const rpcError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: { data?: { httpStatus?: number } }) => error.data?.httpStatus,
+  );
 
 describe("claims", () => {
   it("lists the organization's claims with the audience, and revokes one: its minted tokens die, audited once", async () => {
@@ -26,11 +30,16 @@ describe("claims", () => {
     expect(listed.claims).toEqual([expect.objectContaining({ id: created.id, repository: place.repository.full, revokedAt: null })]);
 
     expect(await owner.claims.revoke.mutate({ orgId: place.orgId, claimId: created.id })).toEqual({
-      revoked: true, repository: place.repository.full, alreadyRevoked: false, tokensRevoked: 0,
+      revoked: true,
+      repository: place.repository.full,
+      alreadyRevoked: false,
+      tokensRevoked: 0,
     });
     expect(await owner.claims.revoke.mutate({ orgId: place.orgId, claimId: created.id })).toMatchObject({ alreadyRevoked: true });
-    const audited = await asRole("superuser", async (client) =>
-      (await client.query("SELECT actor_label FROM audit_log WHERE org_id = $1 AND action = 'repository_claim.revoked'", [place.orgId])).rows);
+    const audited = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT actor_label FROM audit_log WHERE org_id = $1 AND action = 'repository_claim.revoked'", [place.orgId])).rows,
+    );
     expect(audited).toHaveLength(1);
   });
 

@@ -45,26 +45,44 @@ describe("the RPC envelope", () => {
     const missing = await rpcPost(session, "organization.settings", { orgId, name: "Renamed" });
     expect(missing.status).toBe(403);
     const headers = { cookie: `svc_session=${session}`, "x-svc-csrf": await browser(session).csrf() };
-    const post = (body: BodyInit, contentType: string) => call("/rpc/organization.settings", { method: "POST", body, headers: { ...headers, "content-type": contentType } });
+    const post = (body: BodyInit, contentType: string) =>
+      call("/rpc/organization.settings", { method: "POST", body, headers: { ...headers, "content-type": contentType } });
     const form = new FormData();
     form.set("orgId", orgId);
     form.set("name", "Renamed by form");
     // Types tRPC's adapter would read (forms, binary) and one it refuses itself: none reaches a procedure.
-    const refusals = [await post("orgId=x", "application/x-www-form-urlencoded"), await post(form, "multipart/form-data; boundary=x"), await post(new Uint8Array([1, 2]), "application/octet-stream"), await post("{}", "text/plain")];
+    const refusals = [
+      await post("orgId=x", "application/x-www-form-urlencoded"),
+      await post(form, "multipart/form-data; boundary=x"),
+      await post(new Uint8Array([1, 2]), "application/octet-stream"),
+      await post("{}", "text/plain"),
+    ];
     expect(refusals.map((response) => response.status)).toEqual([415, 415, 415, 415]);
     for (const response of refusals) expect(((await response.json()) as { error: { data: { code: string } } }).error.data.code).toBe("UNSUPPORTED_MEDIA_TYPE");
-    expect(((await (await rpcGet(session, "organization.get", { orgId })).json()) as { result: { data: { name: string } } }).result.data.name).not.toBe("Renamed by form");
+    expect(((await (await rpcGet(session, "organization.get", { orgId })).json()) as { result: { data: { name: string } } }).result.data.name).not.toBe(
+      "Renamed by form",
+    );
   });
 
   it("answers input that is not JSON with 400 naming the procedure, by GET and by POST, and changes nothing", async () => {
-    const organizationName = async () => ((await (await rpcGet(session, "organization.get", { orgId })).json()) as { result: { data: { name: string } } }).result.data.name;
+    const organizationName = async () =>
+      ((await (await rpcGet(session, "organization.get", { orgId })).json()) as { result: { data: { name: string } } }).result.data.name;
     const before = await organizationName();
     const cookie = `svc_session=${session}`;
     const byGet = await call("/rpc/organization.get?input=%7Bnot-json", { headers: { cookie } });
-    const byPost = await call("/rpc/organization.settings", { method: "POST", body: "{not-json", headers: { cookie, "content-type": "application/json", "x-svc-csrf": await browser(session).csrf() } });
-    for (const [response, path] of [[byGet, "organization.get"], [byPost, "organization.settings"]] as const) {
+    const byPost = await call("/rpc/organization.settings", {
+      method: "POST",
+      body: "{not-json",
+      headers: { cookie, "content-type": "application/json", "x-svc-csrf": await browser(session).csrf() },
+    });
+    for (const [response, path] of [
+      [byGet, "organization.get"],
+      [byPost, "organization.settings"],
+    ] as const) {
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ error: { message: "The input is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path, errorCode: "invalid_json" } } });
+      expect(await response.json()).toEqual({
+        error: { message: "The input is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path, errorCode: "invalid_json" } },
+      });
     }
     expect(await organizationName()).toBe(before);
   });
@@ -77,7 +95,11 @@ describe("the RPC envelope", () => {
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
-      error: { message: "The body is not UTF-8 text, so it is not JSON.", code: -32600, data: { code: "BAD_REQUEST", httpStatus: 400, path: "organization.settings", errorCode: "invalid_json" } },
+      error: {
+        message: "The body is not UTF-8 text, so it is not JSON.",
+        code: -32600,
+        data: { code: "BAD_REQUEST", httpStatus: 400, path: "organization.settings", errorCode: "invalid_json" },
+      },
     });
   });
 
@@ -88,13 +110,21 @@ describe("the RPC envelope", () => {
     const inputs = encodeURIComponent(JSON.stringify({ 0: { orgId: "not-a-uuid" }, 1: { orgId: crypto.randomUUID() } }));
     const batch = await call(`/rpc/organization.get,organization.get?batch=1&input=${inputs}`, { headers: { cookie: `svc_session=${session}` } });
     expect(batch.headers.get("x-svc-error-code")).toBeNull();
-    expect(((await batch.json()) as Array<{ error: { data: { errorCode: string } } }>).map((outcome) => outcome.error.data.errorCode)).toEqual(["invalid_request", "not_found"]);
+    expect(((await batch.json()) as Array<{ error: { data: { errorCode: string } } }>).map((outcome) => outcome.error.data.errorCode)).toEqual([
+      "invalid_request",
+      "not_found",
+    ]);
   });
 
   it("is the one place a tRPC error is made: everything else throws a Refusal, whose code the catalog must hold", () => {
-    const sources = import.meta.glob(["../../worker/**/*.ts", "../../durable-objects/**/*.ts"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+    const sources = import.meta.glob(["../../worker/**/*.ts", "../../durable-objects/**/*.ts"], { query: "?raw", import: "default", eager: true }) as Record<
+      string,
+      string
+    >;
     expect(Object.keys(sources).length).toBeGreaterThan(100);
-    const makers = Object.entries(sources).filter(([file, text]) => /new TRPCError\b/.test(text) && !file.endsWith("/worker/rpc/errors.ts")).map(([file]) => file);
+    const makers = Object.entries(sources)
+      .filter(([file, text]) => /new TRPCError\b/.test(text) && !file.endsWith("/worker/rpc/errors.ts"))
+      .map(([file]) => file);
     expect(makers).toEqual([]);
   });
 
@@ -103,8 +133,12 @@ describe("the RPC envelope", () => {
     const inputs = encodeURIComponent(JSON.stringify({ 0: { orgId }, 1: { orgId: "not-a-uuid" } }));
     const mixed = await call(`/rpc/organization.get,organization.get,no.such?batch=1&input=${inputs}`, { headers: { cookie } });
     expect(mixed.status).toBe(207);
-    expect(((await mixed.json()) as Array<Record<string, { data: { code?: string } }>>).map((outcome) => outcome.result ? "ok" : outcome.error!.data.code)).toEqual(["ok", "BAD_REQUEST", "NOT_FOUND"]);
-    const same = await call(`/rpc/organization.get,account.context?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, { headers: { cookie } });
+    expect(
+      ((await mixed.json()) as Array<Record<string, { data: { code?: string } }>>).map((outcome) => (outcome.result ? "ok" : outcome.error!.data.code)),
+    ).toEqual(["ok", "BAD_REQUEST", "NOT_FOUND"]);
+    const same = await call(`/rpc/organization.get,account.context?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, {
+      headers: { cookie },
+    });
     expect(same.status).toBe(200);
   });
 
@@ -114,7 +148,12 @@ describe("the RPC envelope", () => {
       await call(`/rpc/organization.get,organization.settings?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, { headers: { cookie } }),
       await call(`/rpc/organization.get?batch=1&input=5`, { headers: { cookie } }),
       await call(`/rpc/organization.get?input=${encodeURIComponent(JSON.stringify({ orgId }))}`, { headers: { cookie, "trpc-accept": "application/jsonl" } }),
-      await call(`/rpc/${Array(MAX_BATCH_CALLS + 1).fill("account.context").join(",")}?batch=1`, { headers: { cookie } }),
+      await call(
+        `/rpc/${Array(MAX_BATCH_CALLS + 1)
+          .fill("account.context")
+          .join(",")}?batch=1`,
+        { headers: { cookie } },
+      ),
     ];
     expect(refusals.map((response) => response.status)).toEqual([400, 400, 400, 400]);
     const messages = await Promise.all(refusals.map(async (response) => JSON.stringify(await response.json())));
@@ -127,13 +166,19 @@ describe("the RPC envelope", () => {
     expect(most.status).toBe(200);
   });
 
-  for (const [header, value] of [["trpc-accept", "application/jsonl"], ["accept", "application/jsonl"]] as const) {
+  for (const [header, value] of [
+    ["trpc-accept", "application/jsonl"],
+    ["accept", "application/jsonl"],
+  ] as const) {
     it(`streams a batch as JSON lines when asked with ${header}: ${value}, each call's envelope in tRPC's stream format`, async () => {
       const response = await call(`/rpc/organization.get,no.such?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { orgId } }))}`, {
         headers: { cookie: `svc_session=${session}`, [header]: value },
       });
       expect(response.status).toBe(200);
-      const [head, ...lines] = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line) as unknown);
+      const [head, ...lines] = (await response.text())
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as unknown);
       // The head holds one pending value per call; each is filled by a later line.
       expect(head).toEqual({ 0: [[0], [null, 0, 0]], 1: [[0], [null, 0, 1]] });
       expect(lines.length).toBeGreaterThanOrEqual(2);
@@ -154,7 +199,12 @@ describe("the RPC envelope", () => {
 });
 
 describe("the unmodified @trpc/client", () => {
-  const links = { httpLink: { batch: false }, httpBatchLink: {}, httpBatchStreamLink: { stream: true }, "httpBatchStreamLink with streamHeader: 'accept'": { stream: "accept" } } as const;
+  const links = {
+    httpLink: { batch: false },
+    httpBatchLink: {},
+    httpBatchStreamLink: { stream: true },
+    "httpBatchStreamLink with streamHeader: 'accept'": { stream: "accept" },
+  } as const;
   for (const [link, options] of Object.entries(links)) {
     it(`makes a query and a mutation through ${link}`, async () => {
       const client = await rpcClient(session, options);

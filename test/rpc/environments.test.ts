@@ -5,7 +5,15 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { call } from "../support/http";
 import {
-  acceptedDispatches, auditEntries, newEnvId, putWorkflow, refuseWorkflow, reportEnvironment, storedDispatch, workplace, type Workplace,
+  acceptedDispatches,
+  auditEntries,
+  newEnvId,
+  putWorkflow,
+  refuseWorkflow,
+  reportEnvironment,
+  storedDispatch,
+  workplace,
+  type Workplace,
 } from "../support/engine-work";
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { browser } from "../support/sessions";
@@ -24,7 +32,11 @@ describe("environments.list and environments.get", () => {
     const preview = newEnvId();
     const plain = newEnvId();
     await reportEnvironment(place, preview, {
-      branch: "feature/x", pull_request: 7, started_at: "2030-01-01T00:00:00Z", ttl_seconds: 3600, preview_urls: ["https://pr-7.preview.example.com/"],
+      branch: "feature/x",
+      pull_request: 7,
+      started_at: "2030-01-01T00:00:00Z",
+      ttl_seconds: 3600,
+      preview_urls: ["https://pr-7.preview.example.com/"],
     });
     await reportEnvironment(place, plain, { branch: "main" }, "environment.creating");
 
@@ -63,7 +75,12 @@ describe("environments.list and environments.get", () => {
 describe("environments.create", () => {
   it("dispatches the standard workflow on the branch with a new envId and only the declared inputs, and audits", async () => {
     const member = await rpcClient(place.sessions.member);
-    const created = await member.environments.create.mutate({ orgId: place.orgId, repository: place.repository.full, branch: "feature/login", pullRequest: 12 });
+    const created = await member.environments.create.mutate({
+      orgId: place.orgId,
+      repository: place.repository.full,
+      branch: "feature/login",
+      pullRequest: 12,
+    });
     expect(created.envId).toMatch(/^pr-12-[0-9a-f]{8}$/);
     expect(created.dispatch).toMatchObject({
       outcome: "dispatched",
@@ -78,7 +95,10 @@ describe("environments.create", () => {
     ]);
     expect(await storedDispatch(created.dispatch.id)).toMatchObject({ org_id: place.orgId, outcome: "dispatched" });
     expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([
-      expect.objectContaining({ target: created.envId, data: expect.objectContaining({ procedure: "environments.create", outcome: "dispatched", dispatchId: created.dispatch.id }) }),
+      expect.objectContaining({
+        target: created.envId,
+        data: expect.objectContaining({ procedure: "environments.create", outcome: "dispatched", dispatchId: created.dispatch.id }),
+      }),
     ]);
     // The row comes from the engine's events, not from the request.
     expect(await member.environments.list.query({ orgId: place.orgId })).toEqual([]);
@@ -91,13 +111,20 @@ describe("environments.create", () => {
     await putWorkflow(place.repository, "refused.yml");
     await refuseWorkflow(place.repository, 422, "Actions are disabled for this repository", "refused.yml");
     const response = await post(place.sessions.member, "environments.create", {
-      orgId: place.orgId, repository: place.repository.full, branch: "main", workflow: "refused.yml",
+      orgId: place.orgId,
+      repository: place.repository.full,
+      branch: "main",
+      workflow: "refused.yml",
     });
     expect(response.status).toBe(200);
-    const { dispatch } = ((await response.json()) as { result: { data: { dispatch: { id: string; outcome: string; refusalStatus: number; refusal: string } } } }).result.data;
+    const { dispatch } = (
+      (await response.json()) as { result: { data: { dispatch: { id: string; outcome: string; refusalStatus: number; refusal: string } } } }
+    ).result.data;
     expect(dispatch).toMatchObject({ outcome: "refused", refusalStatus: 422, refusal: expect.stringMatching(/Actions are disabled/) });
     expect(await storedDispatch(dispatch.id)).toMatchObject({ outcome: "refused", refusal_status: 422, workflow: "refused.yml" });
-    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([expect.objectContaining({ data: expect.objectContaining({ outcome: "refused" }) })]);
+    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ outcome: "refused" }) }),
+    ]);
   });
 
   it("validates its input and needs environments.create", async () => {
@@ -132,9 +159,17 @@ describe("environments.teardown", () => {
     });
     const { commands } = (await (await claimCommands()).json()) as { commands: Array<{ id: string; kind: string; envId: string }> };
     expect(commands).toEqual([expect.objectContaining({ id: answer.commandId, kind: "teardown", envId })]);
-    expect(await auditEntries(place.orgId, "environment.teardown_requested")).toEqual([expect.objectContaining({ target: envId, data: { commandId: answer.commandId } })]);
-    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([expect.objectContaining({ data: expect.objectContaining({ procedure: "environments.teardown", command: "down" }) })]);
-    expect((await client.environments.get.query({ orgId: place.orgId, envId })).teardown).toMatchObject({ commandId: answer.commandId, state: "leased", confirmed: false });
+    expect(await auditEntries(place.orgId, "environment.teardown_requested")).toEqual([
+      expect.objectContaining({ target: envId, data: { commandId: answer.commandId } }),
+    ]);
+    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ procedure: "environments.teardown", command: "down" }) }),
+    ]);
+    expect((await client.environments.get.query({ orgId: place.orgId, envId })).teardown).toMatchObject({
+      commandId: answer.commandId,
+      state: "leased",
+      confirmed: false,
+    });
 
     await reportEnvironment(place, envId, {}, "environment.torn_down", 2);
     const after = await client.environments.get.query({ orgId: place.orgId, envId });
@@ -147,7 +182,10 @@ describe("environments.teardown", () => {
     await reportEnvironment(place, envId, { pull_request: 3 });
     const answer = await (await rpcClient(place.sessions.member)).environments.teardown.mutate({ orgId: place.orgId, envId });
     expect(answer).toEqual({ envId, commandId: expect.any(String), dispatch: null });
-    const stored = await asRole("superuser", async (client) => (await client.query("SELECT kind, state FROM runtime_commands WHERE id = $1", [answer.commandId])).rows[0]);
+    const stored = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT kind, state FROM runtime_commands WHERE id = $1", [answer.commandId])).rows[0],
+    );
     expect(stored).toEqual({ kind: "teardown", state: "waiting" });
   });
 
@@ -163,7 +201,10 @@ describe("environments.teardown", () => {
     const envId = newEnvId();
     await reportEnvironment(place, envId);
     expect((await post(place.sessions.viewer, "environments.teardown", { orgId: place.orgId, envId })).status).toBe(403);
-    const commands = await asRole("superuser", async (client) => (await client.query("SELECT 1 FROM runtime_commands WHERE org_id = ANY($1)", [[place.orgId, other.orgId]])).rows);
+    const commands = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT 1 FROM runtime_commands WHERE org_id = ANY($1)", [[place.orgId, other.orgId]])).rows,
+    );
     expect(commands).toEqual([]);
   });
 });

@@ -43,7 +43,12 @@ describe("workloads.define", () => {
   }
 
   it("defines a workload at the limits", async () => {
-    const response = await rpcPost(session, "workloads.define", { orgId, name: "n".repeat(100), compiled: { blob: "x".repeat(200 * 1024), emoji: "🚀" } }, csrf);
+    const response = await rpcPost(
+      session,
+      "workloads.define",
+      { orgId, name: "n".repeat(100), compiled: { blob: "x".repeat(200 * 1024), emoji: "🚀" } },
+      csrf,
+    );
     expect(response.status).toBe(200);
     expect(await workloads()).toBe(1);
   });
@@ -54,8 +59,11 @@ describe("the RPC body limit", () => {
     const response = await rpcPost(session, "workloads.define", { orgId, name: "big", compiled: { blob: "x".repeat(1024 * 1024) } }, csrf);
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({
-      error: { message: expect.stringMatching(/1 MiB/), code: -32013, // tRPC's code for PAYLOAD_TOO_LARGE
-        data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path: "workloads.define", errorCode: "payload_too_large" } },
+      error: {
+        message: expect.stringMatching(/1 MiB/),
+        code: -32013, // tRPC's code for PAYLOAD_TOO_LARGE
+        data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path: "workloads.define", errorCode: "payload_too_large" },
+      },
     });
     expect(await workloads()).toBe(0);
   });

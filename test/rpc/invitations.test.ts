@@ -38,7 +38,10 @@ const newcomer = async (email?: string) => {
 const stored = (id: string) => asRole("superuser", async (client) => (await client.query("SELECT * FROM invitations WHERE id = $1", [id])).rows[0]);
 
 const membership = (personId: string) =>
-  asRole("superuser", async (client) => (await client.query("SELECT role, role_source FROM memberships WHERE org_id = $1 AND person_id = $2", [orgId, personId])).rows[0] ?? null);
+  asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT role, role_source FROM memberships WHERE org_id = $1 AND person_id = $2", [orgId, personId])).rows[0] ?? null,
+  );
 
 async function post(session: string, name: string, input: unknown) {
   const response = await rpcPost(session, name, input, await browser(session).csrf());
@@ -88,7 +91,11 @@ describe("invitations.create and invitations.list", () => {
   });
 
   it("validates the address and the role", async () => {
-    for (const input of [{ email: "not an address", role: "member" }, { email: someEmail(), role: "superuser" }, { email: `${"a".repeat(250)}@example.com`, role: "member" }]) {
+    for (const input of [
+      { email: "not an address", role: "member" },
+      { email: someEmail(), role: "superuser" },
+      { email: `${"a".repeat(250)}@example.com`, role: "member" },
+    ]) {
       expect((await post(admin, "invitations.create", { orgId, ...input })).status).toBe(400);
     }
   });

@@ -17,13 +17,21 @@ beforeEach(async () => {
 });
 
 const roleOf = (personId: string, org = orgId) =>
-  asRole("superuser", async (client) => (await client.query("SELECT role, role_source FROM memberships WHERE org_id = $1 AND person_id = $2", [org, personId])).rows[0] ?? null);
+  asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT role, role_source FROM memberships WHERE org_id = $1 AND person_id = $2", [org, personId])).rows[0] ?? null,
+  );
 
 describe("members", () => {
   it("lists members with their roles", async () => {
     const admin = await seedPerson(`adm-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }]);
     const list = await (await rpcClient(ownerSession)).members.list.query({ orgId });
-    expect(list.map((member) => [member.personId, member.role]).sort()).toEqual([[admin, "admin"], [owner, "owner"]].sort());
+    expect(list.map((member) => [member.personId, member.role]).sort()).toEqual(
+      [
+        [admin, "admin"],
+        [owner, "owner"],
+      ].sort(),
+    );
   });
 
   it("promotes to owner as a manual change that a later sign-in never overwrites; only owners make owners", async () => {
@@ -78,14 +86,19 @@ describe("members.sync", () => {
     await codehostUser(leaver, {});
     const result = await (await rpcClient(bossSession)).members.sync.mutate({ orgId: synced });
     expect(result).toEqual({ changed: [dev], removed: [leaver], kept: [] });
-    const actions = await asRole("superuser", async (client) => (await client.query("SELECT action FROM audit_log WHERE org_id = $1", [synced])).rows.map((row) => row.action));
+    const actions = await asRole("superuser", async (client) =>
+      (await client.query("SELECT action FROM audit_log WHERE org_id = $1", [synced])).rows.map((row) => row.action),
+    );
     expect(actions).toEqual(expect.arrayContaining(["member.role_synced", "member.removed"]));
 
     // Nobody listed any more: refused, nothing changed.
     for (const who of [boss, dev]) await codehostUser(who, {});
     const refused = await rpcPost(bossSession, "members.sync", { orgId: synced }, await browser(bossSession).csrf());
     expect(refused.status).toBe(412);
-    const remaining = await asRole("superuser", async (client) => (await client.query("SELECT count(*)::int AS n FROM memberships WHERE org_id = $1", [synced])).rows[0].n);
+    const remaining = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT count(*)::int AS n FROM memberships WHERE org_id = $1", [synced])).rows[0].n,
+    );
     expect(remaining).toBe(2);
   });
 });

@@ -63,7 +63,11 @@ describe("the permission table", () => {
 
   it("has a procedure for every permission", () => {
     const declared = new Set(PROCEDURES.map(([, procedure]) => procedure._def.meta?.permission).filter(Boolean));
-    expect(Object.keys(SPEC).filter((permission) => !declared.has(permission as Permission)).sort()).toEqual([]);
+    expect(
+      Object.keys(SPEC)
+        .filter((permission) => !declared.has(permission as Permission))
+        .sort(),
+    ).toEqual([]);
   });
 
   for (const [name, procedure] of PROCEDURES) {

@@ -8,7 +8,15 @@ import { environmentObject } from "../../worker/objects";
 import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { defineWorkload } from "../../worker/workloads/requests";
 import {
-  acceptedDispatches, auditEntries, newEnvId, putWorkflow, refuseWorkflow, reportEnvironment, storedDispatch, workplace, type Workplace,
+  acceptedDispatches,
+  auditEntries,
+  newEnvId,
+  putWorkflow,
+  refuseWorkflow,
+  reportEnvironment,
+  storedDispatch,
+  workplace,
+  type Workplace,
 } from "../support/engine-work";
 import { rpcClient, rpcPost } from "../support/rpc";
 import { appPool } from "../support/sql";
@@ -63,14 +71,21 @@ describe("agents.run", () => {
     await putWorkflow(place.repository, "agents.yaml", "on:\n  workflow_dispatch:\n    inputs:\n      env_id: {}\n      workflows: {}\njobs: {}\n");
     const workflows = ["sign up, then pay", "refund"];
     const answer = await (await rpcClient(place.sessions.member)).agents.run.mutate({ orgId: place.orgId, envId, workflows, workflow: "agents.yaml" });
-    expect(answer.dispatch).toMatchObject({ outcome: "dispatched", inputs: { env_id: envId, workflows: JSON.stringify(workflows) }, droppedInputs: ["command"] });
+    expect(answer.dispatch).toMatchObject({
+      outcome: "dispatched",
+      inputs: { env_id: envId, workflows: JSON.stringify(workflows) },
+      droppedInputs: ["command"],
+    });
     expect((await acceptedDispatches(place.repository)).at(-1)).toMatchObject({ workflow: "agents.yaml", inputs: { workflows: JSON.stringify(workflows) } });
   });
 
   it("takes the spec's limits: 50 workflows of 1 to 200 characters, a workflow file of 1 to 100 characters", async () => {
     const longestFile = `${"w".repeat(96)}.yml`;
     const atLimits = await post(place.sessions.member, "agents.run", {
-      orgId: place.orgId, envId, workflows: Array.from({ length: 50 }, (_, i) => String(i).padEnd(200, "x")), workflow: longestFile,
+      orgId: place.orgId,
+      envId,
+      workflows: Array.from({ length: 50 }, (_, i) => String(i).padEnd(200, "x")),
+      workflow: longestFile,
     });
     expect(atLimits.status).toBe(200);
     // Valid input, so it was attempted and recorded: the repository has no such workflow file.
@@ -121,7 +136,9 @@ describe("load.run", () => {
   it("dispatches the load command and needs load.run", async () => {
     const answer = await (await rpcClient(place.sessions.admin)).load.run.mutate({ orgId: place.orgId, envId });
     expect(answer.dispatch).toMatchObject({ outcome: "dispatched", workflow: STANDARD_WORKFLOW, inputs: { command: "load", env_id: envId } });
-    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([expect.objectContaining({ data: expect.objectContaining({ procedure: "load.run" }) })]);
+    expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ procedure: "load.run" }) }),
+    ]);
     expect((await post(place.sessions.viewer, "load.run", { orgId: place.orgId, envId })).status).toBe(403);
   });
 });
@@ -130,9 +147,16 @@ describe("workloads.start", () => {
   it("records the run, arms its deadline, dispatches with its id, and the engine claims it", async () => {
     const versionId = await seedVersion(place.orgId);
     const answer = await (await rpcClient(place.sessions.member)).workloads.start.mutate({ orgId: place.orgId, envId, versionId });
-    expect(answer).toMatchObject({ envId, runId: expect.any(String), version: 1, dispatch: { outcome: "dispatched", inputs: { command: "workload", env_id: envId, run_id: answer.runId } } });
+    expect(answer).toMatchObject({
+      envId,
+      runId: expect.any(String),
+      version: 1,
+      dispatch: { outcome: "dispatched", inputs: { command: "workload", env_id: envId, run_id: answer.runId } },
+    });
     expect(await runRow(answer.runId)).toMatchObject({ state: "requested", env_id: envId, version_id: versionId });
-    expect(await auditEntries(place.orgId, "workload_run.requested")).toEqual([expect.objectContaining({ target: answer.runId, data: expect.objectContaining({ envId, version: 1 }) })]);
+    expect(await auditEntries(place.orgId, "workload_run.requested")).toEqual([
+      expect.objectContaining({ target: answer.runId, data: expect.objectContaining({ envId, version: 1 }) }),
+    ]);
     const alarm = await runInDurableObject(environmentObject(env, place.orgId, envId), (_, state) => state.storage.getAlarm());
     expect(alarm).toBeGreaterThan(Date.now() + 50 * 60_000);
 
@@ -148,7 +172,11 @@ describe("workloads.start", () => {
     expect(started.status).toBe(200);
     const { runId, dispatch } = started.body.result!.data;
     expect(dispatch).toMatchObject({ outcome: "refused", refusalStatus: 403 });
-    expect(await storedDispatch(dispatch.id)).toMatchObject({ outcome: "refused", refusal_status: 403, inputs: { command: "workload", env_id: envId, run_id: runId } });
+    expect(await storedDispatch(dispatch.id)).toMatchObject({
+      outcome: "refused",
+      refusal_status: 403,
+      inputs: { command: "workload", env_id: envId, run_id: runId },
+    });
 
     const claimResponse = await claim(place.engine, envId);
     expect(claimResponse.status).toBe(200);

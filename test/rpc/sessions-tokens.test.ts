@@ -37,8 +37,13 @@ describe("sessions procedures", () => {
   it("never reach a session of someone outside the organization", async () => {
     const stranger = await seedPerson(`str-${crypto.randomUUID().slice(0, 6)}`);
     const theirs = await seedSession(stranger);
-    const id = await asRole("superuser", async (client) => (await client.query("SELECT id FROM sessions WHERE person_id = $1", [stranger])).rows[0].id as string);
-    const failure = await (await rpcClient(adminSession)).sessions.signOut.mutate({ orgId, sessionId: id }).catch((error: { data: { code: string } }) => error.data.code);
+    const id = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT id FROM sessions WHERE person_id = $1", [stranger])).rows[0].id as string,
+    );
+    const failure = await (await rpcClient(adminSession)).sessions.signOut
+      .mutate({ orgId, sessionId: id })
+      .catch((error: { data: { code: string } }) => error.data.code);
     expect(failure).toBe("NOT_FOUND");
     expect((await browser(theirs).get("/auth/session")).status).toBe(200);
   });
@@ -64,7 +69,9 @@ describe("tokens procedures", () => {
     const other = (await seedOrganization("st-other")).id;
     const otherAdmin = await seedSession(await seedPerson(`oa-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: other, role: "admin" }]));
     const theirs = await (await rpcClient(otherAdmin)).tokens.create.mutate({ orgId: other, name: "theirs" });
-    const failure = await (await rpcClient(adminSession)).tokens.revoke.mutate({ orgId, tokenId: theirs.id }).catch((error: { data: { code: string } }) => error.data.code);
+    const failure = await (await rpcClient(adminSession)).tokens.revoke
+      .mutate({ orgId, tokenId: theirs.id })
+      .catch((error: { data: { code: string } }) => error.data.code);
     expect(failure).toBe("NOT_FOUND");
   });
 });

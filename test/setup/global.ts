@@ -27,7 +27,10 @@ export default async function setup(project: TestProject) {
     bridge: stack.bridge,
     emptyMigration: await emptyDatabase(stack, "svc_empty"),
   };
-  project.provide("migrationNames", migrationsOnDisk().map((migration) => migration.name));
+  project.provide(
+    "migrationNames",
+    migrationsOnDisk().map((migration) => migration.name),
+  );
   project.provide("cronTriggers", cronTriggers());
   project.provide("generatedFiles", generatedFiles());
   project.provide("database", database);

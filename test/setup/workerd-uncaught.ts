@@ -12,9 +12,11 @@ const BENIGN = [/Network connection lost\.?\s*$/, /disconnected: WebSocket peer 
 
 /** The lines of `text` that report an uncaught exception, known-harmless ones aside. */
 export function uncaughtExceptions(text: string): string[] {
-  return text
-    .split("\n")
-    // Colours, as a terminal would show them, are not part of the message.
-    .map((line) => line.replace(/\x1b\[[0-9;]*m/g, "").trimEnd())
-    .filter((line) => UNCAUGHT.test(line) && !BENIGN.some((benign) => benign.test(line)));
+  return (
+    text
+      .split("\n")
+      // Colours, as a terminal would show them, are not part of the message.
+      .map((line) => line.replace(/\x1b\[[0-9;]*m/g, "").trimEnd())
+      .filter((line) => UNCAUGHT.test(line) && !BENIGN.some((benign) => benign.test(line)))
+  );
 }

@@ -24,13 +24,21 @@ async function newOrganizationAccount(login: string) {
 }
 
 const personOf = (codehostId: number) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT id, login FROM people WHERE codehost_user_id = $1", [codehostId])).rows[0] as { id: string; login: string } | undefined,
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT id, login FROM people WHERE codehost_user_id = $1", [codehostId])).rows[0] as { id: string; login: string } | undefined,
   );
 
 const membershipsOf = (personId: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT org_id, role, role_source FROM memberships WHERE person_id = $1 ORDER BY org_id", [personId])).rows as Array<{ org_id: string; role: string; role_source: string }>,
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT org_id, role, role_source FROM memberships WHERE person_id = $1 ORDER BY org_id", [personId])).rows as Array<{
+        org_id: string;
+        role: string;
+        role_source: string;
+      }>,
   );
 
 const engineTokens = (orgId: string) =>
@@ -75,7 +83,10 @@ describe("a new account that reuses a renamed organization's login", () => {
     const { sessionToken } = await signIn(repository.owner);
     expect(await membershipsOf((await personOf(newId))!.id)).toEqual([]);
     expect(await mintEngineToken(sessionToken!, orgId)).toBe(404);
-    const members = await asRole("superuser", async (client) => (await client.query("SELECT count(*)::int AS n FROM memberships WHERE org_id = $1", [orgId])).rows[0].n);
+    const members = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT count(*)::int AS n FROM memberships WHERE org_id = $1", [orgId])).rows[0].n,
+    );
     expect(members).toBe(0);
   });
 
@@ -95,8 +106,13 @@ describe("a new account that reuses a renamed organization's login", () => {
     expect((await deliver("installation", installationPayload("created", installationId, { login, id: newOrgId }, { repositories: [] }))).status).toBe(200);
     const installedOrg = await organizationOfInstallation(installationId);
     expect(installedOrg).not.toBe(orgId);
-    const slugs = await asRole("superuser", async (client) =>
-      (await client.query("SELECT id, slug FROM organizations WHERE id = ANY($1::uuid[])", [[orgId, installedOrg]])).rows as Array<{ id: string; slug: string }>,
+    const slugs = await asRole(
+      "superuser",
+      async (client) =>
+        (await client.query("SELECT id, slug FROM organizations WHERE id = ANY($1::uuid[])", [[orgId, installedOrg]])).rows as Array<{
+          id: string;
+          slug: string;
+        }>,
     );
     expect(Object.fromEntries(slugs.map((row) => [row.id, row.slug]))).toEqual({ [orgId]: login, [installedOrg]: `${login}-${newOrgId}` });
     await signIn(newcomer);
@@ -126,13 +142,13 @@ describe("a renamed account keeps its access", () => {
     await signIn(member);
     await rename(repository.owner, `${repository.owner}-two`);
     await signIn(member);
-    const stored = await asRole("superuser", async (client) =>
-      (await client.query("SELECT account_login FROM installations WHERE codehost_installation_id = $1", [installationId])).rows[0].account_login,
+    const stored = await asRole(
+      "superuser",
+      async (client) =>
+        (await client.query("SELECT account_login FROM installations WHERE codehost_installation_id = $1", [installationId])).rows[0].account_login,
     );
     expect(stored).toBe(`${repository.owner}-two`);
-    expect(await membershipsOf((await personOf(memberId))!.id)).toEqual([
-      { org_id: orgId, role: "member", role_source: "sync" },
-    ]);
+    expect(await membershipsOf((await personOf(memberId))!.id)).toEqual([{ org_id: orgId, role: "member", role_source: "sync" }]);
   });
 });
 
@@ -158,8 +174,15 @@ describe("members.sync by account id", () => {
     const sync = await rpcPost(bossSession, "members.sync", { orgId }, await browser(bossSession).csrf());
     expect(sync.status).toBe(200);
     expect(((await sync.json()) as { result: { data: unknown } }).result.data).toEqual({ changed: [], removed: [leaver], kept: [] });
-    const members = await asRole("superuser", async (client) =>
-      (await client.query("SELECT p.codehost_user_id::text AS id, m.role FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER BY m.role", [orgId])).rows,
+    const members = await asRole(
+      "superuser",
+      async (client) =>
+        (
+          await client.query(
+            "SELECT p.codehost_user_id::text AS id, m.role FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER BY m.role",
+            [orgId],
+          )
+        ).rows,
     );
     expect(members.map((row) => row.id).sort()).toEqual([String(bossId), String(devId)].sort());
     expect(await personOf(reusedId)).toBeUndefined();
@@ -181,7 +204,12 @@ describe("members.sync by account id", () => {
     expect(await membershipsOf((await personOf(bossId))!.id)).toHaveLength(1);
 
     // The code host tells the App its account was renamed: the stored login follows, and the sync reads the right account.
-    const renamed = { action: "renamed", account: { login: `${repository.owner}-x`, id: Number(repository.ownerId) }, installation: { id: installationId }, target_type: "Organization" };
+    const renamed = {
+      action: "renamed",
+      account: { login: `${repository.owner}-x`, id: Number(repository.ownerId) },
+      installation: { id: installationId },
+      target_type: "Organization",
+    };
     expect(await (await deliver("installation_target", renamed)).json()).toMatchObject({ outcome: "applied" });
     const again = await rpcPost(bossSession, "members.sync", { orgId }, await browser(bossSession).csrf());
     expect(again.status).toBe(200);

@@ -12,12 +12,26 @@ const peopleWithLogin = (login: string) =>
   asRole("superuser", async (client) => (await client.query("SELECT id FROM people WHERE login = $1", [login])).rows.length);
 
 const membership = (orgId: string, login: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT m.role, m.role_source FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND p.login = $2", [orgId, login])).rows[0] ?? null,
+  asRole(
+    "superuser",
+    async (client) =>
+      (
+        await client.query("SELECT m.role, m.role_source FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND p.login = $2", [
+          orgId,
+          login,
+        ])
+      ).rows[0] ?? null,
   );
 
 const auditActions = (orgId: string) =>
-  asRole("superuser", async (client) => (await client.query("SELECT action, data FROM audit_log WHERE org_id = $1 ORDER BY seq", [orgId])).rows as Array<{ action: string; data: Record<string, unknown> }>);
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT action, data FROM audit_log WHERE org_id = $1 ORDER BY seq", [orgId])).rows as Array<{
+        action: string;
+        data: Record<string, unknown>;
+      }>,
+  );
 
 /** An organization created by the installation webhook: it has no members. */
 async function installedOrganization() {
@@ -87,7 +101,7 @@ describe("the sign-in allowlist", () => {
     const withLink = await signIn(login, { overrides: { SVC_SIGNIN_ALLOWLIST: "x", SVC_SIGNUP_URL: "https://example.com/ask" } });
     expect(await withLink.response.text()).toContain('href="https://example.com/ask"');
     const withoutLink = await signIn(login, { overrides: { SVC_SIGNIN_ALLOWLIST: "x" } });
-    expect(await withoutLink.response.text()).not.toContain("href=\"https://example.com/ask\"");
+    expect(await withoutLink.response.text()).not.toContain('href="https://example.com/ask"');
   });
 
   it("shows a refused login that holds markup as text, and keeps a signup address with quotes inside its attribute", async () => {
@@ -157,7 +171,10 @@ describe("role sync on later sign-ins", () => {
     expect(await membership(orgId, colleague)).toMatchObject({ role: "member" });
 
     await asRole("superuser", (client) =>
-      client.query("UPDATE memberships SET role = 'owner', role_source = 'manual' FROM people p WHERE p.id = person_id AND org_id = $1 AND p.login = $2", [orgId, colleague]),
+      client.query("UPDATE memberships SET role = 'owner', role_source = 'manual' FROM people p WHERE p.id = person_id AND org_id = $1 AND p.login = $2", [
+        orgId,
+        colleague,
+      ]),
     );
     await signIn(colleague);
     expect(await membership(orgId, colleague)).toEqual({ role: "owner", role_source: "manual" });
@@ -169,7 +186,9 @@ describe("a person with no organization", () => {
     const login = unique("Solo");
     await codehostUser(login);
     const { sessionToken } = await signIn(login, { overrides: { SVC_SELF_SERVE_SIGNUP: "1" } });
-    const session = (await (await browser(sessionToken!).get("/auth/session")).json()) as { organizations: Array<{ slug: string; name: string; plan: string; role: string }> };
+    const session = (await (await browser(sessionToken!).get("/auth/session")).json()) as {
+      organizations: Array<{ slug: string; name: string; plan: string; role: string }>;
+    };
     expect(session.organizations).toEqual([expect.objectContaining({ slug: login.toLowerCase(), name: login, plan: "free", role: "owner" })]);
   });
 
@@ -178,7 +197,9 @@ describe("a person with no organization", () => {
     await codehostUser(login);
     const installUrl = "https://github.com/apps/svc-test/installations/new";
     const { sessionToken } = await signIn(login, { overrides: { SVC_CODEHOST_APP_INSTALL_URL: installUrl } });
-    const session = await (await callWith({ SVC_CODEHOST_APP_INSTALL_URL: installUrl }, "/auth/session", { headers: { cookie: `svc_session=${sessionToken}` } })).json();
+    const session = await (
+      await callWith({ SVC_CODEHOST_APP_INSTALL_URL: installUrl }, "/auth/session", { headers: { cookie: `svc_session=${sessionToken}` } })
+    ).json();
     expect(session).toMatchObject({ organizations: [], waiting: true, installUrl });
     expect(await (await browser(sessionToken!).get("/auth/session")).json()).toMatchObject({ waiting: true, installUrl: null });
   });

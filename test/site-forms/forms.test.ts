@@ -39,8 +39,7 @@ function post(path: string, body: unknown, options: { origin?: string; from?: st
   return callWith({ ...SITES, ...options.env }, path, { method: "POST", headers, body: options.raw ?? JSON.stringify(body) });
 }
 
-const leadsOf = (company: string) =>
-  asRole("superuser", async (client) => (await client.query("SELECT * FROM site_leads WHERE company = $1", [company])).rows);
+const leadsOf = (company: string) => asRole("superuser", async (client) => (await client.query("SELECT * FROM site_leads WHERE company = $1", [company])).rows);
 const applicationsOf = (useCase: string) =>
   asRole("superuser", async (client) => (await client.query("SELECT * FROM site_applications WHERE use_case = $1", [useCase])).rows);
 
@@ -134,7 +133,8 @@ describe("POST /v1/leads", () => {
   it("limits forms per client address: the sixth in a burst is 429 with Retry-After, another address goes on", async () => {
     const from = client();
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await post(i % 2 ? "/v1/applications" : "/v1/leads", i % 2 ? application(marker()) : lead(marker()), { from })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await post(i % 2 ? "/v1/applications" : "/v1/leads", i % 2 ? application(marker()) : lead(marker()), { from })).status);
     expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
     const limited = await post("/v1/leads", lead(marker()), { from, origin: SITE });
     expect(limited.status).toBe(429);
@@ -151,7 +151,9 @@ describe("POST /v1/leads", () => {
     await expect(asRole("app", (db) => db.query("SELECT * FROM site_applications"))).rejects.toThrow(/permission denied/);
     const company = marker();
     await post("/v1/leads", lead(company));
-    expect(await asRole("operator", async (db) => (await db.query("SELECT company FROM site_leads WHERE company = $1", [company])).rows)).toEqual([{ company }]);
+    expect(await asRole("operator", async (db) => (await db.query("SELECT company FROM site_leads WHERE company = $1", [company])).rows)).toEqual([
+      { company },
+    ]);
   });
 
   it("has no way to read a lead back over HTTP", async () => {
@@ -176,7 +178,9 @@ describe("lead notification", () => {
   it("mails a stored lead to SVC_LEAD_NOTIFY_EMAIL when mail is configured", async () => {
     const to = `sales-${crypto.randomUUID().slice(0, 8)}@example.com`;
     const company = marker();
-    const response = await post("/v1/leads", lead(company, { message: "Line one\nline two" }), { env: { ...MAIL(inject("mailBase")), SVC_LEAD_NOTIFY_EMAIL: to } });
+    const response = await post("/v1/leads", lead(company, { message: "Line one\nline two" }), {
+      env: { ...MAIL(inject("mailBase")), SVC_LEAD_NOTIFY_EMAIL: to },
+    });
     expect(response.status).toBe(201);
     const mails = await mailsTo(to);
     expect(mails).toHaveLength(1);
@@ -206,7 +210,9 @@ describe("POST /v1/applications", () => {
     const response = await post("/v1/applications", application(useCase, { company: "Navy" }), { origin: SITE });
     expect(response.status).toBe(201);
     expect(response.headers.get("access-control-allow-origin")).toBe(SITE);
-    expect(await applicationsOf(useCase)).toMatchObject([{ name: "Grace Hopper", company: "Navy", codehost_login: "grace-h", team_size: "1-10", source_origin: SITE }]);
+    expect(await applicationsOf(useCase)).toMatchObject([
+      { name: "Grace Hopper", company: "Navy", codehost_login: "grace-h", team_size: "1-10", source_origin: SITE },
+    ]);
   });
 
   it.each([

@@ -25,7 +25,8 @@ type Ran = { status: number | null; stdout: string; stderr: string };
 const run = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
   new Promise<Ran>((resolve) => {
     execFile(process.execPath, args, { cwd: ROOT, encoding: "utf8", env }, (error, stdout, stderr) =>
-      resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }));
+      resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }),
+    );
   });
 
 function build(options: { out: string; published?: string }): Promise<Ran> {
@@ -79,8 +80,13 @@ describe("npm run site:build", () => {
     expect(errors.version).toBe(1);
     const byCode = Object.fromEntries(errors.errors.map((entry: { code: string }) => [entry.code, entry]));
     expect(byCode.rate_limited).toEqual({
-      code: "rate_limited", status: 429, message: expect.any(String), recovery: expect.any(String), retrySafe: true,
-      documentation: "/docs/errors#rate_limited", exitStatus: null,
+      code: "rate_limited",
+      status: 429,
+      message: expect.any(String),
+      recovery: expect.any(String),
+      retrySafe: true,
+      documentation: "/docs/errors#rate_limited",
+      exitStatus: null,
     });
     expect(byCode.licence_invalid.exitStatus).toBe(2);
     // Every documentation link leads to an anchor of the rendered errors page.
@@ -97,7 +103,8 @@ describe("npm run site:build", () => {
       expect(["error", "warning", "notice"]).toContain(finding.severity);
     }
     const titles = lint.findings.map((finding: { title: string }) => finding.title).join("\n");
-    for (const hazard of [/rewrites the table/, /lock is held across a long operation/, /without CONCURRENTLY/, /dropped column/i]) expect(titles).toMatch(hazard);
+    for (const hazard of [/rewrites the table/, /lock is held across a long operation/, /without CONCURRENTLY/, /dropped column/i])
+      expect(titles).toMatch(hazard);
   });
 
   it("renders the pages: the three plans, both forms, docs and the API reference from the pinned copy", () => {
@@ -141,7 +148,10 @@ describe("npm run site:build", () => {
     ["an error code re-meant", (lists: { errors: Record<string, string> }) => void (lists.errors.not_found = "HTTP 410"), /not_found changed meaning/],
   ] as const)("fails on %s and writes nothing", async (_case, change, message) => {
     const target = join(dir, `never-${crypto.randomUUID().slice(0, 6)}`);
-    const result = await build({ out: target, published: publishedWith(change as (lists: { errors: Record<string, string>; lint: Record<string, string> }) => void) });
+    const result = await build({
+      out: target,
+      published: publishedWith(change as (lists: { errors: Record<string, string>; lint: Record<string, string> }) => void),
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(existsSync(target)).toBe(false);
@@ -187,7 +197,10 @@ describe("wrangler deploy --dry-run", () => {
     const before = code.slice(0, code.indexOf(sentence)).split("\n");
     const sample = join(dir, "sample.json");
     writeFileSync(sample, JSON.stringify({ frames: [`at Xe (index.js:${before.length}:${before.at(-1)!.length + 1})`] }));
-    const sourceLine = readFileSync(join(ROOT, "db/neon.ts"), "utf8").split("\n").findIndex((line) => line.includes(sentence)) + 1;
+    const sourceLine =
+      readFileSync(join(ROOT, "db/neon.ts"), "utf8")
+        .split("\n")
+        .findIndex((line) => line.includes(sentence)) + 1;
     const mapped = await run(["--import", "tsx", "cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), sample]);
     expect(mapped).toMatchObject({ status: 0, stdout: expect.stringMatching(new RegExp(`^at Xe \\(db/neon\\.ts:${sourceLine}:\\d+\\)\\n$`)) });
     const none = await run(["--import", "tsx", "cli/svc.ts", "frames", "--map", join(outdir, "index.js.map"), join(ROOT, "package.json")]);
@@ -234,4 +247,3 @@ describe("npm run site:check", () => {
     expect((await check()).status).toBe(2);
   });
 });
-

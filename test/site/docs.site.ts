@@ -28,7 +28,11 @@ function anchors(file: string): Set<string> {
   const seen = new Map<string, number>();
   const found = new Set<string>([...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map(([, id]) => id!));
   for (const [, heading = ""] of text.matchAll(/^#{1,6} (.+)$/gm)) {
-    const slug = heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-");
+    const slug = heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, "")
+      .replace(/ /g, "-");
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     found.add(count ? `${slug}-${count}` : slug);
@@ -38,7 +42,9 @@ function anchors(file: string): Set<string> {
 
 /** Every relative link of a Markdown file that does not lead where it says (file, or heading in it). */
 function brokenLinks(file: string): string[] {
-  const text = readFileSync(file, "utf8").replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "");
+  const text = readFileSync(file, "utf8")
+    .replace(/^```[\s\S]*?^```/gm, "")
+    .replace(/`[^`\n]*`/g, "");
   return [...text.matchAll(/\]\(([^)\s]+)\)/g)].flatMap(([, target = ""]) => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return [];
     const [path = "", anchor] = target.split("#");
@@ -54,8 +60,13 @@ describe("the documentation", () => {
   it("has docs/api.md as npm run docs:api generates it from /openapi.json", async () => {
     const fresh = join(dir, "api.md");
     await new Promise<void>((resolve, reject) =>
-      execFile(process.execPath, ["--import", "tsx", "--import", "./site/build/register.mjs", "site/build/api-docs.ts", "--out", fresh], { cwd: ROOT }, (error) =>
-        error ? reject(error) : resolve()));
+      execFile(
+        process.execPath,
+        ["--import", "tsx", "--import", "./site/build/register.mjs", "site/build/api-docs.ts", "--out", fresh],
+        { cwd: ROOT },
+        (error) => (error ? reject(error) : resolve()),
+      ),
+    );
     const committed = readFileSync(join(ROOT, "docs/api.md"), "utf8");
     expect(committed === readFileSync(fresh, "utf8"), "docs/api.md is stale: run npm run docs:api").toBe(true);
   });

@@ -17,7 +17,17 @@ describe("the site's generated pages", () => {
     const doc = {
       openapi: "3.1.0",
       info: { version: "1.0.0", description: HOSTILE },
-      paths: { "/v1/x": { post: { tags: [HOSTILE], summary: HOSTILE, security: [{ a: [] }, { b: [] }], parameters: [{ name: HOSTILE, in: "query", schema: { $ref: "#/components/schemas/Thing" } }], responses: { 200: { description: HOSTILE } } } } },
+      paths: {
+        "/v1/x": {
+          post: {
+            tags: [HOSTILE],
+            summary: HOSTILE,
+            security: [{ a: [] }, { b: [] }],
+            parameters: [{ name: HOSTILE, in: "query", schema: { $ref: "#/components/schemas/Thing" } }],
+            responses: { 200: { description: HOSTILE } },
+          },
+        },
+      },
       components: { schemas: { Thing: { description: HOSTILE } } },
     };
     const page = htmlText(apiReferenceHtml(doc));

@@ -34,8 +34,10 @@ export async function seedTenant(prefix: string): Promise<Tenant> {
 /** A call of the route, made with any token (or none). */
 export type Send = (token: string | null) => Promise<Response>;
 
-const send = (method: string, path: string, json?: unknown): Send => (token) =>
-  call(path, { method, ...(token ? { token } : {}), ...(json === undefined ? {} : { json }) });
+const send =
+  (method: string, path: string, json?: unknown): Send =>
+  (token) =>
+    call(path, { method, ...(token ? { token } : {}), ...(json === undefined ? {} : { json }) });
 
 /** What a successful call of a route needs: not in its declaration. */
 interface Setup {
@@ -73,7 +75,9 @@ async function heldRun(tenant: Tenant) {
 /** A teardown of a new environment, leased to the tenant's engine. */
 async function leasedCommand(tenant: Tenant) {
   const id = await seedCommand(tenant.orgId, await environment(tenant), "teardown");
-  const { commands } = (await (await send("POST", "/v1/commands/claim", {})(tenant.engine)).json()) as { commands: Array<{ id: string; lease: { id: string } }> };
+  const { commands } = (await (await send("POST", "/v1/commands/claim", {})(tenant.engine)).json()) as {
+    commands: Array<{ id: string; lease: { id: string } }>;
+  };
   return { id, leaseId: commands.find((command) => command.id === id)!.lease.id };
 }
 
@@ -157,12 +161,14 @@ export const BEARER_ROUTES: BearerRoute[] = declared.flatMap((route) => {
   const setup = SETUPS[name] ?? { prepare: () => Promise.reject(new Error(`${name} takes a bearer token: give it a setup in test/support/bearer-routes.ts`)) };
   if ("notWalkedHere" in setup) return [];
   const statuses = Object.keys(route.responses).map(Number);
-  return [{
-    name,
-    kind: kindOf(route)!,
-    ...setup,
-    success: Math.min(...statuses.filter((status) => status >= 200 && status < 300)),
-    // A route that declares no 403 stays reachable for a suspended organization (the spec: teardowns).
-    whileSuspended: statuses.includes(403) ? 403 : 200,
-  }];
+  return [
+    {
+      name,
+      kind: kindOf(route)!,
+      ...setup,
+      success: Math.min(...statuses.filter((status) => status >= 200 && status < 300)),
+      // A route that declares no 403 stays reachable for a suspended organization (the spec: teardowns).
+      whileSuspended: statuses.includes(403) ? 403 : 200,
+    },
+  ];
 });

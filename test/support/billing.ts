@@ -10,14 +10,16 @@ export const ENTERPRISE_PRICE = "price_enterprise_test";
 
 /** The variables that turn billing on; `more` adds or (with undefined) removes some. */
 export const billingOn = (more: Record<string, string | undefined> = {}) =>
-  Object.fromEntries(Object.entries({
-    SVC_BILLING_SECRET_KEY: "sk_test_billing",
-    SVC_BILLING_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    SVC_BILLING_PRICE_TEAM: TEAM_PRICE,
-    SVC_BILLING_PRICE_ENTERPRISE: ENTERPRISE_PRICE,
-    SVC_BILLING_API_BASE: inject("billingBase"),
-    ...more,
-  }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  Object.fromEntries(
+    Object.entries({
+      SVC_BILLING_SECRET_KEY: "sk_test_billing",
+      SVC_BILLING_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      SVC_BILLING_PRICE_TEAM: TEAM_PRICE,
+      SVC_BILLING_PRICE_ENTERPRISE: ENTERPRISE_PRICE,
+      SVC_BILLING_API_BASE: inject("billingBase"),
+      ...more,
+    }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 
 const crypto = Stripe.createSubtleCryptoProvider();
 

@@ -70,9 +70,7 @@ export async function deliver(
   options: { delivery?: string; secret?: string; signature?: string | null; body?: string } = {},
 ): Promise<Response> {
   const body = options.body ?? JSON.stringify(payload);
-  const signature = options.signature === undefined
-    ? await signWebhookBody(options.secret ?? env.SVC_CODEHOST_APP_WEBHOOK_SECRET!, body)
-    : options.signature;
+  const signature = options.signature === undefined ? await signWebhookBody(options.secret ?? env.SVC_CODEHOST_APP_WEBHOOK_SECRET!, body) : options.signature;
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "x-github-event": event,
@@ -98,9 +96,14 @@ export async function installApp(repository: TestRepository, installationId = so
   if (known.status !== 200) throw new Error(`registering ${repository.owner} with the fake code host answered ${known.status}`);
   const response = await deliver(
     "installation",
-    installationPayload("created", installationId, { login: repository.owner, id: repository.ownerId }, {
-      repositories: [{ id: Number(repository.repositoryId), full_name: repository.full }],
-    }),
+    installationPayload(
+      "created",
+      installationId,
+      { login: repository.owner, id: repository.ownerId },
+      {
+        repositories: [{ id: Number(repository.repositoryId), full_name: repository.full }],
+      },
+    ),
   );
   if (response.status !== 200) throw new Error(`installing the App answered ${response.status}`);
   return { installationId, orgId: await organizationOfInstallation(installationId) };
@@ -124,7 +127,9 @@ export async function postClaim(cliToken: string, repository: string) {
  * account that had the owner's login). Answers the installation row's id.
  */
 export async function arrangeInstallationProof(orgId: string, repository: TestRepository, accountId = repository.ownerId): Promise<string> {
-  const hosted = await fake("/_fake/git/repositories", { json: { repository: repository.full, id: Number(repository.repositoryId), ownerId: Number(repository.ownerId) } });
+  const hosted = await fake("/_fake/git/repositories", {
+    json: { repository: repository.full, id: Number(repository.repositoryId), ownerId: Number(repository.ownerId) },
+  });
   if (hosted.status !== 204) throw new Error(`hosting ${repository.full} answered ${hosted.status}`);
   return asRole("superuser", async (client) => {
     const { rows } = await client.query(
@@ -141,8 +146,11 @@ export async function arrangeInstallationProof(orgId: string, repository: TestRe
  * cannot act on the owner afterwards (as in a test that claimed without one).
  */
 export async function claim(cliToken: string, repository: TestRepository) {
-  const orgId = await asRole("superuser", async (client) =>
-    (await client.query("SELECT org_id FROM tokens WHERE token_hash = $1", [await hashToken(cliToken)])).rows[0]?.org_id as string | undefined);
+  const orgId = await asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT org_id FROM tokens WHERE token_hash = $1", [await hashToken(cliToken)])).rows[0]?.org_id as string | undefined,
+  );
   const installation = orgId ? await arrangeInstallationProof(orgId, repository) : null;
   const response = await postClaim(cliToken, repository.full);
   if (installation) await asRole("superuser", (client) => client.query("UPDATE installations SET deleted_at = now() WHERE id = $1", [installation]));

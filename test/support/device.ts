@@ -13,7 +13,14 @@ export async function startFlow(scope: string, clientId = "svc-cli") {
     headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": uniqueAddress() },
   });
   expect(response.status).toBe(200);
-  return (await response.json()) as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+  return (await response.json()) as {
+    device_code: string;
+    user_code: string;
+    verification_uri: string;
+    verification_uri_complete: string;
+    expires_in: number;
+    interval: number;
+  };
 }
 
 export const poll = async (deviceCode: string) => {

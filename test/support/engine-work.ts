@@ -65,18 +65,22 @@ export const newEnvId = () => `env-${crypto.randomUUID().slice(0, 8)}`;
 
 /** The dispatches the fake code host accepted for the repository. */
 export const acceptedDispatches = async (repository: TestRepository) =>
-  ((await (await fake(`/_fake/dispatches?repository=${encodeURIComponent(repository.full)}`)).json()) as {
-    dispatches: Array<{ workflow: string; ref: string; inputs: Record<string, string> }>;
-  }).dispatches;
+  (
+    (await (await fake(`/_fake/dispatches?repository=${encodeURIComponent(repository.full)}`)).json()) as {
+      dispatches: Array<{ workflow: string; ref: string; inputs: Record<string, string> }>;
+    }
+  ).dispatches;
 
 export const storedDispatch = (id: string) =>
   asRole("superuser", async (client) => (await client.query("SELECT * FROM workflow_dispatches WHERE id = $1", [id])).rows[0]);
 
 export const auditEntries = (orgId: string, action: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT actor_label, target, data FROM audit_log WHERE org_id = $1 AND action = $2 ORDER BY seq", [orgId, action])).rows as Array<{
-      actor_label: string;
-      target: string | null;
-      data: Record<string, unknown>;
-    }>,
+  asRole(
+    "superuser",
+    async (client) =>
+      (await client.query("SELECT actor_label, target, data FROM audit_log WHERE org_id = $1 AND action = $2 ORDER BY seq", [orgId, action])).rows as Array<{
+        actor_label: string;
+        target: string | null;
+        data: Record<string, unknown>;
+      }>,
   );

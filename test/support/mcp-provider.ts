@@ -12,12 +12,21 @@ export class TestProvider implements OAuthClientProvider {
   saved: OAuthTokens | undefined;
   verifier = "";
   authorizationUrl: URL | null = null;
-  constructor(readonly name = "Test editor", readonly redirect = REDIRECT_URI) {}
+  constructor(
+    readonly name = "Test editor",
+    readonly redirect = REDIRECT_URI,
+  ) {}
   get redirectUrl() {
     return this.redirect;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
   state = () => "state-" + crypto.randomUUID().slice(0, 8);
   clientInformation = () => this.client;
@@ -36,4 +45,3 @@ export class TestProvider implements OAuthClientProvider {
   };
   codeVerifier = () => this.verifier;
 }
-

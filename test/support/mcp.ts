@@ -68,7 +68,11 @@ export async function connect(sessionToken: string, orgId: string, options: { en
 
 /** A tool's answer: its JSON payload, or the error text with `isError`. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown> };
+  const result = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: Array<{ type: string; text: string }>;
+    structuredContent?: Record<string, unknown>;
+  };
   return { isError: result.isError === true, text: result.content[0]?.text ?? "", data: result.structuredContent };
 }
 

@@ -22,11 +22,18 @@ export interface SignedInOperator {
 
 /** Signs in through the portal's route; `env` overrides the suite's settings (another database). */
 export async function operatorSignIn(login: string, password = OPERATOR_PASSWORD, env?: Record<string, unknown>): Promise<SignedInOperator> {
-  const init = { method: "POST", json: { login, password }, headers: { "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` } };
+  const init = {
+    method: "POST",
+    json: { login, password },
+    headers: { "x-forwarded-for": `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` },
+  };
   const response = env ? await callWith(env, "/admin/signin", init) : await call("/admin/signin", init);
   const body = (await response.json()) as { csrfToken: string };
   if (response.status !== 200) throw new Error(`operator sign-in answered ${response.status}: ${JSON.stringify(body)}`);
-  const cookie = response.headers.getAll("set-cookie").find((line) => /^(__Host-)?svc_operator_session=/.test(line))!.split(";")[0]!;
+  const cookie = response.headers
+    .getAll("set-cookie")
+    .find((line) => /^(__Host-)?svc_operator_session=/.test(line))!
+    .split(";")[0]!;
   return { login, cookie, csrf: body.csrfToken };
 }
 

@@ -60,7 +60,13 @@ let keys = 0;
 export const uniqueKey = (provider: string) => `sk-test-${provider}-${Date.now().toString(36)}-${++keys}-${crypto.randomUUID().slice(0, 8)}`;
 
 /** An organization with an owner signed in and an engine token; `keys`/`budgets` stored through the console routes. */
-export async function seedProviderOrg(options: { keys?: Partial<Record<"messages-provider" | "chat-provider", string>>; budgets?: Partial<Record<"messages-provider" | "chat-provider", number>>; env?: Record<string, string | undefined> } = {}) {
+export async function seedProviderOrg(
+  options: {
+    keys?: Partial<Record<"messages-provider" | "chat-provider", string>>;
+    budgets?: Partial<Record<"messages-provider" | "chat-provider", number>>;
+    env?: Record<string, string | undefined>;
+  } = {},
+) {
   const orgId = (await seedOrganization("byok")).id;
   const ownerId = await seedPerson(`byok-owner-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "owner" }]);
   const session = await seedSession(ownerId);
@@ -98,7 +104,11 @@ export async function fakeCalls(kind: "messages" | "chat", key: string): Promise
 
 /** Makes a fake provider refuse `key` with `status`. */
 export async function fakeRefuses(kind: "messages" | "chat", key: string, status: number, message: string): Promise<void> {
-  await globalThis.fetch(`${inject("modelProviders")[kind]}/_fake/refusals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key, status, message }) });
+  await globalThis.fetch(`${inject("modelProviders")[kind]}/_fake/refusals`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key, status, message }),
+  });
 }
 
 /** Every event the fake analytics vendor received. */

@@ -11,8 +11,7 @@ export interface SignInAttempt {
 }
 
 /** `name`'s value, whether the cookie was set plain or `__Host-` prefixed (Secure cookies). */
-const cookieValue = (response: Response, name: string) =>
-  new RegExp(`^(?:__Host-)?${name}=([^;]*)`, "m").exec(setCookies(response).join("\n"))?.[1] ?? null;
+const cookieValue = (response: Response, name: string) => new RegExp(`^(?:__Host-)?${name}=([^;]*)`, "m").exec(setCookies(response).join("\n"))?.[1] ?? null;
 
 /** A client address of its own, so tests do not share a rate-limit bucket. */
 export const someAddress = () => `198.51.100.${Math.floor(Math.random() * 250)}, 10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250)).join(".")}`;
@@ -24,7 +23,9 @@ export async function signIn(login: string, options: { overrides?: Record<string
   const headers: Record<string, string> = address ? { "x-forwarded-for": address } : {};
   const start = await callWith(overrides, "/auth/signin", { headers, redirect: "manual" });
   if (start.status !== 302) throw new Error(`/auth/signin answered ${start.status}`);
-  const state = setCookies(start).find((line) => /^(__Host-)?svc_oauth_state=/.test(line))!.split(";")[0]!;
+  const state = setCookies(start)
+    .find((line) => /^(__Host-)?svc_oauth_state=/.test(line))!
+    .split(";")[0]!;
   const authorize = new URL(start.headers.get("location")!);
   authorize.searchParams.set("login", login);
   const back = await fake(authorize.pathname + authorize.search, { redirect: "manual" });

@@ -47,7 +47,13 @@ export const beat = (token: string, runId: string, leaseId: string) =>
   call(`/v1/workloads/runs/${runId}/heartbeat`, { method: "POST", token, json: { leaseId } });
 
 export interface Claimed {
-  run: { id: string; envId: string; version: { compiled: unknown; number: number }; lease: { id: string; attempt: number; expiresAt: string }; deadline: string } | null;
+  run: {
+    id: string;
+    envId: string;
+    version: { compiled: unknown; number: number };
+    lease: { id: string; attempt: number; expiresAt: string };
+    deadline: string;
+  } | null;
 }
 
 /** Moves a run's lease expiry and/or deadline into the past. */

@@ -27,17 +27,29 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
   site_events: { appReads: [], why: "the site beacon's stream: insert-only for the application role (a read is a permission error); no organization's data" },
   site_event_rejects: { appReads: [], why: "counts of refused and duplicate beacon events, insert-only for the application role" },
   analytics_operator_pins: { rls: true, why: "which organization SVC_ANALYTICS_OPERATOR_ORG's slug named when first used; seen only under that slug's lookup" },
-  analytics_daily: { appReads: ["day", "dimension", "metric", "value"], why: "installation-wide daily aggregates; the dashboard's own check (the operating organization) decides who reads them" },
+  analytics_daily: {
+    appReads: ["day", "dimension", "metric", "value"],
+    why: "installation-wide daily aggregates; the dashboard's own check (the operating organization) decides who reads them",
+  },
   analytics_org_cohorts: { appReads: ["cohort_week", "org_key"], why: "retention cohorts under keyed pseudonyms, never an organization id" },
   analytics_rollup_state: { appReads: [], why: "the rollup's own record of since when raw beacon events are whole; only the maintenance role" },
   analytics_org_active_weeks: { appReads: ["org_key", "week"], why: "active weeks under keyed pseudonyms, never an organization id" },
   billing_deliveries: { appReads: ["received_at"], why: "handled billing delivery ids, belonging to no organization: added and pruned, never read back" },
   operators: { appReads: [], why: "the service's operators, not customers: only the operator role (SVC_ADMIN_DATABASE_URL) reads or writes them" },
   operator_sessions: { appReads: [], why: "operator portal sessions: only the operator role reads or writes them" },
-  failure_groups: { appReads: [], why: "the own-failure store spans organizations: the application role only records through svc_record_failure; operators read it" },
-  site_leads: { rls: true, why: "the site's contact form, from anyone, before any organization: the application role may only insert (db/migrations/0019_leads.sql)" },
+  failure_groups: {
+    appReads: [],
+    why: "the own-failure store spans organizations: the application role only records through svc_record_failure; operators read it",
+  },
+  site_leads: {
+    rls: true,
+    why: "the site's contact form, from anyone, before any organization: the application role may only insert (db/migrations/0019_leads.sql)",
+  },
   site_applications: { rls: true, why: "the site's application form, from anyone, before any organization: the application role may only insert" },
-  protocol_clients: { rls: true, why: "a model client registers before anyone signs in, so it belongs to no organization; found only by the client_id a request names" },
+  protocol_clients: {
+    rls: true,
+    why: "a model client registers before anyone signs in, so it belongs to no organization; found only by the client_id a request names",
+  },
 };
 
 // What svc_protect_tenant_table creates.
@@ -56,9 +68,11 @@ interface CatalogTable {
 
 // Tables, partitioned tables, views, materialized views and foreign tables: anything a query can read.
 const catalog = () =>
-  asRole("superuser", async (client) =>
-    (
-      await client.query<CatalogTable>(`
+  asRole(
+    "superuser",
+    async (client) =>
+      (
+        await client.query<CatalogTable>(`
         SELECT c.relname AS table, c.relkind AS kind,
                (SELECT p.relname FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent WHERE i.inhrelid = c.oid) AS parent,
                EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped) AS "hasOrgId",
@@ -74,7 +88,7 @@ const catalog = () =>
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
         WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
         ORDER BY c.relname`)
-    ).rows,
+      ).rows,
   );
 
 /** What is wrong with a tenant table, if anything. */
@@ -123,9 +137,7 @@ describe("catalog", () => {
 
   it("gives the application role no way around row-level security", async () => {
     await asRole("superuser", async (client) => {
-      const { rows } = await client.query(
-        "SELECT rolsuper, rolbypassrls, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = 'svc_app'",
-      );
+      const { rows } = await client.query("SELECT rolsuper, rolbypassrls, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = 'svc_app'");
       expect(rows[0]).toEqual({ rolsuper: false, rolbypassrls: false, rolcreaterole: false, rolcreatedb: false });
       const owned = await client.query("SELECT count(*)::int AS n FROM pg_class WHERE relowner = 'svc_app'::regrole");
       expect(owned.rows[0].n).toBe(0);

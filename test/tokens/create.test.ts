@@ -19,15 +19,14 @@ describe("POST /v1/tokens", () => {
     const created = (await response.json()) as { id: string; name: string; token: string; createdAt: string };
     expect(created).toMatchObject({ name: "ci runner", token: expect.stringMatching(/^svc_eng_/) });
 
-    const stored = await asRole("superuser", async (client) =>
-      (await client.query("SELECT * FROM tokens WHERE id = $1", [created.id])).rows[0],
-    );
+    const stored = await asRole("superuser", async (client) => (await client.query("SELECT * FROM tokens WHERE id = $1", [created.id])).rows[0]);
     expect(stored.org_id).toBe(orgId);
     expect(JSON.stringify(stored)).not.toContain(created.token);
 
     expect((await postEvents(created.token, [makeEvent()])).status).toBe(202);
-    const audit = await asRole("superuser", async (client) =>
-      (await client.query("SELECT action, target FROM audit_log WHERE org_id = $1 AND action = 'token.created'", [orgId])).rows,
+    const audit = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT action, target FROM audit_log WHERE org_id = $1 AND action = 'token.created'", [orgId])).rows,
     );
     expect(audit).toContainEqual({ action: "token.created", target: created.id });
   });
@@ -60,8 +59,10 @@ describe("POST /v1/tokens takes one scheme", () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get("x-svc-error-code")).toBe("unauthenticated");
     }
-    const minted = await asRole("superuser", async (client) =>
-      (await client.query("SELECT count(*)::int AS n FROM tokens WHERE org_id = $1 AND name = 'from a browser'", [orgId])).rows[0].n);
+    const minted = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT count(*)::int AS n FROM tokens WHERE org_id = $1 AND name = 'from a browser'", [orgId])).rows[0].n,
+    );
     expect(minted).toBe(0);
   });
 });

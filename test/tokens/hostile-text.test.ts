@@ -14,7 +14,9 @@ beforeEach(async () => {
 });
 
 const engineTokens = () =>
-  asRole("superuser", async (client) => Number((await client.query("SELECT count(*) FROM tokens WHERE org_id = $1 AND kind = 'engine'", [orgId])).rows[0].count));
+  asRole("superuser", async (client) =>
+    Number((await client.query("SELECT count(*) FROM tokens WHERE org_id = $1 AND kind = 'engine'", [orgId])).rows[0].count),
+  );
 
 const HOSTILE: Array<[string, string, string]> = [
   ["a NUL character", "runner\u0000", "must not contain a NUL"],

@@ -79,7 +79,9 @@ describe("leases: heartbeat and takeover", () => {
     const runId = await seedRun(orgId, "env-1");
     const { run } = (await (await claim(engineA, "env-1")).json()) as Claimed;
     await asRole("superuser", (client) =>
-      client.query("UPDATE workload_runs SET lease_expires_at = now() + interval '5 seconds', deadline_at = now() + interval '10 seconds' WHERE id = $1", [runId]),
+      client.query("UPDATE workload_runs SET lease_expires_at = now() + interval '5 seconds', deadline_at = now() + interval '10 seconds' WHERE id = $1", [
+        runId,
+      ]),
     );
     const response = await beat(engineA, runId, run!.lease.id);
     expect(response.status).toBe(200);

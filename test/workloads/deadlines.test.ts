@@ -72,7 +72,9 @@ describe("abandonment by the environment's alarm", () => {
     await postEvents(engineA, [makeEvent({ type: "environment.ready", envId: "env-1", sequence: 10, payload: { repository: "acme/shop", branch: "main" } })]);
     expect(await alarm()).toBe(deadline.getTime());
     await asRole("superuser", (client) => client.query("UPDATE workload_runs SET state = 'cancelled' WHERE id = $1", [runId]));
-    await postEvents(engineA, [makeEvent({ type: "environment.sleeping", envId: "env-1", sequence: 11, payload: { repository: "acme/shop", branch: "main" } })]);
+    await postEvents(engineA, [
+      makeEvent({ type: "environment.sleeping", envId: "env-1", sequence: 11, payload: { repository: "acme/shop", branch: "main" } }),
+    ]);
     expect(await alarm()).toBeNull();
   });
 

@@ -20,8 +20,9 @@ const send = async (token: string, type: string, payload: Record<string, unknown
   (await (await postEvents(token, [makeEvent({ type, payload })])).json()) as IngestBody;
 
 const storedEvent = (type: string, runId: string) =>
-  asRole("superuser", async (client) =>
-    (await client.query("SELECT payload FROM events WHERE org_id = $1 AND type = $2 AND payload->>'runId' = $3", [orgId, type, runId])).rows,
+  asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT payload FROM events WHERE org_id = $1 AND type = $2 AND payload->>'runId' = $3", [orgId, type, runId])).rows,
   );
 
 describe("final workload events", () => {

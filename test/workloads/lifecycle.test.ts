@@ -18,7 +18,13 @@ beforeEach(async () => {
   client = await rpcClient(place.sessions.member);
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error("expected a refusal"); }, (error: { data?: { httpStatus: number }; message: string }) => ({ status: error.data?.httpStatus, message: error.message }));
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error("expected a refusal");
+    },
+    (error: { data?: { httpStatus: number }; message: string }) => ({ status: error.data?.httpStatus, message: error.message }),
+  );
 
 async function defined(name = `w-${crypto.randomUUID().slice(0, 6)}`) {
   return client.workloads.define.mutate({ orgId: place.orgId, name, compiled: { steps: ["v1"] } });
@@ -36,13 +42,20 @@ describe("versions, explorations, promotion", () => {
     expect(listed).toMatchObject({ currentVersion: { id: v2.versionId, number: 2 }, latestVersion: { number: 3 }, explorations: 1 });
 
     // Only an exploration is promoted.
-    expect(await failure(client.workloads.promote.mutate({ orgId: place.orgId, versionId: v1 }))).toMatchObject({ status: 409, message: expect.stringMatching(/not an exploration/) });
+    expect(await failure(client.workloads.promote.mutate({ orgId: place.orgId, versionId: v1 }))).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/not an exploration/),
+    });
     expect(await client.workloads.promote.mutate({ orgId: place.orgId, versionId: v3.versionId })).toMatchObject({ currentVersionId: v3.versionId, number: 3 });
     listed = (await client.workloads.list.query({ orgId: place.orgId })).find((w) => w.id === workloadId)!;
     expect(listed).toMatchObject({ currentVersion: { number: 3 }, explorations: 0 });
 
     const detail = await client.workloads.get.query({ orgId: place.orgId, workloadId });
-    expect(detail.versions.map((v) => [v.number, v.exploratory, v.current, v.promotedAt !== null])).toEqual([[3, true, true, true], [2, false, false, false], [1, false, false, false]]);
+    expect(detail.versions.map((v) => [v.number, v.exploratory, v.current, v.promotedAt !== null])).toEqual([
+      [3, true, true, true],
+      [2, false, false, false],
+      [1, false, false, false],
+    ]);
     expect((await auditEntries(place.orgId, "workload.promoted")).length).toBe(1);
     expect((await auditEntries(place.orgId, "workload.version_added")).length).toBe(2);
   });
@@ -62,12 +75,18 @@ describe("archive", () => {
     expect(await client.workloads.archive.mutate({ orgId: place.orgId, workloadId })).toMatchObject({ alreadyArchived: false });
     expect(await client.workloads.archive.mutate({ orgId: place.orgId, workloadId })).toMatchObject({ alreadyArchived: true });
 
-    expect(await failure(client.workloads.start.mutate({ orgId: place.orgId, envId, versionId }))).toMatchObject({ status: 409, message: expect.stringMatching(/archived/) });
+    expect(await failure(client.workloads.start.mutate({ orgId: place.orgId, envId, versionId }))).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/archived/),
+    });
     expect(await failure(client.workloads.addVersion.mutate({ orgId: place.orgId, workloadId, compiled: {} }))).toMatchObject({ status: 409 });
     expect((await client.workloads.list.query({ orgId: place.orgId })).map((w) => w.id)).not.toContain(workloadId);
     expect((await client.workloads.list.query({ orgId: place.orgId, includeArchived: true })).find((w) => w.id === workloadId)?.archivedAt).toBeTruthy();
     expect((await client.workloads.get.query({ orgId: place.orgId, workloadId })).archivedAt).not.toBeNull();
-    expect(await client.workloads.getRun.query({ orgId: place.orgId, runId: started.runId })).toMatchObject({ workload: { archived: true }, state: "requested" });
+    expect(await client.workloads.getRun.query({ orgId: place.orgId, runId: started.runId })).toMatchObject({
+      workload: { archived: true },
+      state: "requested",
+    });
   });
 });
 
@@ -77,7 +96,10 @@ describe("cancel", () => {
     const { runId } = await client.workloads.start.mutate({ orgId: place.orgId, envId, versionId });
     expect(await client.workloads.cancelRun.mutate({ orgId: place.orgId, runId })).toEqual({ runId, state: "cancelled", commandId: null });
     expect((await runRow(runId)).state).toBe("cancelled");
-    expect(await failure(client.workloads.cancelRun.mutate({ orgId: place.orgId, runId }))).toMatchObject({ status: 409, message: expect.stringMatching(/already cancelled/) });
+    expect(await failure(client.workloads.cancelRun.mutate({ orgId: place.orgId, runId }))).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/already cancelled/),
+    });
     // Nothing waits for an engine any more.
     expect(((await (await claim(place.engine, envId)).json()) as Claimed).run).toBeNull();
   });
@@ -90,11 +112,15 @@ describe("cancel", () => {
     expect(first).toMatchObject({ state: "accepted", commandId: expect.any(String) });
     expect(await client.workloads.cancelRun.mutate({ orgId: place.orgId, runId })).toEqual(first);
 
-    const commands = (await (await call("/v1/commands/claim", { method: "POST", token: place.engine, json: {} })).json()) as { commands: Array<{ id: string; kind: string; runId: string; envId: string }> };
+    const commands = (await (await call("/v1/commands/claim", { method: "POST", token: place.engine, json: {} })).json()) as {
+      commands: Array<{ id: string; kind: string; runId: string; envId: string }>;
+    };
     expect(commands.commands).toEqual([expect.objectContaining({ id: first.commandId, kind: "cancel", runId, envId })]);
     expect((await client.workloads.getRun.query({ orgId: place.orgId, runId })).cancel).toMatchObject({ commandId: first.commandId, state: "leased" });
 
-    await postEvents(place.engine, [makeEvent({ type: "workload.cancelled", envId, payload: { runId, leaseId: claimed.run!.lease.id } })]).then((r) => r.json());
+    await postEvents(place.engine, [makeEvent({ type: "workload.cancelled", envId, payload: { runId, leaseId: claimed.run!.lease.id } })]).then((r) =>
+      r.json(),
+    );
     const run = await client.workloads.getRun.query({ orgId: place.orgId, runId });
     expect(run).toMatchObject({ state: "cancelled", attempts: 1, abandonReason: null });
     expect(run.endedAt).not.toBeNull();
@@ -106,12 +132,20 @@ describe("retry", () => {
   it("an ended run is retried as a new run of the same version on the same environment, dispatched again", async () => {
     const { versionId } = await defined();
     const { runId } = await client.workloads.start.mutate({ orgId: place.orgId, envId, versionId });
-    expect(await failure(client.workloads.retryRun.mutate({ orgId: place.orgId, runId }))).toMatchObject({ status: 409, message: expect.stringMatching(/still requested/) });
+    expect(await failure(client.workloads.retryRun.mutate({ orgId: place.orgId, runId }))).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/still requested/),
+    });
     await client.workloads.cancelRun.mutate({ orgId: place.orgId, runId });
     const retried = await client.workloads.retryRun.mutate({ orgId: place.orgId, runId });
     expect(retried).toMatchObject({ retryOf: runId, envId, dispatch: { outcome: "dispatched" } });
     expect(retried.runId).not.toBe(runId);
-    expect(await client.workloads.getRun.query({ orgId: place.orgId, runId: retried.runId })).toMatchObject({ state: "requested", retryOf: runId, version: { id: versionId }, attempts: 0 });
+    expect(await client.workloads.getRun.query({ orgId: place.orgId, runId: retried.runId })).toMatchObject({
+      state: "requested",
+      retryOf: runId,
+      version: { id: versionId },
+      attempts: 0,
+    });
     expect((await acceptedDispatches(place.repository)).at(-1)).toMatchObject({ inputs: { run_id: retried.runId } });
   });
 

@@ -15,10 +15,22 @@ describe("turns", () => {
     const log: string[] = [];
     const first = gate();
     const second = gate();
-    const a = turns.shared(async () => { log.push("a starts"); await first.opened; log.push("a ends"); });
-    const b = turns.shared(async () => { log.push("b starts"); await second.opened; log.push("b ends"); });
-    const x = turns.exclusive(async () => { log.push("x runs"); });
-    const c = turns.shared(async () => { log.push("c runs"); });
+    const a = turns.shared(async () => {
+      log.push("a starts");
+      await first.opened;
+      log.push("a ends");
+    });
+    const b = turns.shared(async () => {
+      log.push("b starts");
+      await second.opened;
+      log.push("b ends");
+    });
+    const x = turns.exclusive(async () => {
+      log.push("x runs");
+    });
+    const c = turns.shared(async () => {
+      log.push("c runs");
+    });
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(log).toEqual(["a starts", "b starts"]);
     second.open();
@@ -31,8 +43,12 @@ describe("turns", () => {
 
   it("go on after a call that failed, which fails only its own caller", async () => {
     const turns = new Turns();
-    const failed = turns.exclusive(async () => { throw new Error("no database"); });
-    const sharedFailed = turns.shared(async () => { throw new Error("no database either"); });
+    const failed = turns.exclusive(async () => {
+      throw new Error("no database");
+    });
+    const sharedFailed = turns.shared(async () => {
+      throw new Error("no database either");
+    });
     await expect(failed).rejects.toThrow("no database");
     await expect(sharedFailed).rejects.toThrow("no database either");
     await expect(turns.exclusive(async () => "next")).resolves.toBe("next");

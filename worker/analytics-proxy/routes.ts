@@ -54,11 +54,12 @@ async function forward(c: AppContext, upstreamBase: string, path: string): Promi
   const upstream = new URL(upstreamBase.replace(/\/+$/, "") + path);
   upstream.search = new URL(c.req.url).search;
   assertNoTransaction("The analytics vendor");
-  const answer = await fetch(upstream, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
-    .catch((error: Error) => {
+  const answer = await fetch(upstream, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) }).catch(
+    (error: Error) => {
       log("warn", "px.upstream_unreachable", { path, errorClass: error.name });
       return null;
-    });
+    },
+  );
   if (answer === null) throw new Refusal("analytics_upstream_failed");
   if (answer.status >= 300 && answer.status < 400) {
     await answer.body?.cancel();

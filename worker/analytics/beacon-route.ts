@@ -19,19 +19,21 @@ export const BeaconBatch = z
   .strictObject({ events: z.array(z.unknown()).describe(`At most ${MAX_BEACON_EVENTS} events, each judged on its own against SiteBeaconEvent.`) })
   .meta({ id: "SiteBeaconBatch" });
 
-const BeaconResult = z.object({
-  /** False when SVC_ANALYTICS_SURROGATE_SECRET is unset: nothing was recorded. */
-  recording: z.boolean(),
-  recorded: z.int(),
-  duplicates: z.int(),
-  refused: z.int(),
-  outcomes: z.array(
-    z.object({
-      outcome: z.enum(["recorded", "duplicate", "refused", "not_recorded"]),
-      reason: z.enum(["unknown_name", "undeclared_field", "invalid_field", "malformed"]).optional(),
-    }),
-  ),
-}).meta({ id: "SiteBeaconResult" });
+const BeaconResult = z
+  .object({
+    /** False when SVC_ANALYTICS_SURROGATE_SECRET is unset: nothing was recorded. */
+    recording: z.boolean(),
+    recorded: z.int(),
+    duplicates: z.int(),
+    refused: z.int(),
+    outcomes: z.array(
+      z.object({
+        outcome: z.enum(["recorded", "duplicate", "refused", "not_recorded"]),
+        reason: z.enum(["unknown_name", "undeclared_field", "invalid_field", "malformed"]).optional(),
+      }),
+    ),
+  })
+  .meta({ id: "SiteBeaconResult" });
 
 /** Beacon batches per client address: a burst of 60, then one a second (a page view sends a few). */
 export const SITE_BEACON_RULE: BucketRule = { capacity: 60, refillPerSecond: 1 };

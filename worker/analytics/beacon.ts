@@ -26,7 +26,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** One event against the catalog: the event to record, or why it is refused. */
 export function judge(raw: unknown): BeaconEvent | RefusalReason {
-  if (!isRecord(raw) || typeof raw.id !== "string" || !UUID.test(raw.id) || typeof raw.session !== "string" || !SESSION_ID.test(raw.session)) return "malformed";
+  if (!isRecord(raw) || typeof raw.id !== "string" || !UUID.test(raw.id) || typeof raw.session !== "string" || !SESSION_ID.test(raw.session))
+    return "malformed";
   if (!isEventName(raw.name)) return "unknown_name";
   const props = raw.props ?? {};
   if (!isRecord(props)) return "malformed";
@@ -82,7 +83,14 @@ export async function recordBeaconBatch(connect: () => Promise<Connection>, surr
         outcomes.push({ outcome: "refused", reason: judged });
         continue;
       }
-      const { rowCount } = await tx.sql.query(INSERT_EVENT, [judged.id, judged.name, await keyOf(judged.session), judged.channel, judged.page, judged.campaign]);
+      const { rowCount } = await tx.sql.query(INSERT_EVENT, [
+        judged.id,
+        judged.name,
+        await keyOf(judged.session),
+        judged.channel,
+        judged.page,
+        judged.campaign,
+      ]);
       if (rowCount === 1) outcomes.push({ outcome: "recorded" });
       else {
         await tx.sql.query(INSERT_REJECT, ["duplicate"]);

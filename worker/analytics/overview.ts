@@ -9,7 +9,6 @@ import { addDays, isoDay, utcDay, weekOf } from "./days";
 export const OVERVIEW_DAYS = [7, 28, 90] as const;
 export type OverviewDays = (typeof OVERVIEW_DAYS)[number];
 
-
 /** The series' and totals' fields, each the sum of one daily metric. */
 const SERIES = {
   pagesLanded: "site.page_landed",
@@ -76,10 +75,12 @@ export async function readOverview(tx: Tx, days: OverviewDays, now: Date = new D
   };
   // Organizations active on several days count once: distinct over the weeks the period touches.
   totals.activeOrganizations = Number(
-    (await tx.sql.query<{ n: string }>("SELECT count(DISTINCT org_key)::text AS n FROM analytics_org_active_weeks WHERE week >= $1::date AND week <= $2::date", [
-      isoDay(weekOf(from)),
-      isoDay(today),
-    ])).rows[0]?.n ?? 0,
+    (
+      await tx.sql.query<{ n: string }>(
+        "SELECT count(DISTINCT org_key)::text AS n FROM analytics_org_active_weeks WHERE week >= $1::date AND week <= $2::date",
+        [isoDay(weekOf(from)), isoDay(today)],
+      )
+    ).rows[0]?.n ?? 0,
   );
   return {
     days,
@@ -87,7 +88,9 @@ export async function readOverview(tx: Tx, days: OverviewDays, now: Date = new D
     to: isoDay(today),
     totals,
     series,
-    channels: [...channels].map(([channel, pagesLanded]) => ({ channel, pagesLanded })).sort((a, b) => b.pagesLanded - a.pagesLanded || a.channel.localeCompare(b.channel)),
+    channels: [...channels]
+      .map(([channel, pagesLanded]) => ({ channel, pagesLanded }))
+      .sort((a, b) => b.pagesLanded - a.pagesLanded || a.channel.localeCompare(b.channel)),
     funnel: [
       { step: "landed", count: totals.sessionsLanded },
       { step: "signup", count: totals.sessionsSignup },

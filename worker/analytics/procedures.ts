@@ -32,7 +32,10 @@ async function operatingOrganization(tx: Tx, slug: string): Promise<string | nul
 const operating = inOrganization.use(async ({ ctx, next }) => {
   const operatorOrg = ctx.config.analytics.operatorOrg;
   if (operatorOrg === null || (await ctx.transaction((tx) => operatingOrganization(tx, operatorOrg))) !== ctx.org.id) {
-    throw new Refusal("forbidden", "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.");
+    throw new Refusal(
+      "forbidden",
+      "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.",
+    );
   }
   return next();
 });
@@ -53,7 +56,11 @@ const catalog = operating
 const Days = z.union(OVERVIEW_DAYS.map((days) => z.literal(days)) as [z.ZodLiteral<7>, z.ZodLiteral<28>, z.ZodLiteral<90>]);
 
 const overview = operating
-  .meta({ permission: "analytics.read", gate: "reachable", summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days" })
+  .meta({
+    permission: "analytics.read",
+    gate: "reachable",
+    summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days",
+  })
   .input(z.object({ days: Days.default(28).describe("7, 28 or 90; default 28.") }))
   .query(({ ctx, input }) => ctx.transaction((tx) => readOverview(tx, input.days)));
 

@@ -13,7 +13,9 @@ export async function analyticsRollupFromWorker(_env: Env, config: Config, at: D
   }
   const url = config.database.maintenanceUrl;
   if (!url) {
-    log("warn", "analytics.rollup_skipped", { reason: "Neither SVC_MAINTENANCE_DATABASE_URL nor SVC_MIGRATION_DATABASE_URL is set; analytics are not rolled up." });
+    log("warn", "analytics.rollup_skipped", {
+      reason: "Neither SVC_MAINTENANCE_DATABASE_URL nor SVC_MIGRATION_DATABASE_URL is set; analytics are not rolled up.",
+    });
     return null;
   }
   useBridge(config.database.wsProxy);

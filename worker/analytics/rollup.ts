@@ -9,7 +9,6 @@ import { pseudonym } from "./client";
 import { WORKING_SET_DAYS } from "./catalog";
 import { addDays, DAY_MS, isoDay, utcDay, weekOf } from "./days";
 
-
 export interface RollupOptions {
   at: Date;
   surrogateSecret: string;
@@ -25,7 +24,6 @@ export interface RollupReport {
   organizationsInCohorts: number;
   deletedEvents: number;
 }
-
 
 const utc = (column: string) => `(${column} AT TIME ZONE 'UTC')::date`;
 
@@ -81,10 +79,12 @@ export async function rollUpAnalytics(sql: SqlClient, { at, surrogateSecret, ret
 
     // Cohorts: organizations created in the working set, and the weeks they were active in it.
     const key = (orgId: string) => pseudonym(surrogateSecret, orgId);
-    const created = (await sql.query<{ id: string; week: string }>(
-      "SELECT id, date_trunc('week', (created_at AT TIME ZONE 'UTC'))::date::text AS week FROM organizations WHERE created_at >= $1 AND created_at < $2",
-      [from.toISOString(), end.toISOString()],
-    )).rows;
+    const created = (
+      await sql.query<{ id: string; week: string }>(
+        "SELECT id, date_trunc('week', (created_at AT TIME ZONE 'UTC'))::date::text AS week FROM organizations WHERE created_at >= $1 AND created_at < $2",
+        [from.toISOString(), end.toISOString()],
+      )
+    ).rows;
     if (created.length > 0) {
       const keys = await Promise.all(created.map((row) => key(row.id)));
       await sql.query(
@@ -96,10 +96,10 @@ export async function rollUpAnalytics(sql: SqlClient, { at, surrogateSecret, ret
     const active = (await sql.query<{ org_id: string; week: string }>(ACTIVE_WEEKS, [weekStart.toISOString(), end.toISOString()])).rows;
     if (active.length > 0) {
       const keys = await Promise.all(active.map((row) => key(row.org_id)));
-      await sql.query(
-        "INSERT INTO analytics_org_active_weeks (org_key, week) SELECT * FROM unnest($1::text[], $2::date[]) ON CONFLICT DO NOTHING",
-        [keys, active.map((row) => row.week)],
-      );
+      await sql.query("INSERT INTO analytics_org_active_weeks (org_key, week) SELECT * FROM unnest($1::text[], $2::date[]) ON CONFLICT DO NOTHING", [
+        keys,
+        active.map((row) => row.week),
+      ]);
     }
 
     let deletedEvents = 0;

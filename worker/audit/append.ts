@@ -15,12 +15,15 @@ export interface AuditEntry {
   data?: Record<string, unknown>;
 }
 
-
 /** JSON with object keys sorted: jsonb does not keep key order, so the hash must not depend on it. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }

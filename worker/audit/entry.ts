@@ -27,14 +27,19 @@ export interface ExportHead {
 export async function brokenLink(previousHash: string | null, entry: ExportedEntry): Promise<string | null> {
   if (entry.prevHash !== previousHash) return "its predecessor's hash does not match the entry before it (an entry was removed, inserted or reordered)";
   const recomputed = await sha256Hex(
-    chainText(previousHash, entry.seq, {
-      orgId: entry.organization,
-      action: entry.action,
-      actorPersonId: entry.actorPersonId,
-      actorLabel: entry.actor,
-      target: entry.target,
-      data: entry.data,
-    }, entry.at),
+    chainText(
+      previousHash,
+      entry.seq,
+      {
+        orgId: entry.organization,
+        action: entry.action,
+        actorPersonId: entry.actorPersonId,
+        actorLabel: entry.actor,
+        target: entry.target,
+        data: entry.data,
+      },
+      entry.at,
+    ),
   );
   return recomputed === entry.hash ? null : "its hash does not match its contents (the entry was altered)";
 }

@@ -10,8 +10,15 @@ export const EXPORT_PAGE = 1000;
 /** Entries after `afterSeq`, oldest first, at most `limit`. */
 export async function exportPage(tx: Tx, orgId: string, afterSeq: number, limit = EXPORT_PAGE, upToSeq = Number.MAX_SAFE_INTEGER): Promise<ExportedEntry[]> {
   const { rows } = await tx.sql.query<{
-    seq: string; at: string; action: string; actor_person_id: string | null; actor_label: string; target: string | null;
-    data: Record<string, unknown>; prev_hash: string | null; hash: string;
+    seq: string;
+    at: string;
+    action: string;
+    actor_person_id: string | null;
+    actor_label: string;
+    target: string | null;
+    data: Record<string, unknown>;
+    prev_hash: string | null;
+    hash: string;
   }>(
     `SELECT seq, ${STORED_TIME("created_at")} AS at, action, actor_person_id, actor_label, target, data, prev_hash, hash
      FROM audit_log WHERE org_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
@@ -45,7 +52,9 @@ export function streamAuditExport(connect: () => Promise<Connection>, orgId: str
 
   async function nextChunk(controller: ReadableStreamDefaultController<Uint8Array>) {
     head ??= await inTenant(connect, orgId, async (tx) => {
-      const { rows } = await tx.sql.query<{ seq: string; hash: string }>("SELECT seq, hash FROM audit_log WHERE org_id = $1 ORDER BY seq DESC LIMIT 1", [orgId]);
+      const { rows } = await tx.sql.query<{ seq: string; hash: string }>("SELECT seq, hash FROM audit_log WHERE org_id = $1 ORDER BY seq DESC LIMIT 1", [
+        orgId,
+      ]);
       return rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: null };
     });
     const page = after < head.seq ? await inTenant(connect, orgId, (tx) => exportPage(tx, orgId, after, EXPORT_PAGE, head!.seq)) : [];

@@ -21,7 +21,13 @@ export async function verifyExportFile(text: string, expectedHead?: string): Pro
     if (parsed.head) {
       if (index !== lines.length - 1) return { intact: false, entries: index, line: lineNumber, seq: null, reason: "the head is not the last line" };
       if (parsed.head.seq !== lastSeq || parsed.head.hash !== previous) {
-        return { intact: false, entries: index, line: lineNumber, seq: parsed.head.seq, reason: "the head does not match the last entry (entries were removed from the end)" };
+        return {
+          intact: false,
+          entries: index,
+          line: lineNumber,
+          seq: parsed.head.seq,
+          reason: "the head does not match the last entry (entries were removed from the end)",
+        };
       }
       if (expectedHead !== undefined && parsed.head.hash !== expectedHead) {
         return { intact: false, entries: index, line: lineNumber, seq: parsed.head.seq, reason: "the file's head is not the head you expected" };

@@ -15,8 +15,12 @@ export function registerAuditExport(app: Hono<AppEnv>): void {
   // Leaving cleanly: the audit log goes with the organization's other exits.
   app.get("/console/api/audit/export", planGate("reachable"), async (c) => {
     const { orgId } = validate(ExportQuery, c.req.query());
-    const slug = await asSessionMember(c, orgId, "audit.export", async (tx) =>
-      (await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [orgId])).rows[0]!.slug);
+    const slug = await asSessionMember(
+      c,
+      orgId,
+      "audit.export",
+      async (tx) => (await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [orgId])).rows[0]!.slug,
+    );
     return new Response(streamAuditExport(c.var.database().connect, orgId), {
       headers: {
         "content-type": "application/x-ndjson; charset=utf-8",

@@ -68,7 +68,11 @@ export function principalFrom(tokenHash: string, found: readonly Record<string, 
   }
   rememberTokenOrg(tokenHash, row.org_id);
   return {
-    tokenId: row.id, orgId: row.org_id, kind: row.kind, scopes: row.scopes, personId: row.person_id,
+    tokenId: row.id,
+    orgId: row.org_id,
+    kind: row.kind,
+    scopes: row.scopes,
+    personId: row.person_id,
     organization: { slug: row.slug, plan: row.plan, suspended: row.suspended },
   };
 }
@@ -128,7 +132,10 @@ function inTokenTransaction<T>(
   work: (tx: Tx, principal: Principal) => Promise<T>,
 ): Promise<T> {
   return inTransaction(c.var.database().connect, tokenScope(tokenHash), (tx, first) =>
-    work(tx, admit(principalFrom(tokenHash, first), kinds, options, (plan) => gateRoute(c, plan))),
+    work(
+      tx,
+      admit(principalFrom(tokenHash, first), kinds, options, (plan) => gateRoute(c, plan)),
+    ),
   );
 }
 
@@ -181,7 +188,8 @@ async function authorizeCliToken(tx: Tx, principal: Principal, permission: Permi
   const caller = { kind: "cli" as const, personId: principal.personId!, tokenId: principal.tokenId, scopes: principal.scopes };
   return authorize(tx, caller, principal.orgId, permission).catch((denied: unknown) => {
     // The person left the organization (their tokens are revoked with it): the token is no longer anyone's.
-    if (denied instanceof Denied && denied.reason === "not_member") throw new Refusal("unauthenticated", "The CLI token's person is no longer a member of its organization.");
+    if (denied instanceof Denied && denied.reason === "not_member")
+      throw new Refusal("unauthenticated", "The CLI token's person is no longer a member of its organization.");
     throw denied;
   });
 }

@@ -59,16 +59,45 @@ async function applySubscription(tx: Tx, provider: BillingProvider, event: Billi
      ON CONFLICT (subscription_id) DO UPDATE SET price_id = EXCLUDED.price_id, status = EXCLUDED.status,
        cancel_at_period_end = EXCLUDED.cancel_at_period_end, current_period_end = EXCLUDED.current_period_end,
        event_created = EXCLUDED.event_created, state_rank = EXCLUDED.state_rank, updated_at = now()`,
-    [subscription.id, orgId, subscription.customer, subscription.priceId, subscription.status, subscription.cancel_at_period_end,
-      subscription.periodEnd, event.created, incoming.rank],
+    [
+      subscription.id,
+      orgId,
+      subscription.customer,
+      subscription.priceId,
+      subscription.status,
+      subscription.cancel_at_period_end,
+      subscription.periodEnd,
+      event.created,
+      incoming.rank,
+    ],
   );
   const all = await tx.sql.query<{ price_id: string | null; status: string }>("SELECT price_id, status FROM subscriptions WHERE org_id = $1", [orgId]);
-  const plan = planOf(all.rows.map((row) => ({ priceId: row.price_id, status: row.status })), provider);
+  const plan = planOf(
+    all.rows.map((row) => ({ priceId: row.price_id, status: row.status })),
+    provider,
+  );
   const recorded = { id: subscription.id, priceId: subscription.priceId, status: subscription.status };
-  const changed = await changePlan(tx, { orgId, to: plan, source: "provider", actor: PROVIDER, eventId: event.id, subscription: recorded, note: `subscription ${subscription.status}` });
+  const changed = await changePlan(tx, {
+    orgId,
+    to: plan,
+    source: "provider",
+    actor: PROVIDER,
+    eventId: event.id,
+    subscription: recorded,
+    note: `subscription ${subscription.status}`,
+  });
   if (!changed.changed && planGranted(subscription, provider) === null && subscription.status !== "canceled") {
     // A subscription for a price that is neither plan's is kept on record, and changes nothing.
-    await recordHistory(tx, { orgId, to: changed.to, from: changed.from as Plan, source: "provider", actor: PROVIDER, eventId: event.id, subscription: recorded, note: "subscription for a price that is not a plan's; plan unchanged" });
+    await recordHistory(tx, {
+      orgId,
+      to: changed.to,
+      from: changed.from as Plan,
+      source: "provider",
+      actor: PROVIDER,
+      eventId: event.id,
+      subscription: recorded,
+      note: "subscription for a price that is not a plan's; plan unchanged",
+    });
   }
   return "applied";
 }

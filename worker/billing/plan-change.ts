@@ -37,7 +37,16 @@ export async function recordHistory(tx: Tx, entry: PlanChange & { from: Plan }):
   await tx.sql.query(
     `INSERT INTO billing_history (org_id, source, event_id, subscription_id, price_id, status, from_plan, to_plan, note)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [entry.orgId, entry.source, entry.eventId ?? null, entry.subscription?.id ?? null, entry.subscription?.priceId ?? null,
-      entry.subscription?.status ?? null, entry.from, entry.to, entry.note],
+    [
+      entry.orgId,
+      entry.source,
+      entry.eventId ?? null,
+      entry.subscription?.id ?? null,
+      entry.subscription?.priceId ?? null,
+      entry.subscription?.status ?? null,
+      entry.from,
+      entry.to,
+      entry.note,
+    ],
   );
 }

@@ -38,34 +38,53 @@ async function providerUrl(ctx: OrgContext, provider: BillingProvider, path: str
 
 const get = inOrganization
   .meta({ permission: "billing.manage", gate: "reachable", summary: "The plan, the subscriptions as the provider last described them, and billing history" })
-  .query(({ ctx }) => ctx.transaction(async (tx) => {
-    const org = await tx.sql.query<{ plan: string }>("SELECT plan FROM organizations WHERE id = $1", [ctx.org.id]);
-    const subscriptions = await tx.sql.query<{ subscription_id: string; price_id: string | null; status: string; cancel_at_period_end: boolean; current_period_end: Date | null }>(
-      "SELECT subscription_id, price_id, status, cancel_at_period_end, current_period_end FROM subscriptions WHERE org_id = $1 ORDER BY event_created DESC",
-      [ctx.org.id],
-    );
-    const history = await tx.sql.query<{ at: Date; source: string; from_plan: string; to_plan: string; status: string | null; note: string }>(
-      "SELECT at, source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = $1 ORDER BY id DESC LIMIT 100",
-      [ctx.org.id],
-    );
-    const { provider, operatorSetsPlan, hostedRequiredPlan } = ctx.config.billing;
-    return {
-      plan: org.rows[0]!.plan,
-      billing: { on: provider !== null, enterpriseCheckout: provider?.enterprisePrice != null, operatorSetsPlan, requiredPlan: hostedRequiredPlan },
-      hasCustomer: (await customerOf(tx, ctx.org.id)) !== null,
-      subscriptions: subscriptions.rows.map((row) => ({
-        id: row.subscription_id,
-        priceId: row.price_id,
-        status: row.status,
-        cancelAtPeriodEnd: row.cancel_at_period_end,
-        currentPeriodEnd: iso(row.current_period_end),
-      })),
-      history: history.rows.map((row) => ({ at: row.at.toISOString(), source: row.source, from: row.from_plan, to: row.to_plan, status: row.status, note: row.note })),
-    };
-  }));
+  .query(({ ctx }) =>
+    ctx.transaction(async (tx) => {
+      const org = await tx.sql.query<{ plan: string }>("SELECT plan FROM organizations WHERE id = $1", [ctx.org.id]);
+      const subscriptions = await tx.sql.query<{
+        subscription_id: string;
+        price_id: string | null;
+        status: string;
+        cancel_at_period_end: boolean;
+        current_period_end: Date | null;
+      }>(
+        "SELECT subscription_id, price_id, status, cancel_at_period_end, current_period_end FROM subscriptions WHERE org_id = $1 ORDER BY event_created DESC",
+        [ctx.org.id],
+      );
+      const history = await tx.sql.query<{ at: Date; source: string; from_plan: string; to_plan: string; status: string | null; note: string }>(
+        "SELECT at, source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = $1 ORDER BY id DESC LIMIT 100",
+        [ctx.org.id],
+      );
+      const { provider, operatorSetsPlan, hostedRequiredPlan } = ctx.config.billing;
+      return {
+        plan: org.rows[0]!.plan,
+        billing: { on: provider !== null, enterpriseCheckout: provider?.enterprisePrice != null, operatorSetsPlan, requiredPlan: hostedRequiredPlan },
+        hasCustomer: (await customerOf(tx, ctx.org.id)) !== null,
+        subscriptions: subscriptions.rows.map((row) => ({
+          id: row.subscription_id,
+          priceId: row.price_id,
+          status: row.status,
+          cancelAtPeriodEnd: row.cancel_at_period_end,
+          currentPeriodEnd: iso(row.current_period_end),
+        })),
+        history: history.rows.map((row) => ({
+          at: row.at.toISOString(),
+          source: row.source,
+          from: row.from_plan,
+          to: row.to_plan,
+          status: row.status,
+          note: row.note,
+        })),
+      };
+    }),
+  );
 
 const checkout = inOrganization
-  .meta({ permission: "billing.manage", gate: "reachable", summary: "Start a checkout at the billing provider for the team or enterprise plan; answers its address" })
+  .meta({
+    permission: "billing.manage",
+    gate: "reachable",
+    summary: "Start a checkout at the billing provider for the team or enterprise plan; answers its address",
+  })
   .input(z.object({ plan: z.enum(["team", "enterprise"]) }))
   .mutation(async ({ ctx, input }) => {
     const provider = providerOf(ctx);
@@ -75,18 +94,24 @@ const checkout = inOrganization
     }
     const customer = await ctx.transaction((tx) => customerOf(tx, ctx.org.id));
     const back = `${ctx.origin}/billing`;
-    const url = await providerUrl(ctx, provider, "/v1/checkout/sessions", {
-      mode: "subscription",
-      "line_items[0][price]": price,
-      "line_items[0][quantity]": "1",
-      success_url: `${back}?checkout=done`,
-      cancel_url: `${back}?checkout=cancelled`,
-      // Ours, written into the provider's records: its deliveries name the organization with them.
-      client_reference_id: ctx.org.id,
-      "metadata[org_id]": ctx.org.id,
-      "subscription_data[metadata][org_id]": ctx.org.id,
-      ...(customer ? { customer } : {}),
-    }, "a checkout");
+    const url = await providerUrl(
+      ctx,
+      provider,
+      "/v1/checkout/sessions",
+      {
+        mode: "subscription",
+        "line_items[0][price]": price,
+        "line_items[0][quantity]": "1",
+        success_url: `${back}?checkout=done`,
+        cancel_url: `${back}?checkout=cancelled`,
+        // Ours, written into the provider's records: its deliveries name the organization with them.
+        client_reference_id: ctx.org.id,
+        "metadata[org_id]": ctx.org.id,
+        "subscription_data[metadata][org_id]": ctx.org.id,
+        ...(customer ? { customer } : {}),
+      },
+      "a checkout",
+    );
     return { url };
   });
 
@@ -100,21 +125,30 @@ const portal = inOrganization
   });
 
 const set = inOrganization
-  .meta({ permission: "billing.manage", gate: "reachable", summary: "Set the plan directly, on installations where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1)" })
+  .meta({
+    permission: "billing.manage",
+    gate: "reachable",
+    summary: "Set the plan directly, on installations where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1)",
+  })
   .input(z.object({ plan: z.enum(PLANS) }))
-  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
-    if (!ctx.config.billing.operatorSetsPlan) {
-      throw new Refusal("not_configured", "Plans here come only from the billing provider; billing.set works where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1).");
-    }
-    const changed = await changePlan(tx, {
-      orgId: ctx.org.id,
-      to: input.plan,
-      source: "operator",
-      actor: { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel },
-      note: "set on the console",
-    });
-    return { plan: changed.to, from: changed.from, changed: changed.changed };
-  }));
+  .mutation(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      if (!ctx.config.billing.operatorSetsPlan) {
+        throw new Refusal(
+          "not_configured",
+          "Plans here come only from the billing provider; billing.set works where the operator decides plans (SVC_OPERATOR_SETS_PLAN=1).",
+        );
+      }
+      const changed = await changePlan(tx, {
+        orgId: ctx.org.id,
+        to: input.plan,
+        source: "operator",
+        actor: { personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel },
+        note: "set on the console",
+      });
+      return { plan: changed.to, from: changed.from, changed: changed.changed };
+    }),
+  );
 
 export const billingRouter = router({ get, portal, set });
 export const subscriptionsRouter = router({ checkout });

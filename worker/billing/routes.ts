@@ -7,7 +7,14 @@ import { BODY_LIMITS, readBytes, validate } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { handleBillingEvent } from "./deliveries";
 import { BillingEvent } from "./events";
-import { BILLING_SIGNATURE_HEADER, matchesBillingSignature, MAX_SIGNATURES, readBillingSignature, TOLERANCE_SECONDS, type BillingSignatureCheck } from "./signature";
+import {
+  BILLING_SIGNATURE_HEADER,
+  matchesBillingSignature,
+  MAX_SIGNATURES,
+  readBillingSignature,
+  TOLERANCE_SECONDS,
+  type BillingSignatureCheck,
+} from "./signature";
 import { planGate } from "./gate";
 
 const UNSIGNED: Record<Exclude<BillingSignatureCheck, "valid">, string> = {

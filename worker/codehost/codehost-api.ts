@@ -15,7 +15,13 @@ export interface ApiAnswer {
 
 const TIMEOUT_MS = 10_000;
 
-export async function callCodehost(apiBase: string, method: "GET" | "POST" | "PUT" | "DELETE", path: string, bearer: string, json?: unknown): Promise<ApiAnswer> {
+export async function callCodehost(
+  apiBase: string,
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  path: string,
+  bearer: string,
+  json?: unknown,
+): Promise<ApiAnswer> {
   assertNoTransaction("The code host's API");
   try {
     const response = await fetch(apiBase.replace(/\/+$/, "") + path, {

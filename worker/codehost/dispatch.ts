@@ -35,8 +35,13 @@ export interface DispatchRecord {
 
 export type Attempt = Omit<DispatchRecord, "id">;
 
-const refused = (refusalStatus: number | null, refusal: string, inputs: Record<string, string> = {}, droppedInputs: string[] = []): Attempt =>
-  ({ outcome: "refused", refusalStatus, refusal, inputs, droppedInputs });
+const refused = (refusalStatus: number | null, refusal: string, inputs: Record<string, string> = {}, droppedInputs: string[] = []): Attempt => ({
+  outcome: "refused",
+  refusalStatus,
+  refusal,
+  inputs,
+  droppedInputs,
+});
 
 const path = (...segments: string[]) => segments.map(encodeURIComponent).join("/");
 
@@ -71,8 +76,17 @@ export async function recordDispatch(tx: Tx, request: DispatchRequest, attempt: 
   const { rows } = await tx.sql.query<{ id: string }>(
     `INSERT INTO workflow_dispatches (org_id, repository, workflow, ref, inputs, dropped_inputs, outcome, refusal_status, refusal)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-    [request.orgId, request.repository, request.workflow, request.ref, JSON.stringify(attempt.inputs), attempt.droppedInputs,
-      attempt.outcome, attempt.refusalStatus, attempt.refusal],
+    [
+      request.orgId,
+      request.repository,
+      request.workflow,
+      request.ref,
+      JSON.stringify(attempt.inputs),
+      attempt.droppedInputs,
+      attempt.outcome,
+      attempt.refusalStatus,
+      attempt.refusal,
+    ],
   );
   return { id: rows[0]!.id, ...attempt };
 }

@@ -134,7 +134,10 @@ export async function completeClaim(connect: () => Promise<Connection>, identity
   return inTransaction(connect, { lookups }, async (tx) => {
     const pending = await findClaimProof(tx, lookups.claim_proof);
     if (!pending?.live) {
-      throw new IdentityRefusal("no_binding", "This one-time claim audience is unknown, used or expired; an owner or admin claims the repository again with the CLI for a fresh one.");
+      throw new IdentityRefusal(
+        "no_binding",
+        "This one-time claim audience is unknown, used or expired; an owner or admin claims the repository again with the CLI for a fresh one.",
+      );
     }
     if (pending.repositoryKey !== repositoryKey(identity.repository)) {
       throw new IdentityRefusal(
@@ -146,7 +149,14 @@ export async function completeClaim(connect: () => Promise<Connection>, identity
     await spendClaimProof(tx, pending.id);
     const established = await establishClaim(
       tx,
-      { orgId: pending.orgId, repository: pending.repository, source: "cli", proof: "repository", repositoryId: identity.repositoryId, ownerId: identity.ownerId },
+      {
+        orgId: pending.orgId,
+        repository: pending.repository,
+        source: "cli",
+        proof: "repository",
+        repositoryId: identity.repositoryId,
+        ownerId: identity.ownerId,
+      },
       { label: `workflow of ${identity.repository} (one-time audience)` },
     );
     if ("heldElsewhere" in established) {

@@ -70,7 +70,13 @@ export async function applyInstallationChange(tx: Tx, orgId: string, change: Ins
       installation.account.id,
       installation.account.login,
     ]);
-    await appendAudit(tx, { orgId, action: AUDIT_ACTION.renamed, actorLabel: ACTOR, target: String(installation.id), data: { account: installation.account.login } });
+    await appendAudit(tx, {
+      orgId,
+      action: AUDIT_ACTION.renamed,
+      actorLabel: ACTOR,
+      target: String(installation.id),
+      data: { account: installation.account.login },
+    });
     return;
   }
   const { rows } = await tx.sql.query<{ id: string }>(

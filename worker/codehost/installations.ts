@@ -19,10 +19,9 @@ const LIVE_FIRST = "ORDER BY suspended_at IS NULL DESC, created_at DESC";
 
 /** Installations on the account with this numeric id, not uninstalled: of every organization under the account lookup, else of the one acted as. */
 export async function installationsOnAccount(tx: Tx, accountId: string): Promise<InstallationOnAccount[]> {
-  const { rows } = await tx.sql.query<InstallationOnAccount>(
-    `${SELECT_INSTALLATIONS} WHERE account_id = $1::bigint AND deleted_at IS NULL ${LIVE_FIRST}`,
-    [accountId],
-  );
+  const { rows } = await tx.sql.query<InstallationOnAccount>(`${SELECT_INSTALLATIONS} WHERE account_id = $1::bigint AND deleted_at IS NULL ${LIVE_FIRST}`, [
+    accountId,
+  ]);
   return rows;
 }
 

@@ -59,9 +59,16 @@ export const issuerKeys = new IssuerKeys();
 
 const isSigningKey = (key: unknown): key is JWK => {
   const k = key as Record<string, unknown> | null;
-  return typeof k === "object" && k !== null && k.kty === "RSA" && typeof k.kid === "string" &&
-    typeof k.n === "string" && typeof k.e === "string" && (k.use === undefined || k.use === "sig") &&
-    (k.alg === undefined || k.alg === "RS256");
+  return (
+    typeof k === "object" &&
+    k !== null &&
+    k.kty === "RSA" &&
+    typeof k.kid === "string" &&
+    typeof k.n === "string" &&
+    typeof k.e === "string" &&
+    (k.use === undefined || k.use === "sig") &&
+    (k.alg === undefined || k.alg === "RS256")
+  );
 };
 
 async function fetchKeySet(url: string, policy: KeySetPolicy): Promise<JWK[] | null> {

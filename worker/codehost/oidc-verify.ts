@@ -7,8 +7,16 @@ import { jwksUrl } from "./issuer";
 import { REPOSITORY_PATTERN } from "./repository";
 
 export const UNVERIFIED_REASONS = [
-  "malformed", "bad_algorithm", "no_key", "invalid_signature", "wrong_issuer", "wrong_audience",
-  "expired", "not_yet_valid", "no_repository", "keys_unavailable",
+  "malformed",
+  "bad_algorithm",
+  "no_key",
+  "invalid_signature",
+  "wrong_issuer",
+  "wrong_audience",
+  "expired",
+  "not_yet_valid",
+  "no_repository",
+  "keys_unavailable",
 ] as const;
 export type UnverifiedReason = (typeof UNVERIFIED_REASONS)[number];
 
@@ -30,8 +38,7 @@ export interface Expected {
 
 export type Verification =
   /** `claims`: every claim of the verified token (the commit and run a pull-request check is bound to). */
-  | { ok: true; identity: WorkflowIdentity; claims: JWTPayload }
-  | { ok: false; reason: UnverifiedReason; message: string };
+  { ok: true; identity: WorkflowIdentity; claims: JWTPayload } | { ok: false; reason: UnverifiedReason; message: string };
 
 /** Tolerated difference between this service's clock and the issuer's, for `exp` and `nbf`. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
@@ -98,8 +105,11 @@ function reasonFor(error: unknown): UnverifiedReason {
 /** The code host sends ids as decimal text. */
 // Account and repository ids are compared as PostgreSQL bigints: anything past that range names no account.
 const asId = (value: unknown): string | null =>
-  typeof value === "string" && /^[1-9][0-9]{0,18}$/.test(value) && BigInt(value) <= 9223372036854775807n ? value
-    : Number.isSafeInteger(value) && (value as number) > 0 ? String(value) : null;
+  typeof value === "string" && /^[1-9][0-9]{0,18}$/.test(value) && BigInt(value) <= 9223372036854775807n
+    ? value
+    : Number.isSafeInteger(value) && (value as number) > 0
+      ? String(value)
+      : null;
 
 function identityOf(payload: JWTPayload): Omit<WorkflowIdentity, "jti" | "expiresAt"> | null {
   const repository = payload.repository;

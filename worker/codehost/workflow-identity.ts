@@ -32,7 +32,12 @@ export async function verifyWorkflowIdentity(c: AppContext, token: string, audie
 export async function admitWorkflowIdentity(c: AppContext, token: string, audience = identityAudience(c.var.config, c.req.url)): Promise<VerifiedIdentity> {
   const verified = await verifyWorkflowIdentity(c, token, audience);
   const { repository } = verified.identity;
-  await enforceRateLimit(c.env, exchangeLimiterName(repository), EXCHANGE_RATE_LIMIT, 1,
-    `Too many identity exchanges for ${repository}; each job needs one exchange, not one per request.`);
+  await enforceRateLimit(
+    c.env,
+    exchangeLimiterName(repository),
+    EXCHANGE_RATE_LIMIT,
+    1,
+    `Too many identity exchanges for ${repository}; each job needs one exchange, not one per request.`,
+  );
   return verified;
 }

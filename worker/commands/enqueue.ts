@@ -5,9 +5,11 @@ import type { Tx } from "../../db/transaction";
 export type CommandKind = "teardown" | "cancel";
 
 export async function enqueueCommand(tx: Tx, orgId: string, command: { envId: string; kind: CommandKind; runId?: string }): Promise<string> {
-  const { rows } = await tx.sql.query<{ id: string }>(
-    "INSERT INTO runtime_commands (org_id, env_id, kind, run_id) VALUES ($1, $2, $3, $4) RETURNING id",
-    [orgId, command.envId, command.kind, command.runId ?? null],
-  );
+  const { rows } = await tx.sql.query<{ id: string }>("INSERT INTO runtime_commands (org_id, env_id, kind, run_id) VALUES ($1, $2, $3, $4) RETURNING id", [
+    orgId,
+    command.envId,
+    command.kind,
+    command.runId ?? null,
+  ]);
   return rows[0]!.id;
 }

@@ -17,7 +17,13 @@ RETURNING c.id, c.kind, c.env_id, c.run_id, c.lease_id, c.lease_expires_at, c.cr
 
 export async function claimCommands(tx: Tx, orgId: string, tokenId: string, limit: number) {
   const { rows } = await tx.sql.query<{
-    id: string; kind: "teardown" | "cancel"; env_id: string; run_id: string | null; lease_id: string; lease_expires_at: Date; created_at: Date;
+    id: string;
+    kind: "teardown" | "cancel";
+    env_id: string;
+    run_id: string | null;
+    lease_id: string;
+    lease_expires_at: Date;
+    created_at: Date;
   }>(CLAIM, [orgId, tokenId, limit, COMMAND_LEASE_SECONDS]);
   return rows
     .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())

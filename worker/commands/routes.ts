@@ -13,7 +13,8 @@ const claim = route({
   path: "/v1/commands/claim",
   operationId: "claimCommands",
   summary: "Take waiting teardowns and cancellations, each with a lease",
-  description: "Reachable while the organization is suspended, so an engine can still tear down. A command leased but not acknowledged before its lease expires is handed out again.",
+  description:
+    "Reachable while the organization is suspended, so an engine can still tear down. A command leased but not acknowledged before its lease expires is handed out again.",
   tag: "commands",
   security: ["engineToken"],
   // Teardowns stay claimable: a way out.

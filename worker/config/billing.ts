@@ -16,7 +16,10 @@ export function readBilling(r: EnvReader): BillingConfig {
   const operatorSetsPlan = readFlag(r, "SVC_OPERATOR_SETS_PLAN");
   const conflicting = PLAN_FROM_BILLING.filter((name) => r.text(name) !== undefined);
   if (operatorSetsPlan && conflicting.length > 0) {
-    r.refuse("SVC_OPERATOR_SETS_PLAN", `SVC_OPERATOR_SETS_PLAN cannot be on together with ${listNames(conflicting)}: the plan comes either from the operator or from billing.`);
+    r.refuse(
+      "SVC_OPERATOR_SETS_PLAN",
+      `SVC_OPERATOR_SETS_PLAN cannot be on together with ${listNames(conflicting)}: the plan comes either from the operator or from billing.`,
+    );
   }
   return {
     provider,

@@ -37,7 +37,11 @@ function normalizePrivateKey(text: string): string | null {
   const decoded = decodeBase64(text);
   const candidates = decoded === null ? [text] : [text, new TextDecoder().decode(decoded)];
   for (const candidate of candidates) {
-    const lines = candidate.replaceAll("\\n", "\n").split("\n").map((line) => line.trim()).filter((line) => line !== "");
+    const lines = candidate
+      .replaceAll("\\n", "\n")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
     const pem = `${lines.join("\n")}\n`;
     if (PEM.test(pem)) return pem;
   }
@@ -49,8 +53,14 @@ function readInstallUrl(r: EnvReader): string | null {
   if (value === undefined) return null;
   const url = parseUrl(value);
   // `URL` drops an empty `?` or `#`, so the text itself is checked for them.
-  const ok = url !== null && url.origin === APP_ORIGIN && url.username === "" && url.password === "" &&
-    INSTALL_PATH.test(url.pathname) && !value.includes("?") && !value.includes("#");
+  const ok =
+    url !== null &&
+    url.origin === APP_ORIGIN &&
+    url.username === "" &&
+    url.password === "" &&
+    INSTALL_PATH.test(url.pathname) &&
+    !value.includes("?") &&
+    !value.includes("#");
   if (ok) return url.href;
   r.refuse("SVC_CODEHOST_APP_INSTALL_URL", `SVC_CODEHOST_APP_INSTALL_URL must be ${APP_ORIGIN}/apps/<slug>/installations/new, with no query and no fragment.`);
   return null;

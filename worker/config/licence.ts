@@ -87,10 +87,17 @@ function isHeader(value: unknown): value is { alg: "EdDSA"; kid: string } {
 }
 
 function isPayload(value: unknown): value is Omit<LicencePayload, "features" | "grace"> & { features?: string[]; grace?: number } {
-  return isRecord(value) && isNonEmptyString(value.lid) && isNonEmptyString(value.sub) &&
-    typeof value.exp === "number" && Number.isInteger(value.exp) && value.exp >= 0 && value.exp <= LAST_DATE_SECONDS &&
+  return (
+    isRecord(value) &&
+    isNonEmptyString(value.lid) &&
+    isNonEmptyString(value.sub) &&
+    typeof value.exp === "number" &&
+    Number.isInteger(value.exp) &&
+    value.exp >= 0 &&
+    value.exp <= LAST_DATE_SECONDS &&
     (value.grace === undefined || (typeof value.grace === "number" && Number.isInteger(value.grace) && value.grace >= 0 && value.grace <= LAST_DATE_SECONDS)) &&
-    (value.features === undefined || (Array.isArray(value.features) && value.features.every((feature) => typeof feature === "string")));
+    (value.features === undefined || (Array.isArray(value.features) && value.features.every((feature) => typeof feature === "string")))
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -18,7 +18,10 @@ export function readModelPrices(r: EnvReader): ReadonlyMap<string, ModelPrice> {
   for (const [model, text] of readEntries(r, "SVC_MODEL_PRICES", "<model>=<input>/<output>") ?? []) {
     const match = PRICE_PAIR.exec(text);
     if (match?.[1] === undefined || match[2] === undefined) {
-      r.refuse("SVC_MODEL_PRICES", `SVC_MODEL_PRICES gives "${model}" a price that is not <input>/<output> in non-negative decimal dollars per million tokens.`);
+      r.refuse(
+        "SVC_MODEL_PRICES",
+        `SVC_MODEL_PRICES gives "${model}" a price that is not <input>/<output> in non-negative decimal dollars per million tokens.`,
+      );
       continue;
     }
     prices.set(model, { input: Number(match[1]), output: Number(match[2]) });

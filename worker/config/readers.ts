@@ -142,10 +142,7 @@ function encodeBase64(bytes: Uint8Array): string {
  * For a group the spec calls "all or none": the values when all are set, null when none are, and
  * the missing names otherwise (the caller decides whether that refuses or only warns).
  */
-export function readGroup<const N extends VariableName>(
-  r: EnvReader,
-  names: readonly N[],
-): { values: Record<N, string> | null; missing: N[] } {
+export function readGroup<const N extends VariableName>(r: EnvReader, names: readonly N[]): { values: Record<N, string> | null; missing: N[] } {
   const values = {} as Record<N, string>;
   const missing: N[] = [];
   for (const name of names) {

@@ -19,7 +19,10 @@ export function readSealingKeys(r: EnvReader): SealingKeys | null {
 
   for (const [version, text] of readEntries(r, "SVC_PROVIDER_KEY_SECRETS", "<version>=<base64 32 bytes>") ?? []) {
     if (!VERSION.test(version)) {
-      r.refuse("SVC_PROVIDER_KEY_SECRETS", `SVC_PROVIDER_KEY_SECRETS version "${version}" must be 1 to 32 lower-case letters, digits, dots, dashes or underscores.`);
+      r.refuse(
+        "SVC_PROVIDER_KEY_SECRETS",
+        `SVC_PROVIDER_KEY_SECRETS version "${version}" must be 1 to 32 lower-case letters, digits, dots, dashes or underscores.`,
+      );
       continue;
     }
     const key = readKey32(r, "SVC_PROVIDER_KEY_SECRETS", text, `SVC_PROVIDER_KEY_SECRETS version "${version}"`);
@@ -48,6 +51,9 @@ function chooseSealingVersion(r: EnvReader, versions: string[]): string | null {
   if (versions.includes(chosen)) return chosen;
   // A refused key is absent from `versions`; its own error already explains the mismatch.
   if (r.errors.some((error) => error.variable.startsWith("SVC_PROVIDER_KEY_SECRET"))) return null;
-  r.refuse("SVC_PROVIDER_KEY_VERSION", `SVC_PROVIDER_KEY_VERSION names version "${chosen}", which has no key in SVC_PROVIDER_KEY_SECRET or SVC_PROVIDER_KEY_SECRETS.`);
+  r.refuse(
+    "SVC_PROVIDER_KEY_VERSION",
+    `SVC_PROVIDER_KEY_VERSION names version "${chosen}", which has no key in SVC_PROVIDER_KEY_SECRET or SVC_PROVIDER_KEY_SECRETS.`,
+  );
   return null;
 }

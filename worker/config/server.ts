@@ -20,11 +20,22 @@ function readSiteOrigins(r: EnvReader): string[] {
   const origins: string[] = [];
   for (const [index, entry] of (readList(r, "SVC_SITE_ORIGIN") ?? []).entries()) {
     const url = parseUrl(entry);
-    const exact = url !== null && (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "" &&
-      !entry.includes("*") && url.username === "" && url.password === "" && url.pathname === "/" &&
-      !entry.includes("?") && !entry.includes("#");
+    const exact =
+      url !== null &&
+      (url.protocol === "https:" || url.protocol === "http:") &&
+      url.hostname !== "" &&
+      !entry.includes("*") &&
+      url.username === "" &&
+      url.password === "" &&
+      url.pathname === "/" &&
+      !entry.includes("?") &&
+      !entry.includes("#");
     if (exact) origins.push(url.origin);
-    else r.refuse("SVC_SITE_ORIGIN", `SVC_SITE_ORIGIN entry ${index + 1} must be an exact origin such as https://example.com or http://localhost:8080, with no path, query, fragment or wildcard.`);
+    else
+      r.refuse(
+        "SVC_SITE_ORIGIN",
+        `SVC_SITE_ORIGIN entry ${index + 1} must be an exact origin such as https://example.com or http://localhost:8080, with no path, query, fragment or wildcard.`,
+      );
   }
   return [...new Set(origins)];
 }

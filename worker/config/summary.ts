@@ -20,10 +20,7 @@ export function describeConfig(config: Config, now = Date.now()) {
       analyticsProxy: config.analytics.vendorRegion ?? "off",
       enterprise: onOff(config.enterprise !== null),
     },
-    licence:
-      config.enterprise === null
-        ? { state: "not read by the community edition", permissions: [] }
-        : licenceFacts(config.enterprise.licence, now),
+    licence: config.enterprise === null ? { state: "not read by the community edition", permissions: [] } : licenceFacts(config.enterprise.licence, now),
     // No variable configures audit forwarding yet.
     auditForwarding: "off",
     signIn: allowlist === null ? "open" : allowlist.length === 0 ? "closed" : `allowlist of ${allowlist.length} logins`,

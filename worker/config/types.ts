@@ -10,9 +10,7 @@ export interface ConfigError {
   exitStatus: 1 | 2;
 }
 
-export type ConfigResult =
-  | { ok: true; config: Config; warnings: string[] }
-  | { ok: false; errors: ConfigError[]; warnings: string[] };
+export type ConfigResult = { ok: true; config: Config; warnings: string[] } | { ok: false; errors: ConfigError[]; warnings: string[] };
 
 export interface Config {
   edition: Edition;

@@ -1,12 +1,7 @@
 // Every environment variable the control plane reads, in the order of the spec's tables, so
 // `config check` and the docs can list them and the parser cannot read a name missing here.
 
-export const REQUIRED_VARIABLES = [
-  "SVC_DATABASE_URL",
-  "SVC_CODEHOST_CLIENT_ID",
-  "SVC_CODEHOST_CLIENT_SECRET",
-  "SVC_CODEHOST_REDIRECT_URI",
-] as const;
+export const REQUIRED_VARIABLES = ["SVC_DATABASE_URL", "SVC_CODEHOST_CLIENT_ID", "SVC_CODEHOST_CLIENT_SECRET", "SVC_CODEHOST_REDIRECT_URI"] as const;
 
 /** Read only by the enterprise entry point; the community one ignores them. */
 export const ENTERPRISE_VARIABLES = [

@@ -32,11 +32,17 @@ async function reschedule(deps: DeletionDeps, orgId: string, at: string, failure
 export async function advanceDeletion(deps: DeletionDeps, orgId: string, maxSteps: number = STEPS.length): Promise<Advanced> {
   let outcome: Advanced = "none";
   for (let run = 0; run < maxSteps; run++) {
-    const current = await inTenant(deps.connect, orgId, async (tx) =>
-      (await tx.sql.query<Current>(
-        "SELECT step, called_off_at IS NOT NULL AS called_off, next_attempt_at <= now() AS due, attempts FROM deletions WHERE org_id = $1",
-        [orgId],
-      )).rows[0]);
+    const current = await inTenant(
+      deps.connect,
+      orgId,
+      async (tx) =>
+        (
+          await tx.sql.query<Current>(
+            "SELECT step, called_off_at IS NOT NULL AS called_off, next_attempt_at <= now() AS due, attempts FROM deletions WHERE org_id = $1",
+            [orgId],
+          )
+        ).rows[0],
+    );
     // Deleted (its row went with the organization) or called off: nothing is left to drive.
     if (!current) return outcome === "none" ? "none" : "deleted";
     if (current.called_off) return "called_off";
@@ -50,7 +56,11 @@ export async function advanceDeletion(deps: DeletionDeps, orgId: string, maxStep
         return "waiting";
       }
       const sentence = error instanceof StepFailed ? error.message : "The step failed unexpectedly; it is tried again.";
-      log("error", "deletion.step_failed", { step: current.step, attempt: current.attempts + 1, errorName: error instanceof Error ? error.name : typeof error });
+      log("error", "deletion.step_failed", {
+        step: current.step,
+        attempt: current.attempts + 1,
+        errorName: error instanceof Error ? error.name : typeof error,
+      });
       await reschedule(deps, orgId, String(backoffSeconds(current.attempts + 1)), { sentence });
       return "failed";
     }

@@ -23,12 +23,18 @@ interface Held {
 async function held(c: Context<AppEnv>): Promise<{ hash: string; row: Held & { object_key: string } }> {
   await enforceRateLimit(c.env, addressBucket("export-link", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many export link attempts from this address.");
   const hash = await hashToken(c.req.query("token") ?? "");
-  const row = await inTransaction(c.var.database().connect, { lookups: { deletion_export_hash: hash } }, async (tx) =>
-    (await tx.sql.query<Held>(
-      `SELECT org_slug, object_key, size_bytes, expires_at, destroyed_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS live
+  const row = await inTransaction(
+    c.var.database().connect,
+    { lookups: { deletion_export_hash: hash } },
+    async (tx) =>
+      (
+        await tx.sql.query<Held>(
+          `SELECT org_slug, object_key, size_bytes, expires_at, destroyed_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS live
        FROM deletion_exports WHERE token_hash = $1`,
-      [hash],
-    )).rows[0]);
+          [hash],
+        )
+      ).rows[0],
+  );
   if (!row?.live) throw new Refusal("not_found", "This export link is unknown, expired or its export was destroyed.");
   if (!row.object_key) throw new Refusal("export_not_ready");
   return { hash, row: row as Held & { object_key: string } };
@@ -50,7 +56,8 @@ export function registerDeletionExportLink(app: Hono<AppEnv>): void {
     const { hash, row } = await held(c);
     await c.env.EXPORTS?.delete(row.object_key);
     await inTransaction(c.var.database().connect, { lookups: { deletion_export_hash: hash } }, (tx) =>
-      tx.sql.query("UPDATE deletion_exports SET destroyed_at = now() WHERE token_hash = $1", [hash]));
+      tx.sql.query("UPDATE deletion_exports SET destroyed_at = now() WHERE token_hash = $1", [hash]),
+    );
     return c.json({ destroyed: true }, 200);
   });
 }

@@ -40,6 +40,12 @@ export async function callOffDeletion(tx: Tx, orgId: string, actor: Actor): Prom
   if (!callableOff(deletion.step)) return { ok: false, reason: "too_late", step: deletion.step };
   await tx.sql.query("UPDATE deletions SET called_off_at = now() WHERE org_id = $1", [orgId]);
   await tx.sql.query("UPDATE organizations SET suspended_at = NULL, suspended_reason = NULL WHERE id = $1 AND suspended_reason = 'deletion'", [orgId]);
-  await appendAudit(tx, { orgId, action: "organization.deletion_called_off", actorPersonId: actor.personId, actorLabel: actor.label, data: { atStep: deletion.step } });
+  await appendAudit(tx, {
+    orgId,
+    action: "organization.deletion_called_off",
+    actorPersonId: actor.personId,
+    actorLabel: actor.label,
+    data: { atStep: deletion.step },
+  });
   return { ok: true, subscriptions: deletion.cancelled_subscriptions };
 }

@@ -35,30 +35,42 @@ const inOrg = <T>(deps: DeletionDeps, orgId: string, work: (tx: Tx) => Promise<T
 
 async function stop(deps: DeletionDeps, orgId: string) {
   await inOrg(deps, orgId, async (tx) => {
-    const environments = await tx.sql.query("UPDATE environments SET state = 'torn_down', updated_at = now() WHERE org_id = $1 AND state <> 'torn_down'", [orgId]);
-    const runs = await tx.sql.query("UPDATE workload_runs SET state = 'cancelled', ended_at = now() WHERE org_id = $1 AND state IN ('requested', 'accepted')", [orgId]);
+    const environments = await tx.sql.query("UPDATE environments SET state = 'torn_down', updated_at = now() WHERE org_id = $1 AND state <> 'torn_down'", [
+      orgId,
+    ]);
+    const runs = await tx.sql.query("UPDATE workload_runs SET state = 'cancelled', ended_at = now() WHERE org_id = $1 AND state IN ('requested', 'accepted')", [
+      orgId,
+    ]);
     // A suspension of the deletion's own is lifted if it is called off; one made for another reason stays.
-    await tx.sql.query(
-      "UPDATE organizations SET suspended_at = now(), suspended_reason = 'deletion' WHERE id = $1 AND suspended_at IS NULL",
-      [orgId],
+    await tx.sql.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'deletion' WHERE id = $1 AND suspended_at IS NULL", [orgId]);
+    await recordStep(
+      tx,
+      orgId,
+      "stop",
+      `${environments.rowCount ?? 0} environment(s) marked torn down, ${runs.rowCount ?? 0} run(s) cancelled, organization suspended`,
     );
-    await recordStep(tx, orgId, "stop", `${environments.rowCount ?? 0} environment(s) marked torn down, ${runs.rowCount ?? 0} run(s) cancelled, organization suspended`);
   });
 }
 
 async function endSubscription(deps: DeletionDeps, orgId: string) {
   const { provider } = deps.config.billing;
   const live = await inOrg(deps, orgId, async (tx) =>
-    (await tx.sql.query<{ subscription_id: string }>(
-      "SELECT subscription_id FROM subscriptions WHERE org_id = $1 AND status IN ('active', 'trialing', 'past_due')",
-      [orgId],
-    )).rows.map((row) => row.subscription_id));
+    (
+      await tx.sql.query<{ subscription_id: string }>(
+        "SELECT subscription_id FROM subscriptions WHERE org_id = $1 AND status IN ('active', 'trialing', 'past_due')",
+        [orgId],
+      )
+    ).rows.map((row) => row.subscription_id),
+  );
   if (provider) {
     for (const subscription of live) {
-      const answer = await callBilling(deps.config.billing, provider, `/v1/subscriptions/${encodeURIComponent(subscription)}`, { cancel_at_period_end: "true" }).catch((error: unknown) => {
+      const answer = await callBilling(deps.config.billing, provider, `/v1/subscriptions/${encodeURIComponent(subscription)}`, {
+        cancel_at_period_end: "true",
+      }).catch((error: unknown) => {
         throw error instanceof BillingUnreachable ? new StepFailed(`${error.message} The subscription was not cancelled yet.`) : error;
       });
-      if (answer.status !== 200) throw new StepFailed(`The billing provider refused to cancel subscription ${subscription} (${describeBillingAnswer(answer)}).`);
+      if (answer.status !== 200)
+        throw new StepFailed(`The billing provider refused to cancel subscription ${subscription} (${describeBillingAnswer(answer)}).`);
     }
   }
   await inOrg(deps, orgId, async (tx) => {
@@ -92,8 +104,17 @@ async function wait(deps: DeletionDeps, orgId: string) {
 }
 
 async function revoke(deps: DeletionDeps, orgId: string) {
-  const installations = await inOrg(deps, orgId, async (tx) =>
-    (await tx.sql.query<{ codehost_installation_id: string }>("SELECT codehost_installation_id FROM installations WHERE org_id = $1 AND deleted_at IS NULL", [orgId])).rows);
+  const installations = await inOrg(
+    deps,
+    orgId,
+    async (tx) =>
+      (
+        await tx.sql.query<{ codehost_installation_id: string }>(
+          "SELECT codehost_installation_id FROM installations WHERE org_id = $1 AND deleted_at IS NULL",
+          [orgId],
+        )
+      ).rows,
+  );
   const { app, apiBase } = deps.config.codehost;
   if (app) {
     for (const { codehost_installation_id: id } of installations) {
@@ -101,7 +122,8 @@ async function revoke(deps: DeletionDeps, orgId: string) {
         throw new StepFailed("The code host could not be reached to remove the App installation.");
       });
       // Already gone counts as removed.
-      if (answer.status !== 204 && answer.status !== 404) throw new StepFailed(`The code host refused to remove the App installation (${describeAnswer(answer)}).`);
+      if (answer.status !== 204 && answer.status !== 404)
+        throw new StepFailed(`The code host refused to remove the App installation (${describeAnswer(answer)}).`);
     }
   }
   await inOrg(deps, orgId, async (tx) => {

@@ -47,9 +47,7 @@ export async function findPendingDeviceAuthorization(connect: () => Promise<Conn
   });
 }
 
-export type Decision =
-  | { ok: true; approved: boolean; scopes: Permission[] }
-  | { ok: false; reason: "unknown_code" | "not_a_member" };
+export type Decision = { ok: true; approved: boolean; scopes: Permission[] } | { ok: false; reason: "unknown_code" | "not_a_member" };
 
 /** A signed-in person's answer to a user code, for one of their organizations. */
 export async function decideDeviceAuthorization(
@@ -119,7 +117,10 @@ export async function pollDeviceAuthorization(connect: () => Promise<Connection>
     if (request.expired) return { status: "expired_token" };
     if (request.status === "denied") return { status: "access_denied" };
     if (request.too_soon) {
-      await tx.sql.query("UPDATE device_authorizations SET interval_seconds = interval_seconds + $2, last_polled_at = now() WHERE id = $1", [request.id, SLOW_DOWN_STEP]);
+      await tx.sql.query("UPDATE device_authorizations SET interval_seconds = interval_seconds + $2, last_polled_at = now() WHERE id = $1", [
+        request.id,
+        SLOW_DOWN_STEP,
+      ]);
       return { status: "slow_down" };
     }
     await tx.sql.query("UPDATE device_authorizations SET last_polled_at = now() WHERE id = $1", [request.id]);
@@ -131,7 +132,14 @@ export async function pollDeviceAuthorization(connect: () => Promise<Connection>
     await actAs(tx, orgId);
     const personId = request.person_id!;
     const issued = await issueToken(tx, { orgId, kind: "cli", name: "CLI (device sign-in)", scopes, personId, createdBy: personId });
-    await appendAudit(tx, { orgId, action: "token.created", actorPersonId: personId, actorLabel: "device sign-in", target: issued.id, data: { kind: "cli", scopes } });
+    await appendAudit(tx, {
+      orgId,
+      action: "token.created",
+      actorPersonId: personId,
+      actorLabel: "device sign-in",
+      target: issued.id,
+      data: { kind: "cli", scopes },
+    });
     return { status: "issued", token: issued.token, scopes };
   });
 }

@@ -11,7 +11,10 @@ import { type Html, page } from "../signin/pages";
 import { displayUserCode, type PendingRequest } from "./flow";
 
 export function signInFirstPage(): Html {
-  return page("Sign in to continue", html`<p>Approving a command-line sign-in needs you to be signed in.</p><p><a class="button" href="/auth/signin">Sign in</a> then open this page again.</p>`);
+  return page(
+    "Sign in to continue",
+    html`<p>Approving a command-line sign-in needs you to be signed in.</p><p><a class="button" href="/auth/signin">Sign in</a> then open this page again.</p>`,
+  );
 }
 
 const codeForm = html`<form id="enter-code" method="get" action="/auth/device">
@@ -28,7 +31,8 @@ export const unknownCodePage = () =>
 const scopeItem = (scope: Permission) => html`<li>${PERMISSION_WORDS[scope]} <span class="muted">(<code>${scope}</code>)</span></li>`;
 
 export function verificationPage(request: PendingRequest, organizations: Array<{ id: string; slug: string; role: string }>, nonce: string): Html {
-  if (organizations.length === 0) return page("No organization yet", html`<p>You belong to no organization, so there is nothing to sign the command line in to.</p>`);
+  if (organizations.length === 0)
+    return page("No organization yet", html`<p>You belong to no organization, so there is nothing to sign the command line in to.</p>`);
   const options = organizations.map((org) => html`<option value="${org.id}">${org.slug} (${org.role})</option>`);
   const code = displayUserCode(request.userCode);
   const client = request.clientId

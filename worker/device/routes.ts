@@ -47,7 +47,15 @@ async function readParameters(c: AppContext): Promise<Record<string, string> | n
 /** The body's parameters checked against `schema`, or the RFC 6749 5.2 `invalid_request` answer. */
 async function readDeviceRequest<S extends z.ZodType>(c: AppContext, schema: S): Promise<{ ok: true; data: z.output<S> } | { ok: false; response: Response }> {
   const parameters = await readParameters(c);
-  if (!parameters) return { ok: false, response: oauthError(c, "invalid_request", "Send a UTF-8 form (application/x-www-form-urlencoded), or a flat JSON object of strings, with each parameter once.") };
+  if (!parameters)
+    return {
+      ok: false,
+      response: oauthError(
+        c,
+        "invalid_request",
+        "Send a UTF-8 form (application/x-www-form-urlencoded), or a flat JSON object of strings, with each parameter once.",
+      ),
+    };
   const parsed = schema.safeParse(parameters);
   if (!parsed.success) return { ok: false, response: oauthError(c, "invalid_request", `The request is not valid: ${describeIssue(parsed.error.issues[0]!)}.`) };
   return { ok: true, data: parsed.data };

@@ -44,24 +44,31 @@ export function registerEnterprise(app: Hono<AppEnv>): void {
       const { baseUrl } = enterpriseOnly(c);
       const licence = await currentLicence(c.var.config);
       const base = baseUrl.replace(/\/+$/, "");
-      return c.json({
-        edition: "enterprise",
-        baseUrl: base,
-        licence: {
-          state: licence.state,
-          expiresAt: licence.expiresAt,
-          graceEndsAt: licence.graceEndsAt,
-          permissions: licence.permissions,
-          // The grace period's warning, where an operator's monitoring can see it every day, not only at start.
-          warning: licence.state === "grace" ? `The licence expired at ${licence.expiresAt}; it works until ${licence.graceEndsAt}. Install a renewed SVC_LICENSE_KEY.` : null,
+      return c.json(
+        {
+          edition: "enterprise",
+          baseUrl: base,
+          licence: {
+            state: licence.state,
+            expiresAt: licence.expiresAt,
+            graceEndsAt: licence.graceEndsAt,
+            permissions: licence.permissions,
+            // The grace period's warning, where an operator's monitoring can see it every day, not only at start.
+            warning:
+              licence.state === "grace"
+                ? `The licence expired at ${licence.expiresAt}; it works until ${licence.graceEndsAt}. Install a renewed SVC_LICENSE_KEY.`
+                : null,
+          },
+          features: Object.entries(ENTERPRISE_FEATURES).map(([feature, { name, path }]) => ({
+            feature,
+            name,
+            url: base + path,
+            permitted: licence.permissions.includes(feature),
+          })),
         },
-        features: Object.entries(ENTERPRISE_FEATURES).map(([feature, { name, path }]) => ({
-          feature,
-          name,
-          url: base + path,
-          permitted: licence.permissions.includes(feature),
-        })),
-      }, 200, { "cache-control": "no-store" });
+        200,
+        { "cache-control": "no-store" },
+      );
     }),
   );
   gatedFeature(app, "sso");

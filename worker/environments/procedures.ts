@@ -13,7 +13,11 @@ import { inOrganization, router } from "../rpc/trpc";
 import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
 
 const list = inOrganization
-  .meta({ permission: "environments.view", gate: "gated", summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown" })
+  .meta({
+    permission: "environments.view",
+    gate: "gated",
+    summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown",
+  })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
   .query(({ ctx, input }) => ctx.transaction((tx) => listEnvironments(tx, ctx.org.id, input.limit)));
 
@@ -24,17 +28,29 @@ const get = inOrganization
 
 /** Readable and never reused: the pull request or the branch, then a random part, since a reused envId would carry the old row's sequence. */
 function newEnvId(branch: string, pullRequest: number | undefined): string {
-  const readable = pullRequest ? `pr-${pullRequest}` : branch.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "env";
+  const readable = pullRequest
+    ? `pr-${pullRequest}`
+    : branch
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .slice(0, 40) || "env";
   return `${readable}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
 const create = inOrganization
-  .meta({ permission: "environments.create", gate: "gated", summary: "Bring an environment up for a branch or pull request: dispatches the workflow with a new envId" })
+  .meta({
+    permission: "environments.create",
+    gate: "gated",
+    summary: "Bring an environment up for a branch or pull request: dispatches the workflow with a new envId",
+  })
   .input(
     z.object({
       repository: RepositoryName.describe("`owner/name`, a repository where the organization's App is installed."),
       // Git refuses control characters and spaces in branch names; 255 is the code host's limit.
-      branch: text({ min: 1, max: 255 }).regex(/^[^\s\x00-\x1f\x7f~^:?*[\\]+$/, "must be a branch name").describe("The branch the workflow runs on."),
+      branch: text({ min: 1, max: 255 })
+        .regex(/^[^\s\x00-\x1f\x7f~^:?*[\\]+$/, "must be a branch name")
+        .describe("The branch the workflow runs on."),
       pullRequest: z.int().min(1).optional(),
       workflow: WorkflowFile,
     }),
@@ -67,16 +83,17 @@ const teardown = inOrganization
     // The command is what counts, committed before anything is dispatched: an engine polling for commands
     // finds it even when no workflow can be started, which is the case for an environment whose events never named a branch.
     const { branch } = environment;
-    const dispatch = branch === null
-      ? null
-      : await dispatchEngineWork(ctx, {
-          procedure: "environments.teardown",
-          envId: input.envId,
-          repository: environment.repository,
-          ref: branch,
-          workflow: STANDARD_WORKFLOW,
-          command: "down",
-        });
+    const dispatch =
+      branch === null
+        ? null
+        : await dispatchEngineWork(ctx, {
+            procedure: "environments.teardown",
+            envId: input.envId,
+            repository: environment.repository,
+            ref: branch,
+            workflow: STANDARD_WORKFLOW,
+            command: "down",
+          });
     return { envId: input.envId, commandId, dispatch };
   });
 

@@ -64,8 +64,19 @@ export function projectOntoEnvironment(
   const before = locked.state === null ? null : fromStored(locked as StoredRow);
   const { row, notes } = project(before, events);
   if (!row || notes.size === events.length) return { notes, upsert: null };
-  const values = [envId, row.repository, row.branch, row.pullRequest, row.state, row.lastSequence,
-    new Date(row.lastEventAt).toISOString(), row.startedAt, row.ttlSeconds, row.expiresAt, row.previewUrls].map(sqlLiteral);
+  const values = [
+    envId,
+    row.repository,
+    row.branch,
+    row.pullRequest,
+    row.state,
+    row.lastSequence,
+    new Date(row.lastEventAt).toISOString(),
+    row.startedAt,
+    row.ttlSeconds,
+    row.expiresAt,
+    row.previewUrls,
+  ].map(sqlLiteral);
   const upsert = `INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
                              started_at, ttl_seconds, expires_at, preview_urls)
    VALUES (${ACTING_ORG}, ${values.join(", ")})

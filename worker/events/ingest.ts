@@ -13,7 +13,6 @@ export interface IngestDeps {
   environments: DurableObjectNamespace<EnvironmentApi>;
 }
 
-
 interface Valid {
   position: number;
   event: IngestedEvent;
@@ -43,7 +42,12 @@ export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: re
     if (checked.ok) valid.push({ position, event: checked.event, at: checked.at });
     else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
   });
-  const stored = await storeEvents(tx, orgId, tokenId, valid.map((v) => v.event));
+  const stored = await storeEvents(
+    tx,
+    orgId,
+    tokenId,
+    valid.map((v) => v.event),
+  );
   // Each store step once, over the stored events of every type that names it (set-based, not per event).
   const steps = new Map<StoreStep, StoredEvent[]>();
   valid.forEach(({ position, event }, i) => {

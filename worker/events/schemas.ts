@@ -20,7 +20,10 @@ export const EnvironmentPayload = z.looseObject({
   started_at: z.iso.datetime({ offset: true }).optional(),
   ttl_seconds: z.number().min(1).max(EVENT_LIMITS.ttlSeconds).optional(),
   // This service's own property: where the environment's web services answer.
-  preview_urls: z.array(storable(z.url({ protocol: /^https?$/ }).max(2000))).max(20).optional(),
+  preview_urls: z
+    .array(storable(z.url({ protocol: /^https?$/ }).max(2000)))
+    .max(20)
+    .optional(),
 });
 export type EnvironmentPayload = z.infer<typeof EnvironmentPayload>;
 

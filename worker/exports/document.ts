@@ -11,13 +11,26 @@ export type Sink = Pick<ArchiveWriter, "append">;
 export const PAGE = 500;
 
 export async function writeDataExport(connect: () => Promise<Connection>, orgId: string, sink: Sink, now = new Date()): Promise<void> {
-  const organization = await inTenant(connect, orgId, async (tx) =>
-    (await tx.sql.query<{ slug: string; name: string; plan: string; created_at: Date }>("SELECT slug, name, plan, created_at FROM organizations WHERE id = $1", [orgId])).rows[0],
+  const organization = await inTenant(
+    connect,
+    orgId,
+    async (tx) =>
+      (
+        await tx.sql.query<{ slug: string; name: string; plan: string; created_at: Date }>(
+          "SELECT slug, name, plan, created_at FROM organizations WHERE id = $1",
+          [orgId],
+        )
+      ).rows[0],
   );
   if (!organization) throw new Error("The organization to export does not exist.");
-  await sink.append(`{"version":1,"exportedAt":${JSON.stringify(now.toISOString())},"organization":${JSON.stringify({
-    slug: organization.slug, name: organization.name, plan: organization.plan, createdAt: organization.created_at.toISOString(),
-  })}`);
+  await sink.append(
+    `{"version":1,"exportedAt":${JSON.stringify(now.toISOString())},"organization":${JSON.stringify({
+      slug: organization.slug,
+      name: organization.name,
+      plan: organization.plan,
+      createdAt: organization.created_at.toISOString(),
+    })}`,
+  );
   for (const section of [...SECTIONS, ...PROPOSAL_SECTIONS]) {
     await sink.append(`,${JSON.stringify(section.name)}:[`);
     let after = "";

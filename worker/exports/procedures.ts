@@ -20,9 +20,8 @@ const create = inOrganization
     return { id: stored.id, sizeBytes: stored.sizeBytes, download: downloadPath(ctx.org.id, stored.id) };
   });
 
-const list = inOrganization
-  .meta({ permission: "data.export", gate: "reachable", summary: "Data exports taken, newest first" })
-  .query(({ ctx }) => ctx.transaction(async (tx) => {
+const list = inOrganization.meta({ permission: "data.export", gate: "reachable", summary: "Data exports taken, newest first" }).query(({ ctx }) =>
+  ctx.transaction(async (tx) => {
     const { rows } = await tx.sql.query<{ id: string; size_bytes: string | null; login: string | null; created_at: Date; completed_at: Date | null }>(
       `SELECT e.id, e.size_bytes, p.login, e.created_at, e.completed_at FROM data_exports e LEFT JOIN people p ON p.id = e.requested_by
        WHERE e.org_id = $1 ORDER BY e.created_at DESC LIMIT 50`,
@@ -37,6 +36,7 @@ const list = inOrganization
       completedAt: row.completed_at?.toISOString() ?? null,
       download: row.completed_at ? downloadPath(ctx.org.id, row.id) : null,
     }));
-  }));
+  }),
+);
 
 export const exportsRouter = router({ create, list });

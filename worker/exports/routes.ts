@@ -15,8 +15,14 @@ export function registerExportDownloads(app: Hono<AppEnv>): void {
   // An exit: the organization's data goes with it, whatever its plan.
   app.get("/console/api/exports/:exportId", planGate("reachable"), async (c) => {
     const { exportId, orgId } = validate(Download, { exportId: c.req.param("exportId"), orgId: c.req.query("orgId") });
-    const key = await asSessionMember(c, orgId, "data.export", async (tx) =>
-      (await tx.sql.query<{ object_key: string }>("SELECT object_key FROM data_exports WHERE id = $1 AND completed_at IS NOT NULL", [exportId])).rows[0]?.object_key);
+    const key = await asSessionMember(
+      c,
+      orgId,
+      "data.export",
+      async (tx) =>
+        (await tx.sql.query<{ object_key: string }>("SELECT object_key FROM data_exports WHERE id = $1 AND completed_at IS NOT NULL", [exportId])).rows[0]
+          ?.object_key,
+    );
     const object = key ? await c.env.EXPORTS?.get(key) : null;
     if (!object) throw new Refusal("not_found", "No finished export with that id in this organization.");
     return jsonDownload(object, `data-export-${exportId}.json`);

@@ -6,40 +6,125 @@ import * as z from "zod";
 
 const When = z.iso.datetime().nullable();
 
-const Person = z.strictObject({ login: z.string().nullable(), name: z.string().nullable(), email: z.string().nullable(), role: z.string(), joinedAt: z.iso.datetime() });
-const Invitation = z.strictObject({ email: z.string(), role: z.string(), state: z.enum(["pending", "expired", "accepted", "revoked"]), invitedBy: z.string().nullable(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() });
-const Repository = z.strictObject({ repository: z.string(), via: z.enum(["claim", "installation"]), since: z.iso.datetime(), lastUsedAt: When, revokedAt: When });
+const Person = z.strictObject({
+  login: z.string().nullable(),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  role: z.string(),
+  joinedAt: z.iso.datetime(),
+});
+const Invitation = z.strictObject({
+  email: z.string(),
+  role: z.string(),
+  state: z.enum(["pending", "expired", "accepted", "revoked"]),
+  invitedBy: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+});
+const Repository = z.strictObject({
+  repository: z.string(),
+  via: z.enum(["claim", "installation"]),
+  since: z.iso.datetime(),
+  lastUsedAt: When,
+  revokedAt: When,
+});
 const Environment = z.strictObject({
-  envId: z.string(), repository: z.string(), branch: z.string().nullable(), pullRequest: z.int().nullable(), state: z.string(),
-  startedAt: When, expiresAt: When, lastEventAt: z.iso.datetime(), previewUrls: z.array(z.string()),
+  envId: z.string(),
+  repository: z.string(),
+  branch: z.string().nullable(),
+  pullRequest: z.int().nullable(),
+  state: z.string(),
+  startedAt: When,
+  expiresAt: When,
+  lastEventAt: z.iso.datetime(),
+  previewUrls: z.array(z.string()),
 });
 const Workload = z.strictObject({
-  name: z.string(), createdAt: z.iso.datetime(), archivedAt: When,
+  name: z.string(),
+  createdAt: z.iso.datetime(),
+  archivedAt: When,
   versions: z.array(z.strictObject({ number: z.int(), compiled: z.record(z.string(), z.unknown()), createdAt: z.iso.datetime() })),
 });
-const WorkloadRun = z.strictObject({ workload: z.string(), version: z.int(), envId: z.string(), state: z.string(), requestedAt: z.iso.datetime(), endedAt: When, abandonReason: z.string().nullable() });
-const Run = z.strictObject({
-  runId: z.string(), envId: z.string().nullable(), name: z.string().nullable(), runtime: z.string().nullable(), startedAt: When, finishedAt: When,
-  outcome: z.enum(["passed", "failed", "errored", "cancelled"]).nullable(), durationMs: z.int().nullable(),
+const WorkloadRun = z.strictObject({
+  workload: z.string(),
+  version: z.int(),
+  envId: z.string(),
+  state: z.string(),
+  requestedAt: z.iso.datetime(),
+  endedAt: When,
+  abandonReason: z.string().nullable(),
 });
-const Verdict = z.strictObject({ runId: z.string(), name: z.string(), verdict: z.enum(["pass", "fail", "warn", "skip"]), detail: z.string().nullable(), recordedAt: z.iso.datetime() });
+const Run = z.strictObject({
+  runId: z.string(),
+  envId: z.string().nullable(),
+  name: z.string().nullable(),
+  runtime: z.string().nullable(),
+  startedAt: When,
+  finishedAt: When,
+  outcome: z.enum(["passed", "failed", "errored", "cancelled"]).nullable(),
+  durationMs: z.int().nullable(),
+});
+const Verdict = z.strictObject({
+  runId: z.string(),
+  name: z.string(),
+  verdict: z.enum(["pass", "fail", "warn", "skip"]),
+  detail: z.string().nullable(),
+  recordedAt: z.iso.datetime(),
+});
 const Runtime = z.strictObject({ name: z.string(), labels: z.array(z.string()), createdAt: z.iso.datetime(), lastSeenAt: When, removedAt: When });
 const Credential = z.strictObject({
-  kind: z.enum(["engine token", "cli token", "repository claim", "provider key"]), name: z.string(), person: z.string().nullable(), scopes: z.array(z.string()),
-  createdAt: z.iso.datetime(), lastUsedAt: When, expiresAt: When, revokedAt: When,
+  kind: z.enum(["engine token", "cli token", "repository claim", "provider key"]),
+  name: z.string(),
+  person: z.string().nullable(),
+  scopes: z.array(z.string()),
+  createdAt: z.iso.datetime(),
+  lastUsedAt: When,
+  expiresAt: When,
+  revokedAt: When,
 });
-const BillingEntry = z.strictObject({ at: z.iso.datetime(), source: z.string(), from: z.string(), to: z.string(), status: z.string().nullable(), note: z.string() });
+const BillingEntry = z.strictObject({
+  at: z.iso.datetime(),
+  source: z.string(),
+  from: z.string(),
+  to: z.string(),
+  status: z.string().nullable(),
+  note: z.string(),
+});
 const Proposal = z.strictObject({
-  kind: z.enum(["masking", "egress"]), repository: z.string(), path: z.string(), summary: z.string(), content: z.string(),
-  policy: z.record(z.string(), z.unknown()).nullable(), previousContent: z.string(), loosens: z.boolean(), loosened: z.array(z.string()),
-  state: z.enum(["proposed", "approved", "rejected"]), proposedBy: z.string(), proposedAt: z.iso.datetime(), decidedBy: z.string().nullable(),
-  decidedAt: When, decisionNote: z.string().nullable(),
+  kind: z.enum(["masking", "egress"]),
+  repository: z.string(),
+  path: z.string(),
+  summary: z.string(),
+  content: z.string(),
+  policy: z.record(z.string(), z.unknown()).nullable(),
+  previousContent: z.string(),
+  loosens: z.boolean(),
+  loosened: z.array(z.string()),
+  state: z.enum(["proposed", "approved", "rejected"]),
+  proposedBy: z.string(),
+  proposedAt: z.iso.datetime(),
+  decidedBy: z.string().nullable(),
+  decidedAt: When,
+  decisionNote: z.string().nullable(),
   pullRequest: z.strictObject({
-    state: z.enum(["opened", "refused"]).nullable(), attempts: z.int(), branch: z.string().nullable(), number: z.int().nullable(),
-    url: z.string().nullable(), refusal: z.string().nullable(), attemptedAt: When,
+    state: z.enum(["opened", "refused"]).nullable(),
+    attempts: z.int(),
+    branch: z.string().nullable(),
+    number: z.int().nullable(),
+    url: z.string().nullable(),
+    refusal: z.string().nullable(),
+    attemptedAt: When,
   }),
 });
-const AuditEntry = z.strictObject({ seq: z.int(), at: z.string(), action: z.string(), actor: z.string(), target: z.string().nullable(), data: z.record(z.string(), z.unknown()), hash: z.string() });
+const AuditEntry = z.strictObject({
+  seq: z.int(),
+  at: z.string(),
+  action: z.string(),
+  actor: z.string(),
+  target: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+  hash: z.string(),
+});
 
 export const DataExport = z
   .strictObject({
@@ -60,7 +145,9 @@ export const DataExport = z
     credentials: z.array(Credential),
     billingHistory: z.array(BillingEntry),
     auditLog: z.array(AuditEntry),
-    files: z.record(z.string(), z.string()).describe("Text keyed by path: the masking file as the engine reads it, the egress block of the project configuration."),
+    files: z
+      .record(z.string(), z.string())
+      .describe("Text keyed by path: the masking file as the engine reads it, the egress block of the project configuration."),
     notIncluded: z.array(z.strictObject({ what: z.string(), why: z.string() })),
   })
   .meta({ id: "DataExport" });

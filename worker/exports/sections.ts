@@ -27,7 +27,14 @@ export const SECTIONS: readonly Section[] = [
     sql: `SELECT i.id::text AS k, i.email, i.role, p.login AS invited_by, i.created_at, i.expires_at,
             CASE WHEN i.accepted_at IS NOT NULL THEN 'accepted' WHEN i.revoked_at IS NOT NULL THEN 'revoked' WHEN i.expires_at <= now() THEN 'expired' ELSE 'pending' END AS state
           FROM invitations i LEFT JOIN people p ON p.id = i.invited_by WHERE i.org_id = $1 AND i.id::text > $2 ORDER BY k LIMIT $3`,
-    rows: each((row) => ({ email: row.email, role: row.role, state: row.state, invitedBy: row.invited_by, createdAt: row.created_at.toISOString(), expiresAt: row.expires_at.toISOString() })),
+    rows: each((row) => ({
+      email: row.email,
+      role: row.role,
+      state: row.state,
+      invitedBy: row.invited_by,
+      createdAt: row.created_at.toISOString(),
+      expiresAt: row.expires_at.toISOString(),
+    })),
   },
   {
     name: "repositories",
@@ -36,15 +43,28 @@ export const SECTIONS: readonly Section[] = [
             UNION ALL
             SELECT 'i' || installation_id::text || repository_id::text, full_name, 'installation', added_at, NULL, NULL FROM installation_repositories WHERE org_id = $1
           ) r WHERE k > $2 ORDER BY k LIMIT $3`,
-    rows: each((row) => ({ repository: row.repository, via: row.via, since: row.since.toISOString(), lastUsedAt: iso(row.last_used_at), revokedAt: iso(row.revoked_at) })),
+    rows: each((row) => ({
+      repository: row.repository,
+      via: row.via,
+      since: row.since.toISOString(),
+      lastUsedAt: iso(row.last_used_at),
+      revokedAt: iso(row.revoked_at),
+    })),
   },
   {
     name: "environments",
     sql: `SELECT env_id AS k, env_id, repository, branch, pull_request, state, started_at, expires_at, last_event_at, preview_urls
           FROM environments WHERE org_id = $1 AND env_id > $2 ORDER BY k LIMIT $3`,
     rows: each((row) => ({
-      envId: row.env_id, repository: row.repository, branch: row.branch, pullRequest: row.pull_request, state: row.state,
-      startedAt: iso(row.started_at), expiresAt: iso(row.expires_at), lastEventAt: row.last_event_at.toISOString(), previewUrls: row.preview_urls,
+      envId: row.env_id,
+      repository: row.repository,
+      branch: row.branch,
+      pullRequest: row.pull_request,
+      state: row.state,
+      startedAt: iso(row.started_at),
+      expiresAt: iso(row.expires_at),
+      lastEventAt: row.last_event_at.toISOString(),
+      previewUrls: row.preview_urls,
     })),
   },
   // Engine records: runs by the engine's run id, verdicts by run id and check, runtimes by name.
@@ -53,8 +73,14 @@ export const SECTIONS: readonly Section[] = [
     sql: `SELECT run_id COLLATE "C" AS k, run_id, env_id, name, runtime, started_at, finished_at, outcome, duration_ms
           FROM engine_runs WHERE org_id = $1 AND run_id COLLATE "C" > $2 ORDER BY k LIMIT $3`,
     rows: each((row) => ({
-      runId: row.run_id, envId: row.env_id, name: row.name, runtime: row.runtime, startedAt: iso(row.started_at), finishedAt: iso(row.finished_at),
-      outcome: row.outcome, durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+      runId: row.run_id,
+      envId: row.env_id,
+      name: row.name,
+      runtime: row.runtime,
+      startedAt: iso(row.started_at),
+      finishedAt: iso(row.finished_at),
+      outcome: row.outcome,
+      durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
     })),
   },
   {
@@ -67,7 +93,13 @@ export const SECTIONS: readonly Section[] = [
     name: "runtimes",
     sql: `SELECT (name || chr(1) || id::text) COLLATE "C" AS k, name, labels, created_at, last_seen_at, removed_at
           FROM runtimes WHERE org_id = $1 AND (name || chr(1) || id::text) COLLATE "C" > $2 ORDER BY k LIMIT $3`,
-    rows: each((row) => ({ name: row.name, labels: row.labels, createdAt: row.created_at.toISOString(), lastSeenAt: iso(row.last_seen_at), removedAt: iso(row.removed_at) })),
+    rows: each((row) => ({
+      name: row.name,
+      labels: row.labels,
+      createdAt: row.created_at.toISOString(),
+      lastSeenAt: iso(row.last_seen_at),
+      removedAt: iso(row.removed_at),
+    })),
   },
   {
     name: "workloads",
@@ -81,7 +113,9 @@ export const SECTIONS: readonly Section[] = [
         name: row.name,
         createdAt: row.created_at.toISOString(),
         archivedAt: iso(row.archived_at),
-        versions: versions.rows.filter((version) => version.workload_id === row.id).map((version) => ({ number: version.number, compiled: version.compiled, createdAt: version.created_at.toISOString() })),
+        versions: versions.rows
+          .filter((version) => version.workload_id === row.id)
+          .map((version) => ({ number: version.number, compiled: version.compiled, createdAt: version.created_at.toISOString() })),
       }));
     },
   },
@@ -90,7 +124,15 @@ export const SECTIONS: readonly Section[] = [
     sql: `SELECT r.id::text AS k, w.name AS workload, v.number AS version, r.env_id, r.state, r.requested_at, r.ended_at, r.abandon_reason
           FROM workload_runs r JOIN workloads w ON w.id = r.workload_id JOIN workload_versions v ON v.id = r.version_id
           WHERE r.org_id = $1 AND r.id::text > $2 ORDER BY k LIMIT $3`,
-    rows: each((row) => ({ workload: row.workload, version: row.version, envId: row.env_id, state: row.state, requestedAt: row.requested_at.toISOString(), endedAt: iso(row.ended_at), abandonReason: row.abandon_reason })),
+    rows: each((row) => ({
+      workload: row.workload,
+      version: row.version,
+      envId: row.env_id,
+      state: row.state,
+      requestedAt: row.requested_at.toISOString(),
+      endedAt: iso(row.ended_at),
+      abandonReason: row.abandon_reason,
+    })),
   },
   {
     name: "credentials",
@@ -105,8 +147,14 @@ export const SECTIONS: readonly Section[] = [
             FROM provider_keys k LEFT JOIN people p ON p.id = k.created_by WHERE k.org_id = $1
           ) c WHERE k > $2 ORDER BY k LIMIT $3`,
     rows: each((row) => ({
-      kind: row.kind, name: row.name, person: row.person, scopes: row.scopes, createdAt: row.created_at.toISOString(),
-      lastUsedAt: iso(row.last_used_at), expiresAt: iso(row.expires_at), revokedAt: iso(row.revoked_at),
+      kind: row.kind,
+      name: row.name,
+      person: row.person,
+      scopes: row.scopes,
+      createdAt: row.created_at.toISOString(),
+      lastUsedAt: iso(row.last_used_at),
+      expiresAt: iso(row.expires_at),
+      revokedAt: iso(row.revoked_at),
     })),
   },
   {
@@ -126,8 +174,17 @@ export const SECTIONS: readonly Section[] = [
 export const NOT_INCLUDED: ReadonlyArray<{ what: string; why: string }> = [
   { what: "engine token values", why: "Only their hashes are stored; a token is shown once, when it is made." },
   { what: "provider key material", why: "Model-provider keys are sealed and never leave the service; the credentials member names them." },
-  { what: "files before any approval", why: "A masking file or egress block nobody approved a proposal for was never set through this service; its path is left out of files." },
-  { what: "artifacts, goldens, network decisions", why: "Engine records beyond runs and verdicts stay readable in the console (runs.get, decisions.list); artifact contents never reach this service." },
+  {
+    what: "files before any approval",
+    why: "A masking file or egress block nobody approved a proposal for was never set through this service; its path is left out of files.",
+  },
+  {
+    what: "artifacts, goldens, network decisions",
+    why: "Engine records beyond runs and verdicts stay readable in the console (runs.get, decisions.list); artifact contents never reach this service.",
+  },
   { what: "events", why: "The raw event stream is not part of the document; what it projected (environments, runs) is." },
-  { what: "names in place of ids inside auditLog", why: "Audit entries are exported as recorded (their targets and data may name internal ids), since the hash chain covers exactly that." },
+  {
+    what: "names in place of ids inside auditLog",
+    why: "Audit entries are exported as recorded (their targets and data may name internal ids), since the hash chain covers exactly that.",
+  },
 ];

@@ -38,7 +38,8 @@ export async function exportForPerson(connect: () => Promise<Connection>, bucket
   const id = crypto.randomUUID();
   const key = `${dataExportsFolder(orgId)}${id}.json`;
   await inTenant(connect, orgId, (tx) =>
-    tx.sql.query("INSERT INTO data_exports (id, org_id, object_key, requested_by) VALUES ($1, $2, $3, $4)", [id, orgId, key, personId]));
+    tx.sql.query("INSERT INTO data_exports (id, org_id, object_key, requested_by) VALUES ($1, $2, $3, $4)", [id, orgId, key, personId]),
+  );
   const sizeBytes = await storeDataExport(connect, bucket, orgId, key);
   await inTenant(connect, orgId, (tx) => tx.sql.query("UPDATE data_exports SET size_bytes = $2, completed_at = now() WHERE id = $1", [id, sizeBytes]));
   return { id, key, sizeBytes };

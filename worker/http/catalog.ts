@@ -33,13 +33,15 @@ export const ERROR_CATALOG = {
   identity_unverified: {
     status: 401,
     message: "The workflow identity token did not verify.",
-    resolution: "Read `reason`: request a fresh identity token for this service's audience from a workflow allowed to request identity tokens, and exchange it once.",
+    resolution:
+      "Read `reason`: request a fresh identity token for this service's audience from a workflow allowed to request identity tokens, and exchange it once.",
     retrySafe: false,
   },
   signature_invalid: {
     status: 401,
     message: "The delivery's signature is missing, malformed or does not match.",
-    resolution: "Sign the raw body with HMAC-SHA256 under the shared webhook secret, as the sender's scheme says (X-Hub-Signature-256 for the code host, Stripe-Signature with a timestamp for billing).",
+    resolution:
+      "Sign the raw body with HMAC-SHA256 under the shared webhook secret, as the sender's scheme says (X-Hub-Signature-256 for the code host, Stripe-Signature with a timestamp for billing).",
     retrySafe: false,
   },
   csrf_failed: {
@@ -69,19 +71,22 @@ export const ERROR_CATALOG = {
   claim_proof_required: {
     status: 403,
     message: "The claim is pending: nothing shows yet that this organization controls the repository.",
-    resolution: "Run a workflow of the repository that exchanges an identity token minted for the one-time audience the message names, or install the App on the repository's owner and claim again.",
+    resolution:
+      "Run a workflow of the repository that exchanges an identity token minted for the one-time audience the message names, or install the App on the repository's owner and claim again.",
     retrySafe: false,
   },
   plan_required: {
     status: 402,
     message: "The organization's plan does not include what this needs.",
-    resolution: "An owner subscribes to the plan the message names on the console's Billing page; billing, data export, deletion and sessions stay reachable meanwhile.",
+    resolution:
+      "An owner subscribes to the plan the message names on the console's Billing page; billing, data export, deletion and sessions stay reachable meanwhile.",
     retrySafe: false,
   },
   licence_required: {
     status: 402,
     message: "The enterprise licence does not permit this feature.",
-    resolution: "Read `feature` and `licence`: the operator installs a licence (SVC_LICENSE_KEY, for SVC_ORG) that lists the feature and is valid, or renews an expired or revoked one.",
+    resolution:
+      "Read `feature` and `licence`: the operator installs a licence (SVC_LICENSE_KEY, for SVC_ORG) that lists the feature and is valid, or renews an expired or revoked one.",
     retrySafe: false,
   },
   not_found: {
@@ -147,7 +152,8 @@ export const ERROR_CATALOG = {
   webhook_not_configured: {
     status: 503,
     message: "This service has no webhook secret for the sender, so it cannot accept deliveries.",
-    resolution: "The operator sets the sender's credentials: the App's (SVC_CODEHOST_APP_ID, SVC_CODEHOST_APP_PRIVATE_KEY, SVC_CODEHOST_APP_WEBHOOK_SECRET) or billing's (SVC_BILLING_SECRET_KEY, SVC_BILLING_WEBHOOK_SECRET, SVC_BILLING_PRICE_TEAM).",
+    resolution:
+      "The operator sets the sender's credentials: the App's (SVC_CODEHOST_APP_ID, SVC_CODEHOST_APP_PRIVATE_KEY, SVC_CODEHOST_APP_WEBHOOK_SECRET) or billing's (SVC_BILLING_SECRET_KEY, SVC_BILLING_WEBHOOK_SECRET, SVC_BILLING_PRICE_TEAM).",
     retrySafe: true,
   },
   operator_portal_off: {
@@ -159,13 +165,15 @@ export const ERROR_CATALOG = {
   model_unpriced: {
     status: 400,
     message: "The model proxy has no price for this model, so it cannot keep the request within a budget.",
-    resolution: "Use a model with a built-in price, or have the operator add one to SVC_MODEL_PRICES (`<model>=<input>/<output>` US dollars per million tokens).",
+    resolution:
+      "Use a model with a built-in price, or have the operator add one to SVC_MODEL_PRICES (`<model>=<input>/<output>` US dollars per million tokens).",
     retrySafe: false,
   },
   provider_key_missing: {
     status: 412,
     message: "The organization has no key stored for this model provider.",
-    resolution: "An owner or admin stores the provider's key on the console's providers page (or with the CLI's provider command), then the request can be sent again.",
+    resolution:
+      "An owner or admin stores the provider's key on the console's providers page (or with the CLI's provider command), then the request can be sent again.",
     retrySafe: false,
   },
   not_configured: {
@@ -213,7 +221,8 @@ export const ERROR_CATALOG = {
   sealing_key_missing: {
     status: 503,
     message: "This installation has no sealing key for model-provider keys, so none can be stored or opened.",
-    resolution: "The operator sets SVC_PROVIDER_KEY_SECRET (or SVC_PROVIDER_KEY_SECRETS with SVC_PROVIDER_KEY_VERSION), keeping every version that sealed a stored key until `svc reseal` has moved them.",
+    resolution:
+      "The operator sets SVC_PROVIDER_KEY_SECRET (or SVC_PROVIDER_KEY_SECRETS with SVC_PROVIDER_KEY_VERSION), keeping every version that sealed a stored key until `svc reseal` has moved them.",
     retrySafe: true,
   },
   origin_not_allowed: {
@@ -232,7 +241,8 @@ export const ERROR_CATALOG = {
   fork_commit_not_approved: {
     status: 403,
     message: "This commit comes from a fork's pull request and no maintainer has approved it.",
-    resolution: "A person with tokens.manage approves this exact commit on the console's Proposals page; then request the credential again. A new commit needs its own approval.",
+    resolution:
+      "A person with tokens.manage approves this exact commit on the console's Proposals page; then request the credential again. A new commit needs its own approval.",
     retrySafe: false,
   },
   already_reported: {

@@ -50,7 +50,10 @@ export function rateLimitSubject(address: string): string {
   if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
     return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
   }
-  return `${groups.slice(0, 4).map((group) => group.toString(16).padStart(4, "0")).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16).padStart(4, "0"))
+    .join(":")}::/64`;
 }
 
 /** The rate-limit bucket of a client: its address (an IPv6 one by its /64), or the shared one. */

@@ -37,5 +37,4 @@ export const onError: ErrorHandler<AppEnv> = (error, c) => {
   return serverFailure(code, requestId);
 };
 
-export const notFound: NotFoundHandler<AppEnv> = (c) =>
-  refusalResponse(new Refusal("not_found", "Nothing is served at this address."), c.get("requestId"));
+export const notFound: NotFoundHandler<AppEnv> = (c) => refusalResponse(new Refusal("not_found", "Nothing is served at this address."), c.get("requestId"));

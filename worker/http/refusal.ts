@@ -17,8 +17,6 @@ export class Refusal extends Error {
   }
 
   body(): { error: string; retryAfterSeconds?: number } {
-    return this.retryAfterSeconds === undefined
-      ? { error: this.message }
-      : { error: this.message, retryAfterSeconds: this.retryAfterSeconds };
+    return this.retryAfterSeconds === undefined ? { error: this.message } : { error: this.message, retryAfterSeconds: this.retryAfterSeconds };
   }
 }

@@ -41,6 +41,11 @@ function afterBody(response: Response, done: () => Promise<void>, ctx: Pick<Exec
   const length = response.headers.get("content-length");
   const { readable, writable } = length ? new FixedLengthStream(Number(length)) : new TransformStream<Uint8Array, Uint8Array>();
   // pipeTo settles when the body is fully sent, and rejects when the reader cancels or fails.
-  ctx.waitUntil(response.body.pipeTo(writable).catch(() => {}).then(done));
+  ctx.waitUntil(
+    response.body
+      .pipeTo(writable)
+      .catch(() => {})
+      .then(done),
+  );
   return new Response(readable, response);
 }

@@ -98,7 +98,9 @@ export function storableJson(maxBytes: number) {
   return z
     .record(z.string(), z.unknown())
     .check(check)
-    .describe(`A JSON object of at most ${maxBytes} bytes (UTF-8), nested at most ${JSON_MAX_DEPTH} levels, with no NUL character or lone surrogate in any key or value.`);
+    .describe(
+      `A JSON object of at most ${maxBytes} bytes (UTF-8), nested at most ${JSON_MAX_DEPTH} levels, with no NUL character or lone surrogate in any key or value.`,
+    );
 }
 
 /** A name people give and read (organization, engine token, workload): trimmed, 1 to 100 characters. */

@@ -24,14 +24,23 @@ export async function useInvitation(tx: Tx, invitation: OpenInvitation, person: 
     "INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, $3, 'invitation') ON CONFLICT (org_id, person_id) DO NOTHING",
     [invitation.org_id, person.id, invitation.role],
   );
-  await appendAudit(tx, { orgId: invitation.org_id, action: "invitation.accepted", actorPersonId: person.id, actorLabel: person.label, target: invitation.id, data: { role: invitation.role } });
+  await appendAudit(tx, {
+    orgId: invitation.org_id,
+    action: "invitation.accepted",
+    actorPersonId: person.id,
+    actorLabel: person.label,
+    target: invitation.id,
+    data: { role: invitation.role },
+  });
   return true;
 }
 
 /** Accepts every live invitation of `email` for the person; returns the organizations joined. */
 export async function acceptInvitationsFor(connect: () => Promise<Connection>, person: { id: string; label: string }, email: string): Promise<string[]> {
-  const invitations = await inTransaction(connect, { lookups: { invited_email: email } }, async (tx) =>
-    (await tx.sql.query<OpenInvitation>("SELECT id, org_id, role FROM invitations WHERE email = $1", [email])).rows,
+  const invitations = await inTransaction(
+    connect,
+    { lookups: { invited_email: email } },
+    async (tx) => (await tx.sql.query<OpenInvitation>("SELECT id, org_id, role FROM invitations WHERE email = $1", [email])).rows,
   );
   for (const invitation of invitations) {
     await inTransaction(connect, { orgId: invitation.org_id, lookups: { person_id: person.id } }, (tx) => useInvitation(tx, invitation, person));

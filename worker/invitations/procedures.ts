@@ -83,98 +83,128 @@ const InvitationInput = z.object({ invitationId: z.uuid() });
 const list = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Invitations, newest first, with their state (pending, expired, accepted, revoked)" })
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) =>
-    (await tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])).rows.map(view),
-  ));
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) =>
+      (
+        await tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])
+      ).rows.map(view),
+    ),
+  );
 
 const create = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Invite an address; answers the link, once (only owners invite owners)" })
   .input(z.object({ email: z.email().max(254).toLowerCase(), role: z.enum(ROLES) }))
-  .mutation(async ({ ctx, input }) => deliver(ctx, await ctx.transaction(async (tx) => {
-    mayGrant(ctx, input.role);
-    const { actor } = ctx;
-    // Serializes invitations of the organization, so the checks below hold until the insert.
-    await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-    const member = await tx.sql.query(
-      "SELECT 1 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND lower(p.email) = $2",
-      [ctx.org.id, input.email],
-    );
-    if (member.rows.length) throw new Refusal("already_exists", `${input.email} is already a member of this organization.`);
-    const pending = await tx.sql.query(
-      "SELECT 1 FROM invitations WHERE org_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()",
-      [ctx.org.id, input.email],
-    );
-    if (pending.rows.length) throw new Refusal("already_exists", `${input.email} already has a pending invitation; resend it for a new link.`);
-    const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
-    await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
-    return toDeliver(tx, ctx.org.id, id, token);
-  })));
+  .mutation(async ({ ctx, input }) =>
+    deliver(
+      ctx,
+      await ctx.transaction(async (tx) => {
+        mayGrant(ctx, input.role);
+        const { actor } = ctx;
+        // Serializes invitations of the organization, so the checks below hold until the insert.
+        await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+        const member = await tx.sql.query("SELECT 1 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND lower(p.email) = $2", [
+          ctx.org.id,
+          input.email,
+        ]);
+        if (member.rows.length) throw new Refusal("already_exists", `${input.email} is already a member of this organization.`);
+        const pending = await tx.sql.query(
+          "SELECT 1 FROM invitations WHERE org_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()",
+          [ctx.org.id, input.email],
+        );
+        if (pending.rows.length) throw new Refusal("already_exists", `${input.email} already has a pending invitation; resend it for a new link.`);
+        const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
+        await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
+        return toDeliver(tx, ctx.org.id, id, token);
+      }),
+    ),
+  );
 
 const resend = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "A new link for an open invitation, live 14 days; the old link stops working" })
   .input(InvitationInput)
-  .mutation(async ({ ctx, input }) => deliver(ctx, await ctx.transaction(async (tx) => {
-    const { actor } = ctx;
-    const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
-    // A new link for an owner invitation grants what a new invitation would.
-    mayGrant(ctx, invitation.role);
-    const reissued = await reissueInvitation(tx, invitation.id);
-    if (!reissued) throw new Refusal("state_conflict", `This invitation was already ${stateOf(invitation)}; invite the address again instead.`);
-    await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.resent", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
-    return toDeliver(tx, ctx.org.id, invitation.id, reissued.token);
-  })));
+  .mutation(async ({ ctx, input }) =>
+    deliver(
+      ctx,
+      await ctx.transaction(async (tx) => {
+        const { actor } = ctx;
+        const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
+        // A new link for an owner invitation grants what a new invitation would.
+        mayGrant(ctx, invitation.role);
+        const reissued = await reissueInvitation(tx, invitation.id);
+        if (!reissued) throw new Refusal("state_conflict", `This invitation was already ${stateOf(invitation)}; invite the address again instead.`);
+        await appendAudit(tx, {
+          orgId: ctx.org.id,
+          ...actor,
+          action: "invitation.resent",
+          target: invitation.id,
+          data: { email: invitation.email, role: invitation.role },
+        });
+        return toDeliver(tx, ctx.org.id, invitation.id, reissued.token);
+      }),
+    ),
+  );
 
 const revoke = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Revoke an invitation: its link stops working" })
   .input(InvitationInput)
-  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const { actor } = ctx;
-    const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
-    if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation was already accepted; remove the member instead.");
-    if (invitation.revoked_at) return { revoked: true, alreadyRevoked: true };
-    await tx.sql.query("UPDATE invitations SET revoked_at = now() WHERE id = $1", [invitation.id]);
-    await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.revoked", target: invitation.id, data: { email: invitation.email, role: invitation.role } });
-    return { revoked: true, alreadyRevoked: false };
-  }));
+  .mutation(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const { actor } = ctx;
+      const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
+      if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation was already accepted; remove the member instead.");
+      if (invitation.revoked_at) return { revoked: true, alreadyRevoked: true };
+      await tx.sql.query("UPDATE invitations SET revoked_at = now() WHERE id = $1", [invitation.id]);
+      await appendAudit(tx, {
+        orgId: ctx.org.id,
+        ...actor,
+        action: "invitation.revoked",
+        target: invitation.id,
+        data: { email: invitation.email, role: invitation.role },
+      });
+      return { revoked: true, alreadyRevoked: false };
+    }),
+  );
 
 const accept = signedIn
   .meta({ permission: null, gate: "reachable", summary: "Accept an invitation by the token from its link: the signed-in account joins with its role" })
   .input(z.object({ token: text({ min: 1, max: 200 }).describe("The token from the invitation link.") }))
-  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const { actorPersonId, actorLabel } = await actorOf(tx, ctx.session.personId);
-    const hash = await hashToken(input.token);
-    // The token names its organization: a lookup by hash shows that one invitation, nothing else.
-    await addLookup(tx, "invitation_hash", hash);
-    const { rows } = await tx.sql.query<OpenInvitation & { email: string; accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
-      "SELECT id, org_id, email, role, accepted_at, revoked_at, expires_at <= now() AS expired FROM invitations WHERE token_hash = $1",
-      [hash],
-    );
-    const invitation = rows[0];
-    if (!invitation) throw new Refusal("not_found", "This invitation link is not valid; if it was resent, use the newest link.");
-    // A link can be forwarded or leaked: it admits only the person at the invited address (before its
-    // state, which is the invitee's business). A person's address is the code host's public one, which
-    // it lets a person pick only among their verified addresses, or the one an e-mail sign-in link proved.
-    const invitee = await tx.sql.query("SELECT 1 FROM people WHERE id = $1 AND lower(email) = $2", [actorPersonId, invitation.email]);
-    if (invitee.rows.length === 0) {
-      throw new Refusal(
-        "forbidden",
-        "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
-          "your public e-mail on the code host, or use the e-mail sign-in link), or ask for an invitation to your own address.",
+  .mutation(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const { actorPersonId, actorLabel } = await actorOf(tx, ctx.session.personId);
+      const hash = await hashToken(input.token);
+      // The token names its organization: a lookup by hash shows that one invitation, nothing else.
+      await addLookup(tx, "invitation_hash", hash);
+      const { rows } = await tx.sql.query<OpenInvitation & { email: string; accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
+        "SELECT id, org_id, email, role, accepted_at, revoked_at, expires_at <= now() AS expired FROM invitations WHERE token_hash = $1",
+        [hash],
       );
-    }
-    if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation has already been used.");
-    if (invitation.revoked_at) throw new Refusal("state_conflict", "This invitation was revoked; ask for a new one.");
-    if (invitation.expired) throw new Refusal("state_conflict", "This invitation has expired; ask for it to be resent.");
-    await actAs(tx, invitation.org_id);
-    if (!(await useInvitation(tx, invitation, { id: actorPersonId, label: actorLabel }))) {
-      throw new Refusal("state_conflict", "This invitation has already been used.");
-    }
-    const joined = await tx.sql.query<{ slug: string; name: string; role: Role }>(
-      "SELECT o.slug, o.name, m.role FROM organizations o JOIN memberships m ON m.org_id = o.id WHERE o.id = $1 AND m.person_id = $2",
-      [invitation.org_id, actorPersonId],
-    );
-    const { slug, name, role } = joined.rows[0]!;
-    return { organization: { id: invitation.org_id, slug, name }, role };
-  }));
+      const invitation = rows[0];
+      if (!invitation) throw new Refusal("not_found", "This invitation link is not valid; if it was resent, use the newest link.");
+      // A link can be forwarded or leaked: it admits only the person at the invited address (before its
+      // state, which is the invitee's business). A person's address is the code host's public one, which
+      // it lets a person pick only among their verified addresses, or the one an e-mail sign-in link proved.
+      const invitee = await tx.sql.query("SELECT 1 FROM people WHERE id = $1 AND lower(email) = $2", [actorPersonId, invitation.email]);
+      if (invitee.rows.length === 0) {
+        throw new Refusal(
+          "forbidden",
+          "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
+            "your public e-mail on the code host, or use the e-mail sign-in link), or ask for an invitation to your own address.",
+        );
+      }
+      if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation has already been used.");
+      if (invitation.revoked_at) throw new Refusal("state_conflict", "This invitation was revoked; ask for a new one.");
+      if (invitation.expired) throw new Refusal("state_conflict", "This invitation has expired; ask for it to be resent.");
+      await actAs(tx, invitation.org_id);
+      if (!(await useInvitation(tx, invitation, { id: actorPersonId, label: actorLabel }))) {
+        throw new Refusal("state_conflict", "This invitation has already been used.");
+      }
+      const joined = await tx.sql.query<{ slug: string; name: string; role: Role }>(
+        "SELECT o.slug, o.name, m.role FROM organizations o JOIN memberships m ON m.org_id = o.id WHERE o.id = $1 AND m.person_id = $2",
+        [invitation.org_id, actorPersonId],
+      );
+      const { slug, name, role } = joined.rows[0]!;
+      return { organization: { id: invitation.org_id, slug, name }, role };
+    }),
+  );
 
 export const invitationsRouter = router({ list, create, resend, revoke, accept });

@@ -10,8 +10,10 @@ export const MAGIC_LINK_MINUTES = 15;
 
 /** Sends a link when the address is invited somewhere; says nothing either way (no address probing). */
 export async function requestMagicLink(connect: () => Promise<Connection>, config: Config, email: string): Promise<void> {
-  const invited = await inTransaction(connect, { lookups: { invited_email: email } }, async (tx) =>
-    (await tx.sql.query("SELECT 1 FROM invitations WHERE email = $1 LIMIT 1", [email])).rows.length > 0,
+  const invited = await inTransaction(
+    connect,
+    { lookups: { invited_email: email } },
+    async (tx) => (await tx.sql.query("SELECT 1 FROM invitations WHERE email = $1 LIMIT 1", [email])).rows.length > 0,
   );
   if (!invited) return;
   const token = newTokenValue("magic_link");

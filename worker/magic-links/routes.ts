@@ -39,7 +39,10 @@ export function registerMagicLinks(app: Hono<AppEnv>): void {
     if (!email) return c.html(failedSignInPage("This sign-in link was already used or has expired. Ask for a new one."), 401);
     const personId = await personForEmail(connect, email);
     await acceptInvitationsFor(connect, { id: personId, label: email }, email);
-    writeSessionCookie(c, await beginSession(connect, { id: personId, label: email }, { address, userAgent: c.req.header("user-agent") ?? null }, "magic-link"));
+    writeSessionCookie(
+      c,
+      await beginSession(connect, { id: personId, label: email }, { address, userAgent: c.req.header("user-agent") ?? null }, "magic-link"),
+    );
     return c.redirect("/", 302);
   });
 }

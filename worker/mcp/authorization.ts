@@ -32,7 +32,10 @@ export async function checkAuthorizationRequest(
   if (!redirectUri) return { ok: false, show: "The model client named no redirect_uri, and it registered more than one." };
   // Exact match only: no prefix, no wildcard, no normalization.
   if (!client.redirectUris.includes(redirectUri)) {
-    return { ok: false, show: "The redirect_uri is not one the model client registered; this service sends the answer only to a registered address, matched exactly." };
+    return {
+      ok: false,
+      show: "The redirect_uri is not one the model client registered; this service sends the answer only to a registered address, matched exactly.",
+    };
   }
   const state = parameters.state ?? null;
   const back = (error: string, description: string): Checked => ({ ok: false, clientId: client.clientId, redirectUri, state, error, description });

@@ -31,11 +31,20 @@ export function redirectUriProblem(uri: string): string | null {
 
 /** What a client sends to register; unknown metadata is ignored (RFC 7591 2). */
 export const RegistrationRequest = z.object({
-  redirect_uris: z.array(text({ min: 1, max: 2000 })).min(1).max(MAX_REDIRECT_URIS),
+  redirect_uris: z
+    .array(text({ min: 1, max: 2000 }))
+    .min(1)
+    .max(MAX_REDIRECT_URIS),
   client_name: text({ min: 1, max: 200 }).optional(),
   token_endpoint_auth_method: text({ max: 100 }).optional(),
-  grant_types: z.array(text({ max: 100 })).max(10).optional(),
-  response_types: z.array(text({ max: 100 })).max(10).optional(),
+  grant_types: z
+    .array(text({ max: 100 }))
+    .max(10)
+    .optional(),
+  response_types: z
+    .array(text({ max: 100 }))
+    .max(10)
+    .optional(),
 });
 
 export interface RegisteredClient {

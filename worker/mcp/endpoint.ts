@@ -46,9 +46,17 @@ export async function serveMcp(c: AppContext): Promise<Response> {
     // Without the header the transport spec says to assume 2025-03-26, which still takes batches.
     const version = c.req.header("mcp-protocol-version") ?? "2025-03-26";
     if (!BATCH_VERSIONS.includes(version)) {
-      return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: protocol version ${version} takes one message per POST; batches were removed in 2025-06-18.`), 400);
+      return c.json(
+        rpcError(
+          null,
+          RPC_ERROR.invalidRequest,
+          `Invalid Request: protocol version ${version} takes one message per POST; batches were removed in 2025-06-18.`,
+        ),
+        400,
+      );
     }
-    if (body.length > MAX_BATCH_MESSAGES) return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages.`), 400);
+    if (body.length > MAX_BATCH_MESSAGES)
+      return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages.`), 400);
   }
 
   const { callTool, listedTools, TOOL_NAMES } = await import("./tools");
@@ -103,7 +111,10 @@ function refusedTransport(c: AppContext): Response | null {
   }
   const version = c.req.header("mcp-protocol-version");
   if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
-    return c.json(rpcError(null, RPC_ERROR.badRequest, `Bad Request: unsupported protocol version ${version} (this server speaks ${PROTOCOL_VERSIONS.join(", ")}).`), 400);
+    return c.json(
+      rpcError(null, RPC_ERROR.badRequest, `Bad Request: unsupported protocol version ${version} (this server speaks ${PROTOCOL_VERSIONS.join(", ")}).`),
+      400,
+    );
   }
   return null;
 }

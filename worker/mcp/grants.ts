@@ -35,7 +35,10 @@ export async function issueCode(tx: Tx, grant: ConsentedGrant): Promise<string> 
 /** Whether the person consented to the client before (in any organization), and that consent stands. */
 export function hasConsented(connect: () => Promise<Connection>, personId: string, clientId: string): Promise<boolean> {
   return inTransaction(connect, { lookups: { person_id: personId, protocol_client_id: clientId } }, async (tx) => {
-    const { rows } = await tx.sql.query("SELECT 1 FROM protocol_grants WHERE person_id = $1 AND client_id = $2 AND revoked_at IS NULL LIMIT 1", [personId, clientId]);
+    const { rows } = await tx.sql.query("SELECT 1 FROM protocol_grants WHERE person_id = $1 AND client_id = $2 AND revoked_at IS NULL LIMIT 1", [
+      personId,
+      clientId,
+    ]);
     return rows.length > 0;
   });
 }
@@ -53,9 +56,7 @@ export interface Redemption {
   codeVerifier: string;
 }
 
-export type Redeemed =
-  | { ok: true; accessToken: string; expiresIn: number }
-  | { ok: false; error: "invalid_grant"; description: string };
+export type Redeemed = { ok: true; accessToken: string; expiresIn: number } | { ok: false; error: "invalid_grant"; description: string };
 
 interface CodeRow {
   id: string;
@@ -82,10 +83,7 @@ export async function redeemCode(connect: () => Promise<Connection>, redemption:
     if (!grant) return refused("The authorization code is unknown.");
     if (grant.code_used_at) {
       // Someone holds a copy of a code already redeemed: what it issued is no longer trusted.
-      await tx.sql.query(
-        "UPDATE protocol_grants SET revoked_at = now(), revoke_reason = 'code_reused' WHERE id = $1 AND revoked_at IS NULL",
-        [grant.id],
-      );
+      await tx.sql.query("UPDATE protocol_grants SET revoked_at = now(), revoke_reason = 'code_reused' WHERE id = $1 AND revoked_at IS NULL", [grant.id]);
       return refused("The authorization code was already used; the access token it issued is revoked.");
     }
     if (grant.revoked_at) return refused("The authorization was revoked.");
@@ -94,10 +92,11 @@ export async function redeemCode(connect: () => Promise<Connection>, redemption:
     if (grant.redirect_uri !== redemption.redirectUri) return refused("The redirect_uri differs from the one the code was issued for.");
     if (!(await verifierMatches(redemption.codeVerifier, grant.code_challenge))) return refused("The code_verifier does not match the code_challenge.");
     const accessToken = newTokenValue("protocol_token");
-    await tx.sql.query(
-      `UPDATE protocol_grants SET code_used_at = now(), token_hash = $2, token_expires_at = now() + make_interval(secs => $3) WHERE id = $1`,
-      [grant.id, await hashToken(accessToken), ACCESS_TOKEN_SECONDS],
-    );
+    await tx.sql.query(`UPDATE protocol_grants SET code_used_at = now(), token_hash = $2, token_expires_at = now() + make_interval(secs => $3) WHERE id = $1`, [
+      grant.id,
+      await hashToken(accessToken),
+      ACCESS_TOKEN_SECONDS,
+    ]);
     return { ok: true, accessToken, expiresIn: ACCESS_TOKEN_SECONDS };
   });
 }
@@ -129,7 +128,15 @@ export async function findTokenGrant(tx: Tx, tokenHash: string): Promise<TokenGr
 
 /** The person's connected clients in the organization the transaction acts as: live grants whose code was redeemed. */
 export async function listConnectedClients(tx: Tx, orgId: string, personId: string) {
-  const { rows } = await tx.sql.query<{ id: string; client_id: string; client_name: string; redirect_uri: string; created_at: Date; token_expires_at: Date; last_used_at: Date | null }>(
+  const { rows } = await tx.sql.query<{
+    id: string;
+    client_id: string;
+    client_name: string;
+    redirect_uri: string;
+    created_at: Date;
+    token_expires_at: Date;
+    last_used_at: Date | null;
+  }>(
     `SELECT id, client_id, client_name, redirect_uri, created_at, token_expires_at, last_used_at FROM protocol_grants
      WHERE org_id = $1 AND person_id = $2 AND revoked_at IS NULL AND token_hash IS NOT NULL AND token_expires_at > now()
      ORDER BY created_at DESC`,

@@ -49,7 +49,11 @@ async function answerRequest(server: ToolServer, method: string, params: Record<
       // 2025-03-26 lifecycle: initialize must not be part of a batch.
       if (inBatch) return fault(RPC_ERROR.invalidRequest, "Invalid Request: initialize must be sent alone, not in a batch.");
       const parsed = initializeParams.safeParse(params);
-      if (!parsed.success) return fault(RPC_ERROR.invalidParams, "Invalid params: initialize takes { protocolVersion: string, capabilities: object, clientInfo: { name: string, version: string } }.");
+      if (!parsed.success)
+        return fault(
+          RPC_ERROR.invalidParams,
+          "Invalid params: initialize takes { protocolVersion: string, capabilities: object, clientInfo: { name: string, version: string } }.",
+        );
       const protocolVersion = PROTOCOL_VERSIONS.find((version) => version === parsed.data.protocolVersion) ?? PROTOCOL_VERSIONS[0];
       return { result: { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo: server.info } };
     }
@@ -78,13 +82,14 @@ export async function answerOne(server: ToolServer, element: unknown, inBatch: b
   const invalid = (why: string) => rpcError(requestId, RPC_ERROR.invalidRequest, `Invalid Request: ${why}`);
   if (element.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0".');
   if (!("method" in element)) {
-    const isResponse = requestId !== null && ("result" in element) !== ("error" in element);
+    const isResponse = requestId !== null && "result" in element !== "error" in element;
     return isResponse ? null : invalid("neither a request (method) nor a response (id with result or error).");
   }
   if (typeof element.method !== "string") return invalid('"method" must be a string.');
   if (!("id" in element)) return null;
   if (requestId === null) return invalid('"id" must be a string or an integer.');
-  if ("params" in element && !isObject(element.params)) return rpcError(requestId, RPC_ERROR.invalidParams, "Invalid params: params, when sent, must be an object.");
+  if ("params" in element && !isObject(element.params))
+    return rpcError(requestId, RPC_ERROR.invalidParams, "Invalid params: params, when sent, must be an object.");
   const params = (element.params as Record<string, unknown> | undefined) ?? {};
   return { jsonrpc: "2.0", id: requestId, ...(await answerRequest(server, element.method, params, inBatch)) };
 }

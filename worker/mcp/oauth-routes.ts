@@ -65,7 +65,10 @@ async function refusedAuthorization(c: AppContext, checked: Exclude<Checked, { o
   if (!personId || !(await hasConsented(c.var.database().connect, personId, checked.clientId))) {
     return c.html(authorizationErrorPage(checked.description), 400);
   }
-  return c.redirect(answerUrl(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss: publicOrigin(c) }), 302);
+  return c.redirect(
+    answerUrl(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss: publicOrigin(c) }),
+    302,
+  );
 }
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -105,7 +108,12 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     if (!request.success) {
       const issue = request.error.issues[0]!;
       const field = issue.path.join(".");
-      return oauthError(c, 400, field.startsWith("redirect_uris") ? "invalid_redirect_uri" : "invalid_client_metadata", `${field || "The body"}: ${issue.message}.`);
+      return oauthError(
+        c,
+        400,
+        field.startsWith("redirect_uris") ? "invalid_redirect_uri" : "invalid_client_metadata",
+        `${field || "The body"}: ${issue.message}.`,
+      );
     }
     const problem = registrationProblem(request.data);
     if (problem) return oauthError(c, 400, problem.error, problem.description);
@@ -161,14 +169,20 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     const session = token ? await resolveSession(connect, token) : null;
     if (!session) return c.html(authorizationErrorPage("Your session ended before you answered; sign in and start again."), 401);
     // A form post carries its CSRF token as a field; it must be this session's.
-    const csrfOk = await checkCsrf(session.token, form.csrf).then(() => true, () => false);
+    const csrfOk = await checkCsrf(session.token, form.csrf).then(
+      () => true,
+      () => false,
+    );
     if (!csrfOk) return c.html(authorizationErrorPage("This answer did not come from the consent page of your session."), 403);
     const checked = await checkAuthorizationRequest(connect, form, resourceOf(c));
     if (!checked.ok) return refusedAuthorization(c, checked, session.personId);
     const { request } = checked;
     const iss = publicOrigin(c);
     if (form.decision !== "allow") {
-      return c.redirect(answerUrl(request.redirectUri, { error: "access_denied", error_description: "The person denied the connection.", state: request.state, iss }), 302);
+      return c.redirect(
+        answerUrl(request.redirectUri, { error: "access_denied", error_description: "The person denied the connection.", state: request.state, iss }),
+        302,
+      );
     }
     const orgId = form.orgId ?? "";
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(orgId)) {
@@ -180,8 +194,22 @@ export function registerOAuth(app: Hono<AppEnv>): void {
         throw denied;
       });
       if (!member) return null;
-      const issued = await issueCode(tx, { orgId, personId: session.personId, clientId: request.clientId, clientName: checked.clientName, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge });
-      await appendAudit(tx, { orgId, actorPersonId: member.personId, actorLabel: member.actorLabel, action: "protocol_client.authorized", target: checked.clientName, data: { clientId: request.clientId } });
+      const issued = await issueCode(tx, {
+        orgId,
+        personId: session.personId,
+        clientId: request.clientId,
+        clientName: checked.clientName,
+        redirectUri: request.redirectUri,
+        codeChallenge: request.codeChallenge,
+      });
+      await appendAudit(tx, {
+        orgId,
+        actorPersonId: member.personId,
+        actorLabel: member.actorLabel,
+        action: "protocol_client.authorized",
+        target: checked.clientName,
+        data: { clientId: request.clientId },
+      });
       return issued;
     });
     if (!code) return c.html(authorizationErrorPage("You are not a member of that organization."), 404);
@@ -194,17 +222,18 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     if (form.grant_type !== "authorization_code") return oauthError(c, 400, "unsupported_grant_type", "Only the authorization_code grant is served.");
     const { code, redirect_uri: redirectUri, client_id: clientId, code_verifier: codeVerifier } = form;
     if (!code || !redirectUri || !clientId) return oauthError(c, 400, "invalid_request", "Send code, redirect_uri and client_id.");
-    if (!codeVerifier || !VERIFIER.test(codeVerifier)) return oauthError(c, 400, "invalid_request", "Send the PKCE code_verifier (43 to 128 unreserved characters).");
-    if (form.resource !== undefined && form.resource !== resourceOf(c)) return oauthError(c, 400, "invalid_target", `The only resource served is ${resourceOf(c)}.`);
+    if (!codeVerifier || !VERIFIER.test(codeVerifier))
+      return oauthError(c, 400, "invalid_request", "Send the PKCE code_verifier (43 to 128 unreserved characters).");
+    if (form.resource !== undefined && form.resource !== resourceOf(c))
+      return oauthError(c, 400, "invalid_target", `The only resource served is ${resourceOf(c)}.`);
     if ([code, redirectUri, clientId].some((value) => value.length > 2000)) return oauthError(c, 400, "invalid_request", "A parameter is too long.");
     const { connect } = c.var.database();
     if (!(await lookUpClient(connect, clientId))) return oauthError(c, 401, "invalid_client", "The client_id is not registered here.");
     const redeemed = await redeemCode(connect, { code, clientId, redirectUri, codeVerifier });
     if (!redeemed.ok) return oauthError(c, 400, redeemed.error, redeemed.description);
-    return c.json(
-      { access_token: redeemed.accessToken, token_type: "Bearer", expires_in: redeemed.expiresIn },
-      200,
-      { "cache-control": "no-store", pragma: "no-cache" },
-    );
+    return c.json({ access_token: redeemed.accessToken, token_type: "Bearer", expires_in: redeemed.expiresIn }, 200, {
+      "cache-control": "no-store",
+      pragma: "no-cache",
+    });
   });
 }

@@ -15,11 +15,13 @@ const list = inOrganization
 const revoke = inOrganization
   .meta({ permission: null, gate: "reachable", summary: "Disconnect one of your model clients: its access token stops working at once" })
   .input(z.object({ grantId: z.uuid().describe("The connection, as connectedClients.list names it.") }))
-  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const revoked = await revokeConnectedClient(tx, ctx.org.id, ctx.session.personId, input.grantId);
-    if (!revoked) throw new Refusal("not_found", "You have no such connected client in this organization.");
-    await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "protocol_client.revoked", target: input.grantId, data: {} });
-    return { revoked: true };
-  }));
+  .mutation(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const revoked = await revokeConnectedClient(tx, ctx.org.id, ctx.session.personId, input.grantId);
+      if (!revoked) throw new Refusal("not_found", "You have no such connected client in this organization.");
+      await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "protocol_client.revoked", target: input.grantId, data: {} });
+      return { revoked: true };
+    }),
+  );
 
 export const connectedClientsRouter = router({ list, revoke });

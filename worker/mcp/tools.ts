@@ -48,7 +48,8 @@ export const TOOLS: readonly Tool[] = [
   {
     name: "create_environment",
     title: "Create an environment",
-    description: "Brings an environment up for a branch (or pull request) of a repository where the organization's App is installed: dispatches the engine's workflow with a new envId and answers the dispatch record.",
+    description:
+      "Brings an environment up for a branch (or pull request) of a repository where the organization's App is installed: dispatches the engine's workflow with a new envId and answers the dispatch record.",
     procedures: ["environments.create"],
     run: (caller, orgId, input) => caller.environments.create({ orgId, ...input } as never),
   },
@@ -94,8 +95,7 @@ export const TOOL_NAMES = TOOLS.map((tool) => tool.name);
 interface ProcedureDef {
   _def: { inputs: unknown[]; meta?: { permission: string | null } };
 }
-const procedureDef = (name: string) =>
-  (appRouter._def as unknown as { procedures: Record<string, ProcedureDef> }).procedures[name]!._def;
+const procedureDef = (name: string) => (appRouter._def as unknown as { procedures: Record<string, ProcedureDef> }).procedures[name]!._def;
 
 /** The procedure's input (every parser it chains, merged) without `orgId`: the token names the organization. */
 function inputOf(procedure: string): z.ZodObject {

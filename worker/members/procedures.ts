@@ -52,10 +52,9 @@ function target(rows: MemberRow[], personId: string): MemberRow {
   return row;
 }
 
-const list = inOrganization
-  .meta({ permission: null, gate: "gated", summary: "The organization's members and their roles" })
-  .query(({ ctx }) =>
-    ctx.transaction(async (tx) => (await members(tx, ctx.org.id)).map((row) => ({
+const list = inOrganization.meta({ permission: null, gate: "gated", summary: "The organization's members and their roles" }).query(({ ctx }) =>
+  ctx.transaction(async (tx) =>
+    (await members(tx, ctx.org.id)).map((row) => ({
       personId: row.person_id,
       login: row.login,
       name: row.name,
@@ -63,8 +62,9 @@ const list = inOrganization
       role: row.role,
       manual: row.role_source === "manual",
       joinedAt: row.created_at.toISOString(),
-    }))),
-  );
+    })),
+  ),
+);
 
 const changeRole = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Change a member's role; owner promotion is marked manual" })
@@ -73,14 +73,24 @@ const changeRole = inOrganization
     changingMembers(ctx, async (tx, rows, actor) => {
       const member = target(rows, input.personId);
       onlyOwnerTouchesOwners(ctx.org.role, [input.role, member.role], "make someone an owner or change an owner's role");
-      keepLastOwner(member.role === "owner" && input.role !== "owner", ownerCount(rows), "This is the organization's last owner; make someone else an owner first.");
+      keepLastOwner(
+        member.role === "owner" && input.role !== "owner",
+        ownerCount(rows),
+        "This is the organization's last owner; make someone else an owner first.",
+      );
       // A role set on the Members page is manual: sign-in never overwrites it.
       await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'manual', updated_at = now() WHERE org_id = $1 AND person_id = $2", [
         ctx.org.id,
         input.personId,
         input.role,
       ]);
-      await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "member.role_changed", target: member.login ?? input.personId, data: { from: member.role, to: input.role } });
+      await appendAudit(tx, {
+        orgId: ctx.org.id,
+        ...actor,
+        action: "member.role_changed",
+        target: member.login ?? input.personId,
+        data: { from: member.role, to: input.role },
+      });
       return { personId: input.personId, role: input.role };
     }),
   );
@@ -148,8 +158,18 @@ const sync = inOrganization
         }
         const decision = decideRole({ existing: { role: row.role, roleSource: row.role_source }, organizationHasMembers: true, codehostRole });
         if (!decision.change) continue;
-        await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'sync', updated_at = now() WHERE org_id = $1 AND person_id = $2", [ctx.org.id, row.person_id, decision.role]);
-        await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "member.role_synced", target: label, data: { from: row.role, to: decision.role, source: "sync" } });
+        await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'sync', updated_at = now() WHERE org_id = $1 AND person_id = $2", [
+          ctx.org.id,
+          row.person_id,
+          decision.role,
+        ]);
+        await appendAudit(tx, {
+          orgId: ctx.org.id,
+          ...actor,
+          action: "member.role_synced",
+          target: label,
+          data: { from: row.role, to: decision.role, source: "sync" },
+        });
         result.changed.push(label);
       }
       return result;

@@ -35,10 +35,11 @@ export async function syncMembershipsOnSignIn(
       await inTransaction(connect, { orgId, lookups: { person_id: person.id } }, async (tx) => {
         // Serialize first sign-ins into the same empty organization: only one can be its bootstrap owner.
         await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [orgId]);
-        await tx.sql.query(
-          "UPDATE installations SET account_login = $3, updated_at = now() WHERE org_id = $1 AND account_id = $2 AND account_login <> $3",
-          [orgId, account.id, account.login],
-        );
+        await tx.sql.query("UPDATE installations SET account_login = $3, updated_at = now() WHERE org_id = $1 AND account_id = $2 AND account_login <> $3", [
+          orgId,
+          account.id,
+          account.login,
+        ]);
         const members = await tx.sql.query<{ person_id: string; role: Role; role_source: RoleSource }>(
           "SELECT person_id, role, role_source FROM memberships WHERE org_id = $1",
           [orgId],

@@ -35,7 +35,9 @@ export function observe(metrics: MetricsBuffer): MiddlewareHandler<AppEnv> {
       if (status === 500) metrics.count("svc_unexpected_failures_total", { route });
       if (status === 429) metrics.count("svc_rate_limit_refusals_total", { route });
       if (route === IDENTITY_EXCHANGE) {
-        metrics.count("svc_identity_exchanges_total", { outcome: status < 300 ? "minted" : ((escaped ? null : c.res.headers.get(ERROR_CODE_HEADER)) ?? `${Math.floor(status / 100)}xx`) });
+        metrics.count("svc_identity_exchanges_total", {
+          outcome: status < 300 ? "minted" : ((escaped ? null : c.res.headers.get(ERROR_CODE_HEADER)) ?? `${Math.floor(status / 100)}xx`),
+        });
       }
       const sender = WEBHOOK_SENDERS[route];
       if (sender) metrics.count("svc_webhook_deliveries_total", { sender, outcome: status < 300 ? "accepted" : status >= 500 ? "failed" : "refused" });

@@ -48,7 +48,9 @@ function operation(route: OperationDoc) {
     tags: [route.tag],
     security: route.security ? route.security.map((scheme) => ({ [scheme]: [] })) : [],
     ...(params.length ? { parameters: params } : {}),
-    ...(route.body ? { requestBody: { required: route.bodyOptions?.emptyAs === undefined, content: { "application/json": { schema: schemaOf(route.body, "input") } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: route.bodyOptions?.emptyAs === undefined, content: { "application/json": { schema: schemaOf(route.body, "input") } } } }
+      : {}),
     responses: Object.fromEntries(Object.entries(route.responses).map(([status, doc]) => [status, response(doc)])),
   };
 }
@@ -76,8 +78,17 @@ export function openApiDocument(serverUrl: string, operations: readonly Operatio
       securitySchemes: {
         engineToken: { type: "http", scheme: "bearer", description: "An engine token (static, or from the identity exchange)." },
         cliToken: { type: "http", scheme: "bearer", description: "A CLI token; operations state the scopes they need." },
-        session: { type: "apiKey", in: "cookie", name: "__Host-svc_session", description: "Browser session (named svc_session when SVC_INSECURE_COOKIES=1); mutations also need x-svc-csrf." },
-        commitCredential: { type: "http", scheme: "bearer", description: "A commit credential from POST /v1/pr/callback-token: one commit, one workflow run, under an hour, one report." },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "__Host-svc_session",
+          description: "Browser session (named svc_session when SVC_INSECURE_COOKIES=1); mutations also need x-svc-csrf.",
+        },
+        commitCredential: {
+          type: "http",
+          scheme: "bearer",
+          description: "A commit credential from POST /v1/pr/callback-token: one commit, one workflow run, under an hour, one report.",
+        },
       },
     },
   };

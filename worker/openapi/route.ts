@@ -84,7 +84,9 @@ export const route = <
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   R extends Responses = Responses,
->(declaration: Route<P, Q, B, R>): Route<P, Q, B, R> => declaration;
+>(
+  declaration: Route<P, Q, B, R>,
+): Route<P, Q, B, R> => declaration;
 
 export const refusal = (description: string, headers?: Record<string, string>): ResponseDoc<typeof RefusalShape> => ({
   description,
@@ -154,8 +156,7 @@ export function register<P extends z.ZodObject | undefined, Q extends z.ZodObjec
 }
 
 /** The routes mounted on `app` through `register`, in the order they were mounted. */
-export const declaredRoutes = (app: Hono<AppEnv>): AnyRoute[] =>
-  app.routes.flatMap(({ handler }) => (handler as Marked)[DECLARATION] ?? []);
+export const declaredRoutes = (app: Hono<AppEnv>): AnyRoute[] => app.routes.flatMap(({ handler }) => (handler as Marked)[DECLARATION] ?? []);
 
 /**
  * The responses the hook itself gives a route, beside those it declares: 400 when it takes input,

@@ -14,6 +14,11 @@ export const publishedRoutes = (app: Hono<AppEnv>): OperationDoc[] =>
 
 export function registerOpenApi(app: Hono<AppEnv>): void {
   app.get("/openapi.json", planGate("reachable"), async (c) =>
-    c.json(openApiDocument(c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin, [...publishedRoutes(app), ...(await import("../rpc/openapi")).rpcRouteDocs()])),
+    c.json(
+      openApiDocument(c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin, [
+        ...publishedRoutes(app),
+        ...(await import("../rpc/openapi")).rpcRouteDocs(),
+      ]),
+    ),
   );
 }

@@ -8,11 +8,9 @@ import type { Config } from "../config/types";
 import { resolveSession } from "../sessions/store";
 import { findOperatorSession, type OperatorSession } from "./sessions";
 
-export const PORTAL_OFF =
-  "The operator portal is off: SVC_ADMIN_DATABASE_URL is not set. Set it to the operator role's connection string to serve /admin.";
+export const PORTAL_OFF = "The operator portal is off: SVC_ADMIN_DATABASE_URL is not set. Set it to the operator role's connection string to serve /admin.";
 export const SIGN_IN_AS_OPERATOR = "Sign in to the operator portal at /admin first.";
-export const CUSTOMER_SESSION =
-  "This is the operator portal: a customer session cannot use it. Sign in at /admin with an operator login.";
+export const CUSTOMER_SESSION = "This is the operator portal: a customer session cannot use it. Sign in at /admin with an operator login.";
 
 export type PortalRefusal = "off" | "customer" | "none";
 

@@ -94,11 +94,7 @@ const ISOLATE_THROTTLE = new FailureThrottle();
 export type WriteOutcome = "inserted" | "updated" | "throttled" | "full" | "held_back" | "off";
 
 /** Records one occurrence through the application role's svc_record_failure. */
-export async function storeFailure(
-  config: Config,
-  failure: Failure,
-  options: { throttle?: FailureThrottle; now?: number } = {},
-): Promise<WriteOutcome> {
+export async function storeFailure(config: Config, failure: Failure, options: { throttle?: FailureThrottle; now?: number } = {}): Promise<WriteOutcome> {
   if (!config.failures.store) return "off";
   const throttle = options.throttle ?? ISOLATE_THROTTLE;
   const fingerprint = await fingerprintOf(failure);
@@ -138,8 +134,17 @@ export async function pruneFailureGroups(client: Pick<Client, "query">, retentio
 
 export async function listFailureGroups(admin: Tx) {
   const { rows } = await admin.sql.query<{
-    fingerprint: string; code: string; route: string; error_type: string; sample: unknown; occurrences: string; first_seen_at: Date; last_seen_at: Date;
-  }>(`SELECT fingerprint, code, route, error_type, sample, occurrences, first_seen_at, last_seen_at FROM failure_groups ORDER BY last_seen_at DESC LIMIT ${MAX_FAILURE_GROUPS}`);
+    fingerprint: string;
+    code: string;
+    route: string;
+    error_type: string;
+    sample: unknown;
+    occurrences: string;
+    first_seen_at: Date;
+    last_seen_at: Date;
+  }>(
+    `SELECT fingerprint, code, route, error_type, sample, occurrences, first_seen_at, last_seen_at FROM failure_groups ORDER BY last_seen_at DESC LIMIT ${MAX_FAILURE_GROUPS}`,
+  );
   return rows.map((row) => ({
     fingerprint: row.fingerprint,
     code: row.code,

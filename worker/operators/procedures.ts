@@ -49,7 +49,10 @@ const OrganizationInput = z.object({ organizationId: z.uuid().describe("The orga
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-const InquiriesInput = z.object({ limit: z.int().min(1).max(500).default(100) }).strict().default({ limit: 100 });
+const InquiriesInput = z
+  .object({ limit: z.int().min(1).max(500).default(100) })
+  .strict()
+  .default({ limit: 100 });
 
 function answer(outcome: SuspensionOutcome) {
   if (outcome.outcome === "not_found") throw new Refusal("not_found", "No organization has that id.");
@@ -70,22 +73,37 @@ export const adminRouter = router({
 
   organizations: asOperator
     .meta(meta("Organizations across tenants: plan, members, suspension and usage; searched by slug or name"))
-    .input(z.object({ search: text({ max: 100 }).optional(), limit: z.int().min(1).max(200).default(50) }).strict().default({ limit: 50 }))
+    .input(
+      z
+        .object({ search: text({ max: 100 }).optional(), limit: z.int().min(1).max(200).default(50) })
+        .strict()
+        .default({ limit: 50 }),
+    )
     .query(async ({ ctx, input }) => {
       const search = input.search?.trim() || null;
-      const { rows } = await ctx.admin((tx) => tx.sql.query<{
-        id: string; slug: string; name: string; plan: string; suspended_at: Date | null; suspended_reason: string | null; created_at: Date;
-        members: number; environments: number; events30d: number;
-      }>(
-        `SELECT o.id, o.slug, o.name, o.plan, o.suspended_at, o.suspended_reason, o.created_at,
+      const { rows } = await ctx.admin((tx) =>
+        tx.sql.query<{
+          id: string;
+          slug: string;
+          name: string;
+          plan: string;
+          suspended_at: Date | null;
+          suspended_reason: string | null;
+          created_at: Date;
+          members: number;
+          environments: number;
+          events30d: number;
+        }>(
+          `SELECT o.id, o.slug, o.name, o.plan, o.suspended_at, o.suspended_reason, o.created_at,
                 (SELECT count(*) FROM memberships m WHERE m.org_id = o.id)::int AS members,
                 (SELECT count(*) FROM environments e WHERE e.org_id = o.id)::int AS environments,
                 (SELECT count(*) FROM events ev WHERE ev.org_id = o.id AND ev.occurred_at > now() - interval '30 days')::int AS "events30d"
          FROM organizations o
          WHERE $1::text IS NULL OR position(lower($1) IN lower(o.slug)) > 0 OR position(lower($1) IN lower(o.name)) > 0
          ORDER BY o.created_at DESC, o.id LIMIT $2`,
-        [search, input.limit],
-      ));
+          [search, input.limit],
+        ),
+      );
       return {
         organizations: rows.map((row) => ({
           id: row.id,
@@ -148,10 +166,12 @@ export const adminRouter = router({
     .query(async ({ ctx, input }) => ({ applications: await ctx.admin((tx) => listInquiries(tx, "applications", input.limit)) })),
 
   operators: asOperator.meta(meta("The operators and when each last signed in")).query(async ({ ctx }) => {
-    const { rows } = await ctx.admin((tx) => tx.sql.query<{ id: string; login: string; created_at: Date; last_sign_in: Date | null }>(
-      `SELECT o.id, o.login, o.created_at, (SELECT max(s.created_at) FROM operator_sessions s WHERE s.operator_id = o.id) AS last_sign_in
+    const { rows } = await ctx.admin((tx) =>
+      tx.sql.query<{ id: string; login: string; created_at: Date; last_sign_in: Date | null }>(
+        `SELECT o.id, o.login, o.created_at, (SELECT max(s.created_at) FROM operator_sessions s WHERE s.operator_id = o.id) AS last_sign_in
        FROM operators o ORDER BY lower(o.login)`,
-    ));
+      ),
+    );
     return { operators: rows.map((row) => ({ id: row.id, login: row.login, createdAt: row.created_at.toISOString(), lastSignInAt: iso(row.last_sign_in) })) };
   }),
 });

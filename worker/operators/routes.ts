@@ -93,21 +93,30 @@ const signIn = route({
       // Keyed by the login as the database compares it: `Admin` and `admin` draw on one bucket (text no login can be shares one).
       await enforceRateLimit(c.env, `operator-signin-login:${login ?? ""}`, PER_LOGIN_RULE, 1, "Too many sign-in attempts for this operator.");
       const found = login
-        ? await inTransaction(pool.connect, {}, async (tx) =>
-          (await tx.sql.query<{ id: string; password_hash: string }>("SELECT id, password_hash FROM operators WHERE lower(login) = $1", [login])).rows[0])
+        ? await inTransaction(
+            pool.connect,
+            {},
+            async (tx) =>
+              (await tx.sql.query<{ id: string; password_hash: string }>("SELECT id, password_hash FROM operators WHERE lower(login) = $1", [login])).rows[0],
+          )
         : undefined;
       // Hashing (a few hundred milliseconds) holds no transaction. An unknown login costs the same
       // hashing as a wrong password, so the answer's timing tells nothing.
       const matches = await verifyPassword(body.password, found?.password_hash ?? UNKNOWN_LOGIN_HASH);
       const rehashed = found && matches && needsRehash(found.password_hash) ? await hashPassword(body.password) : null;
-      const token = found && matches
-        ? await inTransaction(pool.connect, {}, async (tx) => {
-          // Only while the hash that verified is still the stored one (a reset in between wins); an
-          // older scheme's hash is replaced by today's in the same statement.
-          const { rowCount } = await tx.sql.query("UPDATE operators SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [found.id, found.password_hash, rehashed ?? found.password_hash]);
-          return rowCount ? createOperatorSession(tx, found.id, address) : null;
-        })
-        : null;
+      const token =
+        found && matches
+          ? await inTransaction(pool.connect, {}, async (tx) => {
+              // Only while the hash that verified is still the stored one (a reset in between wins); an
+              // older scheme's hash is replaced by today's in the same statement.
+              const { rowCount } = await tx.sql.query("UPDATE operators SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [
+                found.id,
+                found.password_hash,
+                rehashed ?? found.password_hash,
+              ]);
+              return rowCount ? createOperatorSession(tx, found.id, address) : null;
+            })
+          : null;
       if (!token) throw new Refusal("unauthenticated", "That login and password do not match an operator.");
       writeOperatorCookie(c, token);
       return reply(200, { login: body.login, csrfToken: await csrfTokenFor(token) });
@@ -154,6 +163,9 @@ export function registerOperators(app: Hono<AppEnv>): void {
   app.get("/admin/*", planGate("reachable"), pages);
   // Anything else under /admin (a POST to a page) is refused like every /admin request while the portal is off.
   app.all("/admin/*", planGate("reachable"), (c) =>
-    refusalResponse(c.var.config.database.adminUrl ? new Refusal("not_found", "Nothing is served at this address.") : new Refusal("operator_portal_off", PORTAL_OFF), c.var.requestId),
+    refusalResponse(
+      c.var.config.database.adminUrl ? new Refusal("not_found", "Nothing is served at this address.") : new Refusal("operator_portal_off", PORTAL_OFF),
+      c.var.requestId,
+    ),
   );
 }

@@ -32,7 +32,11 @@ export const clearOperatorCookie = (c: AppContext) => deleteCookie(c, cookieName
 
 export async function createOperatorSession(tx: Tx, operatorId: string, clientAddress: string | null): Promise<string> {
   const token = `svc_ops_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
-  await tx.sql.query("INSERT INTO operator_sessions (operator_id, token_hash, client_address) VALUES ($1, $2, $3)", [operatorId, await hashToken(token), clientAddress]);
+  await tx.sql.query("INSERT INTO operator_sessions (operator_id, token_hash, client_address) VALUES ($1, $2, $3)", [
+    operatorId,
+    await hashToken(token),
+    clientAddress,
+  ]);
   return token;
 }
 

@@ -6,10 +6,7 @@
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 
-export type SuspensionOutcome =
-  | { outcome: "changed" | "unchanged"; suspended: boolean }
-  | { outcome: "not_found" }
-  | { outcome: "deletion" };
+export type SuspensionOutcome = { outcome: "changed" | "unchanged"; suspended: boolean } | { outcome: "not_found" } | { outcome: "deletion" };
 
 interface Operator {
   login: string;

@@ -44,7 +44,12 @@ export async function findOrganizationId(tx: Tx, slug: string): Promise<string |
 const MAX_TRIES = 20;
 
 export async function freeSlugFor(tx: Tx, account: { login: string; id: number }): Promise<string> {
-  const base = account.login.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+/, "").slice(0, 40) || "account";
+  const base =
+    account.login
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/^-+/, "")
+      .slice(0, 40) || "account";
   for (let n = 1; n <= MAX_TRIES; n++) {
     const slug = n === 1 ? base : n === 2 ? `${base}-${account.id}` : `${base}-${account.id}-${n - 1}`;
     if (!SLUG_PATTERN.test(slug)) continue;

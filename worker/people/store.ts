@@ -14,20 +14,20 @@ export function personContext(connect: () => Promise<Connection>, personId: stri
 
 /** In a transaction that holds the person as its `person_id` lookup. */
 export async function readPersonContext(tx: Tx, personId: string): Promise<PersonContext> {
-    const person = await tx.sql.query<{ id: string; login: string | null; name: string | null; email: string | null; avatar_url: string | null }>(
-      "SELECT id, login, name, email, avatar_url FROM people WHERE id = $1",
-      [personId],
-    );
-    const organizations = await tx.sql.query<PersonContext["organizations"][number]>(
-      `SELECT o.id, o.slug, o.name, o.plan, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
+  const person = await tx.sql.query<{ id: string; login: string | null; name: string | null; email: string | null; avatar_url: string | null }>(
+    "SELECT id, login, name, email, avatar_url FROM people WHERE id = $1",
+    [personId],
+  );
+  const organizations = await tx.sql.query<PersonContext["organizations"][number]>(
+    `SELECT o.id, o.slug, o.name, o.plan, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
        WHERE m.person_id = $1 ORDER BY o.slug`,
-      [personId],
-    );
-    const row = person.rows[0]!;
-    return {
-      person: { id: row.id, login: row.login, name: row.name, email: row.email, avatarUrl: row.avatar_url },
-      organizations: organizations.rows,
-    };
+    [personId],
+  );
+  const row = person.rows[0]!;
+  return {
+    person: { id: row.id, login: row.login, name: row.name, email: row.email, avatarUrl: row.avatar_url },
+    organizations: organizations.rows,
+  };
 }
 
 // The person behind a code-host account: found by the account's numeric id (logins can change),

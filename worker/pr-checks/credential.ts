@@ -45,7 +45,10 @@ function runOf(claims: JWTPayload): RunClaims {
   const sha = typeof claims.sha === "string" && /^[0-9a-f]{40}$/.test(claims.sha) ? claims.sha : null;
   const runId = decimal(claims.run_id);
   if (!sha || !runId) {
-    throw new IdentityRefusal("malformed", "The identity token names no commit (sha) or workflow run (run_id); request it from the workflow run whose check this is.");
+    throw new IdentityRefusal(
+      "malformed",
+      "The identity token names no commit (sha) or workflow run (run_id); request it from the workflow run whose check this is.",
+    );
   }
   const pull = typeof claims.ref === "string" ? /^refs\/pull\/([1-9][0-9]{0,9})\/merge$/.exec(claims.ref) : null;
   return { sha, runId, runAttempt: Number(decimal(claims.run_attempt) ?? 1), pullRequest: pull ? Number(pull[1]) : null };
@@ -108,9 +111,10 @@ export async function issueCommitCredential(
   // Admitted (the identity token spent) before the code host is asked, in a transaction of its own:
   // none is open while the pull request is read.
   await inTenant(connect, claim.orgId, (tx) => admitIdentity(tx, claim, identity));
-  const head: PullHead = pullRequest === null
-    ? { commit: run.sha, fork: false, headRepository: null }
-    : await readPull(tenantTransaction(connect, claim.orgId), codehost, identity.repository, pullRequest);
+  const head: PullHead =
+    pullRequest === null
+      ? { commit: run.sha, fork: false, headRepository: null }
+      : await readPull(tenantTransaction(connect, claim.orgId), codehost, identity.repository, pullRequest);
   const outcome = await inTenant(connect, claim.orgId, async (tx) => {
     if (head.fork && !(await commitApproved(tx, claim.orgId, identity.repository, head.commit))) {
       // Kept (committed) so that the console can show the commit waiting for approval.
@@ -128,9 +132,32 @@ export async function issueCommitCredential(
     await tx.sql.query(
       `INSERT INTO pr_credentials (org_id, token_hash, repository, commit_sha, run_id, run_attempt, pull_request, fork, created_at, expires_at, binding_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [claim.orgId, await hashToken(token), identity.repository, head.commit, run.runId, run.runAttempt, pullRequest, head.fork, new Date(), expiresAt, claim.id],
+      [
+        claim.orgId,
+        await hashToken(token),
+        identity.repository,
+        head.commit,
+        run.runId,
+        run.runAttempt,
+        pullRequest,
+        head.fork,
+        new Date(),
+        expiresAt,
+        claim.id,
+      ],
     );
-    return { issued: { token, expiresAt, repository: identity.repository, commit: head.commit, runId: run.runId, runAttempt: run.runAttempt, pullRequest, fork: head.fork } };
+    return {
+      issued: {
+        token,
+        expiresAt,
+        repository: identity.repository,
+        commit: head.commit,
+        runId: run.runId,
+        runAttempt: run.runAttempt,
+        pullRequest,
+        fork: head.fork,
+      },
+    };
   });
   if ("refused" in outcome) {
     throw new ForkCommitNotApproved(

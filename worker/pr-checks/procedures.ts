@@ -21,15 +21,19 @@ const commits = inOrganization
 
 const approve = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Approve one exact fork commit so that its pull-request check may report; no other commit" })
-  .input(z.object({
-    repository: RepositoryName.describe("A repository the organization has claimed."),
-    commit: CommitSha,
-    pullRequest: z.int().min(1).max(2_147_483_647).optional(),
-  }))
-  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const choice = await chooseRepository(tx, ctx.org.id, input.repository);
-    if (!choice.ok) throw new Refusal("not_found", choice.message);
-    return approveCommit(tx, ctx.org.id, ctx.actor, { repository: choice.repository, commit: input.commit, pullRequest: input.pullRequest ?? null });
-  }));
+  .input(
+    z.object({
+      repository: RepositoryName.describe("A repository the organization has claimed."),
+      commit: CommitSha,
+      pullRequest: z.int().min(1).max(2_147_483_647).optional(),
+    }),
+  )
+  .mutation(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const choice = await chooseRepository(tx, ctx.org.id, input.repository);
+      if (!choice.ok) throw new Refusal("not_found", choice.message);
+      return approveCommit(tx, ctx.org.id, ctx.actor, { repository: choice.repository, commit: input.commit, pullRequest: input.pullRequest ?? null });
+    }),
+  );
 
 export const pullRequestsRouter = router({ commits, approveCommit: approve });

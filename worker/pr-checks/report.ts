@@ -42,19 +42,27 @@ interface CredentialRow {
 export async function findCredential(connect: () => Promise<Connection>, credential: string): Promise<CredentialRow> {
   const tokenHash = await hashToken(credential);
   const found = await inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
-    const row = (await tx.sql.query<CredentialRow>(
-      "SELECT id, org_id, repository, commit_sha, run_id, run_attempt, expires_at > now() AS live, reported_at, binding_id FROM pr_credentials WHERE token_hash = $1",
-      [tokenHash],
-    )).rows[0];
+    const row = (
+      await tx.sql.query<CredentialRow>(
+        "SELECT id, org_id, repository, commit_sha, run_id, run_attempt, expires_at > now() AS live, reported_at, binding_id FROM pr_credentials WHERE token_hash = $1",
+        [tokenHash],
+      )
+    ).rows[0];
     if (!row) return null;
     await actAs(tx, row.org_id);
-    const claim = await tx.sql.query<{ live: boolean }>("SELECT revoked_at IS NULL AND proof IS NOT NULL AS live FROM repository_claims WHERE id = $1", [row.binding_id]);
+    const claim = await tx.sql.query<{ live: boolean }>("SELECT revoked_at IS NULL AND proof IS NOT NULL AS live FROM repository_claims WHERE id = $1", [
+      row.binding_id,
+    ]);
     return { row, claimLive: claim.rows[0]?.live === true };
   });
   if (!found) throw new Refusal("unauthenticated", "This commit credential is unknown; request one with POST /v1/pr/callback-token.");
-  if (!found.row.live) throw new Refusal("unauthenticated", "This commit credential has expired (they last under an hour); request a new one from the workflow run.");
+  if (!found.row.live)
+    throw new Refusal("unauthenticated", "This commit credential has expired (they last under an hour); request a new one from the workflow run.");
   if (!found.claimLive) {
-    throw new Refusal("unauthenticated", `The claim on ${found.row.repository} this commit credential came through was revoked, so the credential died with it.`);
+    throw new Refusal(
+      "unauthenticated",
+      `The claim on ${found.row.repository} this commit credential came through was revoked, so the credential died with it.`,
+    );
   }
   return found.row;
 }
@@ -68,9 +76,15 @@ export async function reportCheck(connect: () => Promise<Connection>, codehost: 
     throw new Refusal("forbidden", `This credential belongs to workflow run ${found.run_id} only.`);
   }
   await inTenant(connect, found.org_id, async (tx) => {
-    const organization = await tx.sql.query<{ suspended: boolean }>("SELECT suspended_at IS NOT NULL AS suspended FROM organizations WHERE id = $1", [found.org_id]);
+    const organization = await tx.sql.query<{ suspended: boolean }>("SELECT suspended_at IS NOT NULL AS suspended FROM organizations WHERE id = $1", [
+      found.org_id,
+    ]);
     if (organization.rows[0]?.suspended) {
-      throw new Refusal("organization_suspended", "This organization is suspended, so its checks are not reported for now; report again later.", SUSPENDED_RETRY_SECONDS);
+      throw new Refusal(
+        "organization_suspended",
+        "This organization is suspended, so its checks are not reported for now; report again later.",
+        SUSPENDED_RETRY_SECONDS,
+      );
     }
     // A taking left by a report that never finished (its Worker gone) lapses after TAKING_LAPSES.
     const { rowCount } = await tx.sql.query(
@@ -83,14 +97,18 @@ export async function reportCheck(connect: () => Promise<Connection>, codehost: 
   try {
     const checkRun = await createCheckRun(tenantTransaction(connect, found.org_id), codehost, found, report);
     return await inTenant(connect, found.org_id, async (tx) => {
-      await tx.sql.query(
-        "UPDATE pr_credentials SET reported_at = now(), conclusion = $2, check_run_id = $3, check_url = $4 WHERE id = $1",
-        [found.id, report.conclusion, checkRun.id, checkRun.url],
-      );
+      await tx.sql.query("UPDATE pr_credentials SET reported_at = now(), conclusion = $2, check_run_id = $3, check_url = $4 WHERE id = $1", [
+        found.id,
+        report.conclusion,
+        checkRun.id,
+        checkRun.url,
+      ]);
       return { repository: found.repository, commit: found.commit_sha, conclusion: report.conclusion, checkRunId: checkRun.id, url: checkRun.url };
     });
   } catch (error) {
-    await inTenant(connect, found.org_id, (tx) => tx.sql.query("UPDATE pr_credentials SET reported_at = NULL WHERE id = $1 AND check_run_id IS NULL", [found.id]));
+    await inTenant(connect, found.org_id, (tx) =>
+      tx.sql.query("UPDATE pr_credentials SET reported_at = NULL WHERE id = $1 AND check_run_id IS NULL", [found.id]),
+    );
     throw error;
   }
 }
@@ -99,7 +117,12 @@ export async function reportCheck(connect: () => Promise<Connection>, codehost: 
 const TAKING_LAPSES = "1 minute";
 
 /** The check run, created at the code host as the App (no transaction open); a refusal says why not. */
-async function createCheckRun(transaction: Transaction, codehost: CodehostConfig, found: CredentialRow, report: Report): Promise<{ id: number; url: string | null }> {
+async function createCheckRun(
+  transaction: Transaction,
+  codehost: CodehostConfig,
+  found: CredentialRow,
+  report: Report,
+): Promise<{ id: number; url: string | null }> {
   const access = await appAccessTo(transaction, codehost, ownerOf(found.repository));
   if (!access.ok) throw new Refusal("codehost_refused", access.reason);
   let answer: Awaited<ReturnType<typeof callCodehost>>;
@@ -114,7 +137,8 @@ async function createCheckRun(transaction: Transaction, codehost: CodehostConfig
       output: { title: report.title, summary: report.summary },
     });
   } catch (error) {
-    if (error instanceof CodehostUnreachable) throw new Refusal("codehost_refused", `The code host could not be reached (${error.message}); the check was not created, report again.`);
+    if (error instanceof CodehostUnreachable)
+      throw new Refusal("codehost_refused", `The code host could not be reached (${error.message}); the check was not created, report again.`);
     throw error;
   }
   const checkRun = answer.body as { id?: unknown; html_url?: unknown } | null;

@@ -108,8 +108,7 @@ const report = route({
     500: serverFailure,
     502: refusal("The code host did not create the check; the credential is not spent"),
   },
-  handler: async (c, { body, reply }) =>
-    reply(201, await reportCheck(c.var.database().connect, c.var.config.codehost, presentedCredential(c), body)),
+  handler: async (c, { body, reply }) => reply(201, await reportCheck(c.var.database().connect, c.var.config.codehost, presentedCredential(c), body)),
 });
 
 export function registerPullRequestChecks(app: Hono<AppEnv>): void {

@@ -8,8 +8,14 @@ export const CommitSha = storable(z.string().regex(/^[0-9a-f]{40}$/, "must be a 
 export const CommitCredentialRequest = z
   .object({
     token: text({ min: 1, max: 16_384 }).describe("A workflow identity token minted for the audience GET /v1/oidc/bindings returns."),
-    pullRequest: z.int().min(1).max(2_147_483_647).optional()
-      .describe("The pull request the check is for, when the token's ref does not name it (a pull_request_target run). The credential is then bound to the pull request's head commit."),
+    pullRequest: z
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .optional()
+      .describe(
+        "The pull request the check is for, when the token's ref does not name it (a pull_request_target run). The credential is then bound to the pull request's head commit.",
+      ),
   })
   .meta({ id: "CommitCredentialRequest" });
 

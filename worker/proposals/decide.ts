@@ -26,7 +26,14 @@ async function audit(tx: Tx, orgId: string, actor: Actor, row: ProposalRow, step
     actorPersonId: actor.actorPersonId,
     actorLabel: actor.actorLabel,
     target: row.id,
-    data: { repository: row.repository, summary: row.summary, contentSha256: await sha256Hex(row.content), loosens: row.loosens, loosened: row.loosened, ...data },
+    data: {
+      repository: row.repository,
+      summary: row.summary,
+      contentSha256: await sha256Hex(row.content),
+      loosens: row.loosens,
+      loosened: row.loosened,
+      ...data,
+    },
   });
 }
 
@@ -47,8 +54,19 @@ export async function propose(tx: Tx, orgId: string, actor: Actor, proposal: New
   const { rows } = await tx.sql.query<ProposalRow>(
     `INSERT INTO change_proposals (org_id, kind, repository, summary, content, policy, previous_content, loosens, loosened, proposed_by, proposed_by_label)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-    [orgId, proposal.kind, proposal.repository, proposal.summary, content, proposal.policy ? JSON.stringify(proposal.policy) : null,
-      current.content, loosened.length > 0, JSON.stringify(loosened), actor.actorPersonId, actor.actorLabel],
+    [
+      orgId,
+      proposal.kind,
+      proposal.repository,
+      proposal.summary,
+      content,
+      proposal.policy ? JSON.stringify(proposal.policy) : null,
+      current.content,
+      loosened.length > 0,
+      JSON.stringify(loosened),
+      actor.actorPersonId,
+      actor.actorLabel,
+    ],
   );
   const row = rows[0]!;
   await audit(tx, orgId, actor, row, "proposed");
@@ -66,8 +84,15 @@ async function undecided(tx: Tx, orgId: string, kind: ProposalKind, id: string):
 
 async function recordPullRequest(transaction: Transaction, orgId: string, actor: Actor, codehost: CodehostConfig, row: ProposalRow): Promise<ProposalRow> {
   const outcome = await openPullRequest(transaction, codehost, {
-    id: row.id, kind: row.kind, repository: row.repository, summary: row.summary, content: row.content,
-    loosens: row.loosens, loosened: row.loosened, proposedBy: row.proposed_by_label, approvedBy: row.decided_by_label ?? actor.actorLabel,
+    id: row.id,
+    kind: row.kind,
+    repository: row.repository,
+    summary: row.summary,
+    content: row.content,
+    loosens: row.loosens,
+    loosened: row.loosened,
+    proposedBy: row.proposed_by_label,
+    approvedBy: row.decided_by_label ?? actor.actorLabel,
   });
   const opened = outcome.state === "opened";
   return transaction(async (tx) => {
@@ -75,17 +100,41 @@ async function recordPullRequest(transaction: Transaction, orgId: string, actor:
       `UPDATE change_proposals SET pr_state = $3, pr_attempts = pr_attempts + 1, pr_attempted_at = now(), pr_branch = $4,
          pr_number = $5, pr_url = $6, pr_refusal = $7, pr_refusal_status = $8
        WHERE org_id = $1 AND id = $2 RETURNING *`,
-      [orgId, row.id, outcome.state, outcome.branch, opened ? outcome.number : null, opened ? outcome.url : null,
-        opened ? null : outcome.refusal, opened ? null : outcome.status],
+      [
+        orgId,
+        row.id,
+        outcome.state,
+        outcome.branch,
+        opened ? outcome.number : null,
+        opened ? outcome.url : null,
+        opened ? null : outcome.refusal,
+        opened ? null : outcome.status,
+      ],
     );
     const updated = rows[0]!;
-    await audit(tx, orgId, actor, updated, opened ? "pull_request_opened" : "pull_request_refused",
-      opened ? { number: outcome.number, branch: outcome.branch, attempt: updated.pr_attempts } : { refusal: outcome.refusal, status: outcome.status, attempt: updated.pr_attempts });
+    await audit(
+      tx,
+      orgId,
+      actor,
+      updated,
+      opened ? "pull_request_opened" : "pull_request_refused",
+      opened
+        ? { number: outcome.number, branch: outcome.branch, attempt: updated.pr_attempts }
+        : { refusal: outcome.refusal, status: outcome.status, attempt: updated.pr_attempts },
+    );
     return updated;
   });
 }
 
-export async function approve(transaction: Transaction, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string, note: string | null): Promise<ProposalRow> {
+export async function approve(
+  transaction: Transaction,
+  orgId: string,
+  actor: Actor,
+  codehost: CodehostConfig,
+  kind: ProposalKind,
+  id: string,
+  note: string | null,
+): Promise<ProposalRow> {
   const approved = await transaction(async (tx) => {
     const row = await undecided(tx, orgId, kind, id);
     if (row.proposed_by === actor.actorPersonId) {
@@ -119,7 +168,14 @@ export async function reject(tx: Tx, orgId: string, actor: Actor, kind: Proposal
 }
 
 /** Tries again to open the pull request of an approved proposal whose last attempt was refused. */
-export async function retryPullRequest(transaction: Transaction, orgId: string, actor: Actor, codehost: CodehostConfig, kind: ProposalKind, id: string): Promise<ProposalRow> {
+export async function retryPullRequest(
+  transaction: Transaction,
+  orgId: string,
+  actor: Actor,
+  codehost: CodehostConfig,
+  kind: ProposalKind,
+  id: string,
+): Promise<ProposalRow> {
   const row = await transaction(async (tx) => {
     const row = await findProposal(tx, orgId, kind, id);
     if (!row) throw new Refusal("not_found", `This organization has no such ${KIND_WORD[kind]} proposal.`);

@@ -6,7 +6,10 @@ import { storable } from "../http/text";
 
 /** A host name, or `*.` and a domain for every name under it. */
 const Host = storable(
-  z.string().max(253).regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "must be a lower-case host name, or *. and a domain"),
+  z
+    .string()
+    .max(253)
+    .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "must be a lower-case host name, or *. and a domain"),
 );
 
 export const EgressRule = z.strictObject({

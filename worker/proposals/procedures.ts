@@ -36,28 +36,41 @@ function proposalProcedures(kind: ProposalKind, decide: Permission, word: string
 
   const proposals = inOrganization
     .meta({ permission: null, gate: "gated", summary: `${word} proposals, newest first, with their decision and pull request` })
-    .input(z.object({
-      before: z.iso.datetime().optional().describe("Proposals made before this time (paging: the last one's proposedAt)."),
-      limit: z.int().min(1).max(100).default(50),
-    }))
-    .query(({ ctx, input }) => ctx.transaction(async (tx) => (await listProposals(tx, ctx.org.id, kind, input.before ?? null, input.limit)).map((row) => toProposal(row, ctx.actor.actorPersonId))));
+    .input(
+      z.object({
+        before: z.iso.datetime().optional().describe("Proposals made before this time (paging: the last one's proposedAt)."),
+        limit: z.int().min(1).max(100).default(50),
+      }),
+    )
+    .query(({ ctx, input }) =>
+      ctx.transaction(async (tx) =>
+        (await listProposals(tx, ctx.org.id, kind, input.before ?? null, input.limit)).map((row) => toProposal(row, ctx.actor.actorPersonId)),
+      ),
+    );
 
   const approveProcedure = inOrganization
     .meta({ permission: decide, gate: "gated", summary: `Approve a ${word} proposal (never one's own) and open it as a pull request` })
     .input(ProposalId.extend({ note: Note }))
     .mutation(async ({ ctx, input }) =>
-      toProposal(await approve(ctx.transaction, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null), ctx.actor.actorPersonId));
+      toProposal(
+        await approve(ctx.transaction, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId, input.note ?? null),
+        ctx.actor.actorPersonId,
+      ),
+    );
 
   const rejectProcedure = inOrganization
     .meta({ permission: decide, gate: "gated", summary: `Reject a ${word} proposal` })
     .input(ProposalId.extend({ note: Note }))
-    .mutation(({ ctx, input }) => ctx.transaction(async (tx) => toProposal(await reject(tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null), ctx.actor.actorPersonId)));
+    .mutation(({ ctx, input }) =>
+      ctx.transaction(async (tx) => toProposal(await reject(tx, ctx.org.id, ctx.actor, kind, input.proposalId, input.note ?? null), ctx.actor.actorPersonId)),
+    );
 
   const openPullRequest = inOrganization
     .meta({ permission: decide, gate: "gated", summary: `Open an approved ${word} proposal's pull request again after the code host refused it` })
     .input(ProposalId)
     .mutation(async ({ ctx, input }) =>
-      toProposal(await retryPullRequest(ctx.transaction, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId), ctx.actor.actorPersonId));
+      toProposal(await retryPullRequest(ctx.transaction, ctx.org.id, ctx.actor, ctx.config.codehost, kind, input.proposalId), ctx.actor.actorPersonId),
+    );
 
   return { current, proposals, approve: approveProcedure, reject: rejectProcedure, openPullRequest };
 }
@@ -68,18 +81,28 @@ const network = proposalProcedures("egress", "network.approve", "egress policy")
 const proposeMasking = inOrganization
   .meta({ permission: "masking.edit", gate: "gated", summary: "Propose a new masking file (the whole text, as the engine reads it)" })
   .input(Where.extend({ summary: Summary, content: text({ max: MASKING_FILE_MAX }).describe("The whole masking file, kept exactly as sent.") }))
-  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const repository = await repositoryFor(tx, ctx.org.id, input.repository);
-    return toProposal(await propose(tx, ctx.org.id, ctx.actor, { kind: "masking", repository, summary: input.summary, content: input.content }), ctx.actor.actorPersonId);
-  }));
+  .mutation(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const repository = await repositoryFor(tx, ctx.org.id, input.repository);
+      return toProposal(
+        await propose(tx, ctx.org.id, ctx.actor, { kind: "masking", repository, summary: input.summary, content: input.content }),
+        ctx.actor.actorPersonId,
+      );
+    }),
+  );
 
 const proposeEgress = inOrganization
   .meta({ permission: "network.edit", gate: "gated", summary: "Propose a new egress policy; one that allows what was denied is marked as loosening" })
   .input(Where.extend({ summary: Summary, policy: EgressPolicy }))
-  .mutation(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const repository = await repositoryFor(tx, ctx.org.id, input.repository);
-    return toProposal(await propose(tx, ctx.org.id, ctx.actor, { kind: "egress", repository, summary: input.summary, policy: input.policy }), ctx.actor.actorPersonId);
-  }));
+  .mutation(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const repository = await repositoryFor(tx, ctx.org.id, input.repository);
+      return toProposal(
+        await propose(tx, ctx.org.id, ctx.actor, { kind: "egress", repository, summary: input.summary, policy: input.policy }),
+        ctx.actor.actorPersonId,
+      );
+    }),
+  );
 
 export const maskingRouter = router({ ...masking, propose: proposeMasking });
 export const networkRouter = router({ ...network, propose: proposeEgress });

@@ -35,8 +35,7 @@ const encodeBase64 = (value: string) => {
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary);
 };
-const decodeBase64 = (base64: string) =>
-  new TextDecoder().decode(Uint8Array.from(atob(base64.replace(/\s+/g, "")), (char) => char.charCodeAt(0)));
+const decodeBase64 = (base64: string) => new TextDecoder().decode(Uint8Array.from(atob(base64.replace(/\s+/g, "")), (char) => char.charCodeAt(0)));
 
 export const branchFor = (work: Pick<PullRequestWork, "id" | "kind">) => `svc/${work.kind}-${work.id.slice(0, 8)}`;
 
@@ -71,19 +70,23 @@ async function open(transaction: Transaction, codehost: CodehostConfig, work: Pu
 
   const repository = await api("GET", "");
   const base = field<string>(repository, "default_branch");
-  if (repository.status !== 200 || typeof base !== "string") throw new Refused(repository.status, `The repository ${work.repository} could not be read (${describeAnswer(repository)}).`);
+  if (repository.status !== 200 || typeof base !== "string")
+    throw new Refused(repository.status, `The repository ${work.repository} could not be read (${describeAnswer(repository)}).`);
 
   const head = await api("GET", `/git/ref/heads/${segment(base)}`);
   const baseSha = field<{ sha?: unknown }>(head, "object")?.sha;
-  if (head.status !== 200 || typeof baseSha !== "string") throw new Refused(head.status, `The head of ${base} in ${work.repository} could not be read (${describeAnswer(head)}).`);
+  if (head.status !== 200 || typeof baseSha !== "string")
+    throw new Refused(head.status, `The head of ${base} in ${work.repository} could not be read (${describeAnswer(head)}).`);
 
   const created = await api("POST", "/git/refs", { ref: `refs/heads/${branch}`, sha: baseSha });
   // 422: the branch exists, from an earlier attempt; it is used as it is.
-  if (created.status !== 201 && created.status !== 422) throw new Refused(created.status, `The branch ${branch} could not be created in ${work.repository} (${describeAnswer(created)}).`);
+  if (created.status !== 201 && created.status !== 422)
+    throw new Refused(created.status, `The branch ${branch} could not be created in ${work.repository} (${describeAnswer(created)}).`);
 
   const path = FILE_OF[work.kind];
   const existing = await api("GET", `/contents/${segment(path)}?ref=${encodeURIComponent(branch)}`);
-  if (existing.status !== 200 && existing.status !== 404) throw new Refused(existing.status, `${path} could not be read from ${work.repository} (${describeAnswer(existing)}).`);
+  if (existing.status !== 200 && existing.status !== 404)
+    throw new Refused(existing.status, `${path} could not be read from ${work.repository} (${describeAnswer(existing)}).`);
   const existingSha = existing.status === 200 ? field<string>(existing, "sha") : undefined;
   const existingText = existing.status === 200 && typeof field(existing, "content") === "string" ? decodeBase64(field<string>(existing, "content")!) : "";
   const text = work.kind === "masking" ? work.content : withEgressBlock(existingText, work.content);
@@ -95,7 +98,8 @@ async function open(transaction: Transaction, codehost: CodehostConfig, work: Pu
       branch,
       ...(existingSha ? { sha: existingSha } : {}),
     });
-    if (commit.status !== 200 && commit.status !== 201) throw new Refused(commit.status, `${path} could not be committed to ${branch} in ${work.repository} (${describeAnswer(commit)}).`);
+    if (commit.status !== 200 && commit.status !== 201)
+      throw new Refused(commit.status, `${path} could not be committed to ${branch} in ${work.repository} (${describeAnswer(commit)}).`);
   }
 
   const title = `${work.kind === "masking" ? "Masking rules" : "Egress policy"}${work.loosens ? " (loosens egress)" : ""}: ${work.summary}`;

@@ -72,10 +72,11 @@ export function toProposal(row: ProposalRow, viewer?: string) {
 export type Proposal = ReturnType<typeof toProposal>;
 
 export async function findProposal(tx: Tx, orgId: string, kind: ProposalKind, id: string, lock = false): Promise<ProposalRow | null> {
-  const { rows } = await tx.sql.query<ProposalRow>(
-    `SELECT * FROM change_proposals WHERE org_id = $1 AND kind = $2 AND id = $3${lock ? " FOR UPDATE" : ""}`,
-    [orgId, kind, id],
-  );
+  const { rows } = await tx.sql.query<ProposalRow>(`SELECT * FROM change_proposals WHERE org_id = $1 AND kind = $2 AND id = $3${lock ? " FOR UPDATE" : ""}`, [
+    orgId,
+    kind,
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -130,11 +131,17 @@ export async function chooseRepository(tx: Tx, orgId: string, named: string | un
   const live = (await listClaims(tx, orgId)).filter((claim) => !claim.revokedAt).map((claim) => claim.repository);
   if (named !== undefined) {
     const found = live.find((repository) => repositoryKey(repository) === repositoryKey(named));
-    return found ? { ok: true, repository: found } : { ok: false, missing: false, message: `This organization holds no live claim on ${named}; claim it first, or name one of its claimed repositories.` };
+    return found
+      ? { ok: true, repository: found }
+      : { ok: false, missing: false, message: `This organization holds no live claim on ${named}; claim it first, or name one of its claimed repositories.` };
   }
   if (live.length === 1) return { ok: true, repository: live[0]! };
   if (live.length === 0) {
-    return { ok: false, missing: true, message: "This organization has claimed no repository, so there is nowhere to open the pull request; claim the repository with the CLI first." };
+    return {
+      ok: false,
+      missing: true,
+      message: "This organization has claimed no repository, so there is nowhere to open the pull request; claim the repository with the CLI first.",
+    };
   }
   return { ok: false, missing: false, message: `This organization has claimed several repositories (${live.join(", ")}); name the one the change belongs in.` };
 }

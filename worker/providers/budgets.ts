@@ -28,7 +28,13 @@ export async function setBudget(tx: Tx, grant: Grant, provider: Provider, monthl
      ON CONFLICT (org_id, provider) DO UPDATE SET monthly_cap_micros = EXCLUDED.monthly_cap_micros, updated_at = now()`,
     [grant.orgId, provider, micros(monthlyCapUsd)],
   );
-  await appendAudit(tx, { orgId: grant.orgId, action: "provider_budget.set", actorPersonId: grant.personId, actorLabel: grant.actorLabel, data: { provider, monthlyCapUsd } });
+  await appendAudit(tx, {
+    orgId: grant.orgId,
+    action: "provider_budget.set",
+    actorPersonId: grant.personId,
+    actorLabel: grant.actorLabel,
+    data: { provider, monthlyCapUsd },
+  });
 }
 
 interface BudgetRow {
@@ -49,13 +55,18 @@ export async function budgetSummaries(tx: Tx, orgId: string): Promise<Map<Provid
      WHERE b.org_id = $1`,
     [orgId],
   );
-  return new Map(rows.map((row) => [row.provider, {
-    monthlyCapUsd: usd(row.monthly_cap_micros),
-    month: row.month,
-    spentUsd: usd(row.spent_micros),
-    reservedUsd: usd(row.reserved_micros),
-    overrunUsd: usd(row.overrun_micros),
-  }]));
+  return new Map(
+    rows.map((row) => [
+      row.provider,
+      {
+        monthlyCapUsd: usd(row.monthly_cap_micros),
+        month: row.month,
+        spentUsd: usd(row.spent_micros),
+        reservedUsd: usd(row.reserved_micros),
+        overrunUsd: usd(row.overrun_micros),
+      },
+    ]),
+  );
 }
 
 /** A reservation the proxy holds until the answer's usage is known. */
@@ -90,7 +101,10 @@ async function refusal(tx: Tx, orgId: string, provider: Provider, amount: number
   const budget = (await budgetSummaries(tx, orgId)).get(provider);
   const dollars = (value: number) => `$${value.toFixed(value < 0.01 && value > 0 ? 6 : 2)}`;
   if (!budget) {
-    return new Refusal("budget_exceeded", `This organization has no monthly budget for ${provider}, so the proxy forwards nothing to it; an owner sets one (PUT /console/api/providers/${provider}/budget).`);
+    return new Refusal(
+      "budget_exceeded",
+      `This organization has no monthly budget for ${provider}, so the proxy forwards nothing to it; an owner sets one (PUT /console/api/providers/${provider}/budget).`,
+    );
   }
   if (budget.spentUsd >= budget.monthlyCapUsd) {
     return new Refusal(
@@ -130,6 +144,12 @@ export async function settle(tx: Tx, reservation: Reservation, charged: number):
     orgId: reservation.orgId,
     action: "provider_budget.overrun",
     actorLabel: "model proxy",
-    data: { provider: reservation.provider, month: reservation.month.slice(0, 7), overrunUsd: usd(row.overrun), spentUsd: usd(row.spent_micros), monthlyCapUsd: usd(row.cap ?? 0) },
+    data: {
+      provider: reservation.provider,
+      month: reservation.month.slice(0, 7),
+      overrunUsd: usd(row.overrun),
+      spentUsd: usd(row.spent_micros),
+      monthlyCapUsd: usd(row.cap ?? 0),
+    },
   });
 }

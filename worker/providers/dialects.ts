@@ -33,7 +33,8 @@ export const DEFAULT_CHAT_MAX_TOKENS = 4096;
 const invalid = (message: string) => new Refusal("invalid_request", message);
 
 function modelOf(body: Record<string, unknown>): string {
-  if (typeof body.model !== "string" || body.model === "" || body.model.length > 200) throw invalid("The request is not valid: `model` must name the model (1 to 200 characters).");
+  if (typeof body.model !== "string" || body.model === "" || body.model.length > 200)
+    throw invalid("The request is not valid: `model` must name the model (1 to 200 characters).");
   return body.model;
 }
 
@@ -60,7 +61,9 @@ function* objects(value: unknown, path = ""): Generator<[Record<string, unknown>
  * proxy refuses it rather than guess (README: Security).
  */
 const fetchedInput = (what: string, at: string) =>
-  invalid(`The budgeted model proxy refuses ${what} (at \`${at}\`): the provider would fetch or run it itself, at a cost the budget cannot bound before the call. Send documents and images inline (base64 or text) and run tools yourself.`);
+  invalid(
+    `The budgeted model proxy refuses ${what} (at \`${at}\`): the provider would fetch or run it itself, at a cost the budget cannot bound before the call. Send documents and images inline (base64 or text) and run tools yourself.`,
+  );
 
 const toolsOf = (body: Record<string, unknown>): Array<Record<string, unknown>> =>
   (Array.isArray(body.tools) ? body.tools : []).map((tool: unknown) => (typeof tool === "object" && tool !== null ? (tool as Record<string, unknown>) : {}));
@@ -91,7 +94,8 @@ function refuseFetchedChatInput(body: Record<string, unknown>): void {
   for (const [item, at] of objects({ messages: body.messages })) {
     const image = item.image_url;
     const url = typeof image === "object" && image !== null ? (image as Record<string, unknown>).url : image;
-    if (image !== undefined && !(typeof url === "string" && url.startsWith("data:"))) throw fetchedInput("an image given by address (only `data:` addresses are inline)", `${at}.image_url`);
+    if (image !== undefined && !(typeof url === "string" && url.startsWith("data:")))
+      throw fetchedInput("an image given by address (only `data:` addresses are inline)", `${at}.image_url`);
     if ("file_id" in item || "file_url" in item) throw fetchedInput("a stored or addressed file", at);
   }
 }
@@ -113,7 +117,11 @@ const messages: Dialect = {
     return { model: modelOf(body), stream: body.stream === true, maxOutputTokens: maxTokens, body };
   },
   headers(key, incoming) {
-    const headers = new Headers({ "content-type": "application/json", "x-api-key": key, "anthropic-version": incoming.get("anthropic-version") ?? "2023-06-01" });
+    const headers = new Headers({
+      "content-type": "application/json",
+      "x-api-key": key,
+      "anthropic-version": incoming.get("anthropic-version") ?? "2023-06-01",
+    });
     const beta = incoming.get("anthropic-beta");
     if (beta) headers.set("anthropic-beta", beta);
     return headers;

@@ -37,7 +37,11 @@ const SURFACES: Surface[] = [
     who: "Browser session (x-svc-csrf on changes); the organization is the required `orgId` query parameter.",
     query: OrgQuery,
     authority: (c, query, permission, work) => asSessionMember(c, query!.orgId, permission, work),
-    refusals: { 401: refusal("No session"), 403: refusal("The role lacks the permission, or no x-svc-csrf on a change"), 404: refusal("No such organization (or not a member), or no such provider") },
+    refusals: {
+      401: refusal("No session"),
+      403: refusal("The role lacks the permission, or no x-svc-csrf on a change"),
+      404: refusal("No such organization (or not a member), or no such provider"),
+    },
   },
   {
     base: "/v1/providers",
@@ -45,7 +49,11 @@ const SURFACES: Surface[] = [
     operationSuffix: "WithCliToken",
     who: "CLI token; its organization.",
     authority: (c, _query, permission, work) => asCliToken(c, permission, work),
-    refusals: { 401: refusal("Not a valid CLI token"), 403: refusal("The token lacks the scope (the message names the login command that fixes it), or the organization is suspended"), 404: refusal("No such provider") },
+    refusals: {
+      401: refusal("Not a valid CLI token"),
+      403: refusal("The token lacks the scope (the message names the login command that fixes it), or the organization is suspended"),
+      404: refusal("No such provider"),
+    },
   },
 ];
 
@@ -124,33 +132,36 @@ const noSuchProvider = () => new Refusal("not_found", `No such provider; the pro
 export function registerProviderKeys(app: Hono<AppEnv>): void {
   for (const surface of SURFACES) {
     for (const operation of OPERATIONS) {
-      register(app, route({
-        method: operation.method,
-        path: surface.base + operation.suffix,
-        operationId: operation.operationId + surface.operationSuffix,
-        summary: operation.summary,
-        description: `${surface.who} Needs ${operation.permission}.`,
-        tag: "providers",
-        security: [surface.security],
-        gate: "gated",
-        // Not among the operations the spec publishes (its payload shapes are not shown).
-        published: false,
-        ...(surface.query ? { query: surface.query } : {}),
-        ...(operation.suffix ? { params: ProviderPath, paramsRefusal: noSuchProvider } : {}),
-        ...(operation.body ? { body: operation.body } : {}),
-        responses: {
-          200: operation.success,
-          ...surface.refusals,
-          402: refusal("The organization's plan lacks the hosted control plane"),
-          ...operation.more,
-          500: serverFailure,
-        },
-        handler: async (c, { params, query, body, reply }) => {
-          const provider = (params as { provider?: Provider } | undefined)?.provider as Provider;
-          const answer = await surface.authority(c, query, operation.permission, (tx, grant) => operation.run(c, tx, grant, { provider, body }));
-          return reply(200, answer as never);
-        },
-      }) as AnyRoute);
+      register(
+        app,
+        route({
+          method: operation.method,
+          path: surface.base + operation.suffix,
+          operationId: operation.operationId + surface.operationSuffix,
+          summary: operation.summary,
+          description: `${surface.who} Needs ${operation.permission}.`,
+          tag: "providers",
+          security: [surface.security],
+          gate: "gated",
+          // Not among the operations the spec publishes (its payload shapes are not shown).
+          published: false,
+          ...(surface.query ? { query: surface.query } : {}),
+          ...(operation.suffix ? { params: ProviderPath, paramsRefusal: noSuchProvider } : {}),
+          ...(operation.body ? { body: operation.body } : {}),
+          responses: {
+            200: operation.success,
+            ...surface.refusals,
+            402: refusal("The organization's plan lacks the hosted control plane"),
+            ...operation.more,
+            500: serverFailure,
+          },
+          handler: async (c, { params, query, body, reply }) => {
+            const provider = (params as { provider?: Provider } | undefined)?.provider as Provider;
+            const answer = await surface.authority(c, query, operation.permission, (tx, grant) => operation.run(c, tx, grant, { provider, body }));
+            return reply(200, answer as never);
+          },
+        }) as AnyRoute,
+      );
     }
   }
 }

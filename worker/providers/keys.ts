@@ -35,19 +35,36 @@ export async function storeKey(tx: Tx, grant: Grant, keys: SealingKeys | null, p
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
     [binding.keyId, grant.orgId, provider, sealed.version, sealed.nonce, sealed.ciphertext, value.slice(-4), grant.personId],
   );
-  await appendAudit(tx, { orgId: grant.orgId, action: "provider_key.stored", actorPersonId: grant.personId, actorLabel: grant.actorLabel, target: binding.keyId, data: { provider, replaced } });
+  await appendAudit(tx, {
+    orgId: grant.orgId,
+    action: "provider_key.stored",
+    actorPersonId: grant.personId,
+    actorLabel: grant.actorLabel,
+    target: binding.keyId,
+    data: { provider, replaced },
+  });
   return { lastFour: value.slice(-4), sealedUnder: sealed.version, createdAt: rows[0]!.created_at.toISOString(), replaced };
 }
 
 /** Revokes the provider's live key; false when there was none. */
 export async function revokeKey(tx: Tx, grant: Grant, provider: Provider): Promise<boolean> {
   const revoked = await revokeLive(tx, grant.orgId, provider);
-  if (revoked) await appendAudit(tx, { orgId: grant.orgId, action: "provider_key.revoked", actorPersonId: grant.personId, actorLabel: grant.actorLabel, data: { provider } });
+  if (revoked)
+    await appendAudit(tx, {
+      orgId: grant.orgId,
+      action: "provider_key.revoked",
+      actorPersonId: grant.personId,
+      actorLabel: grant.actorLabel,
+      data: { provider },
+    });
   return revoked;
 }
 
 async function revokeLive(tx: Tx, orgId: string, provider: Provider): Promise<boolean> {
-  const result = await tx.sql.query("UPDATE provider_keys SET revoked_at = now() WHERE org_id = $1 AND provider = $2 AND revoked_at IS NULL", [orgId, provider]);
+  const result = await tx.sql.query("UPDATE provider_keys SET revoked_at = now() WHERE org_id = $1 AND provider = $2 AND revoked_at IS NULL", [
+    orgId,
+    provider,
+  ]);
   return (result.rowCount ?? 0) > 0;
 }
 
@@ -68,7 +85,10 @@ export async function openLiveKey(tx: Tx, keys: SealingKeys | null, orgId: strin
   );
   const row = rows[0];
   if (!row) {
-    throw new Refusal("provider_key_missing", `This organization has no ${provider} key stored; an owner or admin stores one (PUT /console/api/providers/${provider}) before the proxy can forward to it.`);
+    throw new Refusal(
+      "provider_key_missing",
+      `This organization has no ${provider} key stored; an owner or admin stores one (PUT /console/api/providers/${provider}) before the proxy can forward to it.`,
+    );
   }
   const sealed: Sealed = { version: row.key_version, nonce: row.nonce, ciphertext: row.ciphertext };
   try {

@@ -53,12 +53,20 @@ export async function forward(c: AppContext, dialect: Dialect): Promise<Response
     const request = dialect.read(jsonObject(c, bytes));
     const price = config.modelPrices.get(request.model);
     if (!price) {
-      throw new Refusal("model_unpriced", `The model proxy has no price for "${request.model}", so it refuses it; the operator adds one to SVC_MODEL_PRICES (<model>=<input>/<output> US dollars per million tokens).`);
+      throw new Refusal(
+        "model_unpriced",
+        `The model proxy has no price for "${request.model}", so it refuses it; the operator adds one to SVC_MODEL_PRICES (<model>=<input>/<output> US dollars per million tokens).`,
+      );
     }
     const key = await openLiveKey(tx, config.providerKeys, principal.orgId, dialect.provider);
     const body = JSON.stringify(request.body);
     // Last in the transaction: the month's row stays locked only until the commit.
-    const reservation = await reserve(tx, principal.orgId, dialect.provider, worstCaseMicros(price, new TextEncoder().encode(body).byteLength, request.maxOutputTokens));
+    const reservation = await reserve(
+      tx,
+      principal.orgId,
+      dialect.provider,
+      worstCaseMicros(price, new TextEncoder().encode(body).byteLength, request.maxOutputTokens),
+    );
     return { key, body, forwarding: { dialect, request, price, reservation, started } satisfies Forwarding };
   });
   const { forwarding } = ready;

@@ -48,7 +48,12 @@ export async function resealAll(
           continue;
         }
         const sealed = await seal(keys, binding, plaintext);
-        await tx.sql.query("UPDATE provider_keys SET key_version = $2, nonce = $3, ciphertext = $4, resealed_at = now() WHERE id = $1", [row.id, sealed.version, sealed.nonce, sealed.ciphertext]);
+        await tx.sql.query("UPDATE provider_keys SET key_version = $2, nonce = $3, ciphertext = $4, resealed_at = now() WHERE id = $1", [
+          row.id,
+          sealed.version,
+          sealed.nonce,
+          sealed.ciphertext,
+        ]);
         report.resealed++;
       }
       return { report, last: rows.at(-1)?.id ?? null };

@@ -5,14 +5,19 @@ import { ProviderName } from "./names";
 
 export const StoreKeyRequest = z
   .strictObject({
-    key: storable(z.string().min(8, "must be at least 8 characters").max(512, "must be at most 512 characters").regex(/^\S+$/, "must not contain whitespace"))
-      .describe("The provider's API key. Sealed on arrival; never shown again beyond its last four characters."),
+    key: storable(
+      z.string().min(8, "must be at least 8 characters").max(512, "must be at most 512 characters").regex(/^\S+$/, "must not contain whitespace"),
+    ).describe("The provider's API key. Sealed on arrival; never shown again beyond its last four characters."),
   })
   .meta({ id: "StoreProviderKeyRequest" });
 
 export const SetBudgetRequest = z
   .strictObject({
-    monthlyCapUsd: z.number().min(0).max(1_000_000).describe("The most the proxy may spend with this provider per calendar month (UTC), in US dollars; 0 stops it."),
+    monthlyCapUsd: z
+      .number()
+      .min(0)
+      .max(1_000_000)
+      .describe("The most the proxy may spend with this provider per calendar month (UTC), in US dollars; 0 stops it."),
   })
   .meta({ id: "SetProviderBudgetRequest" });
 
@@ -27,7 +32,11 @@ const BudgetSummary = z.strictObject({
   month: z.string().describe("The current month (UTC), YYYY-MM."),
   spentUsd: z.number().describe("What answers this month reported using, at the configured prices."),
   reservedUsd: z.number().describe("The worst-case cost of requests in flight."),
-  overrunUsd: z.number().describe("What answers cost past the cap this month beyond what they reserved; above 0, the month's spend stands above its cap and the proxy refuses every request."),
+  overrunUsd: z
+    .number()
+    .describe(
+      "What answers cost past the cap this month beyond what they reserved; above 0, the month's spend stands above its cap and the proxy refuses every request.",
+    ),
 });
 
 export const ProviderState = z

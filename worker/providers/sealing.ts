@@ -19,7 +19,10 @@ export interface KeyBinding {
 
 export class SealedKeyUnreadable extends Error {
   override readonly name = "SealedKeyUnreadable";
-  constructor(readonly reason: "version_missing" | "does_not_open", message: string) {
+  constructor(
+    readonly reason: "version_missing" | "does_not_open",
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -40,12 +43,22 @@ export async function seal(keys: SealingKeys, binding: KeyBinding, plaintext: st
 export async function unseal(keys: SealingKeys | null, binding: KeyBinding, sealed: Sealed): Promise<string> {
   const raw = keys?.keys.get(sealed.version);
   if (!raw) {
-    throw new SealedKeyUnreadable("version_missing", `The ${binding.provider} key was sealed under version "${sealed.version}", which SVC_PROVIDER_KEY_SECRET / SVC_PROVIDER_KEY_SECRETS no longer hold.`);
+    throw new SealedKeyUnreadable(
+      "version_missing",
+      `The ${binding.provider} key was sealed under version "${sealed.version}", which SVC_PROVIDER_KEY_SECRET / SVC_PROVIDER_KEY_SECRETS no longer hold.`,
+    );
   }
   try {
-    const opened = await crypto.subtle.decrypt({ name: "AES-GCM", iv: sealed.nonce, additionalData: additionalData(binding) }, await aesKey(raw, "decrypt"), sealed.ciphertext);
+    const opened = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: sealed.nonce, additionalData: additionalData(binding) },
+      await aesKey(raw, "decrypt"),
+      sealed.ciphertext,
+    );
     return new TextDecoder().decode(opened);
   } catch {
-    throw new SealedKeyUnreadable("does_not_open", `The stored ${binding.provider} key does not open here: it was sealed for another organization, provider or row, or altered.`);
+    throw new SealedKeyUnreadable(
+      "does_not_open",
+      `The stored ${binding.provider} key does not open here: it was sealed for another organization, provider or row, or altered.`,
+    );
   }
 }

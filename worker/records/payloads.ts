@@ -31,7 +31,10 @@ export const RunFinishedPayload = z
     durationMs: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("How long the run took; else derived from its start and end."),
     runtime,
   })
-  .meta({ id: "RunFinishedPayload", description: "run.finished: a run ended at the event's occurredAt. The earliest run.finished of a run decides its outcome; a finished run never reopens." });
+  .meta({
+    id: "RunFinishedPayload",
+    description: "run.finished: a run ended at the event's occurredAt. The earliest run.finished of a run decides its outcome; a finished run never reopens.",
+  });
 
 export const VERDICTS = ["pass", "fail", "warn", "skip"] as const;
 
@@ -63,7 +66,10 @@ export const GoldenPublishedPayload = z
     location: Location.optional(),
     runId: EngineRunId.optional().describe("The run that produced it."),
   })
-  .meta({ id: "GoldenPublishedPayload", description: "golden.published: a golden (reference output) version was published. A published version is immutable: the first publication stands." });
+  .meta({
+    id: "GoldenPublishedPayload",
+    description: "golden.published: a golden (reference output) version was published. A published version is immutable: the first publication stands.",
+  });
 
 export const NetworkDecisionPayload = z
   .looseObject({
@@ -82,4 +88,7 @@ export const WorkloadStartedPayload = z
     leaseId: z.uuid().optional(),
     runtime,
   })
-  .meta({ id: "WorkloadStartedPayload", description: "workload.started: the engine began a claimed workload run; records when (the earliest report stands). Changes no run state." });
+  .meta({
+    id: "WorkloadStartedPayload",
+    description: "workload.started: the engine began a claimed workload run; records when (the earliest report stands). Changes no run state.",
+  });

@@ -20,14 +20,20 @@ const list = inOrganization
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One run with its verdicts, artifacts (metadata only) and the goldens it published" })
   .input(z.object({ runId: EngineRunId }))
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const run = await findRun(tx, ctx.org.id, input.runId);
-    if (!run) throw new Refusal("not_found", "No such run in this organization.");
-    return run;
-  }));
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const run = await findRun(tx, ctx.org.id, input.runId);
+      if (!run) throw new Refusal("not_found", "No such run in this organization.");
+      return run;
+    }),
+  );
 
 const decisions = inOrganization
-  .meta({ permission: "environments.view", gate: "gated", summary: "Network (egress) decisions of an environment, newest first, optionally only allowed or denied (paged)" })
+  .meta({
+    permission: "environments.view",
+    gate: "gated",
+    summary: "Network (egress) decisions of an environment, newest first, optionally only allowed or denied (paged)",
+  })
   .input(z.object({ envId: EnvId, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
   .query(({ ctx, input }) => ctx.transaction((tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor ?? null, input.limit)));
 

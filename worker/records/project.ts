@@ -136,7 +136,8 @@ WHERE r.org_id = $1 AND r.removed_at IS NULL AND r.name = s.name AND (r.last_see
 const NO_ENVIRONMENT = "record events change no environment row";
 
 /** Runs `sql` over the events; notes what each applied event recorded, and why the others changed nothing. */
-const upsert = (sql: string, columns: (event: IngestedEvent, p: P) => unknown[], did: (p: P) => string, why: (p: P) => string): StoreStep =>
+const upsert =
+  (sql: string, columns: (event: IngestedEvent, p: P) => unknown[], did: (p: P) => string, why: (p: P) => string): StoreStep =>
   async (tx, orgId, events) => {
     const items = events.map(({ position, event }) => ({ position, event, p: payloadOf(event) }));
     const params: unknown[][] = columns(items[0]!.event, items[0]!.p).map(() => []);
@@ -189,7 +190,12 @@ export const recordNetworkDecision = upsert(
 
 export const recordWorkloadStart: StoreStep = async (tx, orgId, events) => {
   const runId = ({ event }: StoredEvent) => payloadOf(event).runId as string;
-  const applied = await touchedPositions(tx, WORKLOAD_STARTED, [orgId, events.map(runId), events.map(({ event }) => iso(event)), events.map((item) => item.position)]);
+  const applied = await touchedPositions(tx, WORKLOAD_STARTED, [
+    orgId,
+    events.map(runId),
+    events.map(({ event }) => iso(event)),
+    events.map((item) => item.position),
+  ]);
   const notes = new Map<number, string>();
   for (const item of events) if (applied.has(item.position)) notes.set(item.position, `Recorded the start of workload run ${runId(item)}; ${NO_ENVIRONMENT}.`);
   const missed = events.filter((item) => !applied.has(item.position));
@@ -197,9 +203,12 @@ export const recordWorkloadStart: StoreStep = async (tx, orgId, events) => {
   const { rows } = await tx.sql.query<{ id: string }>("SELECT id FROM workload_runs WHERE org_id = $1 AND id = ANY($2::uuid[])", [orgId, missed.map(runId)]);
   const known = new Set(rows.map((row) => row.id));
   for (const item of missed) {
-    notes.set(item.position, known.has(runId(item))
-      ? `Workload run ${runId(item)} already has an earlier start recorded; the first workload.started stands.`
-      : `No workload run ${runId(item)} exists in this organization; the event is stored and changes nothing.`);
+    notes.set(
+      item.position,
+      known.has(runId(item))
+        ? `Workload run ${runId(item)} already has an earlier start recorded; the first workload.started stands.`
+        : `No workload run ${runId(item)} exists in this organization; the event is stored and changes nothing.`,
+    );
   }
   return notes;
 };

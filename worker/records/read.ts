@@ -26,9 +26,12 @@ const RUN_COLUMNS = `
   (SELECT jsonb_object_agg(verdict, n) FROM (SELECT verdict, count(*) AS n FROM run_verdicts v WHERE v.org_id = r.org_id AND v.run_id = r.run_id GROUP BY verdict) c) AS verdicts`;
 
 function runView(row: RunRow) {
-  const duration = row.duration_ms !== null
-    ? Number(row.duration_ms)
-    : row.started_at && row.finished_at ? Math.max(0, row.finished_at.getTime() - row.started_at.getTime()) : null;
+  const duration =
+    row.duration_ms !== null
+      ? Number(row.duration_ms)
+      : row.started_at && row.finished_at
+        ? Math.max(0, row.finished_at.getTime() - row.started_at.getTime())
+        : null;
   return {
     runId: row.run_id,
     envId: row.env_id,
@@ -72,17 +75,28 @@ export async function findRun(tx: Tx, orgId: string, runId: string) {
   if (!rows[0]) return null;
   const [verdicts, artifacts, goldens] = [
     await tx.sql.query<{ name: string; verdict: string; detail: string | null; recorded_at: Date }>(
-      "SELECT name, verdict, detail, recorded_at FROM run_verdicts WHERE org_id = $1 AND run_id = $2 ORDER BY name", [orgId, runId]),
+      "SELECT name, verdict, detail, recorded_at FROM run_verdicts WHERE org_id = $1 AND run_id = $2 ORDER BY name",
+      [orgId, runId],
+    ),
     await tx.sql.query<{ name: string; size_bytes: string; digest: string; location: string; content_type: string | null; stored_at: Date }>(
-      "SELECT name, size_bytes, digest, location, content_type, stored_at FROM run_artifacts WHERE org_id = $1 AND run_id = $2 ORDER BY name", [orgId, runId]),
+      "SELECT name, size_bytes, digest, location, content_type, stored_at FROM run_artifacts WHERE org_id = $1 AND run_id = $2 ORDER BY name",
+      [orgId, runId],
+    ),
     await tx.sql.query<{ name: string; version: string; digest: string; location: string | null; published_at: Date }>(
-      "SELECT name, version, digest, location, published_at FROM goldens WHERE org_id = $1 AND run_id = $2 ORDER BY name, version", [orgId, runId]),
+      "SELECT name, version, digest, location, published_at FROM goldens WHERE org_id = $1 AND run_id = $2 ORDER BY name, version",
+      [orgId, runId],
+    ),
   ];
   return {
     ...runView(rows[0]),
     verdictList: verdicts.rows.map((v) => ({ name: v.name, verdict: v.verdict, detail: v.detail, recordedAt: v.recorded_at.toISOString() })),
     artifacts: artifacts.rows.map((a) => ({
-      name: a.name, sizeBytes: Number(a.size_bytes), digest: a.digest, location: a.location, contentType: a.content_type, storedAt: a.stored_at.toISOString(),
+      name: a.name,
+      sizeBytes: Number(a.size_bytes),
+      digest: a.digest,
+      location: a.location,
+      contentType: a.content_type,
+      storedAt: a.stored_at.toISOString(),
     })),
     goldens: goldens.rows.map((g) => ({ name: g.name, version: g.version, digest: g.digest, location: g.location, publishedAt: g.published_at.toISOString() })),
   };
@@ -99,9 +113,7 @@ interface DecisionRow {
   rule: string | null;
 }
 
-export async function listDecisions(
-  tx: Tx, orgId: string, envId: string, decision: "allowed" | "denied" | null, cursor: number | null, limit: number,
-) {
+export async function listDecisions(tx: Tx, orgId: string, envId: string, decision: "allowed" | "denied" | null, cursor: number | null, limit: number) {
   const { rows } = await tx.sql.query<DecisionRow>(
     `SELECT seq, event_id, occurred_at, run_id, host, port, allowed, rule FROM network_decisions
      WHERE org_id = $1 AND env_id = $2 AND ($3::boolean IS NULL OR allowed = $3) AND ($4::bigint IS NULL OR seq < $4)

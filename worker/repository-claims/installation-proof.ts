@@ -32,9 +32,10 @@ export async function proveByInstallation(codehost: CodehostConfig, installation
       if (answer.status === 200 && repositoryId && ownerId === installation.accountId) {
         return { ok: true, installationId: installation.id, repositoryId, ownerId };
       }
-      reason = answer.status === 200
-        ? `${repository} belongs to another account than the one this organization's App installation is on.`
-        : `The App could not read ${repository} as this organization's installation (${describeAnswer(answer)}).`;
+      reason =
+        answer.status === 200
+          ? `${repository} belongs to another account than the one this organization's App installation is on.`
+          : `The App could not read ${repository} as this organization's installation (${describeAnswer(answer)}).`;
     } catch (error) {
       if (!(error instanceof CodehostUnreachable)) throw error;
       reason = `The code host could not be reached (${error.message}) to check this organization's App installation.`;

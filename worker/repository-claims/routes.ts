@@ -108,7 +108,15 @@ const create = route({
       }
       const established = await establishClaim(
         tx,
-        { orgId: grant.orgId, repository, source: "cli", proof: "installation", installationId: proof.installationId, repositoryId: proof.repositoryId, ownerId: proof.ownerId },
+        {
+          orgId: grant.orgId,
+          repository,
+          source: "cli",
+          proof: "installation",
+          installationId: proof.installationId,
+          repositoryId: proof.repositoryId,
+          ownerId: proof.ownerId,
+        },
         { personId: grant.personId, label: grant.actorLabel },
       );
       return { claim: "heldElsewhere" in established ? heldByUs(established.heldElsewhere, grant.orgId) : established.claim };

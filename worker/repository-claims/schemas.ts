@@ -39,8 +39,7 @@ export const BindingPath = z.object({
   binding: z.union([z.uuid(), RepositoryName]).describe("The claim's id (uuid), or its repository as `owner/name` with the slash URL-encoded."),
 });
 
-const repositoryPart = (what: string) =>
-  text({ min: 1, max: 100 }).regex(REPOSITORY_PART_PATTERN, "must be letters, digits, `_`, `.` or `-`").describe(what);
+const repositoryPart = (what: string) => text({ min: 1, max: 100 }).regex(REPOSITORY_PART_PATTERN, "must be letters, digits, `_`, `.` or `-`").describe(what);
 
 export const RepositoryPath = z.object({ owner: repositoryPart("The repository's owner."), name: repositoryPart("The repository's name.") });
 

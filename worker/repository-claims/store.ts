@@ -27,13 +27,14 @@ export type ClaimRef = { id: string } | { repository: string };
 
 /** By id, or by repository: the live claim first, else the latest revoked one. */
 export async function findClaim(tx: Tx, ref: ClaimRef): Promise<Claim | null> {
-  const { rows } = "id" in ref
-    ? await tx.sql.query<Claim>(`SELECT ${COLUMNS} FROM repository_claims WHERE id = $1`, [ref.id])
-    : await tx.sql.query<Claim>(
-        `SELECT ${COLUMNS} FROM repository_claims WHERE repository_key = $1
+  const { rows } =
+    "id" in ref
+      ? await tx.sql.query<Claim>(`SELECT ${COLUMNS} FROM repository_claims WHERE id = $1`, [ref.id])
+      : await tx.sql.query<Claim>(
+          `SELECT ${COLUMNS} FROM repository_claims WHERE repository_key = $1
          ORDER BY revoked_at IS NULL DESC, revoked_at DESC LIMIT 1`,
-        [repositoryKey(ref.repository)],
-      );
+          [repositoryKey(ref.repository)],
+        );
   return rows[0] ?? null;
 }
 
@@ -92,7 +93,11 @@ export async function establishClaim(tx: Tx, claim: NewClaim, actor: { personId?
   if (live) {
     await actAs(tx, live.orgId);
     const tokensRevoked = (await revokeClaim(tx, live.id)) ?? 0;
-    await audit(live.orgId, "repository_claim.revoked", live.id, { repository: live.repository, tokensRevoked, reason: "unproven claim gave way to a proven one" });
+    await audit(live.orgId, "repository_claim.revoked", live.id, {
+      repository: live.repository,
+      tokensRevoked,
+      reason: "unproven claim gave way to a proven one",
+    });
     await actAs(tx, claim.orgId);
   }
   const created = await insertClaim(tx, claim);
@@ -126,10 +131,7 @@ export async function auditUnprovenClaims(tx: Tx, orgId: string): Promise<void> 
 }
 
 export async function listClaims(tx: Tx, orgId: string): Promise<Claim[]> {
-  const { rows } = await tx.sql.query<Claim>(
-    `SELECT ${COLUMNS} FROM repository_claims WHERE org_id = $1 ORDER BY created_at DESC, id`,
-    [orgId],
-  );
+  const { rows } = await tx.sql.query<Claim>(`SELECT ${COLUMNS} FROM repository_claims WHERE org_id = $1 ORDER BY created_at DESC, id`, [orgId]);
   return rows;
 }
 

@@ -82,7 +82,8 @@ export function formatRpcError({ shape, error, ctx }: Failure): RpcErrorShape {
   if (error.code !== "INTERNAL_SERVER_ERROR" || !errorCode) return coded;
   const diagnosis = diagnose(error.cause ?? error);
   log("error", "rpc.failed", { requestId: ctx?.requestId, code: errorCode, procedure: shape.data.path, ...diagnosis });
-  if (ctx) recordFailure(ctx.config, ctx.waitUntil, { requestId: ctx.requestId, code: errorCode, method: "RPC", route: `/rpc/${shape.data.path ?? ""}`, diagnosis });
+  if (ctx)
+    recordFailure(ctx.config, ctx.waitUntil, { requestId: ctx.requestId, code: errorCode, method: "RPC", route: `/rpc/${shape.data.path ?? ""}`, diagnosis });
   const { message, resolution } = ERROR_CATALOG[errorCode];
   return { ...coded, message: `${message} ${resolution}` };
 }

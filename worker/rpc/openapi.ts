@@ -44,12 +44,16 @@ export function rpcRouteDocs(): OperationDoc[] {
             ? `Needs the ${permission} permission in the organization.`
             : input?.shape.orgId
               ? "Needs a signed-in member of the organization (any role)."
-              : "Needs a signed-in person.") +
-          (_def.type === "query" ? " Input: the JSON-encoded `input` query parameter." : " Needs the x-svc-csrf header."),
+              : "Needs a signed-in person.") + (_def.type === "query" ? " Input: the JSON-encoded `input` query parameter." : " Needs the x-svc-csrf header."),
         tag: "console",
         security: ["session"],
         ...(input ? (_def.type === "query" ? { rpcInput: input } : { body: input }) : {}),
-        responses: { 200: { description: "`{ result: { data } }`" }, 400: { description: "Input failed validation" }, 401: { description: "No session" }, 403: { description: "Role lacks the permission" } },
+        responses: {
+          200: { description: "`{ result: { data } }`" },
+          400: { description: "Input failed validation" },
+          401: { description: "No session" },
+          403: { description: "Role lacks the permission" },
+        },
       } satisfies OperationDoc;
     });
 }

@@ -32,13 +32,10 @@ export interface ProcedureMeta {
   operator?: boolean;
 }
 
-const t = initTRPC
-  .context<RpcContext>()
-  .meta<ProcedureMeta>()
-  .create({
-    isDev: false,
-    errorFormatter: formatRpcError,
-  });
+const t = initTRPC.context<RpcContext>().meta<ProcedureMeta>().create({
+  isDev: false,
+  errorFormatter: formatRpcError,
+});
 
 export const router = t.router;
 /**
@@ -150,6 +147,13 @@ export const inOrganization = procedure.input(OrgInput).use(async ({ ctx, input,
   const transaction: Transaction = (work) => inTransaction(ctx.connect, { orgId, lookups: caller.lookups }, work);
   const org = { id: orgId, role: grant.role };
   return next({
-    ctx: { ...ctx, session: caller.session, onlyOrgId: caller.onlyOrgId, transaction, org, actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel } } satisfies OrgContext,
+    ctx: {
+      ...ctx,
+      session: caller.session,
+      onlyOrgId: caller.onlyOrgId,
+      transaction,
+      org,
+      actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel },
+    } satisfies OrgContext,
   });
 });

@@ -34,7 +34,10 @@ const view = (row: Row) => ({
 export type RuntimeView = ReturnType<typeof view>;
 
 export async function listRuntimes(tx: Tx, orgId: string, includeRemoved: boolean): Promise<RuntimeView[]> {
-  const { rows } = await tx.sql.query<Row>(`${SELECT} WHERE t.org_id = $1 AND ($2 OR t.removed_at IS NULL) ORDER BY t.name, t.created_at DESC`, [orgId, includeRemoved]);
+  const { rows } = await tx.sql.query<Row>(`${SELECT} WHERE t.org_id = $1 AND ($2 OR t.removed_at IS NULL) ORDER BY t.name, t.created_at DESC`, [
+    orgId,
+    includeRemoved,
+  ]);
   return rows.map(view);
 }
 

@@ -13,13 +13,19 @@ const THIRTY_DAYS = 30 * 24 * 3600;
 export const cookieName = (c: AppContext, name: string) => (c.var.config.server.insecureCookies ? name : `__Host-${name}`);
 
 /** Every cookie of ours: HttpOnly, Path=/, no Domain, Secure unless SVC_INSECURE_COOKIES=1. */
-export const cookieAttributes = (c: AppContext, sameSite: "Lax" | "Strict") => ({ httpOnly: true, sameSite, secure: !c.var.config.server.insecureCookies, path: "/" });
+export const cookieAttributes = (c: AppContext, sameSite: "Lax" | "Strict") => ({
+  httpOnly: true,
+  sameSite,
+  secure: !c.var.config.server.insecureCookies,
+  path: "/",
+});
 
 const attributes = (c: AppContext) => cookieAttributes(c, "Lax");
 
 export const readSessionCookie = (c: AppContext) => getCookie(c, cookieName(c, SESSION_COOKIE)) ?? null;
 
-export const writeSessionCookie = (c: AppContext, token: string) => setCookie(c, cookieName(c, SESSION_COOKIE), token, { ...attributes(c), maxAge: THIRTY_DAYS });
+export const writeSessionCookie = (c: AppContext, token: string) =>
+  setCookie(c, cookieName(c, SESSION_COOKIE), token, { ...attributes(c), maxAge: THIRTY_DAYS });
 
 export const clearSessionCookie = (c: AppContext) => deleteCookie(c, cookieName(c, SESSION_COOKIE), attributes(c));
 

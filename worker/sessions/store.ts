@@ -89,7 +89,13 @@ export async function beginSession(connect: () => Promise<Connection>, person: {
   const token = await inTransaction(connect, { lookups: { person_id: person.id } }, (tx) => createSession(tx, person.id, client));
   for (const org of (await personContext(connect, person.id)).organizations) {
     await inTransaction(connect, { orgId: org.id }, (tx) =>
-      appendAudit(tx, { orgId: org.id, action: "session.signed_in", actorPersonId: person.id, actorLabel: person.label, data: { method, clientAddress: client.address } }),
+      appendAudit(tx, {
+        orgId: org.id,
+        action: "session.signed_in",
+        actorPersonId: person.id,
+        actorLabel: person.label,
+        data: { method, clientAddress: client.address },
+      }),
     );
   }
   return token;

@@ -39,8 +39,7 @@ export async function completeSignIn(
 }
 
 // SVC_SIGNIN_ALLOWLIST: unset lets anyone in, set but empty lets nobody in. Logins compare without case.
-export const allowedToSignIn = (config: Config, login: string) =>
-  config.signIn.allowlist === null || config.signIn.allowlist.includes(login.toLowerCase());
+export const allowedToSignIn = (config: Config, login: string) => config.signIn.allowlist === null || config.signIn.allowlist.includes(login.toLowerCase());
 
 // SVC_SELF_SERVE_SIGNUP=1: a signed-in person with no organization gets one of their own on the free
 // plan, owned by them and named after their login (slugged like an installation's organization:
@@ -54,7 +53,14 @@ export async function createOwnOrganization(
     const slug = await freeSlugFor(tx, { login: person.login, id: person.codehostUserId });
     await insertOrganization(tx, orgId, { slug, name: person.login, plan: "free", actorLabel: person.login });
     await tx.sql.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'owner', 'self_serve')", [orgId, person.id]);
-    await appendAudit(tx, { orgId, action: "member.joined", actorPersonId: person.id, actorLabel: person.login, target: person.login, data: { role: "owner", source: "self-serve" } });
+    await appendAudit(tx, {
+      orgId,
+      action: "member.joined",
+      actorPersonId: person.id,
+      actorLabel: person.login,
+      target: person.login,
+      data: { role: "owner", source: "self-serve" },
+    });
   });
   return orgId;
 }

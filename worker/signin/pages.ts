@@ -15,14 +15,12 @@ export const htmlDocument = (title: string, body: Html, css = "") =>
 <body>${body}</body></html>`;
 
 /** A titled panel: the pages sign-in, device approval, consent and the console's fallback show. */
-export const page = (title: string, body: Html) =>
-  htmlDocument(title, html`<main class="narrow"><div class="panel"><h1>${title}</h1>${body}</div></main>`);
+export const page = (title: string, body: Html) => htmlDocument(title, html`<main class="narrow"><div class="panel"><h1>${title}</h1>${body}</div></main>`);
 
 export function refusedSignInPage(config: Config, login: string): Html {
   // The sign-up link is offered only where an allowlist is what refused the person.
-  const signup = config.signIn.signupUrl && config.signIn.allowlist !== null
-    ? html`<p><a class="button" href="${config.signIn.signupUrl}">Ask for access</a></p>`
-    : "";
+  const signup =
+    config.signIn.signupUrl && config.signIn.allowlist !== null ? html`<p><a class="button" href="${config.signIn.signupUrl}">Ask for access</a></p>` : "";
   return page("Sign-in refused", html`<p>The account <strong>${login}</strong> may not sign in to ${config.mail.productName}.</p>${signup}`);
 }
 

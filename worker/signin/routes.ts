@@ -23,7 +23,6 @@ const RETURN_COOKIE = "svc_return_to";
 /** Only a path of this service's own `/auth/` pages: never another site, never a protocol-relative URL. */
 const safeReturn = (path: string | null | undefined) => (path && /^\/auth\/[^\\]*$/.test(path) && !path.startsWith("//") ? path : null);
 
-
 export function registerSignIn(app: Hono<AppEnv>): void {
   app.get("/auth/signin", planGate("reachable"), async (c) => {
     await enforceRateLimit(c.env, addressBucket("signin", addressOf(c)), PER_ADDRESS_RULE, 1, "Too many sign-in attempts from this address.");
@@ -57,7 +56,8 @@ export function registerSignIn(app: Hono<AppEnv>): void {
       return c.redirect(safeReturn(takeBindingCookie(c, RETURN_COOKIE)) ?? "/", 302);
     } catch (error) {
       if (error instanceof CodehostUnreachable) return c.html(failedSignInPage("The code host could not be reached. Try again in a moment."), 502);
-      if (error instanceof CodehostListFailed) return c.html(failedSignInPage("The code host did not list all your organizations. Try again in a moment."), 502);
+      if (error instanceof CodehostListFailed)
+        return c.html(failedSignInPage("The code host did not list all your organizations. Try again in a moment."), 502);
       throw error;
     }
   });

@@ -99,8 +99,11 @@ export async function announceLead(config: Config, leadId: string, lead: LeadReq
     ...(lead.teamSize ? [`Team size: ${lead.teamSize}`] : []),
     ...(lead.message ? ["", lead.message] : []),
   ];
-  const sent = await sendMail(config, { to, subject: `${config.mail.productName}: enterprise contact from ${oneLine(lead.company)}`, text: lines.join("\n") })
-    .catch(() => false);
+  const sent = await sendMail(config, {
+    to,
+    subject: `${config.mail.productName}: enterprise contact from ${oneLine(lead.company)}`,
+    text: lines.join("\n"),
+  }).catch(() => false);
   if (!sent) log("warn", "lead.notify_failed", { leadId });
 }
 
@@ -109,10 +112,16 @@ export async function announceLead(config: Config, leadId: string, lead: LeadReq
 export async function storeLead(connect: () => Promise<Connection>, lead: LeadRequest, sourceOrigin: string | null): Promise<string> {
   const id = crypto.randomUUID();
   await inTransaction(connect, {}, (tx) =>
-    tx.sql.query(
-      `INSERT INTO site_leads (id, name, email, company, role, team_size, message, source_origin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [id, lead.name, lead.email, lead.company, lead.role || null, lead.teamSize ?? null, lead.message || null, sourceOrigin],
-    ),
+    tx.sql.query(`INSERT INTO site_leads (id, name, email, company, role, team_size, message, source_origin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+      id,
+      lead.name,
+      lead.email,
+      lead.company,
+      lead.role || null,
+      lead.teamSize ?? null,
+      lead.message || null,
+      sourceOrigin,
+    ]),
   );
   return id;
 }
@@ -122,8 +131,16 @@ export async function storeApplication(connect: () => Promise<Connection>, appli
   await inTransaction(connect, {}, (tx) =>
     tx.sql.query(
       `INSERT INTO site_applications (id, name, email, company, codehost_login, team_size, use_case, source_origin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [id, application.name, application.email, application.company || null, application.codehostLogin ?? null, application.teamSize ?? null,
-        application.useCase, sourceOrigin],
+      [
+        id,
+        application.name,
+        application.email,
+        application.company || null,
+        application.codehostLogin ?? null,
+        application.teamSize ?? null,
+        application.useCase,
+        sourceOrigin,
+      ],
     ),
   );
   return id;

@@ -28,7 +28,9 @@ export const ApplicationRequest = z.strictObject({
   email: Email,
   company: optional(FORM_LIMITS.company),
   codehostLogin: storable(
-    z.string().max(FORM_LIMITS.codehostLogin, `must be at most ${FORM_LIMITS.codehostLogin} characters`)
+    z
+      .string()
+      .max(FORM_LIMITS.codehostLogin, `must be at most ${FORM_LIMITS.codehostLogin} characters`)
       .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/, "must be a code-host login (letters, digits and inner dashes)"),
   ).optional(),
   teamSize: z.enum(TEAM_SIZES).optional(),

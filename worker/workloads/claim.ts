@@ -65,7 +65,11 @@ interface Row {
  * The claim of the run `tokenId` takes: its statement, and how its rows read (the run; null when none
  * waits; "no_environment" when the environment is unknown, and nothing was claimed).
  */
-export function runClaim(orgId: string, envId: string, tokenId: string): { sql: string; read: (rows: Record<string, unknown>[]) => ClaimedRun | null | "no_environment" } {
+export function runClaim(
+  orgId: string,
+  envId: string,
+  tokenId: string,
+): { sql: string; read: (rows: Record<string, unknown>[]) => ClaimedRun | null | "no_environment" } {
   const leaseId = crypto.randomUUID();
   const read = (rows: Record<string, unknown>[]) => {
     const row = rows[0] as unknown as Row;

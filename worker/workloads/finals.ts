@@ -40,9 +40,12 @@ export const endWorkloadRuns: StoreStep = async (tx, orgId, events) => {
       continue;
     }
     const lost = leaseId ? await tx.sql.query(LOST, [orgId, runId, leaseId]) : { rows: [] };
-    notes.set(position, lost.rows.length > 0
-      ? `This engine no longer holds workload run ${runId}: another engine took it over, so the run is unchanged; the event is stored whole.`
-      : await whyNotApplied(tx, orgId, runId));
+    notes.set(
+      position,
+      lost.rows.length > 0
+        ? `This engine no longer holds workload run ${runId}: another engine took it over, so the run is unchanged; the event is stored whole.`
+        : await whyNotApplied(tx, orgId, runId),
+    );
   }
   return notes;
 };

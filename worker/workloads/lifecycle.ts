@@ -163,7 +163,10 @@ export async function cancelRun(tx: Tx, orgId: string, runId: string): Promise<C
     [orgId, runId],
   );
   if (ended.rows.length > 0) return { kind: "cancelled" };
-  const { rows } = await tx.sql.query<{ state: string; env_id: string }>("SELECT state, env_id FROM workload_runs WHERE org_id = $1 AND id = $2 FOR UPDATE", [orgId, runId]);
+  const { rows } = await tx.sql.query<{ state: string; env_id: string }>("SELECT state, env_id FROM workload_runs WHERE org_id = $1 AND id = $2 FOR UPDATE", [
+    orgId,
+    runId,
+  ]);
   const run = rows[0];
   if (!run) return { kind: "missing" };
   if (run.state !== "accepted") return { kind: "ended", state: run.state };

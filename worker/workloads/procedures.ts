@@ -12,11 +12,7 @@ import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "../environments/engine-work";
 
 /** Engine work on an environment that can take it: its repository, on its branch. */
-async function dispatchOnEnvironment(
-  ctx: OrgContext,
-  envId: string,
-  work: Omit<Parameters<typeof dispatchEngineWork>[1], "envId" | "repository" | "ref">,
-) {
+async function dispatchOnEnvironment(ctx: OrgContext, envId: string, work: Omit<Parameters<typeof dispatchEngineWork>[1], "envId" | "repository" | "ref">) {
   const environment = await ctx.transaction((tx) => workableEnvironment(tx, ctx.org.id, envId));
   return dispatchEngineWork(ctx, { ...work, envId, repository: environment.repository, ref: environment.branch });
 }
@@ -26,7 +22,11 @@ const agentsRun = inOrganization
   .input(
     z.object({
       envId: EnvId,
-      workflows: z.array(text({ min: 1, max: 200 })).max(50).optional().describe("The agent workflows to run; all of them when left out."),
+      workflows: z
+        .array(text({ min: 1, max: 200 }))
+        .max(50)
+        .optional()
+        .describe("The agent workflows to run; all of them when left out."),
       workflow: WorkflowFile,
     }),
   )

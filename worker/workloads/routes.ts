@@ -33,7 +33,11 @@ const claim = route({
   gate: "reachable",
   middleware: [identifyToken("engine")],
   body: ClaimWorkloadRequest,
-  responses: { 200: { description: "The claimed run, or null", schema: WorkloadClaim }, ...engineRefusals, 404: refusal("No such environment in this organization") },
+  responses: {
+    200: { description: "The claimed run, or null", schema: WorkloadClaim },
+    ...engineRefusals,
+    404: refusal("No such environment in this organization"),
+  },
   handler: async (c, { body: { envId }, reply }) => {
     const { orgId, tokenHash } = c.var.caller;
     const outcome = await environmentObject(c.env, orgId, envId).claim({ orgId, envId, tokenHash, gate: routeGateSide(c) });
@@ -87,9 +91,7 @@ export function registerWorkloads(app: Hono<AppEnv>): void {
 
 // A heartbeat extends the lease and the deadline, only for the current lease holder: a
 // compare-and-set on state and fencing token, on the database clock.
-export type Heartbeat =
-  | { held: true; leaseExpiresAt: string; deadline: string }
-  | { held: false; exists: boolean };
+export type Heartbeat = { held: true; leaseExpiresAt: string; deadline: string } | { held: false; exists: boolean };
 
 export async function heartbeat(tx: Tx, orgId: string, runId: string, leaseId: string): Promise<Heartbeat> {
   const { rows } = await tx.sql.query<{ lease_expires_at: Date; deadline_at: Date }>(

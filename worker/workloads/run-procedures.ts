@@ -37,22 +37,24 @@ const runs = inOrganization
       limit: z.int().min(1).max(200).default(50),
     }),
   )
-  .query(({ ctx, input }) => ctx.transaction(async (tx) => {
-    const { rows } = await tx.sql.query<RunRow>(RUNS, [ctx.org.id, input.envId ?? null, input.before ?? null, input.limit]);
-    return rows.map((row) => ({
-      id: row.id,
-      envId: row.env_id,
-      workload: row.workload,
-      version: row.version,
-      state: row.state,
-      requestedAt: row.requested_at.toISOString(),
-      deadline: row.deadline_at.toISOString(),
-      /** Whether an engine holds the run's lease right now, and until when. */
-      lease: { held: row.held, expiresAt: iso(row.lease_expires_at) },
-      claims: row.claims,
-      abandonReason: row.abandon_reason,
-      endedAt: iso(row.ended_at),
-    }));
-  }));
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const { rows } = await tx.sql.query<RunRow>(RUNS, [ctx.org.id, input.envId ?? null, input.before ?? null, input.limit]);
+      return rows.map((row) => ({
+        id: row.id,
+        envId: row.env_id,
+        workload: row.workload,
+        version: row.version,
+        state: row.state,
+        requestedAt: row.requested_at.toISOString(),
+        deadline: row.deadline_at.toISOString(),
+        /** Whether an engine holds the run's lease right now, and until when. */
+        lease: { held: row.held, expiresAt: iso(row.lease_expires_at) },
+        claims: row.claims,
+        abandonReason: row.abandon_reason,
+        endedAt: iso(row.ended_at),
+      }));
+    }),
+  );
 
 export const workloadRuns = { runs };

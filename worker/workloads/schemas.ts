@@ -30,9 +30,7 @@ export const ClaimedRunShape = z
   })
   .meta({ id: "ClaimedRun" });
 
-export const WorkloadClaim = z
-  .strictObject({ run: ClaimedRunShape.nullable().describe("Null when nothing waits.") })
-  .meta({ id: "WorkloadClaim" });
+export const WorkloadClaim = z.strictObject({ run: ClaimedRunShape.nullable().describe("Null when nothing waits.") }).meta({ id: "WorkloadClaim" });
 
 export const HeartbeatRequest = z.strictObject({ leaseId: z.uuid() }).meta({ id: "HeartbeatRequest" });
 

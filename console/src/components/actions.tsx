@@ -27,8 +27,20 @@ export function ActionButton({ label, run, confirm, kind = "secondary" }: Action
       {asking ? (
         <span role="group" aria-label={confirm}>
           <span>{confirm} </span>
-          <button type="button" class="danger" ref={yes} onClick={() => { setAsking(false); void action.start(); }}>Yes, {label.toLowerCase()}</button>{" "}
-          <button type="button" class="secondary" onClick={() => setAsking(false)}>Cancel</button>
+          <button
+            type="button"
+            class="danger"
+            ref={yes}
+            onClick={() => {
+              setAsking(false);
+              void action.start();
+            }}
+          >
+            Yes, {label.toLowerCase()}
+          </button>{" "}
+          <button type="button" class="secondary" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
         </span>
       ) : (
         <button type="button" class={className} disabled={action.pending} onClick={() => (confirm ? setAsking(true) : void action.start())}>
@@ -59,7 +71,9 @@ export function ActionForm({ label, submit, children }: FormProps) {
       }}
     >
       <div class="fields">{children}</div>
-      <button type="submit" disabled={action.pending}>{label}</button>
+      <button type="submit" disabled={action.pending}>
+        {label}
+      </button>
       <OutcomeNote outcome={action.outcome} pending={action.pending} />
     </form>
   );
@@ -76,8 +90,12 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <div class="once" role="region" aria-label={label}>
-      <p><strong>{label}</strong>: shown once; copy it now.</p>
-      <p><code data-testid="shown-once">{value}</code></p>
+      <p>
+        <strong>{label}</strong>: shown once; copy it now.
+      </p>
+      <p>
+        <code data-testid="shown-once">{value}</code>
+      </p>
       <button type="button" class="secondary" onClick={() => void navigator.clipboard?.writeText(value).then(() => setCopied(true))}>
         {copied ? "Copied" : "Copy"}
       </button>

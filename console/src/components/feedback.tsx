@@ -11,7 +11,9 @@ export function FailureNote({ failure }: { failure: Failure }) {
       {failure.requestId && (
         <>
           {" "}
-          <span class="muted">(request id <code>{failure.requestId}</code>)</span>
+          <span class="muted">
+            (request id <code>{failure.requestId}</code>)
+          </span>
         </>
       )}
     </p>
@@ -19,17 +21,37 @@ export function FailureNote({ failure }: { failure: Failure }) {
 }
 
 export function OutcomeNote({ outcome, pending }: { outcome: Outcome | null; pending: boolean }) {
-  if (pending) return <p role="status" class="muted">Working...</p>;
+  if (pending)
+    return (
+      <p role="status" class="muted">
+        Working...
+      </p>
+    );
   if (!outcome) return <p role="status" class="sr-only" />;
-  return outcome.ok ? <p role="status" class="ok">{outcome.message}</p> : <FailureNote failure={outcome.failure} />;
+  return outcome.ok ? (
+    <p role="status" class="ok">
+      {outcome.message}
+    </p>
+  ) : (
+    <FailureNote failure={outcome.failure} />
+  );
 }
 
 /** A page's data: loading, its failure, or the content made from it. */
 export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
   if (loaded.failure) return <FailureNote failure={loaded.failure} />;
-  if (loaded.data === undefined) return <p role="status" class="muted">Loading...</p>;
+  if (loaded.data === undefined)
+    return (
+      <p role="status" class="muted">
+        Loading...
+      </p>
+    );
   // Reloading after an action: the shown data stays, marked busy until the new answer replaces it.
-  return <div class="loaded" aria-busy={loaded.loading}>{children(loaded.data)}</div>;
+  return (
+    <div class="loaded" aria-busy={loaded.loading}>
+      {children(loaded.data)}
+    </div>
+  );
 }
 
 /** What to do when a list is empty. */
@@ -38,5 +60,9 @@ export const Empty = ({ children }: { children: ComponentChildren }) => <p class
 /** A moment in the reader's own time zone; `none` says what its absence means (default "never"). */
 export function When({ at, none = "never" }: { at: string | null; none?: string }) {
   if (!at) return <span class="muted">{none}</span>;
-  return <time dateTime={at} title={at}>{new Date(at).toLocaleString()}</time>;
+  return (
+    <time dateTime={at} title={at}>
+      {new Date(at).toLocaleString()}
+    </time>
+  );
 }

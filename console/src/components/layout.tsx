@@ -43,7 +43,9 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
   useEffect(() => setAnnounced(null), [section, view?.org.slug]);
   return (
     <>
-      <a class="skip" href="#content">Skip to content</a>
+      <a class="skip" href="#content">
+        Skip to content
+      </a>
       <header class="top">
         <Link href="/">Console</Link>
         {organizations.length > 0 && (
@@ -51,18 +53,32 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
             Organization
             <select
               value={view?.org.slug ?? ""}
-              onChange={(event) => navigate(`/o/${encodeURIComponent(event.currentTarget.value)}/${SECTIONS.some((entry) => entry.path === section) ? section : "environments"}`)}
+              onChange={(event) =>
+                navigate(`/o/${encodeURIComponent(event.currentTarget.value)}/${SECTIONS.some((entry) => entry.path === section) ? section : "environments"}`)
+              }
             >
               {!view && <option value="">Choose...</option>}
               {organizations.map((org) => (
-                <option key={org.id} value={org.slug}>{org.name} ({org.role})</option>
+                <option key={org.id} value={org.slug}>
+                  {org.name} ({org.role})
+                </option>
               ))}
             </select>
           </label>
         )}
         <span class="who">
-          <Link href="/account" current={section === "account"}>{person.login ?? person.email ?? "Account"}</Link>{" "}
-          <ActionButton label="Sign out" run={async () => { await signOut(); await state.refresh(); navigate("/"); return "Signed out."; }} />
+          <Link href="/account" current={section === "account"}>
+            {person.login ?? person.email ?? "Account"}
+          </Link>{" "}
+          <ActionButton
+            label="Sign out"
+            run={async () => {
+              await signOut();
+              await state.refresh();
+              navigate("/");
+              return "Signed out.";
+            }}
+          />
         </span>
       </header>
       {view && (
@@ -75,7 +91,11 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
         </nav>
       )}
       <main id="content" tabIndex={-1}>
-        {announced && <p role="status" class="ok">{announced}</p>}
+        {announced && (
+          <p role="status" class="ok">
+            {announced}
+          </p>
+        )}
         <AnnounceContext.Provider value={setAnnounced}>{children}</AnnounceContext.Provider>
       </main>
     </>

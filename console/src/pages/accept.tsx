@@ -22,7 +22,12 @@ interface Props {
 export function AcceptInvitationPage({ token, session, refresh }: Props) {
   if (!token) {
     return (
-      <main class="narrow"><div class="panel"><h1>Invitation</h1><p role="alert">This link carries no invitation token; open the whole link from the invitation.</p></div></main>
+      <main class="narrow">
+        <div class="panel">
+          <h1>Invitation</h1>
+          <p role="alert">This link carries no invitation token; open the whole link from the invitation.</p>
+        </div>
+      </main>
     );
   }
   if (!session) {
@@ -31,7 +36,11 @@ export function AcceptInvitationPage({ token, session, refresh }: Props) {
         <div class="panel">
           <h1>You are invited</h1>
           <p>Sign in with your code-host account first; you come back here to accept.</p>
-          <p><a class="button" href="/auth/signin" onClick={() => sessionStorage.setItem(PENDING, token)}>Sign in to accept</a></p>
+          <p>
+            <a class="button" href="/auth/signin" onClick={() => sessionStorage.setItem(PENDING, token)}>
+              Sign in to accept
+            </a>
+          </p>
         </div>
       </main>
     );
@@ -40,7 +49,9 @@ export function AcceptInvitationPage({ token, session, refresh }: Props) {
     <main class="narrow">
       <div class="panel">
         <h1>You are invited</h1>
-        <p>Signed in as <strong>{session.person.login ?? session.person.email}</strong>. Accepting makes this account a member of the inviting organization.</p>
+        <p>
+          Signed in as <strong>{session.person.login ?? session.person.email}</strong>. Accepting makes this account a member of the inviting organization.
+        </p>
         <ActionButton
           kind="primary"
           label="Accept the invitation"
@@ -50,7 +61,9 @@ export function AcceptInvitationPage({ token, session, refresh }: Props) {
             return `You joined ${joined.organization.name} as ${joined.role}.`;
           }}
         />
-        <p><Link href="/">Go to the console</Link></p>
+        <p>
+          <Link href="/">Go to the console</Link>
+        </p>
       </div>
     </main>
   );

@@ -26,22 +26,38 @@ export function AccountPage() {
     <>
       <h1>Your account</h1>
       <dl class="facts">
-        <dt>Login</dt><dd>{person.login ?? "none"}</dd>
-        <dt>Name</dt><dd>{person.name ?? "not given"}</dd>
-        <dt>Email</dt><dd>{person.email ?? "not given"}</dd>
-        <dt>Organizations</dt><dd>{organizations.length ? organizations.map((org) => `${org.name} (${org.role})`).join(", ") : "none yet"}</dd>
+        <dt>Login</dt>
+        <dd>{person.login ?? "none"}</dd>
+        <dt>Name</dt>
+        <dd>{person.name ?? "not given"}</dd>
+        <dt>Email</dt>
+        <dd>{person.email ?? "not given"}</dd>
+        <dt>Organizations</dt>
+        <dd>{organizations.length ? organizations.map((org) => `${org.name} (${org.role})`).join(", ") : "none yet"}</dd>
       </dl>
       <h2>Your sessions</h2>
       <Show loaded={sessions}>
         {(rows) => (
           <div class="table-wrap">
             <table>
-              <thead><tr><th>Signed in</th><th>Last seen</th><th>Address</th><th>Browser</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Signed in</th>
+                  <th>Last seen</th>
+                  <th>Address</th>
+                  <th>Browser</th>
+                </tr>
+              </thead>
               <tbody>
                 {rows.map((row) => (
                   <tr key={row.id}>
-                    <td><When at={row.createdAt} />{row.current && <strong> (this browser)</strong>}</td>
-                    <td><When at={row.lastSeenAt} /></td>
+                    <td>
+                      <When at={row.createdAt} />
+                      {row.current && <strong> (this browser)</strong>}
+                    </td>
+                    <td>
+                      <When at={row.lastSeenAt} />
+                    </td>
                     <td>{row.clientAddress ?? <span class="muted">unknown</span>}</td>
                     <td class="muted">{row.userAgent ?? ""}</td>
                   </tr>
@@ -51,11 +67,19 @@ export function AccountPage() {
           </div>
         )}
       </Show>
-      <ActionButton label="Sign out of this browser" run={async () => { await signOut(); await refresh(); navigate("/"); return "Signed out."; }} />
+      <ActionButton
+        label="Sign out of this browser"
+        run={async () => {
+          await signOut();
+          await refresh();
+          navigate("/");
+          return "Signed out.";
+        }}
+      />
       <h2>Close your account</h2>
       <p>
-        Closing removes you from every organization, revokes your command-line tokens, signs you out everywhere and erases your
-        name, address and code-host identity. The last owner of an organization cannot close their account: make someone else an owner first.
+        Closing removes you from every organization, revokes your command-line tokens, signs you out everywhere and erases your name, address and code-host
+        identity. The last owner of an organization cannot close their account: make someone else an owner first.
       </p>
       <ActionForm
         label="Close my account"
@@ -66,7 +90,10 @@ export function AccountPage() {
           return `Your account is closed; you left ${closed.organizationsLeft} organization(s).`;
         }}
       >
-        <label>Type <strong>{name}</strong> to confirm<input name="confirm" required autoComplete="off" /></label>
+        <label>
+          Type <strong>{name}</strong> to confirm
+          <input name="confirm" required autoComplete="off" />
+        </label>
       </ActionForm>
     </>
   );

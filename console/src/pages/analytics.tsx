@@ -31,8 +31,15 @@ function DailyBars({ series, field, title }: { series: Point[]; field: Exclude<k
   const step = width / series.length;
   return (
     <figure class="chart">
-      <figcaption>{title}: <strong>{total}</strong></figcaption>
-      <svg role="img" aria-label={`${title}, daily, ${series[0]?.day} to ${series.at(-1)?.day}: ${total} in all, at most ${Math.max(0, ...values)} a day`} viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none">
+      <figcaption>
+        {title}: <strong>{total}</strong>
+      </figcaption>
+      <svg
+        role="img"
+        aria-label={`${title}, daily, ${series[0]?.day} to ${series.at(-1)?.day}: ${total} in all, at most ${Math.max(0, ...values)} a day`}
+        viewBox={`0 0 ${width} ${height}`}
+        preserveAspectRatio="none"
+      >
         <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} class="axis" />
         {series.map((point, index) => {
           const barHeight = (point[field] / max) * (height - 4);
@@ -90,7 +97,9 @@ function Retention({ retention }: { retention: Overview["retention"] }) {
             <tr>
               <th>Cohort (week of)</th>
               <th>Organizations</th>
-              {Array.from({ length: retention.weeks }, (_, week) => <th key={week}>Week {week}</th>)}
+              {Array.from({ length: retention.weeks }, (_, week) => (
+                <th key={week}>Week {week}</th>
+              ))}
             </tr>
           </thead>
           <tbody>
@@ -102,9 +111,13 @@ function Retention({ retention }: { retention: Overview["retention"] }) {
                   const cell = cohort.cells[week];
                   if (!cell) return <td key={week} />;
                   return cell.kind === "percent" ? (
-                    <td key={week} class="percent" style={{ "--share": `${cell.value}%` }}>{cell.value}%</td>
+                    <td key={week} class="percent" style={{ "--share": `${cell.value}%` }}>
+                      {cell.value}%
+                    </td>
                   ) : (
-                    <td key={week} title="A count: fewer than the organizations a percentage needs">{cell.value}</td>
+                    <td key={week} title="A count: fewer than the organizations a percentage needs">
+                      {cell.value}
+                    </td>
                   );
                 })}
               </tr>
@@ -134,27 +147,49 @@ export function AnalyticsPage({ view }: { view: OrgView }) {
       <Show loaded={overview}>
         {(data) => (
           <>
-            <p class="muted">{data.from} to {data.to} (UTC), from the daily rollup.</p>
+            <p class="muted">
+              {data.from} to {data.to} (UTC), from the daily rollup.
+            </p>
             <dl class="facts totals">
-              <dt>Pages landed on</dt><dd>{data.totals.pagesLanded}</dd>
-              <dt>Sessions that landed</dt><dd>{data.totals.sessionsLanded}</dd>
-              <dt>Sign-up reached</dt><dd>{data.totals.signupsReached}</dd>
-              <dt>Contact requests</dt><dd>{data.totals.contactRequests}</dd>
-              <dt>Sign-ups</dt><dd>{data.totals.signups}</dd>
-              <dt>Organizations created</dt><dd>{data.totals.organizationsCreated}</dd>
-              <dt>Active organizations</dt><dd>{data.totals.activeOrganizations}</dd>
-              <dt>Environments created</dt><dd>{data.totals.environments}</dd>
-              <dt>Runs started</dt><dd>{data.totals.runs}</dd>
-              <dt>Beacon events refused / duplicates</dt><dd>{data.totals.refused} / {data.totals.duplicates}</dd>
+              <dt>Pages landed on</dt>
+              <dd>{data.totals.pagesLanded}</dd>
+              <dt>Sessions that landed</dt>
+              <dd>{data.totals.sessionsLanded}</dd>
+              <dt>Sign-up reached</dt>
+              <dd>{data.totals.signupsReached}</dd>
+              <dt>Contact requests</dt>
+              <dd>{data.totals.contactRequests}</dd>
+              <dt>Sign-ups</dt>
+              <dd>{data.totals.signups}</dd>
+              <dt>Organizations created</dt>
+              <dd>{data.totals.organizationsCreated}</dd>
+              <dt>Active organizations</dt>
+              <dd>{data.totals.activeOrganizations}</dd>
+              <dt>Environments created</dt>
+              <dd>{data.totals.environments}</dd>
+              <dt>Runs started</dt>
+              <dd>{data.totals.runs}</dd>
+              <dt>Beacon events refused / duplicates</dt>
+              <dd>
+                {data.totals.refused} / {data.totals.duplicates}
+              </dd>
             </dl>
             <div class="charts">
-              {CHARTS.map((chart) => <DailyBars key={chart.field} series={data.series} field={chart.field} title={chart.title} />)}
+              {CHARTS.map((chart) => (
+                <DailyBars key={chart.field} series={data.series} field={chart.field} title={chart.title} />
+              ))}
               <Funnel funnel={data.funnel} />
             </div>
             {data.channels.length > 0 && (
               <section>
                 <h2>Channels</h2>
-                <ul>{data.channels.map((entry) => <li key={entry.channel}>{entry.channel}: {entry.pagesLanded}</li>)}</ul>
+                <ul>
+                  {data.channels.map((entry) => (
+                    <li key={entry.channel}>
+                      {entry.channel}: {entry.pagesLanded}
+                    </li>
+                  ))}
+                </ul>
               </section>
             )}
             <Retention retention={data.retention} />
@@ -168,11 +203,18 @@ export function AnalyticsPage({ view }: { view: OrgView }) {
             <p>The site beacon sends only these events, each with only these fields; anything else is refused and counted.</p>
             <ul>
               {data.events.map((event) => (
-                <li key={event.name}><code>{event.name}</code>: {event.description} ({event.fields.map((field) => field.name).join(", ")})</li>
+                <li key={event.name}>
+                  <code>{event.name}</code>: {event.description} ({event.fields.map((field) => field.name).join(", ")})
+                </li>
               ))}
             </ul>
             <dl class="facts">
-              {data.metrics.map((metric) => [<dt key={`${metric.metric}-t`}><code>{metric.metric}</code></dt>, <dd key={`${metric.metric}-d`}>{metric.description}</dd>])}
+              {data.metrics.map((metric) => [
+                <dt key={`${metric.metric}-t`}>
+                  <code>{metric.metric}</code>
+                </dt>,
+                <dd key={`${metric.metric}-d`}>{metric.description}</dd>,
+              ])}
             </dl>
           </details>
         )}

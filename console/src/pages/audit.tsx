@@ -39,29 +39,52 @@ export function AuditPage({ view }: { view: OrgView }) {
       )}
       {failure && <FailureNote failure={failure} />}
       {entries === null ? (
-        !failure && <p role="status" class="muted">Loading...</p>
+        !failure && (
+          <p role="status" class="muted">
+            Loading...
+          </p>
+        )
       ) : entries.length === 0 ? (
         <Empty>Nothing recorded yet: sign-ins, tokens, members and environments changes appear here as they happen.</Empty>
       ) : (
         <div class="table-wrap">
           <table>
-            <thead><tr><th>#</th><th>When</th><th>Who</th><th>What</th><th>Target</th><th>Details</th></tr></thead>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>When</th>
+                <th>Who</th>
+                <th>What</th>
+                <th>Target</th>
+                <th>Details</th>
+              </tr>
+            </thead>
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.seq}>
                   <td>{entry.seq}</td>
-                  <td><When at={entry.at} /></td>
+                  <td>
+                    <When at={entry.at} />
+                  </td>
                   <td>{entry.actor}</td>
-                  <td><code>{entry.action}</code></td>
+                  <td>
+                    <code>{entry.action}</code>
+                  </td>
                   <td>{entry.target ?? ""}</td>
-                  <td><code class="muted">{entry.data === null ? "" : JSON.stringify(entry.data)}</code></td>
+                  <td>
+                    <code class="muted">{entry.data === null ? "" : JSON.stringify(entry.data)}</code>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {more && <button type="button" class="secondary" onClick={() => void load(entries!.at(-1)!.seq)}>Older entries</button>}
+      {more && (
+        <button type="button" class="secondary" onClick={() => void load(entries!.at(-1)!.seq)}>
+          Older entries
+        </button>
+      )}
     </>
   );
 }

@@ -28,14 +28,31 @@ export function BillingPage({ view }: { view: OrgView }) {
   return (
     <>
       <h1>Billing</h1>
-      {returned && <p role="status" class="panel">{returned}</p>}
+      {returned && (
+        <p role="status" class="panel">
+          {returned}
+        </p>
+      )}
       <Show loaded={billing}>
         {(about) => (
           <>
             <dl class="facts">
-              <dt>Plan</dt><dd data-testid="plan">{about.plan}</dd>
-              <dt>Billing</dt><dd>{about.billing.on ? "on: the plan follows the billing provider" : about.billing.operatorSetsPlan ? "off: the plan is set here" : "off on this installation"}</dd>
-              {about.billing.requiredPlan && <><dt>Required plan</dt><dd>{about.billing.requiredPlan}</dd></>}
+              <dt>Plan</dt>
+              <dd data-testid="plan">{about.plan}</dd>
+              <dt>Billing</dt>
+              <dd>
+                {about.billing.on
+                  ? "on: the plan follows the billing provider"
+                  : about.billing.operatorSetsPlan
+                    ? "off: the plan is set here"
+                    : "off on this installation"}
+              </dd>
+              {about.billing.requiredPlan && (
+                <>
+                  <dt>Required plan</dt>
+                  <dd>{about.billing.requiredPlan}</dd>
+                </>
+              )}
             </dl>
             {about.billing.operatorSetsPlan ? (
               <ActionForm
@@ -46,7 +63,16 @@ export function BillingPage({ view }: { view: OrgView }) {
                   return set.changed ? `The plan is now ${set.plan} (was ${set.from}).` : `The plan was already ${set.plan}.`;
                 }}
               >
-                <label>Plan<select name="plan" defaultValue={about.plan}>{PLANS.map((plan) => <option key={plan} value={plan}>{plan}</option>)}</select></label>
+                <label>
+                  Plan
+                  <select name="plan" defaultValue={about.plan}>
+                    {PLANS.map((plan) => (
+                      <option key={plan} value={plan}>
+                        {plan}
+                      </option>
+                    ))}
+                  </select>
+                </label>
               </ActionForm>
             ) : (
               <div class="row-actions">
@@ -61,14 +87,25 @@ export function BillingPage({ view }: { view: OrgView }) {
             ) : (
               <div class="table-wrap">
                 <table>
-                  <thead><tr><th>Subscription</th><th>Status</th><th>Cancels at period end</th><th>Period ends</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th>Subscription</th>
+                      <th>Status</th>
+                      <th>Cancels at period end</th>
+                      <th>Period ends</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {about.subscriptions.map((subscription) => (
                       <tr key={subscription.id}>
-                        <td><code>{subscription.id}</code></td>
+                        <td>
+                          <code>{subscription.id}</code>
+                        </td>
                         <td>{subscription.status}</td>
                         <td>{subscription.cancelAtPeriodEnd ? "yes" : "no"}</td>
-                        <td><When at={subscription.currentPeriodEnd} none="unknown" /></td>
+                        <td>
+                          <When at={subscription.currentPeriodEnd} none="unknown" />
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -81,12 +118,24 @@ export function BillingPage({ view }: { view: OrgView }) {
             ) : (
               <div class="table-wrap">
                 <table>
-                  <thead><tr><th>When</th><th>Change</th><th>Decided by</th><th>Status</th><th>Note</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th>When</th>
+                      <th>Change</th>
+                      <th>Decided by</th>
+                      <th>Status</th>
+                      <th>Note</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {about.history.map((entry, index) => (
                       <tr key={index}>
-                        <td><When at={entry.at} /></td>
-                        <td>{entry.from} to {entry.to}</td>
+                        <td>
+                          <When at={entry.at} />
+                        </td>
+                        <td>
+                          {entry.from} to {entry.to}
+                        </td>
                         <td>{entry.source}</td>
                         <td>{entry.status ?? ""}</td>
                         <td>{entry.note}</td>

@@ -16,13 +16,25 @@ export function ClaimsPage({ view }: { view: OrgView }) {
       <Show loaded={claims}>
         {({ audience, claims: rows }) => (
           <>
-            <p>Workflows request identity tokens for the audience <code>{audience}</code>.</p>
+            <p>
+              Workflows request identity tokens for the audience <code>{audience}</code>.
+            </p>
             {rows.length === 0 ? (
-              <Empty>No repository is claimed. Claim one from the command line with a CLI token holding tokens.manage (<code>svc login --scope tokens.manage</code>, then <code>POST /v1/oidc/bindings</code>).</Empty>
+              <Empty>
+                No repository is claimed. Claim one from the command line with a CLI token holding tokens.manage (<code>svc login --scope tokens.manage</code>,
+                then <code>POST /v1/oidc/bindings</code>).
+              </Empty>
             ) : (
               <div class="table-wrap">
                 <table>
-                  <thead><tr><th>Repository</th><th>Claimed</th><th>Last used</th><th>State</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th>Repository</th>
+                      <th>Claimed</th>
+                      <th>Last used</th>
+                      <th>State</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {rows.map((claim) => (
                       <tr key={claim.id}>
@@ -31,16 +43,23 @@ export function ClaimsPage({ view }: { view: OrgView }) {
                           {claim.unproven && (
                             <p>
                               <strong class="flag danger">Unproven</strong> Claimed before claims needed proof, so its workflows get no engine tokens. Prove
-                              that this organization controls it by claiming it again (<code>POST /v1/oidc/bindings</code>): with the App
-                              installed on its owner it is proven at once; otherwise the answer names a one-time audience for a workflow
-                              of the repository to exchange.
+                              that this organization controls it by claiming it again (<code>POST /v1/oidc/bindings</code>): with the App installed on its owner
+                              it is proven at once; otherwise the answer names a one-time audience for a workflow of the repository to exchange.
                             </p>
                           )}
                         </td>
-                        <td><When at={claim.createdAt} /></td>
-                        <td><When at={claim.lastUsedAt} /></td>
                         <td>
-                          {claim.revokedAt ? <>revoked <When at={claim.revokedAt} /></> : (
+                          <When at={claim.createdAt} />
+                        </td>
+                        <td>
+                          <When at={claim.lastUsedAt} />
+                        </td>
+                        <td>
+                          {claim.revokedAt ? (
+                            <>
+                              revoked <When at={claim.revokedAt} />
+                            </>
+                          ) : (
                             <ActionButton
                               label="Revoke"
                               kind="danger"

@@ -13,8 +13,8 @@ export function ConnectedClientsPage({ view }: { view: OrgView }) {
     <>
       <h1>Connected clients</h1>
       <p class="muted">
-        Model clients you allowed to act for you in this organization through <code>{`${location.origin}/mcp`}</code>. Each acts with your role here,
-        checked at every call. Disconnecting one stops its access at once.
+        Model clients you allowed to act for you in this organization through <code>{`${location.origin}/mcp`}</code>. Each acts with your role here, checked at
+        every call. Disconnecting one stops its access at once.
       </p>
       <Show loaded={clients}>
         {(rows) =>
@@ -23,27 +23,42 @@ export function ConnectedClientsPage({ view }: { view: OrgView }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Client</th><th>Answers at</th><th>Connected</th><th>Last used</th><th>Expires</th><th>Actions</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Client</th>
+                    <th>Answers at</th>
+                    <th>Connected</th>
+                    <th>Last used</th>
+                    <th>Expires</th>
+                    <th>Actions</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {rows.map((client) => (
                     <tr key={client.grantId}>
                       <td>{client.clientName}</td>
                       <td class="muted">{client.redirectUri}</td>
-                      <td><When at={client.connectedAt} /></td>
+                      <td>
+                        <When at={client.connectedAt} />
+                      </td>
                       <td>{client.lastUsedAt ? <When at={client.lastUsedAt} /> : <span class="muted">never</span>}</td>
-                      <td><When at={client.expiresAt} /></td>
-                      <td><div class="row-actions">
-                        <ActionButton
-                          label="Disconnect"
-                          confirm={`Disconnect ${client.clientName}? It stops working at once.`}
-                          kind="danger"
-                          run={async () => {
-                            await rpc.connectedClients.revoke.mutate({ orgId: org.id, grantId: client.grantId });
-                            clients.reload();
-                            return "Disconnected.";
-                          }}
-                        />
-                      </div></td>
+                      <td>
+                        <When at={client.expiresAt} />
+                      </td>
+                      <td>
+                        <div class="row-actions">
+                          <ActionButton
+                            label="Disconnect"
+                            confirm={`Disconnect ${client.clientName}? It stops working at once.`}
+                            kind="danger"
+                            run={async () => {
+                              await rpc.connectedClients.revoke.mutate({ orgId: org.id, grantId: client.grantId });
+                              clients.reload();
+                              return "Disconnected.";
+                            }}
+                          />
+                        </div>
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -18,31 +18,65 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
   const live = environment.data && environment.data.state !== "torn_down";
   return (
     <>
-      <p><Link href={`/o/${encodeURIComponent(org.slug)}/environments`}>All environments</Link></p>
-      <h1>Environment <code>{envId}</code></h1>
+      <p>
+        <Link href={`/o/${encodeURIComponent(org.slug)}/environments`}>All environments</Link>
+      </p>
+      <h1>
+        Environment <code>{envId}</code>
+      </h1>
       <Show loaded={environment}>
         {(env) => (
           <>
             <dl class="facts">
-              <dt>State</dt><dd data-testid="env-state">{env.state}</dd>
-              <dt>Repository</dt><dd>{env.repository}</dd>
-              <dt>Branch</dt><dd>{env.branch ?? "none reported"}{env.pullRequest ? `, pull request #${env.pullRequest}` : ""}</dd>
-              <dt>Started</dt><dd><When at={env.startedAt} none="not reported yet" /></dd>
-              <dt>Expires</dt><dd><When at={env.expiresAt} none="no expiry reported" /></dd>
-              <dt>Last heard from</dt><dd><When at={env.lastEventAt} /></dd>
+              <dt>State</dt>
+              <dd data-testid="env-state">{env.state}</dd>
+              <dt>Repository</dt>
+              <dd>{env.repository}</dd>
+              <dt>Branch</dt>
+              <dd>
+                {env.branch ?? "none reported"}
+                {env.pullRequest ? `, pull request #${env.pullRequest}` : ""}
+              </dd>
+              <dt>Started</dt>
+              <dd>
+                <When at={env.startedAt} none="not reported yet" />
+              </dd>
+              <dt>Expires</dt>
+              <dd>
+                <When at={env.expiresAt} none="no expiry reported" />
+              </dd>
+              <dt>Last heard from</dt>
+              <dd>
+                <When at={env.lastEventAt} />
+              </dd>
               <dt>Latest teardown</dt>
               <dd data-testid="teardown">
                 {teardownText(env.teardown)}
-                {env.teardown && <> (requested <When at={env.teardown.requestedAt} />)</>}
+                {env.teardown && (
+                  <>
+                    {" "}
+                    (requested <When at={env.teardown.requestedAt} />)
+                  </>
+                )}
               </dd>
             </dl>
             <h2>Preview addresses</h2>
             {env.previewUrls.length ? (
-              <ul>{env.previewUrls.map((url) => <li key={url}><a href={url} rel="noreferrer" target="_blank">{url}</a></li>)}</ul>
+              <ul>
+                {env.previewUrls.map((url) => (
+                  <li key={url}>
+                    <a href={url} rel="noreferrer" target="_blank">
+                      {url}
+                    </a>
+                  </li>
+                ))}
+              </ul>
             ) : (
               <p class="muted">The engine has reported none yet.</p>
             )}
-            <button type="button" class="secondary" onClick={environment.reload}>Refresh</button>
+            <button type="button" class="secondary" onClick={environment.reload}>
+              Refresh
+            </button>
           </>
         )}
       </Show>
@@ -73,12 +107,18 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
             <ActionForm
               label="Run agents"
               submit={async (fields) => {
-                const names = field(fields, "workflows")?.split(",").map((name) => name.trim()).filter(Boolean);
+                const names = field(fields, "workflows")
+                  ?.split(",")
+                  .map((name) => name.trim())
+                  .filter(Boolean);
                 const answer = await rpc.agents.run.mutate({ orgId: org.id, envId, ...(names?.length ? { workflows: names } : {}) });
                 return `Agent run requested. ${dispatchSentence(answer.dispatch)}`;
               }}
             >
-              <label>Agent workflows (comma-separated; all when empty)<input name="workflows" /></label>
+              <label>
+                Agent workflows (comma-separated; all when empty)
+                <input name="workflows" />
+              </label>
             </ActionForm>
           )}
         </>

@@ -30,7 +30,9 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
               <EnvironmentTable slug={org.slug} rows={rows} />
             )}
             {rows.length === limit && limit < MOST && (
-              <button type="button" class="secondary" onClick={() => setLimit(MOST)}>Show up to {MOST}</button>
+              <button type="button" class="secondary" onClick={() => setLimit(MOST)}>
+                Show up to {MOST}
+              </button>
             )}
             {rows.length === MOST && <p class="muted">Showing the {MOST} most recently active environments.</p>}
           </>
@@ -56,10 +58,22 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
               return `Requested environment ${created.envId}. ${dispatchSentence(created.dispatch)}`;
             }}
           >
-            <label>Repository (owner/name)<input name="repository" required placeholder="acme/shop" /></label>
-            <label>Branch<input name="branch" required placeholder="main" /></label>
-            <label>Pull request (optional)<input name="pullRequest" type="number" min="1" inputMode="numeric" /></label>
-            <label>Workflow file (optional)<input name="workflow" placeholder="control-plane.yml" /></label>
+            <label>
+              Repository (owner/name)
+              <input name="repository" required placeholder="acme/shop" />
+            </label>
+            <label>
+              Branch
+              <input name="branch" required placeholder="main" />
+            </label>
+            <label>
+              Pull request (optional)
+              <input name="pullRequest" type="number" min="1" inputMode="numeric" />
+            </label>
+            <label>
+              Workflow file (optional)
+              <input name="workflow" placeholder="control-plane.yml" />
+            </label>
           </ActionForm>
         </>
       )}
@@ -75,16 +89,32 @@ function EnvironmentTable({ slug, rows }: { slug: string; rows: Outputs["environ
     <div class="table-wrap">
       <table>
         <thead>
-          <tr><th>Environment</th><th>State</th><th>Repository</th><th>Branch / PR</th><th>Expires</th><th>Teardown</th></tr>
+          <tr>
+            <th>Environment</th>
+            <th>State</th>
+            <th>Repository</th>
+            <th>Branch / PR</th>
+            <th>Expires</th>
+            <th>Teardown</th>
+          </tr>
         </thead>
         <tbody>
           {rows.map((env) => (
             <tr key={env.envId}>
-              <td><Link href={`/o/${encodeURIComponent(slug)}/environments/${encodeURIComponent(env.envId)}`}><code>{env.envId}</code></Link></td>
+              <td>
+                <Link href={`/o/${encodeURIComponent(slug)}/environments/${encodeURIComponent(env.envId)}`}>
+                  <code>{env.envId}</code>
+                </Link>
+              </td>
               <td>{env.state}</td>
               <td>{env.repository}</td>
-              <td>{env.branch ?? <span class="muted">none</span>}{env.pullRequest ? ` (#${env.pullRequest})` : ""}</td>
-              <td><When at={env.expiresAt} none="not reported" /></td>
+              <td>
+                {env.branch ?? <span class="muted">none</span>}
+                {env.pullRequest ? ` (#${env.pullRequest})` : ""}
+              </td>
+              <td>
+                <When at={env.expiresAt} none="not reported" />
+              </td>
               <td>{teardownText(env.teardown)}</td>
             </tr>
           ))}

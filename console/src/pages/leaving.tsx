@@ -16,8 +16,12 @@ export function LeavingPage({ view }: { view: OrgView }) {
         <>
           <h2>Audit log</h2>
           <p>
-            <a href={`/console/api/audit/export?orgId=${encodeURIComponent(org.id)}`} download>Download the audit log</a>{" "}
-            <span class="muted">(NDJSON with the chain's head; check it offline with <code>svc audit verify</code>)</span>
+            <a href={`/console/api/audit/export?orgId=${encodeURIComponent(org.id)}`} download>
+              Download the audit log
+            </a>{" "}
+            <span class="muted">
+              (NDJSON with the chain's head; check it offline with <code>svc audit verify</code>)
+            </span>
           </p>
         </>
       )}
@@ -49,14 +53,31 @@ function DataExports({ orgId }: { orgId: string }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Taken</th><th>By</th><th>Size</th><th>Download</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Taken</th>
+                    <th>By</th>
+                    <th>Size</th>
+                    <th>Download</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {rows.map((row) => (
                     <tr key={row.id}>
-                      <td><When at={row.createdAt} /></td>
+                      <td>
+                        <When at={row.createdAt} />
+                      </td>
                       <td>{row.requestedBy ?? <span class="muted">closed account</span>}</td>
                       <td>{row.sizeBytes === null ? "" : `${row.sizeBytes} bytes`}</td>
-                      <td>{row.download ? <a href={row.download} download>Download</a> : <span class="muted">did not finish; take another</span>}</td>
+                      <td>
+                        {row.download ? (
+                          <a href={row.download} download>
+                            Download
+                          </a>
+                        ) : (
+                          <span class="muted">did not finish; take another</span>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -88,27 +109,73 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
                   return "Deletion requested: it runs in steps, shown below.";
                 }}
               >
-                <p class="muted">Environments stop, the subscription ends at its period's end, then credentials are revoked, a last export is taken and everything is deleted.</p>
-                <label>Type the slug <code>{slug}</code> to confirm<input name="confirm" required autoComplete="off" /></label>
+                <p class="muted">
+                  Environments stop, the subscription ends at its period's end, then credentials are revoked, a last export is taken and everything is deleted.
+                </p>
+                <label>
+                  Type the slug <code>{slug}</code> to confirm
+                  <input name="confirm" required autoComplete="off" />
+                </label>
               </ActionForm>
             )}
-            {exportLink && <ShownOnce label="The link to the organization's last export (works for 7 days once the export step has run; it is shown only now)" value={exportLink} />}
+            {exportLink && (
+              <ShownOnce
+                label="The link to the organization's last export (works for 7 days once the export step has run; it is shown only now)"
+                value={exportLink}
+              />
+            )}
             {deletion && (
               <dl class="facts" data-testid="deletion">
-                <dt>Requested</dt><dd><When at={deletion.requestedAt} /></dd>
+                <dt>Requested</dt>
+                <dd>
+                  <When at={deletion.requestedAt} />
+                </dd>
                 {deletion.calledOffAt ? (
-                  <><dt>Called off</dt><dd><When at={deletion.calledOffAt} /></dd></>
+                  <>
+                    <dt>Called off</dt>
+                    <dd>
+                      <When at={deletion.calledOffAt} />
+                    </dd>
+                  </>
                 ) : (
-                  <><dt>Next step</dt><dd><code data-testid="next-step">{deletion.nextStep}</code></dd></>
+                  <>
+                    <dt>Next step</dt>
+                    <dd>
+                      <code data-testid="next-step">{deletion.nextStep}</code>
+                    </dd>
+                  </>
                 )}
-                {deletion.waitUntil && <><dt>Waits until</dt><dd><When at={deletion.waitUntil} /></dd></>}
+                {deletion.waitUntil && (
+                  <>
+                    <dt>Waits until</dt>
+                    <dd>
+                      <When at={deletion.waitUntil} />
+                    </dd>
+                  </>
+                )}
                 {deletion.lastError && (
-                  <><dt>Last failure</dt><dd>{deletion.lastError} <span class="muted">({deletion.failedAttempts} attempts; next <When at={deletion.nextAttemptAt} />)</span></dd></>
+                  <>
+                    <dt>Last failure</dt>
+                    <dd>
+                      {deletion.lastError}{" "}
+                      <span class="muted">
+                        ({deletion.failedAttempts} attempts; next <When at={deletion.nextAttemptAt} />)
+                      </span>
+                    </dd>
+                  </>
                 )}
                 <dt>Steps done</dt>
                 <dd>
-                  {deletion.steps.length === 0 ? <span class="muted">none yet</span> : (
-                    <ol>{deletion.steps.map((step) => <li key={step.step}><code>{step.step}</code> <When at={step.doneAt} />: {step.note}</li>)}</ol>
+                  {deletion.steps.length === 0 ? (
+                    <span class="muted">none yet</span>
+                  ) : (
+                    <ol>
+                      {deletion.steps.map((step) => (
+                        <li key={step.step}>
+                          <code>{step.step}</code> <When at={step.doneAt} />: {step.note}
+                        </li>
+                      ))}
+                    </ol>
                   )}
                 </dd>
               </dl>
@@ -121,7 +188,9 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
                   const outcome = await rpc.deletion.callOff.mutate({ orgId });
                   status.reload();
                   const ending = outcome.subscriptionsStillEnding;
-                  return ending.length === 0 ? "Deletion called off." : `Deletion called off; the billing provider did not resume ${ending.join(", ")}, which still ends at its period's end.`;
+                  return ending.length === 0
+                    ? "Deletion called off."
+                    : `Deletion called off; the billing provider did not resume ${ending.join(", ")}, which still ends at its period's end.`;
                 }}
               />
             )}

@@ -46,15 +46,31 @@ function MemberTable({ view, rows, reload }: { view: OrgView; rows: Outputs["mem
   return (
     <div class="table-wrap">
       <table>
-        <thead><tr><th>Person</th><th>Role</th><th>Joined</th>{can("members.manage") && <th>Actions</th>}</tr></thead>
+        <thead>
+          <tr>
+            <th>Person</th>
+            <th>Role</th>
+            <th>Joined</th>
+            {can("members.manage") && <th>Actions</th>}
+          </tr>
+        </thead>
         <tbody>
           {rows.map((member) => {
             const label = member.login ?? member.name ?? member.personId;
             return (
               <tr key={member.personId} data-login={member.login ?? undefined}>
-                <td>{label}{member.personId === me && <span class="muted"> (you)</span>}{member.name && member.login && <div class="muted">{member.name}</div>}</td>
-                <td>{member.role}{member.manual && <span class="muted"> (set by hand)</span>}</td>
-                <td><When at={member.joinedAt} /></td>
+                <td>
+                  {label}
+                  {member.personId === me && <span class="muted"> (you)</span>}
+                  {member.name && member.login && <div class="muted">{member.name}</div>}
+                </td>
+                <td>
+                  {member.role}
+                  {member.manual && <span class="muted"> (set by hand)</span>}
+                </td>
+                <td>
+                  <When at={member.joinedAt} />
+                </td>
                 {can("members.manage") && (
                   <td>
                     {mayChange(member.role) && (
@@ -92,7 +108,11 @@ function RoleChange({ view, personId, label, current, reload }: { view: OrgView;
       <label>
         New role for {label}
         <select value={role} onChange={(event) => setRole(event.currentTarget.value)}>
-          {offered.map((option) => <option key={option} value={option}>{option}</option>)}
+          {offered.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
         </select>
       </label>
       <ActionButton
@@ -124,13 +144,23 @@ function Invitations({ view }: { view: OrgView }) {
         label="Invite"
         submit={async (fields) => {
           setLink(null);
-          return delivered(await rpc.invitations.create.mutate({ orgId: org.id, email: field(fields, "email") ?? "", role: (field(fields, "role") ?? "member") as Role }));
+          return delivered(
+            await rpc.invitations.create.mutate({ orgId: org.id, email: field(fields, "email") ?? "", role: (field(fields, "role") ?? "member") as Role }),
+          );
         }}
       >
-        <label>Email address<input name="email" type="email" required /></label>
-        <label>Role
+        <label>
+          Email address
+          <input name="email" type="email" required />
+        </label>
+        <label>
+          Role
           <select name="role">
-            {ROLES.filter((role) => org.role === "owner" || role !== "owner").map((role) => <option key={role} value={role} selected={role === "member"}>{role}</option>)}
+            {ROLES.filter((role) => org.role === "owner" || role !== "owner").map((role) => (
+              <option key={role} value={role} selected={role === "member"}>
+                {role}
+              </option>
+            ))}
           </select>
         </label>
       </ActionForm>
@@ -143,7 +173,16 @@ function Invitations({ view }: { view: OrgView }) {
             <>
               <div class="table-wrap">
                 <table>
-                  <thead><tr><th>Address</th><th>Role</th><th>State</th><th>Invited by</th><th>Expires</th><th>Actions</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th>Address</th>
+                      <th>Role</th>
+                      <th>State</th>
+                      <th>Invited by</th>
+                      <th>Expires</th>
+                      <th>Actions</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {rows.map((invitation) => (
                       <tr key={invitation.id}>
@@ -151,11 +190,16 @@ function Invitations({ view }: { view: OrgView }) {
                         <td>{invitation.role}</td>
                         <td>{invitation.state}</td>
                         <td>{invitation.invitedBy ?? <span class="muted">a former member</span>}</td>
-                        <td><When at={invitation.expiresAt} /></td>
+                        <td>
+                          <When at={invitation.expiresAt} />
+                        </td>
                         <td>
                           {invitation.state !== "accepted" && invitation.state !== "revoked" && (
                             <div class="row-actions">
-                              <ActionButton label="Resend" run={async () => delivered(await rpc.invitations.resend.mutate({ orgId: org.id, invitationId: invitation.id }))} />
+                              <ActionButton
+                                label="Resend"
+                                run={async () => delivered(await rpc.invitations.resend.mutate({ orgId: org.id, invitationId: invitation.id }))}
+                              />
                               <ActionButton
                                 label="Revoke"
                                 kind="danger"
@@ -174,7 +218,11 @@ function Invitations({ view }: { view: OrgView }) {
                   </tbody>
                 </table>
               </div>
-              {rows.length === limit && limit < 200 && <button type="button" class="secondary" onClick={() => setLimit(200)}>Show up to 200</button>}
+              {rows.length === limit && limit < 200 && (
+                <button type="button" class="secondary" onClick={() => setLimit(200)}>
+                  Show up to 200
+                </button>
+              )}
             </>
           )
         }

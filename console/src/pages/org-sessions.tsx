@@ -19,37 +19,55 @@ export function OrgSessionsPage({ view }: { view: OrgView }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Person</th><th>Signed in</th><th>Last seen</th><th>Address</th><th>Browser</th><th>Actions</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Person</th>
+                    <th>Signed in</th>
+                    <th>Last seen</th>
+                    <th>Address</th>
+                    <th>Browser</th>
+                    <th>Actions</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {rows.map((session) => (
                     <tr key={session.id}>
-                      <td>{session.login ?? session.personId}{session.current && <span class="muted"> (this browser)</span>}</td>
-                      <td><When at={session.createdAt} /></td>
-                      <td><When at={session.lastSeenAt} /></td>
+                      <td>
+                        {session.login ?? session.personId}
+                        {session.current && <span class="muted"> (this browser)</span>}
+                      </td>
+                      <td>
+                        <When at={session.createdAt} />
+                      </td>
+                      <td>
+                        <When at={session.lastSeenAt} />
+                      </td>
                       <td>{session.clientAddress ?? <span class="muted">unknown</span>}</td>
                       <td class="muted">{session.userAgent ?? ""}</td>
-                      <td><div class="row-actions">
-                        <ActionButton
-                          label="Sign out"
-                          confirm="Sign out this session?"
-                          kind="danger"
-                          run={async () => {
-                            await rpc.sessions.signOut.mutate({ orgId: org.id, sessionId: session.id });
-                            sessions.reload();
-                            return "Signed out.";
-                          }}
-                        />
-                        <ActionButton
-                          label="Sign out everywhere"
-                          confirm={`Sign ${session.login ?? "this person"} out of every browser?`}
-                          kind="danger"
-                          run={async () => {
-                            const { ended } = await rpc.sessions.signOutAll.mutate({ orgId: org.id, personId: session.personId });
-                            sessions.reload();
-                            return `Ended ${ended} session(s).`;
-                          }}
-                        />
-                      </div></td>
+                      <td>
+                        <div class="row-actions">
+                          <ActionButton
+                            label="Sign out"
+                            confirm="Sign out this session?"
+                            kind="danger"
+                            run={async () => {
+                              await rpc.sessions.signOut.mutate({ orgId: org.id, sessionId: session.id });
+                              sessions.reload();
+                              return "Signed out.";
+                            }}
+                          />
+                          <ActionButton
+                            label="Sign out everywhere"
+                            confirm={`Sign ${session.login ?? "this person"} out of every browser?`}
+                            kind="danger"
+                            run={async () => {
+                              const { ended } = await rpc.sessions.signOutAll.mutate({ orgId: org.id, personId: session.personId });
+                              sessions.reload();
+                              return `Ended ${ended} session(s).`;
+                            }}
+                          />
+                        </div>
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -16,13 +16,18 @@ const TITLE: Record<Kind, string> = { masking: "Masking file", egress: "Egress p
 
 /** `host`, or `host:443,80`, one a line. */
 function parseRules(text: string | undefined): Array<{ host: string; ports: number[] }> {
-  return (text ?? "").split("\n").map((line) => line.trim()).filter(Boolean).map((line) => {
-    const [host, ports] = line.split(":");
-    return { host: host!.trim(), ports: ports ? ports.split(",").map((port) => Number(port.trim())) : [] };
-  });
+  return (text ?? "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [host, ports] = line.split(":");
+      return { host: host!.trim(), ports: ports ? ports.split(",").map((port) => Number(port.trim())) : [] };
+    });
 }
 
-const rulesText = (rules: Array<{ host: string; ports: number[] }> = []) => rules.map((rule) => rule.host + (rule.ports.length ? `:${rule.ports.join(",")}` : "")).join("\n");
+const rulesText = (rules: Array<{ host: string; ports: number[] }> = []) =>
+  rules.map((rule) => rule.host + (rule.ports.length ? `:${rule.ports.join(",")}` : "")).join("\n");
 
 export function ProposalsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
@@ -40,23 +45,35 @@ export function ProposalsPage({ view }: { view: OrgView }) {
     <>
       <h1>Proposals</h1>
       <p>
-        Changes to the masking rules and the egress policy are proposed here, approved by someone other than their author, and opened as a
-        pull request in the organization's claimed repository by the code-host App.
+        Changes to the masking rules and the egress policy are proposed here, approved by someone other than their author, and opened as a pull request in the
+        organization's claimed repository by the code-host App.
       </p>
       <h2>In force</h2>
       <Show loaded={masking}>
         {(file) => (
           <section aria-label="Masking file in force">
-            <h3>Masking file <code>{file.path}</code></h3>
-            {file.updatedAt ? <pre class="file" data-testid="masking-file">{file.content}</pre> : <Empty>No masking file approved yet.</Empty>}
+            <h3>
+              Masking file <code>{file.path}</code>
+            </h3>
+            {file.updatedAt ? (
+              <pre class="file" data-testid="masking-file">
+                {file.content}
+              </pre>
+            ) : (
+              <Empty>No masking file approved yet.</Empty>
+            )}
           </section>
         )}
       </Show>
       <Show loaded={egress}>
         {(file) => (
           <section aria-label="Egress block in force">
-            <h3>Egress block of <code>{file.path}</code></h3>
-            <pre class="file" data-testid="egress-block">{file.content}</pre>
+            <h3>
+              Egress block of <code>{file.path}</code>
+            </h3>
+            <pre class="file" data-testid="egress-block">
+              {file.content}
+            </pre>
             {!file.updatedAt && <p class="muted">Nothing approved yet: nothing leaves.</p>}
           </section>
         )}
@@ -72,15 +89,27 @@ export function ProposalsPage({ view }: { view: OrgView }) {
             label="Propose masking file"
             submit={async (fields) => {
               await rpc.masking.propose.mutate({
-                orgId: org.id, summary: field(fields, "summary") ?? "", content: String(fields.get("content") ?? ""), repository: field(fields, "repository"),
+                orgId: org.id,
+                summary: field(fields, "summary") ?? "",
+                content: String(fields.get("content") ?? ""),
+                repository: field(fields, "repository"),
               });
               reload();
               return "Proposed; someone with masking.approve decides it.";
             }}
           >
-            <label>Summary<input name="summary" required maxLength={200} /></label>
-            <label>Repository (blank: the claimed one)<input name="repository" placeholder="owner/name" /></label>
-            <label>Masking file, exactly as the engine reads it<textarea name="content" rows={8} cols={60} defaultValue={masking.data.content} /></label>
+            <label>
+              Summary
+              <input name="summary" required maxLength={200} />
+            </label>
+            <label>
+              Repository (blank: the claimed one)
+              <input name="repository" placeholder="owner/name" />
+            </label>
+            <label>
+              Masking file, exactly as the engine reads it
+              <textarea name="content" rows={8} cols={60} defaultValue={masking.data.content} />
+            </label>
           </ActionForm>
         </>
       )}
@@ -91,8 +120,14 @@ export function ProposalsPage({ view }: { view: OrgView }) {
             label="Propose egress policy"
             submit={async (fields) => {
               const proposed = await rpc.network.propose.mutate({
-                orgId: org.id, summary: field(fields, "summary") ?? "", repository: field(fields, "repository"),
-                policy: { default: fields.get("default") === "allow" ? "allow" : "deny", allow: parseRules(field(fields, "allow")), deny: parseRules(field(fields, "deny")) },
+                orgId: org.id,
+                summary: field(fields, "summary") ?? "",
+                repository: field(fields, "repository"),
+                policy: {
+                  default: fields.get("default") === "allow" ? "allow" : "deny",
+                  allow: parseRules(field(fields, "allow")),
+                  deny: parseRules(field(fields, "deny")),
+                },
               });
               reload();
               return proposed.loosens
@@ -100,13 +135,29 @@ export function ProposalsPage({ view }: { view: OrgView }) {
                 : "Proposed; someone with network.approve decides it.";
             }}
           >
-            <label>Summary<input name="summary" required maxLength={200} /></label>
-            <label>Repository (blank: the claimed one)<input name="repository" placeholder="owner/name" /></label>
-            <label>Hosts no rule names
-              <select name="default" defaultValue={egress.data.policy.default}><option value="deny">deny</option><option value="allow">allow</option></select>
+            <label>
+              Summary
+              <input name="summary" required maxLength={200} />
             </label>
-            <label>Allowed hosts (one a line; host or host:443,80)<textarea name="allow" rows={4} cols={40} defaultValue={rulesText(egress.data.policy.allow)} /></label>
-            <label>Denied hosts (a deny wins)<textarea name="deny" rows={3} cols={40} defaultValue={rulesText(egress.data.policy.deny)} /></label>
+            <label>
+              Repository (blank: the claimed one)
+              <input name="repository" placeholder="owner/name" />
+            </label>
+            <label>
+              Hosts no rule names
+              <select name="default" defaultValue={egress.data.policy.default}>
+                <option value="deny">deny</option>
+                <option value="allow">allow</option>
+              </select>
+            </label>
+            <label>
+              Allowed hosts (one a line; host or host:443,80)
+              <textarea name="allow" rows={4} cols={40} defaultValue={rulesText(egress.data.policy.allow)} />
+            </label>
+            <label>
+              Denied hosts (a deny wins)
+              <textarea name="deny" rows={3} cols={40} defaultValue={rulesText(egress.data.policy.deny)} />
+            </label>
           </ActionForm>
         </>
       )}
@@ -118,7 +169,18 @@ export function ProposalsPage({ view }: { view: OrgView }) {
 function PullRequestState({ proposal }: { proposal: Proposal }) {
   const pull = proposal.pullRequest;
   if (proposal.state !== "approved") return <span class="muted">{proposal.state === "rejected" ? "none (rejected)" : "after approval"}</span>;
-  if (pull.state === "opened") return <span>#{pull.number} opened on <code>{pull.branch}</code>{pull.url && <> (<a href={pull.url}>view</a>)</>}</span>;
+  if (pull.state === "opened")
+    return (
+      <span>
+        #{pull.number} opened on <code>{pull.branch}</code>
+        {pull.url && (
+          <>
+            {" "}
+            (<a href={pull.url}>view</a>)
+          </>
+        )}
+      </span>
+    );
   if (pull.state === "refused") return <span class="danger">refused: {pull.refusal}</span>;
   return <span class="muted">not tried</span>;
 }
@@ -137,18 +199,43 @@ function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgV
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Change</th><th>Proposed</th><th>State</th><th>Pull request</th><th>Actions</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Change</th>
+                    <th>Proposed</th>
+                    <th>State</th>
+                    <th>Pull request</th>
+                    <th>Actions</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {rows.map((proposal) => (
                     <tr key={proposal.id} data-testid={`proposal-${proposal.summary}`}>
                       <td>
                         {proposal.summary} <span class="muted">in {proposal.repository}</span>
-                        {proposal.loosens && <> <strong class="flag danger">Loosens egress</strong> <span class="muted">allows {proposal.loosened.join(", ")}</span></>}
-                        <details><summary>Text</summary><pre class="file">{proposal.content}</pre></details>
+                        {proposal.loosens && (
+                          <>
+                            {" "}
+                            <strong class="flag danger">Loosens egress</strong> <span class="muted">allows {proposal.loosened.join(", ")}</span>
+                          </>
+                        )}
+                        <details>
+                          <summary>Text</summary>
+                          <pre class="file">{proposal.content}</pre>
+                        </details>
                       </td>
-                      <td>{proposal.proposedBy}{proposal.mine && " (you)"}, <When at={proposal.proposedAt} /></td>
-                      <td>{proposal.state}{proposal.decidedBy && <> by {proposal.decidedBy}</>}{proposal.decisionNote && <>: {proposal.decisionNote}</>}</td>
-                      <td><PullRequestState proposal={proposal} /></td>
+                      <td>
+                        {proposal.proposedBy}
+                        {proposal.mine && " (you)"}, <When at={proposal.proposedAt} />
+                      </td>
+                      <td>
+                        {proposal.state}
+                        {proposal.decidedBy && <> by {proposal.decidedBy}</>}
+                        {proposal.decisionNote && <>: {proposal.decisionNote}</>}
+                      </td>
+                      <td>
+                        <PullRequestState proposal={proposal} />
+                      </td>
                       <td class="row-actions">
                         {proposal.state === "proposed" && mayDecide && !proposal.mine && (
                           <>
@@ -207,10 +294,7 @@ function ForkCommits({ view }: { view: OrgView }) {
   return (
     <section aria-label="Fork commits">
       <h2>Fork pull-request commits</h2>
-      <p>
-        A fork's pull request gets no check credential until a maintainer approves its exact commit; a new push is a new commit and
-        waits again.
-      </p>
+      <p>A fork's pull request gets no check credential until a maintainer approves its exact commit; a new push is a new commit and waits again.</p>
       <Show loaded={commits}>
         {(rows) =>
           rows.length === 0 ? (
@@ -218,21 +302,45 @@ function ForkCommits({ view }: { view: OrgView }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Repository</th><th>Pull request</th><th>Commit</th><th>Asked</th><th>Approval</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Repository</th>
+                    <th>Pull request</th>
+                    <th>Commit</th>
+                    <th>Asked</th>
+                    <th>Approval</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {rows.map((row) => (
                     <tr key={row.repository + row.commit}>
                       <td>{row.repository}</td>
-                      <td>{row.pullRequest ? `#${row.pullRequest}` : "?"}{row.headRepository && <span class="muted"> from {row.headRepository}</span>}</td>
-                      <td><code>{row.commit}</code></td>
-                      <td><When at={row.requestedAt} /></td>
                       <td>
-                        {row.approvedAt ? <>approved by {row.approvedBy}, <When at={row.approvedAt} /></> : (
+                        {row.pullRequest ? `#${row.pullRequest}` : "?"}
+                        {row.headRepository && <span class="muted"> from {row.headRepository}</span>}
+                      </td>
+                      <td>
+                        <code>{row.commit}</code>
+                      </td>
+                      <td>
+                        <When at={row.requestedAt} />
+                      </td>
+                      <td>
+                        {row.approvedAt ? (
+                          <>
+                            approved by {row.approvedBy}, <When at={row.approvedAt} />
+                          </>
+                        ) : (
                           <ActionButton
                             label={`Approve commit ${row.commit.slice(0, 7)}`}
                             confirm={`Let commit ${row.commit.slice(0, 7)} from a fork report its check? Approve only code you have read.`}
                             run={async () => {
-                              await rpc.pullRequests.approveCommit.mutate({ orgId: org.id, repository: row.repository, commit: row.commit, pullRequest: row.pullRequest ?? undefined });
+                              await rpc.pullRequests.approveCommit.mutate({
+                                orgId: org.id,
+                                repository: row.repository,
+                                commit: row.commit,
+                                pullRequest: row.pullRequest ?? undefined,
+                              });
                               commits.reload();
                               return `Approved ${row.commit.slice(0, 7)}; its check may report now.`;
                             }}

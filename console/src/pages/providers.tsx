@@ -30,7 +30,10 @@ export function ProvidersPage({ view }: { view: OrgView }) {
   return (
     <>
       <h1>Model provider keys</h1>
-      <p class="muted">Engines and the CLI call the model providers through this service with their own token; the organization's key goes upstream in its place, within the monthly budget.</p>
+      <p class="muted">
+        Engines and the CLI call the model providers through this service with their own token; the organization's key goes upstream in its place, within the
+        monthly budget.
+      </p>
       <Show loaded={list}>
         {({ providers: states }) => states.map((state) => <Provider key={state.provider} orgId={org.id} state={state} view={view} reload={list.reload} />)}
       </Show>
@@ -49,24 +52,53 @@ function Provider({ orgId, state, view, reload }: { orgId: string; state: Provid
       <dl class="facts">
         <dt>Key</dt>
         <dd data-testid={`${provider}-key`}>
-          {key ? <>ending <code>{key.lastFour}</code> <span class="muted">(stored <When at={key.createdAt} />, sealed under {key.sealedUnder})</span></> : <span class="muted">none: the proxy refuses requests</span>}
+          {key ? (
+            <>
+              ending <code>{key.lastFour}</code>{" "}
+              <span class="muted">
+                (stored <When at={key.createdAt} />, sealed under {key.sealedUnder})
+              </span>
+            </>
+          ) : (
+            <span class="muted">none: the proxy refuses requests</span>
+          )}
         </dd>
         <dt>Budget</dt>
         <dd>
-          {budget ? `${dollars(budget.spentUsd)} spent and ${dollars(budget.reservedUsd)} reserved of ${dollars(budget.monthlyCapUsd)} in ${budget.month}` : <span class="muted">none set: the proxy refuses requests</span>}
-          {budget && budget.overrunUsd > 0 ? <strong>{` Overrun: ${dollars(budget.overrunUsd)} past the cap (answers used more than they reserved); the proxy refuses requests until the budget is raised.`}</strong> : null}
+          {budget ? (
+            `${dollars(budget.spentUsd)} spent and ${dollars(budget.reservedUsd)} reserved of ${dollars(budget.monthlyCapUsd)} in ${budget.month}`
+          ) : (
+            <span class="muted">none set: the proxy refuses requests</span>
+          )}
+          {budget && budget.overrunUsd > 0 ? (
+            <strong>{` Overrun: ${dollars(budget.overrunUsd)} past the cap (answers used more than they reserved); the proxy refuses requests until the budget is raised.`}</strong>
+          ) : null}
         </dd>
       </dl>
       <ActionForm
         label={`Save ${provider} key`}
         submit={async () => {
-          const stored = await providers<{ key: { lastFour: string }; replaced: boolean }>(orgId, path, { method: "PUT", body: JSON.stringify({ key: typed }) });
+          const stored = await providers<{ key: { lastFour: string }; replaced: boolean }>(orgId, path, {
+            method: "PUT",
+            body: JSON.stringify({ key: typed }),
+          });
           setTyped("");
           reload();
           return `Stored the key ending ${stored.key.lastFour}${stored.replaced ? "; the previous one is revoked" : ""}.`;
         }}
       >
-        <label>Key<input type="password" autoComplete="off" required minLength={8} maxLength={512} value={typed} onInput={(event) => setTyped(event.currentTarget.value)} /></label>
+        <label>
+          Key
+          <input
+            type="password"
+            autoComplete="off"
+            required
+            minLength={8}
+            maxLength={512}
+            value={typed}
+            onInput={(event) => setTyped(event.currentTarget.value)}
+          />
+        </label>
       </ActionForm>
       {key && (
         <ActionButton
@@ -85,12 +117,18 @@ function Provider({ orgId, state, view, reload }: { orgId: string; state: Provid
           label={`Set ${provider} budget`}
           submit={async (fields) => {
             const monthlyCapUsd = Number(field(fields, "cap"));
-            const set = await providers<{ budget: { monthlyCapUsd: number } }>(orgId, `${path}/budget`, { method: "PUT", body: JSON.stringify({ monthlyCapUsd }) });
+            const set = await providers<{ budget: { monthlyCapUsd: number } }>(orgId, `${path}/budget`, {
+              method: "PUT",
+              body: JSON.stringify({ monthlyCapUsd }),
+            });
             reload();
             return `The monthly budget is ${dollars(set.budget.monthlyCapUsd)}.`;
           }}
         >
-          <label>Monthly budget (US dollars)<input name="cap" type="number" required min={0} max={1000000} step="0.01" defaultValue={budget ? String(budget.monthlyCapUsd) : ""} /></label>
+          <label>
+            Monthly budget (US dollars)
+            <input name="cap" type="number" required min={0} max={1000000} step="0.01" defaultValue={budget ? String(budget.monthlyCapUsd) : ""} />
+          </label>
         </ActionForm>
       )}
     </section>

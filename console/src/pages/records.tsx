@@ -42,24 +42,59 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
       <h2>Runs</h2>
       {runs.failure && <FailureNote failure={runs.failure} />}
       {runs.items === null ? (
-        !runs.failure && <p role="status" class="muted">Loading...</p>
+        !runs.failure && (
+          <p role="status" class="muted">
+            Loading...
+          </p>
+        )
       ) : runs.items.length === 0 ? (
         <Empty>No runs reported here yet. The engine's run.started and run.finished events show up here.</Empty>
       ) : (
         <div class="table-wrap">
           <table>
-            <thead><tr><th>Run</th><th>State</th><th>Outcome</th><th>Started</th><th>Took</th><th>Runtime</th><th>Verdicts</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th>State</th>
+                <th>Outcome</th>
+                <th>Started</th>
+                <th>Took</th>
+                <th>Runtime</th>
+                <th>Verdicts</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {runs.items.map((run: Run) => (
                 <tr key={run.runId} data-testid="engine-run">
-                  <td><code>{run.runId}</code>{run.name && <> {run.name}</>}</td>
+                  <td>
+                    <code>{run.runId}</code>
+                    {run.name && <> {run.name}</>}
+                  </td>
                   <td>{run.state}</td>
                   <td data-testid="run-outcome">{run.outcome ?? <span class="muted">not finished</span>}</td>
-                  <td><When at={run.startedAt} none="not reported" /></td>
+                  <td>
+                    <When at={run.startedAt} none="not reported" />
+                  </td>
                   <td>{duration(run.durationMs)}</td>
-                  <td>{run.runtime ? <>{run.runtime.name}{!run.runtime.registered && <span class="muted"> (not registered)</span>}</> : <span class="muted">none</span>}</td>
-                  <td>{run.verdicts.pass} pass, {run.verdicts.fail} fail{run.verdicts.warn ? `, ${run.verdicts.warn} warn` : ""}</td>
-                  <td><button type="button" class="secondary" onClick={() => setOpen(open === run.runId ? null : run.runId)}>{open === run.runId ? "Hide" : "Details"}</button></td>
+                  <td>
+                    {run.runtime ? (
+                      <>
+                        {run.runtime.name}
+                        {!run.runtime.registered && <span class="muted"> (not registered)</span>}
+                      </>
+                    ) : (
+                      <span class="muted">none</span>
+                    )}
+                  </td>
+                  <td>
+                    {run.verdicts.pass} pass, {run.verdicts.fail} fail{run.verdicts.warn ? `, ${run.verdicts.warn} warn` : ""}
+                  </td>
+                  <td>
+                    <button type="button" class="secondary" onClick={() => setOpen(open === run.runId ? null : run.runId)}>
+                      {open === run.runId ? "Hide" : "Details"}
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -67,8 +102,14 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
         </div>
       )}
       <div class="row-actions">
-        <button type="button" class="secondary" disabled={runs.loading} onClick={runs.refresh}>Refresh runs</button>
-        {runs.more && <button type="button" class="secondary" disabled={runs.loading} onClick={runs.more}>Older runs</button>}
+        <button type="button" class="secondary" disabled={runs.loading} onClick={runs.refresh}>
+          Refresh runs
+        </button>
+        {runs.more && (
+          <button type="button" class="secondary" disabled={runs.loading} onClick={runs.more}>
+            Older runs
+          </button>
+        )}
       </div>
       {open && <RunDetail orgId={orgId} runId={open} />}
     </section>
@@ -79,30 +120,67 @@ function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
   const run = useLoad(() => rpc.runs.get.query({ orgId, runId }), [orgId, runId]);
   return (
     <section class="panel" aria-label={`Run ${runId}`}>
-      <h3>Run <code>{runId}</code></h3>
+      <h3>
+        Run <code>{runId}</code>
+      </h3>
       <Show loaded={run}>
         {(detail) => (
           <>
             <dl class="facts">
-              <dt>Outcome</dt><dd>{detail.outcome ?? "not finished"}</dd>
-              <dt>Started</dt><dd><When at={detail.startedAt} none="not reported" /></dd>
-              <dt>Finished</dt><dd><When at={detail.finishedAt} none="not yet" /></dd>
-              {detail.workloadRunId && <><dt>Workload run</dt><dd><code>{detail.workloadRunId}</code></dd></>}
+              <dt>Outcome</dt>
+              <dd>{detail.outcome ?? "not finished"}</dd>
+              <dt>Started</dt>
+              <dd>
+                <When at={detail.startedAt} none="not reported" />
+              </dd>
+              <dt>Finished</dt>
+              <dd>
+                <When at={detail.finishedAt} none="not yet" />
+              </dd>
+              {detail.workloadRunId && (
+                <>
+                  <dt>Workload run</dt>
+                  <dd>
+                    <code>{detail.workloadRunId}</code>
+                  </dd>
+                </>
+              )}
             </dl>
             <h4>Verdicts</h4>
-            {detail.verdictList.length === 0 ? <p class="muted">None recorded.</p> : (
-              <ul data-testid="verdicts">{detail.verdictList.map((v) => <li key={v.name}><strong>{v.verdict}</strong> {v.name}{v.detail && <span class="muted">: {v.detail}</span>}</li>)}</ul>
+            {detail.verdictList.length === 0 ? (
+              <p class="muted">None recorded.</p>
+            ) : (
+              <ul data-testid="verdicts">
+                {detail.verdictList.map((v) => (
+                  <li key={v.name}>
+                    <strong>{v.verdict}</strong> {v.name}
+                    {v.detail && <span class="muted">: {v.detail}</span>}
+                  </li>
+                ))}
+              </ul>
             )}
             <h4>Artifacts</h4>
-            {detail.artifacts.length === 0 ? <p class="muted">None stored.</p> : (
+            {detail.artifacts.length === 0 ? (
+              <p class="muted">None stored.</p>
+            ) : (
               <ul data-testid="artifacts">
-                {detail.artifacts.map((a) => <li key={a.name}>{a.name} ({a.sizeBytes} bytes, <code>{a.digest}</code>) at <code>{a.location}</code></li>)}
+                {detail.artifacts.map((a) => (
+                  <li key={a.name}>
+                    {a.name} ({a.sizeBytes} bytes, <code>{a.digest}</code>) at <code>{a.location}</code>
+                  </li>
+                ))}
               </ul>
             )}
             {detail.goldens.length > 0 && (
               <>
                 <h4>Goldens published</h4>
-                <ul>{detail.goldens.map((g) => <li key={`${g.name}@${g.version}`}>{g.name} version {g.version} <code>{g.digest}</code></li>)}</ul>
+                <ul>
+                  {detail.goldens.map((g) => (
+                    <li key={`${g.name}@${g.version}`}>
+                      {g.name} version {g.version} <code>{g.digest}</code>
+                    </li>
+                  ))}
+                </ul>
               </>
             )}
           </>
@@ -123,7 +201,8 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
   return (
     <section aria-label="Network decisions">
       <h2>Network decisions</h2>
-      <label>Show
+      <label>
+        Show
         <select value={filter} onChange={(event) => setFilter(event.currentTarget.value as typeof filter)}>
           <option value="">all</option>
           <option value="allowed">allowed only</option>
@@ -132,17 +211,31 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
       </label>
       {decisions.failure && <FailureNote failure={decisions.failure} />}
       {decisions.items === null ? (
-        !decisions.failure && <p role="status" class="muted">Loading...</p>
+        !decisions.failure && (
+          <p role="status" class="muted">
+            Loading...
+          </p>
+        )
       ) : decisions.items.length === 0 ? (
         <Empty>No {filter || ""} egress decisions reported here.</Empty>
       ) : (
         <div class="table-wrap">
           <table>
-            <thead><tr><th>When</th><th>Host</th><th>Port</th><th>Decision</th><th>Rule</th></tr></thead>
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Host</th>
+                <th>Port</th>
+                <th>Decision</th>
+                <th>Rule</th>
+              </tr>
+            </thead>
             <tbody>
               {decisions.items.map((d: Decision) => (
                 <tr key={d.eventId} data-testid="decision">
-                  <td><When at={d.at} /></td>
+                  <td>
+                    <When at={d.at} />
+                  </td>
                   <td>{d.host}</td>
                   <td>{d.port}</td>
                   <td class={d.decision === "denied" ? "warn" : undefined}>{d.decision}</td>
@@ -153,7 +246,11 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
           </table>
         </div>
       )}
-      {decisions.more && <button type="button" class="secondary" disabled={decisions.loading} onClick={decisions.more}>Older decisions</button>}
+      {decisions.more && (
+        <button type="button" class="secondary" disabled={decisions.loading} onClick={decisions.more}>
+          Older decisions
+        </button>
+      )}
     </section>
   );
 }

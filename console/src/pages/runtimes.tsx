@@ -15,22 +15,34 @@ export function RuntimesPage({ view }: { view: OrgView }) {
     <>
       <h1>Runtimes</h1>
       <p class="muted">
-        An engine names its runtime in its events (the <code>runtime</code> field of a run or network decision); a registered runtime shows when
-        an engine last reported from it.
+        An engine names its runtime in its events (the <code>runtime</code> field of a run or network decision); a registered runtime shows when an engine last
+        reported from it.
       </p>
       <ActionForm
         label="Register runtime"
         submit={async (fields) => {
-          const labels = field(fields, "labels")?.split(",").map((label) => label.trim()).filter(Boolean) ?? [];
+          const labels =
+            field(fields, "labels")
+              ?.split(",")
+              .map((label) => label.trim())
+              .filter(Boolean) ?? [];
           const runtime = await rpc.runtimes.register.mutate({ orgId: org.id, name: field(fields, "name") ?? "", labels });
           runtimes.reload();
           return `Registered ${runtime.name}.`;
         }}
       >
-        <label>Name<input name="name" required placeholder="linux-large" /></label>
-        <label>Labels (comma-separated)<input name="labels" placeholder="gpu, region=eu" /></label>
+        <label>
+          Name
+          <input name="name" required placeholder="linux-large" />
+        </label>
+        <label>
+          Labels (comma-separated)
+          <input name="labels" placeholder="gpu, region=eu" />
+        </label>
       </ActionForm>
-      <label class="check"><input type="checkbox" checked={removed} onChange={(event) => setRemoved(event.currentTarget.checked)} /> Show removed runtimes</label>
+      <label class="check">
+        <input type="checkbox" checked={removed} onChange={(event) => setRemoved(event.currentTarget.checked)} /> Show removed runtimes
+      </label>
       <Show loaded={runtimes}>
         {(rows) =>
           rows.length === 0 ? (
@@ -38,31 +50,56 @@ export function RuntimesPage({ view }: { view: OrgView }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Name</th><th>Labels</th><th>Last seen</th><th>Runs</th><th>Registered</th><th /></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Labels</th>
+                    <th>Last seen</th>
+                    <th>Runs</th>
+                    <th>Registered</th>
+                    <th />
+                  </tr>
+                </thead>
                 <tbody>
                   {rows.map((runtime) => (
                     <tr key={runtime.id} data-testid="runtime">
-                      <td>{runtime.name}{runtime.removedAt && <span class="muted"> (removed <When at={runtime.removedAt} />)</span>}</td>
-                      <td data-testid="runtime-labels">
-                        {runtime.labels.length === 0 ? <span class="muted">none</span> : runtime.labels.map((label) => (
-                          <span key={label} class="label">
-                            {label}{" "}
-                            {!runtime.removedAt && (
-                              <ActionButton
-                                label={`Remove label ${label}`}
-                                run={async () => {
-                                  await rpc.runtimes.untag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
-                                  runtimes.reload();
-                                  return `Took ${label} off.`;
-                                }}
-                              />
-                            )}
+                      <td>
+                        {runtime.name}
+                        {runtime.removedAt && (
+                          <span class="muted">
+                            {" "}
+                            (removed <When at={runtime.removedAt} />)
                           </span>
-                        ))}
+                        )}
                       </td>
-                      <td data-testid="runtime-seen"><When at={runtime.lastSeenAt} /></td>
+                      <td data-testid="runtime-labels">
+                        {runtime.labels.length === 0 ? (
+                          <span class="muted">none</span>
+                        ) : (
+                          runtime.labels.map((label) => (
+                            <span key={label} class="label">
+                              {label}{" "}
+                              {!runtime.removedAt && (
+                                <ActionButton
+                                  label={`Remove label ${label}`}
+                                  run={async () => {
+                                    await rpc.runtimes.untag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
+                                    runtimes.reload();
+                                    return `Took ${label} off.`;
+                                  }}
+                                />
+                              )}
+                            </span>
+                          ))
+                        )}
+                      </td>
+                      <td data-testid="runtime-seen">
+                        <When at={runtime.lastSeenAt} />
+                      </td>
                       <td>{runtime.runs}</td>
-                      <td><When at={runtime.createdAt} /></td>
+                      <td>
+                        <When at={runtime.createdAt} />
+                      </td>
                       <td>
                         {!runtime.removedAt && (
                           <>
@@ -75,7 +112,10 @@ export function RuntimesPage({ view }: { view: OrgView }) {
                                 return `Labelled ${label}.`;
                               }}
                             >
-                              <label>Label<input name="label" required /></label>
+                              <label>
+                                Label
+                                <input name="label" required />
+                              </label>
                             </ActionForm>
                             <ActionButton
                               label={`Remove ${runtime.name}`}

@@ -17,12 +17,22 @@ export function SettingsPage({ view }: { view: OrgView }) {
       <Show loaded={details}>
         {(about) => (
           <dl class="facts">
-            <dt>Name</dt><dd>{about.name}</dd>
-            <dt>Slug</dt><dd><code>{about.slug}</code></dd>
-            <dt>Plan</dt><dd>{about.plan}</dd>
-            <dt>Suspended</dt><dd>{about.suspended ? "yes" : "no"}</dd>
-            <dt>Created</dt><dd><When at={about.createdAt} /></dd>
-            <dt>Your role</dt><dd>{about.role}</dd>
+            <dt>Name</dt>
+            <dd>{about.name}</dd>
+            <dt>Slug</dt>
+            <dd>
+              <code>{about.slug}</code>
+            </dd>
+            <dt>Plan</dt>
+            <dd>{about.plan}</dd>
+            <dt>Suspended</dt>
+            <dd>{about.suspended ? "yes" : "no"}</dd>
+            <dt>Created</dt>
+            <dd>
+              <When at={about.createdAt} />
+            </dd>
+            <dt>Your role</dt>
+            <dd>{about.role}</dd>
           </dl>
         )}
       </Show>
@@ -38,7 +48,10 @@ export function SettingsPage({ view }: { view: OrgView }) {
               return `Renamed to ${saved.name}.`;
             }}
           >
-            <label>Display name<input name="name" required maxLength={100} defaultValue={org.name} /></label>
+            <label>
+              Display name
+              <input name="name" required maxLength={100} defaultValue={org.name} />
+            </label>
           </ActionForm>
         </>
       )}

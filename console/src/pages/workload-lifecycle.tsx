@@ -19,19 +19,41 @@ export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView;
       <Show loaded={workload}>
         {(w) => (
           <>
-            <h2>Workload {w.name}{w.archivedAt && <span class="muted"> (archived <When at={w.archivedAt} />)</span>}</h2>
+            <h2>
+              Workload {w.name}
+              {w.archivedAt && (
+                <span class="muted">
+                  {" "}
+                  (archived <When at={w.archivedAt} />)
+                </span>
+              )}
+            </h2>
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Version</th><th>Kind</th><th>Added</th><th /></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Version</th>
+                    <th>Kind</th>
+                    <th>Added</th>
+                    <th />
+                  </tr>
+                </thead>
                 <tbody>
                   {w.versions.map((v) => (
                     <tr key={v.id} data-testid="workload-version">
                       <td>v{v.number}</td>
                       <td data-testid="version-kind">
                         {v.current ? "current" : v.exploratory ? "exploration" : "earlier"}
-                        {v.promotedAt && <span class="muted"> (promoted <When at={v.promotedAt} />)</span>}
+                        {v.promotedAt && (
+                          <span class="muted">
+                            {" "}
+                            (promoted <When at={v.promotedAt} />)
+                          </span>
+                        )}
                       </td>
-                      <td><When at={v.createdAt} /></td>
+                      <td>
+                        <When at={v.createdAt} />
+                      </td>
                       <td>
                         {can("workloads.edit") && !w.archivedAt && v.exploratory && !v.current && (
                           <ActionButton
@@ -60,15 +82,26 @@ export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView;
                     } catch {
                       throw new Error("The compiled form must be JSON.");
                     }
-                    if (typeof compiled !== "object" || compiled === null || Array.isArray(compiled)) throw new Error("The compiled form must be a JSON object.");
+                    if (typeof compiled !== "object" || compiled === null || Array.isArray(compiled))
+                      throw new Error("The compiled form must be a JSON object.");
                     const exploratory = fields.get("exploratory") === "on";
-                    const added = await rpc.workloads.addVersion.mutate({ orgId: org.id, workloadId, compiled: compiled as Record<string, unknown>, exploratory });
+                    const added = await rpc.workloads.addVersion.mutate({
+                      orgId: org.id,
+                      workloadId,
+                      compiled: compiled as Record<string, unknown>,
+                      exploratory,
+                    });
                     changed();
                     return exploratory ? `Added exploration v${added.number}; promote it to make it current.` : `Added v${added.number}; it is now current.`;
                   }}
                 >
-                  <label>Compiled form (JSON)<textarea name="compiled" rows={3} cols={40} required defaultValue={JSON.stringify(w.versions[0]?.compiled ?? {})} /></label>
-                  <label class="check"><input type="checkbox" name="exploratory" /> Exploration (stays aside until promoted)</label>
+                  <label>
+                    Compiled form (JSON)
+                    <textarea name="compiled" rows={3} cols={40} required defaultValue={JSON.stringify(w.versions[0]?.compiled ?? {})} />
+                  </label>
+                  <label class="check">
+                    <input type="checkbox" name="exploratory" /> Exploration (stays aside until promoted)
+                  </label>
                 </ActionForm>
                 <ActionButton
                   label="Archive workload"

@@ -30,15 +30,32 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th>Workload</th><th>Current version</th><th>Explorations</th><th>Defined</th><th /></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Workload</th>
+                    <th>Current version</th>
+                    <th>Explorations</th>
+                    <th>Defined</th>
+                    <th />
+                  </tr>
+                </thead>
                 <tbody>
                   {rows.map((workload) => (
                     <tr key={workload.id} data-testid="workload">
-                      <td>{workload.name}{workload.archivedAt && <span class="muted"> (archived)</span>}</td>
+                      <td>
+                        {workload.name}
+                        {workload.archivedAt && <span class="muted"> (archived)</span>}
+                      </td>
                       <td data-testid="current-version">v{workload.currentVersion.number}</td>
                       <td>{workload.explorations || <span class="muted">none</span>}</td>
-                      <td><When at={workload.createdAt} /></td>
-                      <td><button type="button" class="secondary" onClick={() => setManaging(managing === workload.id ? null : workload.id)}>{managing === workload.id ? "Close" : `Manage ${workload.name}`}</button></td>
+                      <td>
+                        <When at={workload.createdAt} />
+                      </td>
+                      <td>
+                        <button type="button" class="secondary" onClick={() => setManaging(managing === workload.id ? null : workload.id)}>
+                          {managing === workload.id ? "Close" : `Manage ${workload.name}`}
+                        </button>
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -47,8 +64,20 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
           )
         }
       </Show>
-      <label class="check"><input type="checkbox" checked={archived} onChange={(event) => setArchived(event.currentTarget.checked)} /> Show archived workloads</label>
-      {managing && <WorkloadDetail key={managing} view={view} workloadId={managing} onChanged={() => { definitions.reload(); setRunsRound((round) => round + 1); }} />}
+      <label class="check">
+        <input type="checkbox" checked={archived} onChange={(event) => setArchived(event.currentTarget.checked)} /> Show archived workloads
+      </label>
+      {managing && (
+        <WorkloadDetail
+          key={managing}
+          view={view}
+          workloadId={managing}
+          onChanged={() => {
+            definitions.reload();
+            setRunsRound((round) => round + 1);
+          }}
+        />
+      )}
       {can("workloads.run") && definitions.data?.length ? (
         <StartRun view={view} definitions={definitions.data} onStarted={() => setRunsRound((round) => round + 1)} />
       ) : null}
@@ -72,8 +101,14 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
               return `Defined ${field(fields, "name")} (version 1).`;
             }}
           >
-            <label>Name<input name="name" required /></label>
-            <label>Compiled form (JSON, as the engine runs it)<textarea name="compiled" rows={4} cols={40} required defaultValue={'{"steps":["load"]}'} /></label>
+            <label>
+              Name
+              <input name="name" required />
+            </label>
+            <label>
+              Compiled form (JSON, as the engine runs it)
+              <textarea name="compiled" rows={4} cols={40} required defaultValue={'{"steps":["load"]}'} />
+            </label>
           </ActionForm>
         </>
       )}
@@ -106,17 +141,32 @@ function StartRun({ view, definitions, onStarted }: { view: OrgView; definitions
             return `Run of ${started.workload} v${started.version} recorded on ${started.envId}; an engine claims it. ${dispatchSentence(started.dispatch)}`;
           }}
         >
-          <label>Workload
+          <label>
+            Workload
             <select name="versionId" required>
-              {definitions.filter((workload) => !workload.archivedAt).map((workload) => <option key={workload.id} value={workload.currentVersion.id}>{workload.name} v{workload.currentVersion.number}</option>)}
+              {definitions
+                .filter((workload) => !workload.archivedAt)
+                .map((workload) => (
+                  <option key={workload.id} value={workload.currentVersion.id}>
+                    {workload.name} v{workload.currentVersion.number}
+                  </option>
+                ))}
             </select>
           </label>
-          <label>Environment
+          <label>
+            Environment
             <select name="envId" required>
-              {workable.map((env) => <option key={env.envId} value={env.envId}>{env.envId} ({env.state})</option>)}
+              {workable.map((env) => (
+                <option key={env.envId} value={env.envId}>
+                  {env.envId} ({env.state})
+                </option>
+              ))}
             </select>
           </label>
-          <label>Workflow file (optional)<input name="workflow" placeholder="control-plane.yml" /></label>
+          <label>
+            Workflow file (optional)
+            <input name="workflow" placeholder="control-plane.yml" />
+          </label>
         </ActionForm>
       )}
     </>
@@ -147,30 +197,69 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
     <>
       {failure && <FailureNote failure={failure} />}
       {runs === null ? (
-        !failure && <p role="status" class="muted">Loading...</p>
+        !failure && (
+          <p role="status" class="muted">
+            Loading...
+          </p>
+        )
       ) : runs.length === 0 ? (
         <Empty>
-          No workload runs {envId ? "on this environment" : ""} yet. Start one {envId ? "from Workloads" : "above"}; an engine in the environment
-          claims it through POST /v1/workloads/claim.
+          No workload runs {envId ? "on this environment" : ""} yet. Start one {envId ? "from Workloads" : "above"}; an engine in the environment claims it
+          through POST /v1/workloads/claim.
         </Empty>
       ) : (
         <div class="table-wrap">
           <table>
             <thead>
-              <tr><th>Workload</th>{!envId && <th>Environment</th>}<th>State</th><th>Requested</th><th>Lease</th><th>Deadline</th><th>Claims</th><th>Ended</th>{canRun && <th />}</tr>
+              <tr>
+                <th>Workload</th>
+                {!envId && <th>Environment</th>}
+                <th>State</th>
+                <th>Requested</th>
+                <th>Lease</th>
+                <th>Deadline</th>
+                <th>Claims</th>
+                <th>Ended</th>
+                {canRun && <th />}
+              </tr>
             </thead>
             <tbody>
               {runs.map((run) => (
                 <tr key={run.id}>
-                  <td>{run.workload} v{run.version}</td>
-                  {!envId && <td><code>{run.envId}</code></td>}
-                  <td data-testid="run-state">{run.state}{run.abandonReason && <span class="warn"> ({run.abandonReason})</span>}</td>
-                  <td><When at={run.requestedAt} /></td>
-                  <td>{run.lease.held ? <>held until <When at={run.lease.expiresAt} /></> : <span class="muted">not held</span>}</td>
-                  <td><When at={run.deadline} /></td>
+                  <td>
+                    {run.workload} v{run.version}
+                  </td>
+                  {!envId && (
+                    <td>
+                      <code>{run.envId}</code>
+                    </td>
+                  )}
+                  <td data-testid="run-state">
+                    {run.state}
+                    {run.abandonReason && <span class="warn"> ({run.abandonReason})</span>}
+                  </td>
+                  <td>
+                    <When at={run.requestedAt} />
+                  </td>
+                  <td>
+                    {run.lease.held ? (
+                      <>
+                        held until <When at={run.lease.expiresAt} />
+                      </>
+                    ) : (
+                      <span class="muted">not held</span>
+                    )}
+                  </td>
+                  <td>
+                    <When at={run.deadline} />
+                  </td>
                   <td>{run.claims}</td>
                   <td>{run.endedAt ? <When at={run.endedAt} /> : <span class="muted">running or waiting</span>}</td>
-                  {canRun && <td><RunActions orgId={orgId} run={run} onChanged={() => void load()} /></td>}
+                  {canRun && (
+                    <td>
+                      <RunActions orgId={orgId} run={run} onChanged={() => void load()} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -178,8 +267,14 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
         </div>
       )}
       <div class="row-actions">
-        <button type="button" class="secondary" disabled={loading} onClick={() => void load()}>Refresh runs</button>
-        {more && <button type="button" class="secondary" disabled={loading} onClick={() => void load(runs!.at(-1)!.requestedAt)}>Older runs</button>}
+        <button type="button" class="secondary" disabled={loading} onClick={() => void load()}>
+          Refresh runs
+        </button>
+        {more && (
+          <button type="button" class="secondary" disabled={loading} onClick={() => void load(runs!.at(-1)!.requestedAt)}>
+            Older runs
+          </button>
+        )}
       </div>
     </>
   );

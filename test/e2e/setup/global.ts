@@ -59,7 +59,10 @@ export default async function setup(project: TestProject) {
   const envFile = join(dir, "worker.env");
   writeEnvFile(envFile, env);
   const wrangler = startWrangler({ port, envFile, persistTo: join(dir, "wrangler"), output: "ignore" });
-  const siteHost = await buildSite(base, "ignore").then(() => startSite({ port: sitePort, output: "ignore" }), () => null);
+  const siteHost = await buildSite(base, "ignore").then(
+    () => startSite({ port: sitePort, output: "ignore" }),
+    () => null,
+  );
   const stop = async () => {
     wrangler.kill("SIGTERM");
     siteHost?.kill("SIGTERM");

@@ -35,12 +35,15 @@ export async function signedIn(browser: Browser, login: string, options: { start
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 }, extraHTTPHeaders: { "x-forwarded-for": address } });
   const page = await context.newPage();
   // The fake code host signs in the login its authorize address names: add it to the redirect there.
-  await page.route((url) => url.origin === base && url.pathname === "/auth/signin", async (route) => {
-    const response = await route.fetch({ maxRedirects: 0 });
-    const location = new URL(response.headers().location!);
-    location.searchParams.set("login", login);
-    await route.fulfill({ response, headers: { ...response.headers(), location: location.toString() } });
-  });
+  await page.route(
+    (url) => url.origin === base && url.pathname === "/auth/signin",
+    async (route) => {
+      const response = await route.fetch({ maxRedirects: 0 });
+      const location = new URL(response.headers().location!);
+      location.searchParams.set("login", login);
+      await route.fulfill({ response, headers: { ...response.headers(), location: location.toString() } });
+    },
+  );
   if (options.startAt) await page.goto(options.startAt);
   else await signInFrom(page);
   return page;

@@ -102,7 +102,12 @@ async function archiveRows(client: SqlClient, sink: ArchiveSink, prefix: string,
           writer = await sink.open(`${archiveFolder(prefix, orgId)}${name}.ndjson`);
           writing = orgId;
         }
-        await writer.append(page.rows.slice(from, to).map((row) => row.line + "\n").join(""));
+        await writer.append(
+          page.rows
+            .slice(from, to)
+            .map((row) => row.line + "\n")
+            .join(""),
+        );
         from = to;
       }
       const last = page.rows[page.rows.length - 1]!;
