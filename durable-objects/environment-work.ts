@@ -10,7 +10,7 @@ import { runClaim, type ClaimedRun } from "../worker/workloads/claim";
 import type { ClaimOutcome, ClaimRequest } from "../worker/objects";
 
 export { lockedFrom, projectOntoEnvironment } from "../worker/environments/store";
-export { confirmTeardowns } from "../worker/commands/confirm";
+export { confirmTeardowns } from "../worker/commands/enqueue";
 export { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";
 
 /** A projection's transaction opens with the environment's row locked and its next deadline. */

@@ -1,8 +1,7 @@
 // Where identity tokens must come from and whom they must be for.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { identityAudience } from "../../worker/codehost/audience";
-import { identityIssuer, jwksUrl } from "../../worker/codehost/issuer";
+import { identityAudience, identityIssuer, jwksUrl } from "../../worker/codehost/issuer";
 import { configFor } from "../../worker/config/for-env";
 
 describe("the issuer", () => {

@@ -3,7 +3,7 @@
 // their message.
 import { describe, expect, it } from "vitest";
 import { isDurableObjectError, retryOnceIfRetryable } from "../../worker/objects";
-import { forEachLimited } from "../../worker/concurrency";
+import { forEachLimited } from "../../worker/events/ingest";
 import { diagnose } from "../../worker/http/diagnosis";
 
 // PostgreSQL's errors as the driver hands them over (its class is not exported by name).

@@ -1,5 +1,6 @@
 // Where workflow identity tokens come from. The issuer is pinned by configuration, never read from a
 // token: a token naming another issuer is refused before its keys would be looked for anywhere.
+import type { Config } from "../config/types";
 
 /** The provider's public API, whose Actions identity issuer has its own host. */
 const PUBLIC_API_BASE = "https://api.github.com";
@@ -15,3 +16,10 @@ export function identityIssuer(apiBase: string): string {
 }
 
 export const jwksUrl = (issuer: string) => `${issuer}/.well-known/jwks`;
+
+// The audience identity tokens must be minted for: this deployment's public origin. One function, so
+// the exchange checks exactly what GET /v1/oidc/bindings tells workflows to ask for.
+export function identityAudience(config: Config, requestUrl: string): string {
+  const base = config.server.appBaseUrl ?? config.enterprise?.baseUrl ?? new URL(requestUrl).origin;
+  return base.replace(/\/+$/, "");
+}

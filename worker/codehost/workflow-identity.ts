@@ -5,9 +5,8 @@
 import type { BucketRule } from "../objects";
 import type { AppContext } from "../http/context";
 import { enforceRateLimit } from "../http/rate-limit";
-import { identityAudience } from "./audience";
+import { identityAudience, identityIssuer } from "./issuer";
 import { IdentityRefusal } from "./identity-refusal";
-import { identityIssuer } from "./issuer";
 import { issuerKeys } from "./jwks";
 import { verifyIdentityToken } from "./oidc-verify";
 import { repositoryKey } from "./repository";

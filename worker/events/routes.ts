@@ -2,13 +2,13 @@
 import type { Hono } from "hono";
 import { inTenant } from "../../db/transaction";
 import { asEngineToken } from "../auth/bearer";
-import type { AppEnv } from "../http/context";
+import type { AppEnv, AppContext } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import { takeIngestAllowance } from "./rate-limit";
 import { projectBatch, storeBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
+import { enforceRateLimit } from "../http/rate-limit";
 
 const postEvents = route({
   method: "post",
@@ -54,4 +54,11 @@ const postEvents = route({
 
 export function registerEvents(app: Hono<AppEnv>): void {
   register(app, postEvents);
+}
+
+// Event ingestion is limited per organization, counted in events (SVC_INGEST_RATE_LIMIT).
+export async function takeIngestAllowance(c: AppContext, orgId: string, events: number): Promise<void> {
+  const rule = c.var.config.events.ingestRateLimit;
+  if (rule === null || events === 0) return;
+  await enforceRateLimit(c.env, `ingest:${orgId}`, rule, events, "This organization is sending events faster than its ingestion limit.");
 }

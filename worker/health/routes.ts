@@ -2,7 +2,18 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { register, route, serverFailure } from "../openapi/route";
-import { HealthShape, ReadinessShape } from "./schemas";
+import * as z from "zod";
+
+export const ReadinessShape = z
+  .strictObject({
+    ready: z.boolean(),
+    version: z.string(),
+    commit: z.string(),
+    reason: z.string().optional().describe("Present only when ready is false: why the database did not answer."),
+  })
+  .meta({ id: "Readiness" });
+
+export const HealthShape = z.strictObject({ ok: z.literal(true) }).meta({ id: "Health" });
 
 const READY_TIMEOUT_MS = 3_000;
 

@@ -14,7 +14,6 @@ import { mailInvitation } from "./mail";
 import { onlyOwnerTouchesOwners } from "../members/role-rules";
 import { hashToken } from "../tokens/secret";
 import { inOrganization, router, signedIn, type OrgContext } from "../rpc/trpc";
-import { actorOf } from "../rpc/actor";
 
 interface InvitationRow {
   id: string;
@@ -208,3 +207,10 @@ const accept = signedIn
   );
 
 export const invitationsRouter = router({ list, create, resend, revoke, accept });
+
+// Who acted, as the audit log records it, for procedures that act on no organization (those that
+// do get it from `authorize`, as ctx.actor).
+export async function actorOf(tx: Tx, personId: string): Promise<{ actorPersonId: string; actorLabel: string }> {
+  const { rows } = await tx.sql.query<{ login: string | null; email: string | null }>("SELECT login, email FROM people WHERE id = $1", [personId]);
+  return { actorPersonId: personId, actorLabel: rows[0]?.login ?? rows[0]?.email ?? personId };
+}

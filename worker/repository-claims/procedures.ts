@@ -3,10 +3,9 @@
 // rule 7), where the person signs in with the scope.
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
-import { identityAudience } from "../codehost/audience";
+import { identityAudience } from "../codehost/issuer";
 import { toBinding } from "./schemas";
-import { revokeRepositoryClaim } from "./revocation";
-import { auditUnprovenClaims, listClaims } from "./store";
+import { revokeRepositoryClaim, auditUnprovenClaims, listClaims } from "./store";
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization

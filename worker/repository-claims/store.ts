@@ -164,3 +164,29 @@ export async function useClaim(tx: Tx, id: string, ids: { repositoryId: string; 
   );
   return rows[0] ?? null;
 }
+
+// Revoking a repository claim on a person's behalf (the CLI's DELETE /v1/oidc/bindings/... and the
+// console's claims.revoke): every engine token minted through it dies, and the revocation is audited once.
+export interface ClaimRevocation {
+  revoked: true;
+  repository: string;
+  alreadyRevoked: boolean;
+  tokensRevoked: number;
+}
+
+/** In a transaction acting as `orgId`; null when the organization has no such claim. */
+export async function revokeRepositoryClaim(tx: Tx, orgId: string, ref: ClaimRef, actor: { personId: string; label: string }): Promise<ClaimRevocation | null> {
+  const claim = await findClaim(tx, ref);
+  if (!claim) return null;
+  const tokensRevoked = await revokeClaim(tx, claim.id);
+  if (tokensRevoked === null) return { revoked: true, repository: claim.repository, alreadyRevoked: true, tokensRevoked: 0 };
+  await appendAudit(tx, {
+    orgId,
+    action: "repository_claim.revoked",
+    actorPersonId: actor.personId,
+    actorLabel: actor.label,
+    target: claim.id,
+    data: { repository: claim.repository, tokensRevoked },
+  });
+  return { revoked: true, repository: claim.repository, alreadyRevoked: false, tokensRevoked };
+}

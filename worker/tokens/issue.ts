@@ -3,6 +3,7 @@ import { tokens, type TokenKind } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
 import type { Permission } from "../shared/permissions";
 import { displayPrefix, hashToken, newTokenValue } from "./secret";
+import { appendAudit } from "../audit/append";
 
 interface Common {
   orgId: string;
@@ -45,3 +46,18 @@ export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: str
 export const CLI_TOKEN_DAYS = 30;
 
 export const cliTokenExpiry = (from = Date.now()) => new Date(from + CLI_TOKEN_DAYS * 24 * 3600 * 1000);
+
+// Creating an engine token on a person's behalf (the CLI's POST /v1/tokens and the console's
+// tokens.create): issued, audited, and answered once with its value.
+export async function createEngineToken(tx: Tx, orgId: string, name: string, actor: { personId: string; label: string }) {
+  const issued = await issueToken(tx, { orgId, kind: "engine", name, createdBy: actor.personId });
+  await appendAudit(tx, {
+    orgId,
+    action: "token.created",
+    actorPersonId: actor.personId,
+    actorLabel: actor.label,
+    target: issued.id,
+    data: { kind: "engine", name },
+  });
+  return { id: issued.id, name, token: issued.token, createdAt: issued.createdAt.toISOString() };
+}

@@ -7,7 +7,7 @@ import { DisplayName } from "../http/text";
 import type { Role } from "../../db/schema/index";
 import { appendAudit } from "../audit/append";
 import { effectiveScopes } from "../auth/authorize";
-import { createEngineToken } from "./engine-token";
+import { createEngineToken } from "./issue";
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization

@@ -4,8 +4,24 @@ import type { Hono } from "hono";
 import { asCliToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import { createEngineToken } from "./engine-token";
-import { CreatedEngineToken, CreateEngineTokenRequest } from "./schemas";
+import { createEngineToken } from "./issue";
+import * as z from "zod";
+import { text } from "../http/text";
+
+export const CreateEngineTokenRequest = z
+  .strictObject({
+    name: text({ min: 1, max: 100 }).optional().describe("Shown in token lists; defaults to `engine token`."),
+  })
+  .meta({ id: "CreateEngineTokenRequest" });
+
+export const CreatedEngineToken = z
+  .strictObject({
+    id: z.uuid(),
+    name: z.string(),
+    token: z.string().describe("The token value: shown once, stored only as a hash."),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: "CreatedEngineToken" });
 
 const createToken = route({
   method: "post",
