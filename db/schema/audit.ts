@@ -1,12 +1,16 @@
 import { bigint, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { organizations } from "./organizations";
+import { people } from "./people";
 
 export const auditLog = pgTable(
   "audit_log",
   {
-    orgId: uuid("org_id").notNull(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
     seq: bigint("seq", { mode: "number" }).notNull(),
     action: text("action").notNull(),
-    actorPersonId: uuid("actor_person_id"),
+    actorPersonId: uuid("actor_person_id").references(() => people.id, { onDelete: "set null" }),
     actorLabel: text("actor_label").notNull(),
     target: text("target"),
     data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),

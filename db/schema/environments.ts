@@ -1,12 +1,13 @@
 import { bigint, doublePrecision, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-
-export const ENVIRONMENT_STATES = ["queued", "creating", "ready", "sleeping", "failed", "torn_down"] as const;
-export type EnvironmentState = (typeof ENVIRONMENT_STATES)[number];
+import { ENVIRONMENT_STATES } from "../enums";
+import { organizations } from "./organizations";
 
 export const environments = pgTable(
   "environments",
   {
-    orgId: uuid("org_id").notNull(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
     envId: text("env_id").notNull(),
     repository: text("repository").notNull(),
     branch: text("branch"),
@@ -17,9 +18,9 @@ export const environments = pgTable(
     startedAt: timestamp("started_at", { withTimezone: true }),
     ttlSeconds: doublePrecision("ttl_seconds"),
     expiresAt: timestamp("expires_at", { withTimezone: true }),
-    previewUrls: text("preview_urls").array().notNull().default([]),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    previewUrls: text("preview_urls").array().notNull().default([]),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.envId] })],
 );

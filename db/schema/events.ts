@@ -1,6 +1,7 @@
-import { bigint, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
-// Partitioned by month of occurred_at (see db/migrations); the idempotency key includes it.
+// Partitioned by month of occurred_at (see db/migrations); the idempotency key includes it. The
+// partitions are the maintenance role's and have no schema here.
 export const events = pgTable(
   "events",
   {
@@ -14,5 +15,5 @@ export const events = pgTable(
     tokenId: uuid("token_id"),
     receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.id, t.occurredAt] })],
+  (t) => [primaryKey({ columns: [t.orgId, t.id, t.occurredAt] }), index("events_env").on(t.orgId, t.envId, t.occurredAt)],
 );

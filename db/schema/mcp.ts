@@ -1,0 +1,40 @@
+import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { GRANT_REVOKE_REASONS } from "../enums";
+import { organizations } from "./organizations";
+import { people } from "./people";
+
+export const protocolClients = pgTable("protocol_clients", {
+  clientId: text("client_id").primaryKey(),
+  clientName: text("client_name").notNull(),
+  redirectUris: text("redirect_uris").array().notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const protocolGrants = pgTable(
+  "protocol_grants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    personId: uuid("person_id")
+      .notNull()
+      .references(() => people.id, { onDelete: "cascade" }),
+    clientId: text("client_id")
+      .notNull()
+      .references(() => protocolClients.clientId, { onDelete: "cascade" }),
+    clientName: text("client_name").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    codeHash: text("code_hash").notNull().unique("protocol_grants_code_hash_key"),
+    codeExpiresAt: timestamp("code_expires_at", { withTimezone: true }).notNull(),
+    codeUsedAt: timestamp("code_used_at", { withTimezone: true }),
+    tokenHash: text("token_hash").unique("protocol_grants_token_hash_key"),
+    tokenExpiresAt: timestamp("token_expires_at", { withTimezone: true }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    revokeReason: text("revoke_reason", { enum: GRANT_REVOKE_REASONS }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("protocol_grants_person").on(t.orgId, t.personId)],
+);

@@ -1,0 +1,50 @@
+import { sql } from "drizzle-orm";
+import { index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { DEVICE_AUTHORIZATION_STATUSES, ROLES } from "../enums";
+import { organizations } from "./organizations";
+import { people } from "./people";
+
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
+    tokenHash: text("token_hash").notNull().unique("invitations_token_hash_key"),
+    invitedBy: uuid("invited_by").references(() => people.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    acceptedAt: timestamp("accepted_at", { withTimezone: true }),
+    acceptedBy: uuid("accepted_by").references(() => people.id, { onDelete: "set null" }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [index("invitations_email").on(t.email).where(sql`(accepted_at IS NULL) AND (revoked_at IS NULL)`)],
+);
+
+export const magicLinks = pgTable("magic_links", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  email: text("email").notNull(),
+  tokenHash: text("token_hash").notNull().unique("magic_links_token_hash_key"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  usedAt: timestamp("used_at", { withTimezone: true }),
+});
+
+export const deviceAuthorizations = pgTable("device_authorizations", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  deviceCodeHash: text("device_code_hash").notNull().unique("device_authorizations_device_code_hash_key"),
+  userCode: text("user_code").notNull().unique("device_authorizations_user_code_key"),
+  scopes: text("scopes").array().notNull(),
+  status: text("status", { enum: DEVICE_AUTHORIZATION_STATUSES }).notNull().default("pending"),
+  personId: uuid("person_id").references(() => people.id, { onDelete: "cascade" }),
+  grantedOrgId: uuid("granted_org_id").references(() => organizations.id, { onDelete: "cascade" }),
+  grantedScopes: text("granted_scopes").array(),
+  intervalSeconds: integer("interval_seconds").notNull(),
+  lastPolledAt: timestamp("last_polled_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  clientId: text("client_id"),
+});
