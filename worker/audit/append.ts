@@ -1,7 +1,7 @@
 // The one way an audit entry is written. Entries form a hash chain per organization; appends are
 // serialized per organization (a transaction-scoped advisory lock) so concurrent writers never fork it.
 import { desc, eq, sql } from "drizzle-orm";
-import { auditLog } from "../../db/schema";
+import { auditLog } from "../../db/schema/audit";
 import type { Tx } from "../../db/transaction";
 import { sha256Hex } from "../tokens/secret";
 

@@ -1,7 +1,7 @@
 // The environment projection as a pure function (spec: Environment rules 1-3): events are ordered by
 // `sequence`, a late arrival never moves an environment backwards, and the row is created from
 // whichever event arrives first, only if it names its repository.
-import { ENVIRONMENT_STATES, type EnvironmentState } from "../../db/schema";
+import { ENVIRONMENT_STATES, type EnvironmentState } from "../../db/enums";
 import type { EnvironmentPayload } from "../events/schemas";
 
 export interface EnvironmentRow {

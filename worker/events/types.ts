@@ -3,7 +3,7 @@
 // `events`; a type not listed is accepted, stored and projects nothing, so newer engines can send
 // newer types.
 import type * as z from "zod";
-import { ENVIRONMENT_STATES } from "../../db/schema";
+import { ENVIRONMENT_STATES } from "../../db/enums";
 import {
   ArtifactStoredPayload,
   GoldenPublishedPayload,

@@ -5,7 +5,7 @@
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { ROLES, type Role } from "../../db/schema/index";
+import { ROLES, type Role } from "../../db/enums";
 import { actAs, addLookup, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { useInvitation, type OpenInvitation } from "./accept";

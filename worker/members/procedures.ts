@@ -3,7 +3,7 @@
 // ever left without one.
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
-import { ROLES, type Role } from "../../db/schema/index";
+import { ROLES, type Role } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { installationToken } from "../codehost/app-access";

@@ -1,7 +1,8 @@
 // Organizations: creating one (its id is chosen here so the transaction can act as it before the row
 // exists; row-level security checks the insert against the chosen organization), finding one by slug,
 // and choosing a free slug.
-import { organizations, type Plan } from "../../db/schema";
+import type { Plan } from "../../db/enums";
+import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection, type Tx, addLookup } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { eq } from "drizzle-orm";

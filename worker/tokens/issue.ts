@@ -1,5 +1,6 @@
 // Issuing a token: the value is returned once and only its hash is kept.
-import { tokens, type TokenKind } from "../../db/schema";
+import type { TokenKind } from "../../db/enums";
+import { tokens } from "../../db/schema/tokens";
 import type { Tx } from "../../db/transaction";
 import type { Permission } from "../shared/permissions";
 import { displayPrefix, hashToken, newTokenValue } from "./secret";
