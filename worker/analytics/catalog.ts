@@ -2,6 +2,7 @@
 // payload fields it may carry. Every field is a closed set or a short identifier pattern; there is no
 // free-text field. What each dashboard metric means lives here too (analytics.catalog).
 import * as z from "zod";
+import { SITE_EVENT_NAMES, type SiteEventName } from "../../db/enums";
 import { storable } from "../http/text";
 
 /** Where a visit came from, reduced in the browser from the referrer and the campaign parameters. */
@@ -36,8 +37,8 @@ const campaign: FieldRule = {
   accepts: (value) => value === null || (typeof value === "string" && CAMPAIGN.test(value)),
 };
 
-export const EVENT_NAMES = ["page_landed", "signup_reached", "contact_requested"] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
+export const EVENT_NAMES = SITE_EVENT_NAMES;
+export type EventName = SiteEventName;
 
 export const EVENT_CATALOG: Record<EventName, { description: string; fields: Record<string, FieldRule> }> = {
   page_landed: { description: "a page of the site was landed on", fields: { channel, page, campaign } },

@@ -1,5 +1,6 @@
 // Shapes of the command engine endpoints (the spec leaves them to us).
 import * as z from "zod";
+import { RUNTIME_COMMAND_KINDS } from "../../db/enums";
 import { text } from "../http/text";
 
 export const MAX_COMMANDS_PER_CLAIM = 50;
@@ -11,7 +12,7 @@ export const ClaimCommandsRequest = z
 export const LeasedCommand = z
   .strictObject({
     id: z.uuid(),
-    kind: z.enum(["teardown", "cancel"]),
+    kind: z.enum(RUNTIME_COMMAND_KINDS),
     envId: z.string(),
     runId: z.uuid().nullable().describe("The run to cancel; null for a teardown."),
     lease: z.strictObject({ id: z.uuid(), expiresAt: z.iso.datetime() }),
@@ -31,7 +32,7 @@ export const AckRequest = z
 export const AckResult = z
   .strictObject({
     id: z.uuid(),
-    kind: z.enum(["teardown", "cancel"]),
+    kind: z.enum(RUNTIME_COMMAND_KINDS),
     state: z.literal("acknowledged"),
     outcome: z.enum(["done", "failed"]),
     confirmed: z.boolean().nullable().describe("Teardowns: whether the engine's environment.torn_down event confirmed it; null for cancellations."),

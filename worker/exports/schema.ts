@@ -3,6 +3,7 @@
 // ids. Its JSON Schema is published in /openapi.json (components: DataExport) and every export is
 // validated against it in tests.
 import * as z from "zod";
+import { POLICY_KINDS, VERDICTS } from "../../db/enums";
 
 const When = z.iso.datetime().nullable();
 
@@ -67,7 +68,7 @@ const Run = z.strictObject({
 const Verdict = z.strictObject({
   runId: z.string(),
   name: z.string(),
-  verdict: z.enum(["pass", "fail", "warn", "skip"]),
+  verdict: z.enum(VERDICTS),
   detail: z.string().nullable(),
   recordedAt: z.iso.datetime(),
 });
@@ -91,7 +92,7 @@ const BillingEntry = z.strictObject({
   note: z.string(),
 });
 const Proposal = z.strictObject({
-  kind: z.enum(["masking", "egress"]),
+  kind: z.enum(POLICY_KINDS),
   repository: z.string(),
   path: z.string(),
   summary: z.string(),

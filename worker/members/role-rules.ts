@@ -1,9 +1,9 @@
 // Which role a signing-in person gets in an organization their code-host account belongs to (spec:
 // Authentication rule 3, Organization and membership facts). Pure: the caller reads and writes.
-import type { Role } from "../../db/schema";
+import type { Role, RoleSource } from "../../db/enums";
 import { Refusal } from "../http/refusal";
 
-export type RoleSource = "sync" | "manual" | "bootstrap" | "invitation" | "self_serve";
+export type { RoleSource };
 
 export interface RoleSituation {
   /** The person's membership before this sign-in, if any. */

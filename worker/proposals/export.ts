@@ -1,6 +1,7 @@
 // What the data export document holds of proposals (spec: Data export document): `maskingRules` and
 // `egressPolicy` list every proposal of their kind with its decision and pull request, and `files`
 // holds the masking file and the egress block in force, keyed by their paths in the repository.
+import { POLICY_KINDS } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
 import type { Section } from "../exports/sections";
 import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "./store";
@@ -21,7 +22,7 @@ export const PROPOSAL_SECTIONS: readonly Section[] = [proposalsOf("maskingRules"
 /** The `files` member: text keyed by path; a file nothing was ever approved for is left out. */
 export async function exportedFiles(tx: Tx, orgId: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
-  for (const kind of ["masking", "egress"] as const) {
+  for (const kind of POLICY_KINDS) {
     const file = await currentFile(tx, orgId, kind);
     if (file.proposalId !== null || file.updatedAt !== null) files[file.path] = file.content;
   }

@@ -2,6 +2,7 @@
 // are kept in the stored event, so a newer engine may send more. An event of one of these types whose
 // payload breaks its shape is rejected alone, with a reason, like any other invalid event.
 import * as z from "zod";
+import { VERDICTS } from "../../db/enums";
 import { text } from "../http/text";
 
 /** A run as its engine names it: the key verdicts, artifacts and goldens refer to. */
@@ -35,8 +36,6 @@ export const RunFinishedPayload = z
     id: "RunFinishedPayload",
     description: "run.finished: a run ended at the event's occurredAt. The earliest run.finished of a run decides its outcome; a finished run never reopens.",
   });
-
-export const VERDICTS = ["pass", "fail", "warn", "skip"] as const;
 
 export const VerdictRecordedPayload = z
   .looseObject({
