@@ -150,6 +150,13 @@ describe("the import graph", () => {
     expect(violations()).toEqual([]);
   });
 
+  it("keeps the schema index out of the Worker: it imports the one schema file it needs (db/README.md)", () => {
+    const throughIndex = [...GRAPH].flatMap(([file, edges]) =>
+      file.startsWith("worker/") ? edges.filter((edge) => !edge.typeOnly && edge.to === "db/schema/index.ts").map(() => file) : [],
+    );
+    expect(throughIndex).toEqual([]);
+  });
+
   it("keeps what the browser shares with the Worker free of the Worker's run-time code", () => {
     const shared = [...GRAPH].filter(([file]) => file.startsWith("worker/shared/"));
     expect(shared.length).toBeGreaterThan(0);
