@@ -20,12 +20,16 @@ async function operatingOrganization(tx: Tx, slug: string): Promise<string | nul
   await addLookup(tx, "org_slug", slug);
   const named = await findOrganizationId(tx, slug);
   if (!named) return null;
-  const { rows } = await tx.sql.query<{ operator_org: string }>(
-    `WITH pinned AS (INSERT INTO analytics_operator_pins (slug, operator_org) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING operator_org)
-     SELECT operator_org FROM pinned UNION ALL SELECT operator_org FROM analytics_operator_pins WHERE slug = $1`,
+  // Two first requests pin at once (the console asks for the catalog and the overview together): the
+  // one whose insert waits sees the other's pin only in a statement that starts after it committed.
+  const inserted = await tx.sql.query<{ operator_org: string }>(
+    "INSERT INTO analytics_operator_pins (slug, operator_org) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING operator_org",
     [slug, named],
   );
-  return rows[0]?.operator_org === named ? named : null;
+  const pinned =
+    inserted.rows[0]?.operator_org ??
+    (await tx.sql.query<{ operator_org: string }>("SELECT operator_org FROM analytics_operator_pins WHERE slug = $1", [slug])).rows[0]?.operator_org;
+  return pinned === named ? named : null;
 }
 
 /** After `analytics.read`: the organization acted on must be the operating organization. */
