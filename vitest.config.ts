@@ -16,6 +16,9 @@ export default defineConfig({
         ],
         test: {
           name: "worker",
+          // Vitest runs one file at a time on two cores (its default is cores - 1); these files mostly wait on
+          // PostgreSQL and workerd, so two at once take far less time. The node project, in the same group, must agree.
+          maxWorkers: 2,
           globalSetup: ["./test/setup/global.ts"],
           setupFiles: ["./test/setup/units-of-work.ts"],
           include: ["test/**/*.test.ts"],
@@ -31,6 +34,7 @@ export default defineConfig({
         ],
         test: {
           name: "node",
+          maxWorkers: 2,
           environment: "node",
           include: ["test/**/*.node.ts"],
           // As the worker project's: argon2id hashing is CPU-bound, and the cores are shared with workerd.
