@@ -72,7 +72,9 @@ interface OpenTransaction {
  */
 const insideTransaction = new AsyncLocalStorage<true>();
 
+/** Kept for the tests' afterEach, which empties it; bounded, since in production nobody does. */
 const refusedCalls: string[] = [];
+const REFUSED_KEPT = 100;
 
 /**
  * The network calls refused since the last asking, and forgets them: test/setup/units-of-work.ts
@@ -89,7 +91,7 @@ export const takeRefusedNetworkCalls = (): string[] => refusedCalls.splice(0);
  */
 export function assertNoTransaction(call: string): void {
   if (insideTransaction.getStore() === undefined) return;
-  refusedCalls.push(call);
+  if (refusedCalls.length < REFUSED_KEPT) refusedCalls.push(call);
   throw new Error(
     `${call} was called while a database transaction is open: make the call before the transaction or after it commits (db/README.md, "Units of work").`,
   );
