@@ -1,4 +1,5 @@
-import { bigint, boolean, date, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, date, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 export const analyticsDaily = pgTable(
   "analytics_daily",
@@ -30,8 +31,15 @@ export const analyticsRollupState = pgTable("analytics_rollup_state", {
   rawWholeFrom: timestamp("raw_whole_from", { withTimezone: true }).notNull(),
 });
 
-export const analyticsOperatorPins = pgTable("analytics_operator_pins", {
-  slug: text("slug").primaryKey(),
-  operatorOrg: uuid("operator_org").notNull(),
-  pinnedAt: timestamp("pinned_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const analyticsOperatorPins = pgTable(
+  "analytics_operator_pins",
+  {
+    slug: text("slug").primaryKey(),
+    operatorOrg: uuid("operator_org").notNull(),
+    pinnedAt: timestamp("pinned_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  () => [
+    pgPolicy("by_slug", { for: "select", using: sql`slug = app_lookup('org_slug')` }),
+    pgPolicy("pin", { for: "insert", withCheck: sql`slug = app_lookup('org_slug')` }),
+  ],
+).enableRLS();

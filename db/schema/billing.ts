@@ -1,14 +1,20 @@
-import { bigint, boolean, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, pgPolicy, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { PLAN_CHANGE_SOURCES } from "../enums";
 import { organizations } from "./organizations";
+import { tenantPolicies } from "./policies";
 
-export const billingCustomers = pgTable("billing_customers", {
-  orgId: uuid("org_id")
-    .primaryKey()
-    .references(() => organizations.id, { onDelete: "cascade" }),
-  customerId: text("customer_id").notNull().unique("billing_customers_customer_id_key"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const billingCustomers = pgTable(
+  "billing_customers",
+  {
+    orgId: uuid("org_id")
+      .primaryKey()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    customerId: text("customer_id").notNull().unique("billing_customers_customer_id_key"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  () => [...tenantPolicies(), pgPolicy("by_customer", { for: "select", using: sql`customer_id = app_lookup('billing_customer')` })],
+).enableRLS();
 
 export const subscriptions = pgTable(
   "subscriptions",
@@ -26,8 +32,8 @@ export const subscriptions = pgTable(
     stateRank: integer("state_rank").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("subscriptions_org").on(t.orgId)],
-);
+  (t) => [index("subscriptions_org").on(t.orgId), ...tenantPolicies()],
+).enableRLS();
 
 export const billingHistory = pgTable(
   "billing_history",
@@ -46,8 +52,8 @@ export const billingHistory = pgTable(
     toPlan: text("to_plan").notNull(),
     note: text("note").notNull(),
   },
-  (t) => [index("billing_history_org").on(t.orgId, t.id)],
-);
+  (t) => [index("billing_history_org").on(t.orgId, t.id), ...tenantPolicies()],
+).enableRLS();
 
 export const billingDeliveries = pgTable(
   "billing_deliveries",

@@ -1,6 +1,7 @@
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { DELIVERY_OUTCOMES, DISPATCH_OUTCOMES } from "../enums";
 import { installations, organizations } from "./organizations";
+import { tenantPolicies } from "./policies";
 
 export const installationRepositories = pgTable(
   "installation_repositories",
@@ -15,8 +16,8 @@ export const installationRepositories = pgTable(
     fullName: text("full_name").notNull(),
     addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.installationId, t.repositoryId] }), index("installation_repositories_org").on(t.orgId)],
-);
+  (t) => [primaryKey({ columns: [t.installationId, t.repositoryId] }), index("installation_repositories_org").on(t.orgId), ...tenantPolicies()],
+).enableRLS();
 
 export const workflowDispatches = pgTable(
   "workflow_dispatches",
@@ -35,8 +36,8 @@ export const workflowDispatches = pgTable(
     refusal: text("refusal"),
     requestedAt: timestamp("requested_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("workflow_dispatches_org").on(t.orgId, t.requestedAt)],
-);
+  (t) => [index("workflow_dispatches_org").on(t.orgId, t.requestedAt), ...tenantPolicies()],
+).enableRLS();
 
 export const usedIdentityTokens = pgTable(
   "used_identity_tokens",

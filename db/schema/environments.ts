@@ -1,6 +1,7 @@
 import { bigint, doublePrecision, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { ENVIRONMENT_STATES } from "../enums";
 import { organizations } from "./organizations";
+import { maintenanceRollup, tenantPolicies } from "./policies";
 
 export const environments = pgTable(
   "environments",
@@ -22,5 +23,5 @@ export const environments = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     previewUrls: text("preview_urls").array().notNull().default([]),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.envId] })],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.envId] }), ...tenantPolicies(), maintenanceRollup()],
+).enableRLS();

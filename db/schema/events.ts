@@ -1,4 +1,6 @@
-import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, index, jsonb, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { tenantPolicies } from "./policies";
 
 // Partitioned by month of occurred_at (see db/migrations); the idempotency key includes it. The
 // partitions are the maintenance role's and have no schema here.
@@ -15,5 +17,10 @@ export const events = pgTable(
     tokenId: uuid("token_id"),
     receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.id, t.occurredAt] }), index("events_env").on(t.orgId, t.envId, t.occurredAt)],
-);
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.id, t.occurredAt] }),
+    index("events_env").on(t.orgId, t.envId, t.occurredAt),
+    ...tenantPolicies(),
+    pgPolicy("maintenance", { to: "svc_maintenance", using: sql`true`, withCheck: sql`true` }),
+  ],
+).enableRLS();

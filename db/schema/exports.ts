@@ -1,6 +1,7 @@
 import { bigint, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 import { people } from "./people";
+import { tenantPolicies } from "./policies";
 
 export const dataExports = pgTable(
   "data_exports",
@@ -15,5 +16,5 @@ export const dataExports = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
-  (t) => [index("data_exports_org").on(t.orgId, t.createdAt)],
-);
+  (t) => [index("data_exports_org").on(t.orgId, t.createdAt), ...tenantPolicies()],
+).enableRLS();

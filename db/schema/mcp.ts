@@ -1,14 +1,24 @@
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { index, pgPolicy, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { GRANT_REVOKE_REASONS } from "../enums";
 import { organizations } from "./organizations";
 import { people } from "./people";
+import { operatorRead, tenantPolicies } from "./policies";
 
-export const protocolClients = pgTable("protocol_clients", {
-  clientId: text("client_id").primaryKey(),
-  clientName: text("client_name").notNull(),
-  redirectUris: text("redirect_uris").array().notNull(),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const protocolClients = pgTable(
+  "protocol_clients",
+  {
+    clientId: text("client_id").primaryKey(),
+    clientName: text("client_name").notNull(),
+    redirectUris: text("redirect_uris").array().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  () => [
+    pgPolicy("register", { for: "insert", withCheck: sql`true` }),
+    pgPolicy("by_client_id", { for: "select", using: sql`client_id = app_lookup('protocol_client_id')` }),
+    operatorRead(),
+  ],
+).enableRLS();
 
 export const protocolGrants = pgTable(
   "protocol_grants",
@@ -36,5 +46,11 @@ export const protocolGrants = pgTable(
     revokeReason: text("revoke_reason", { enum: GRANT_REVOKE_REASONS }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("protocol_grants_person").on(t.orgId, t.personId)],
-);
+  (t) => [
+    index("protocol_grants_person").on(t.orgId, t.personId),
+    ...tenantPolicies(),
+    pgPolicy("by_code", { using: sql`code_hash = app_lookup('protocol_code_hash')` }),
+    pgPolicy("by_token", { using: sql`token_hash = app_lookup('protocol_token_hash')` }),
+    pgPolicy("by_person_and_client", { for: "select", using: sql`person_id::text = app_lookup('person_id') AND client_id = app_lookup('protocol_client_id')` }),
+  ],
+).enableRLS();

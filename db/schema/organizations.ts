@@ -1,16 +1,31 @@
-import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, index, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { PLANS, ROLES, ROLE_SOURCES } from "../enums";
 import { people } from "./people";
+import { maintenanceRollup, operatorRead, tenantPolicies } from "./policies";
 
-export const organizations = pgTable("organizations", {
-  id: uuid("id").primaryKey(),
-  slug: text("slug").notNull().unique("organizations_slug_key"),
-  name: text("name").notNull(),
-  plan: text("plan", { enum: PLANS }).notNull().default("free"),
-  suspendedAt: timestamp("suspended_at", { withTimezone: true }),
-  suspendedReason: text("suspended_reason"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const organizations = pgTable(
+  "organizations",
+  {
+    id: uuid("id").primaryKey(),
+    slug: text("slug").notNull().unique("organizations_slug_key"),
+    name: text("name").notNull(),
+    plan: text("plan", { enum: PLANS }).notNull().default("free"),
+    suspendedAt: timestamp("suspended_at", { withTimezone: true }),
+    suspendedReason: text("suspended_reason"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  () => [
+    pgPolicy("tenant", { using: sql`id = app_org_id()`, withCheck: sql`id = app_org_id()` }),
+    pgPolicy("by_slug", { for: "select", using: sql`slug = app_lookup('org_slug')` }),
+    operatorRead(),
+    pgPolicy("member", {
+      for: "select",
+      using: sql`EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = organizations.id AND m.person_id = app_lookup('person_id')::uuid)`,
+    }),
+    maintenanceRollup(),
+  ],
+).enableRLS();
 
 export const installations = pgTable(
   "installations",
@@ -27,8 +42,14 @@ export const installations = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("installations_account_id").on(t.accountId), index("installations_org").on(t.orgId)],
-);
+  (t) => [
+    index("installations_account_id").on(t.accountId),
+    index("installations_org").on(t.orgId),
+    ...tenantPolicies(),
+    pgPolicy("by_account_id", { for: "select", using: sql`account_id = app_lookup('installation_account_id')::bigint` }),
+    pgPolicy("by_codehost_id", { for: "select", using: sql`codehost_installation_id = app_lookup('codehost_installation')::bigint` }),
+  ],
+).enableRLS();
 
 export const memberships = pgTable(
   "memberships",
@@ -44,5 +65,10 @@ export const memberships = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.personId] }), index("memberships_person").on(t.personId)],
-);
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.personId] }),
+    index("memberships_person").on(t.personId),
+    ...tenantPolicies(),
+    pgPolicy("own", { for: "select", using: sql`person_id = app_lookup('person_id')::uuid` }),
+  ],
+).enableRLS();

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, pgPolicy, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { maintenanceRollup, operatorRead } from "./policies";
 
 export const people = pgTable(
   "people",
@@ -13,8 +14,16 @@ export const people = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp("closed_at", { withTimezone: true }),
   },
-  (t) => [uniqueIndex("people_email_only").on(t.email).where(sql`(codehost_user_id IS NULL) AND (closed_at IS NULL)`)],
-);
+  (t) => [
+    uniqueIndex("people_email_only").on(t.email).where(sql`(codehost_user_id IS NULL) AND (closed_at IS NULL)`),
+    pgPolicy("self", { using: sql`id = app_lookup('person_id')::uuid` }),
+    pgPolicy("member_of_org", { for: "select", using: sql`EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = people.id AND m.org_id = app_org_id())` }),
+    operatorRead(),
+    pgPolicy("by_codehost_user", { for: "select", using: sql`codehost_user_id = app_lookup('codehost_user_id')::bigint` }),
+    pgPolicy("by_email", { for: "select", using: sql`email = app_lookup('person_email')` }),
+    maintenanceRollup(),
+  ],
+).enableRLS();
 
 export const sessions = pgTable(
   "sessions",
@@ -30,5 +39,11 @@ export const sessions = pgTable(
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
     signedOutAt: timestamp("signed_out_at", { withTimezone: true }),
   },
-  (t) => [index("sessions_person").on(t.personId)],
-);
+  (t) => [
+    index("sessions_person").on(t.personId),
+    pgPolicy("by_token", { using: sql`token_hash = app_lookup('session_hash')` }),
+    pgPolicy("own", { using: sql`person_id = app_lookup('person_id')::uuid` }),
+    pgPolicy("member_of_org", { using: sql`EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = sessions.person_id AND m.org_id = app_org_id())` }),
+    operatorRead(),
+  ],
+).enableRLS();

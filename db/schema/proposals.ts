@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgPolicy, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { POLICY_KINDS, PROPOSAL_PR_STATES, PROPOSAL_STATES } from "../enums";
 import { organizations } from "./organizations";
 import { people } from "./people";
 import { repositoryClaims } from "./repository-claims";
+import { tenantPolicies } from "./policies";
 
 export const changeProposals = pgTable(
   "change_proposals",
@@ -37,8 +38,8 @@ export const changeProposals = pgTable(
     prRefusalStatus: integer("pr_refusal_status"),
     prAttemptedAt: timestamp("pr_attempted_at", { withTimezone: true }),
   },
-  (t) => [index("change_proposals_org").on(t.orgId, t.proposedAt.desc())],
-);
+  (t) => [index("change_proposals_org").on(t.orgId, t.proposedAt.desc()), ...tenantPolicies()],
+).enableRLS();
 
 export const policyFiles = pgTable(
   "policy_files",
@@ -52,8 +53,8 @@ export const policyFiles = pgTable(
     proposalId: uuid("proposal_id").references(() => changeProposals.id, { onDelete: "set null" }),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.kind] })],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.kind] }), ...tenantPolicies()],
+).enableRLS();
 
 export const prCommitApprovals = pgTable(
   "pr_commit_approvals",
@@ -71,8 +72,8 @@ export const prCommitApprovals = pgTable(
     approvedBy: uuid("approved_by").references(() => people.id, { onDelete: "set null" }),
     approvedByLabel: text("approved_by_label"),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.repositoryKey, t.commitSha] })],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.repositoryKey, t.commitSha] }), ...tenantPolicies()],
+).enableRLS();
 
 export const prCredentials = pgTable(
   "pr_credentials",
@@ -96,5 +97,9 @@ export const prCredentials = pgTable(
     checkUrl: text("check_url"),
     bindingId: uuid("binding_id").references(() => repositoryClaims.id, { onDelete: "cascade" }),
   },
-  (t) => [index("pr_credentials_run").on(t.orgId, sql`lower(${t.repository})`, t.commitSha, t.runId, t.runAttempt)],
-);
+  (t) => [
+    index("pr_credentials_run").on(t.orgId, sql`lower(${t.repository})`, t.commitSha, t.runId, t.runAttempt),
+    ...tenantPolicies(),
+    pgPolicy("by_token", { for: "select", using: sql`token_hash = app_lookup('token_hash')` }),
+  ],
+).enableRLS();

@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
-import { bigint, date, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, date, pgPolicy, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { PROVIDERS } from "../enums";
 import { organizations } from "./organizations";
 import { bytea } from "./types";
 import { people } from "./people";
+import { tenantPolicies } from "./policies";
 
 export const providerKeys = pgTable(
   "provider_keys",
@@ -22,8 +23,13 @@ export const providerKeys = pgTable(
     resealedAt: timestamp("resealed_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
-  (t) => [uniqueIndex("provider_keys_live").on(t.orgId, t.provider).where(sql`revoked_at IS NULL`)],
-);
+  (t) => [
+    uniqueIndex("provider_keys_live").on(t.orgId, t.provider).where(sql`revoked_at IS NULL`),
+    ...tenantPolicies(),
+    pgPolicy("reseal_read", { for: "select", to: "svc_reseal", using: sql`true` }),
+    pgPolicy("reseal_write", { for: "update", to: "svc_reseal", using: sql`true`, withCheck: sql`true` }),
+  ],
+).enableRLS();
 
 export const providerBudgets = pgTable(
   "provider_budgets",
@@ -35,8 +41,8 @@ export const providerBudgets = pgTable(
     monthlyCapMicros: bigint("monthly_cap_micros", { mode: "number" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.provider] })],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.provider] }), ...tenantPolicies()],
+).enableRLS();
 
 export const providerSpend = pgTable(
   "provider_spend",
@@ -51,5 +57,5 @@ export const providerSpend = pgTable(
     requests: bigint("requests", { mode: "number" }).notNull().default(0),
     overrunMicros: bigint("overrun_micros", { mode: "number" }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.provider, t.month] })],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.provider, t.month] }), ...tenantPolicies()],
+).enableRLS();

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { RUN_OUTCOMES, VERDICTS } from "../enums";
 import { organizations } from "./organizations";
+import { tenantPolicies } from "./policies";
 
 export const engineRuns = pgTable(
   "engine_runs",
@@ -28,8 +29,9 @@ export const engineRuns = pgTable(
     primaryKey({ columns: [t.orgId, t.runId] }),
     index("engine_runs_env").on(t.orgId, t.envId, t.seq.desc()),
     index("engine_runs_runtime").on(t.orgId, t.runtime).where(sql`runtime IS NOT NULL`),
+    ...tenantPolicies(),
   ],
-);
+).enableRLS();
 
 export const runVerdicts = pgTable(
   "run_verdicts",
@@ -44,8 +46,8 @@ export const runVerdicts = pgTable(
     recordedAt: timestamp("recorded_at", { withTimezone: true }).notNull(),
     eventId: text("event_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.runId, t.name] })],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.runId, t.name] }), ...tenantPolicies()],
+).enableRLS();
 
 export const runArtifacts = pgTable(
   "run_artifacts",
@@ -62,8 +64,8 @@ export const runArtifacts = pgTable(
     storedAt: timestamp("stored_at", { withTimezone: true }).notNull(),
     eventId: text("event_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.runId, t.name] })],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.runId, t.name] }), ...tenantPolicies()],
+).enableRLS();
 
 export const goldens = pgTable(
   "goldens",
@@ -80,8 +82,8 @@ export const goldens = pgTable(
     publishedAt: timestamp("published_at", { withTimezone: true }).notNull(),
     eventId: text("event_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.name, t.version] }), index("goldens_run").on(t.orgId, t.runId).where(sql`run_id IS NOT NULL`)],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.name, t.version] }), index("goldens_run").on(t.orgId, t.runId).where(sql`run_id IS NOT NULL`), ...tenantPolicies()],
+).enableRLS();
 
 export const networkDecisions = pgTable(
   "network_decisions",
@@ -99,8 +101,8 @@ export const networkDecisions = pgTable(
     allowed: boolean("allowed").notNull(),
     rule: text("rule"),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.eventId, t.occurredAt] }), index("network_decisions_env").on(t.orgId, t.envId, t.seq.desc())],
-);
+  (t) => [primaryKey({ columns: [t.orgId, t.eventId, t.occurredAt] }), index("network_decisions_env").on(t.orgId, t.envId, t.seq.desc()), ...tenantPolicies()],
+).enableRLS();
 
 export const runtimes = pgTable(
   "runtimes",
@@ -115,5 +117,5 @@ export const runtimes = pgTable(
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }),
     removedAt: timestamp("removed_at", { withTimezone: true }),
   },
-  (t) => [uniqueIndex("runtimes_live_name").on(t.orgId, t.name).where(sql`removed_at IS NULL`)],
-);
+  (t) => [uniqueIndex("runtimes_live_name").on(t.orgId, t.name).where(sql`removed_at IS NULL`), ...tenantPolicies()],
+).enableRLS();

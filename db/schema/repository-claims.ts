@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgTable, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, pgPolicy, pgTable, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { CLAIM_PROOFS, CLAIM_SOURCES } from "../enums";
 import { installations, organizations } from "./organizations";
+import { tenantPolicies } from "./policies";
 
 export const repositoryClaims = pgTable(
   "repository_claims",
@@ -26,8 +27,10 @@ export const repositoryClaims = pgTable(
     index("repository_claims_key").on(t.repositoryKey),
     uniqueIndex("repository_claims_live").on(t.repositoryKey).where(sql`revoked_at IS NULL`),
     index("repository_claims_org").on(t.orgId, t.createdAt),
+    ...tenantPolicies(),
+    pgPolicy("by_repository", { for: "select", using: sql`repository_key = app_lookup('claim_repository')` }),
   ],
-);
+).enableRLS();
 
 export const repositoryClaimProofs = pgTable(
   "repository_claim_proofs",
@@ -42,5 +45,9 @@ export const repositoryClaimProofs = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
-  (t) => [unique("repository_claim_proofs_org_id_repository_key_key").on(t.orgId, t.repositoryKey)],
-);
+  (t) => [
+    unique("repository_claim_proofs_org_id_repository_key_key").on(t.orgId, t.repositoryKey),
+    ...tenantPolicies(),
+    pgPolicy("by_audience", { for: "select", using: sql`audience_hash = app_lookup('claim_proof')` }),
+  ],
+).enableRLS();

@@ -1,5 +1,10 @@
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { index, pgPolicy, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { SITE_CHANNELS, SITE_EVENT_NAMES, SITE_EVENT_REJECT_REASONS } from "../enums";
+import { operatorRead } from "./policies";
+
+/** The public site's forms: the application role only adds rows, the operator reads them (migrations/0019_leads.sql). */
+const siteIntakePolicies = () => [pgPolicy("insert_only", { for: "insert", to: "svc_app", withCheck: sql`true` }), operatorRead()];
 
 export const siteLeads = pgTable(
   "site_leads",
@@ -14,8 +19,8 @@ export const siteLeads = pgTable(
     sourceOrigin: text("source_origin"),
     receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("site_leads_received").on(t.receivedAt)],
-);
+  (t) => [index("site_leads_received").on(t.receivedAt), ...siteIntakePolicies()],
+).enableRLS();
 
 export const siteApplications = pgTable(
   "site_applications",
@@ -30,8 +35,8 @@ export const siteApplications = pgTable(
     sourceOrigin: text("source_origin"),
     receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("site_applications_received").on(t.receivedAt)],
-);
+  (t) => [index("site_applications_received").on(t.receivedAt), ...siteIntakePolicies()],
+).enableRLS();
 
 export const siteEvents = pgTable(
   "site_events",

@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, pgPolicy, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { TOKEN_KINDS } from "../enums";
 import { organizations } from "./organizations";
 import { people } from "./people";
 import { repositoryClaims } from "./repository-claims";
+import { tenantPolicies } from "./policies";
 
 export const tokens = pgTable(
   "tokens",
@@ -31,5 +32,7 @@ export const tokens = pgTable(
     index("tokens_binding").on(t.bindingId).where(sql`binding_id IS NOT NULL`),
     index("tokens_org").on(t.orgId),
     index("tokens_person").on(t.personId).where(sql`person_id IS NOT NULL`),
+    ...tenantPolicies(),
+    pgPolicy("by_token", { for: "select", using: sql`token_hash = app_lookup('token_hash')` }),
   ],
-);
+).enableRLS();

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, boolean, index, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, index, integer, jsonb, pgPolicy, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import { ABANDON_REASONS, RUNTIME_COMMAND_KINDS, RUNTIME_COMMAND_OUTCOMES, RUNTIME_COMMAND_STATES, WORKLOAD_RUN_STATES } from "../enums";
 import { organizations } from "./organizations";
+import { tenantPolicies } from "./policies";
 
 export const workloads = pgTable(
   "workloads",
@@ -15,8 +16,8 @@ export const workloads = pgTable(
     archivedAt: timestamp("archived_at", { withTimezone: true }),
     currentVersionId: uuid("current_version_id").references((): AnyPgColumn => workloadVersions.id),
   },
-  (t) => [unique("workloads_org_id_name_key").on(t.orgId, t.name)],
-);
+  (t) => [unique("workloads_org_id_name_key").on(t.orgId, t.name), ...tenantPolicies()],
+).enableRLS();
 
 export const workloadVersions = pgTable(
   "workload_versions",
@@ -34,8 +35,8 @@ export const workloadVersions = pgTable(
     exploratory: boolean("exploratory").notNull().default(false),
     promotedAt: timestamp("promoted_at", { withTimezone: true }),
   },
-  (t) => [unique("workload_versions_workload_id_number_key").on(t.workloadId, t.number)],
-);
+  (t) => [unique("workload_versions_workload_id_number_key").on(t.workloadId, t.number), ...tenantPolicies()],
+).enableRLS();
 
 export const workloadRuns = pgTable(
   "workload_runs",
@@ -69,8 +70,16 @@ export const workloadRuns = pgTable(
   (t) => [
     index("workload_runs_deadline").on(t.deadlineAt).where(sql`state IN ('requested', 'accepted')`),
     index("workload_runs_waiting").on(t.orgId, t.envId, t.requestedAt).where(sql`state IN ('requested', 'accepted')`),
+    ...tenantPolicies(),
+    pgPolicy("maintenance_sweep_read", { for: "select", to: "svc_maintenance", using: sql`deadline_at < now()` }),
+    pgPolicy("maintenance_sweep", {
+      for: "update",
+      to: "svc_maintenance",
+      using: sql`state IN ('requested', 'accepted') AND deadline_at < now()`,
+      withCheck: sql`state = 'abandoned'`,
+    }),
   ],
-);
+).enableRLS();
 
 export const runtimeCommands = pgTable(
   "runtime_commands",
@@ -96,5 +105,6 @@ export const runtimeCommands = pgTable(
     index("runtime_commands_env").on(t.orgId, t.envId, t.createdAt.desc()),
     index("runtime_commands_run").on(t.orgId, t.runId).where(sql`run_id IS NOT NULL`),
     index("runtime_commands_waiting").on(t.orgId, t.createdAt).where(sql`state <> 'acknowledged'`),
+    ...tenantPolicies(),
   ],
-);
+).enableRLS();

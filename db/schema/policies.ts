@@ -1,0 +1,14 @@
+// Row-level-security policies the migrations give many tables (db/README.md, "Schema"). A table whose
+// schema calls `.enableRLS()` has row-level security enabled AND forced in the migrations (drizzle has
+// no word for FORCE; test/db/schema.test.ts holds the two flags equal).
+import { sql } from "drizzle-orm";
+import { pgPolicy } from "drizzle-orm/pg-core";
+
+/** The operator portal reads every row (`svc_protect_tenant_table`, migrations/0001_roles.sql). */
+export const operatorRead = () => pgPolicy("operator_read", { for: "select", to: "svc_operator", using: sql`true` });
+
+/** What `svc_protect_tenant_table` gives a tenant table: its organization's rows, and the operator's read. */
+export const tenantPolicies = () => [pgPolicy("tenant", { using: sql`org_id = app_org_id()`, withCheck: sql`org_id = app_org_id()` }), operatorRead()];
+
+/** The maintenance role reads every row for the analytics roll-up (migrations/0020_site_analytics.sql). */
+export const maintenanceRollup = () => pgPolicy("maintenance_rollup", { for: "select", to: "svc_maintenance", using: sql`true` });
