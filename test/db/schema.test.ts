@@ -1,11 +1,12 @@
 // The drizzle schema (db/schema/) is written by hand beside the SQL migrations, which stay the applied
 // history; this test keeps the two equal. It reads PostgreSQL's catalog after migrating and compares
 // every table: columns (type, nullability, default, generation, enumerated values), primary key, unique
-// constraints, foreign keys and indexes. Defaults and indexes are compared as PostgreSQL prints them:
-// inside a rolled-back transaction the schema's own are put on the table and read back.
+// constraints, foreign keys, indexes, row-level security (enabled and forced) and policies. Defaults,
+// indexes and policies are compared as PostgreSQL prints them: inside a rolled-back transaction the
+// schema's own are put on the table and read back.
 import type { Client } from "@neondatabase/serverless";
 import { is, SQL } from "drizzle-orm";
-import { getTableConfig, type IndexedColumn, type PgColumn, PgDialect, PgTable } from "drizzle-orm/pg-core";
+import { getTableConfig, type IndexedColumn, type PgColumn, PgDialect, type PgPolicy, PgRole, PgTable } from "drizzle-orm/pg-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as schema from "../../db/schema";
 import type { TestDatabase } from "../setup/bindings";
@@ -20,12 +21,21 @@ interface ColumnShape {
   identity: string | null;
   enum: string[] | null;
 }
+interface PolicyShape {
+  as: string;
+  for: string;
+  to: string[];
+  using: string | null;
+  withCheck: string | null;
+}
 interface TableShape {
   columns: Record<string, ColumnShape>;
   primaryKey: string[];
   unique: string[];
   foreignKeys: string[];
   indexes: string[];
+  rowLevelSecurity: string;
+  policies: Record<string, PolicyShape>;
 }
 
 const tables = (Object.values(schema) as unknown[]).filter((value): value is PgTable => is(value, PgTable));
@@ -35,6 +45,10 @@ const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const IDENTITY: Record<string, string> = { a: "always", d: "byDefault" };
 const ON_DELETE: Record<string, string> = { a: "no action", r: "restrict", c: "cascade", n: "set null", d: "set default" };
+// drizzle has no FORCE ROW LEVEL SECURITY: in this schema `.enableRLS()` stands for ENABLE and FORCE (db/README.md, "Schema").
+const FORCED = "enabled and forced";
+const rowLevelSecurity = (enabled: boolean, forced: boolean) =>
+  enabled ? (forced ? FORCED : "enabled, not forced") : forced ? "disabled (but forced)" : "disabled";
 
 /** Tables of the public schema, without the event partitions and the migration runner's bookkeeping. */
 async function catalogTables(client: Client): Promise<string[]> {
@@ -67,6 +81,15 @@ async function catalogShape(client: Client, table: string): Promise<TableShape> 
             ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY u(n, o) JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o) AS columns,
             ARRAY(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY u(n, o) JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o) AS foreign_columns
      FROM pg_constraint k WHERE k.conrelid = $1::regclass AND k.contype IN ('p', 'u', 'f', 'c')`,
+    [table],
+  );
+  const { rows: security } = await client.query<{ enabled: boolean; forced: boolean }>(
+    `SELECT relrowsecurity AS enabled, relforcerowsecurity AS forced FROM pg_class WHERE oid = $1::regclass`,
+    [table],
+  );
+  const policies = await client.query<{ name: string; permissive: string; cmd: string; roles: string[]; qual: string | null; with_check: string | null }>(
+    `SELECT p.policyname AS name, p.permissive, p.cmd, p.roles::text[] AS roles, p.qual, p.with_check
+     FROM pg_policies p WHERE p.schemaname = 'public' AND p.tablename = $1`,
     [table],
   );
   const indexes = await client.query<{ def: string }>(
@@ -107,6 +130,15 @@ async function catalogShape(client: Client, table: string): Promise<TableShape> 
       .map((row) => foreignKey(row.columns, row.foreign_table!, row.foreign_columns, ON_DELETE[row.on_delete]!))
       .sort(),
     indexes: indexes.rows.map((row) => row.def).sort(),
+    rowLevelSecurity: rowLevelSecurity(security[0]!.enabled, security[0]!.forced),
+    policies: Object.fromEntries(
+      policies.rows
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((row) => [
+          row.name,
+          { as: row.permissive.toLowerCase(), for: row.cmd.toLowerCase(), to: [...row.roles].sort(), using: row.qual, withCheck: row.with_check },
+        ]),
+    ),
   };
 }
 
@@ -127,7 +159,30 @@ const indexKey = (column: Partial<IndexedColumn | SQL>) => {
   return `${ident(name!)}${indexConfig.order === "desc" ? " DESC" : ""}`;
 };
 
-/** The drizzle table's shape: its own keys, and its defaults and indexes as PostgreSQL prints them once put on the table. */
+/** A policy's `TO`: role names, or the keywords PostgreSQL takes unquoted. */
+function policyRoles(to: PgPolicy["to"]): string {
+  if (to === undefined) return "public";
+  if (Array.isArray(to)) return to.map(policyRoles).join(", ");
+  if (is(to, PgRole)) return ident(to.name);
+  return ["public", "current_role", "current_user", "session_user"].includes(to as string) ? (to as string) : ident(to as string);
+}
+
+/** The `CREATE POLICY` of a drizzle policy; its expressions must be plain SQL text (a bound value cannot go into DDL). */
+function createPolicy(table: string, policy: PgPolicy): string {
+  const expression = (fragment: SQL) => {
+    const { sql, params } = dialect.sqlToQuery(fragment);
+    if (params.length > 0) throw new Error(`policy ${policy.name} on ${table}: its expressions bind values (${params.length}); write them into the SQL`);
+    return `(${sql})`;
+  };
+  return [
+    `CREATE POLICY ${ident(policy.name)} ON ${ident(table)}`,
+    `AS ${policy.as ?? "permissive"} FOR ${policy.for ?? "all"} TO ${policyRoles(policy.to)}`,
+    policy.using ? `USING ${expression(policy.using)}` : "",
+    policy.withCheck ? `WITH CHECK ${expression(policy.withCheck)}` : "",
+  ].join(" ");
+}
+
+/** The drizzle table's shape: its own keys and row-level-security flag, and its defaults, indexes and policies as PostgreSQL prints them once put on the table. */
 async function drizzleShape(client: Client, table: PgTable, catalog: TableShape): Promise<TableShape> {
   const config = getTableConfig(table);
   const name = ident(config.name);
@@ -146,6 +201,8 @@ async function drizzleShape(client: Client, table: PgTable, catalog: TableShape)
         `CREATE ${unique ? "UNIQUE " : ""}INDEX ${ident(indexName!)} ON ${name} (${columns.map(indexKey).join(", ")})${where ? ` WHERE ${render(where)}` : ""}`,
       );
     }
+    for (const policy of Object.keys(catalog.policies)) await client.query(`DROP POLICY ${ident(policy)} ON ${name}`);
+    for (const policy of config.policies) await client.query(createPolicy(config.name, policy));
     const probed = await catalogShape(client, config.name);
     const composite = config.primaryKeys[0]?.columns.map((column) => column.name);
     return {
@@ -179,6 +236,8 @@ async function drizzleShape(client: Client, table: PgTable, catalog: TableShape)
         })
         .sort(),
       indexes: probed.indexes,
+      rowLevelSecurity: rowLevelSecurity(config.enableRLS, config.enableRLS),
+      policies: probed.policies,
     };
   } finally {
     await client.query("ROLLBACK");
