@@ -7,6 +7,7 @@
 //   BENCH_RUNS   runs requested (default 200)
 //   BENCH_RATE   runs requested per second (default 20)
 //   BENCH_POLL_MS  an engine's pause after an empty poll (default 20)
+import { sql } from "drizzle-orm";
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
 import { createOrganization } from "../worker/organizations/store";
@@ -110,7 +111,7 @@ async function main() {
     const twice = [...claimedBy].filter(([, engines]) => engines.length > 1).length;
     const lost = requested.filter((id) => !claimedBy.has(id)).length;
     const { rows } = await inTenant(pool.connect, org.id, (tx) =>
-      tx.sql.query<{ state: string; count: string }>("SELECT state, count(*) FROM workload_runs WHERE org_id = $1 GROUP BY state", [org.id]),
+      tx.execute<{ state: string; count: string }>(sql`SELECT state, count(*) FROM workload_runs WHERE org_id = ${org.id} GROUP BY state`),
     );
 
     console.log(`claim: ${ENGINES} engines on one environment, ${RUNS} runs requested at ${RATE}/s, ${seconds.toFixed(1)} s`);

@@ -8,7 +8,7 @@
 // BENCH_INSPECTOR_PORT=9229 prints instead a CPU profile of the Worker over the stored-only batches
 // (BENCH_PROFILE_MIX names another mix).
 import { Agent, request } from "node:http";
-import { inTenant } from "../db/transaction";
+import { type Connection, inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
 import { profiled } from "./profile";
 import { createOrganization } from "../worker/organizations/store";
@@ -116,8 +116,12 @@ async function main() {
         const n = params.length;
         return `($1, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}, $2)`;
       });
-      await inTenant(pool.connect, raw.id, (tx) =>
-        tx.sql.query(
+      // The baseline is the driver's own multi-row insert, with no query builder in front of it: the
+      // connection's raw client, inside the same tenant transaction the service's insert runs in.
+      let connection: Connection | null = null;
+      const connect = async () => (connection = await pool.connect());
+      await inTenant(connect, raw.id, () =>
+        connection!.raw.query(
           `INSERT INTO events (org_id, id, occurred_at, type, env_id, sequence, payload, token_id) VALUES ${values.join(", ")} ON CONFLICT DO NOTHING`,
           params,
         ),

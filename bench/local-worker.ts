@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { nodePool, withNodeClient } from "../db/node-pool";
+import { nodePool, withNodeDb } from "../db/node-pool";
 import { localWorkerDefaults, startLocalStack, type LocalStack } from "../local/stack";
 import { freePort } from "../local/free-port";
 import { runPartitionPass } from "../worker/events/partitions/pass";
@@ -64,7 +64,7 @@ export async function withBenchWorker<T>(variables: Record<string, string>, run:
   } as ConstructorParameters<typeof Miniflare>[0]);
   const pool = nodePool(stack.urls.app);
   try {
-    await withNodeClient(stack.urls.maintenance, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: null, archive: null }));
+    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
     await worker.ready;
     const direct = (await worker.unsafeGetDirectURL()).origin;
     return await run({ stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map") });

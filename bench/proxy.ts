@@ -3,6 +3,7 @@
 // stack (Worker under `wrangler dev`, neon driver, bridge, PostgreSQL), one at a time. Prints the
 // median and 90th percentile of time to first byte and total time, and what the proxy adds.
 // Bounded: BENCH_REQUESTS requests per mode (default 60). Asserts nothing.
+import { sql } from "drizzle-orm";
 import { inTenant } from "../db/transaction";
 import { withBenchWorker } from "./local-worker";
 import { startFakeModelProvider } from "../fakes/model-providers/server";
@@ -59,11 +60,11 @@ async function main() {
         { keyId, orgId: org.id, provider: "chat-provider" },
         PROVIDER_KEY,
       );
-      await tx.sql.query(
-        "INSERT INTO provider_keys (id, org_id, provider, key_version, nonce, ciphertext, last_four) VALUES ($1, $2, 'chat-provider', $3, $4, $5, $6)",
-        [keyId, org.id, sealed.version, sealed.nonce, sealed.ciphertext, PROVIDER_KEY.slice(-4)],
+      await tx.execute(
+        sql`INSERT INTO provider_keys (id, org_id, provider, key_version, nonce, ciphertext, last_four)
+            VALUES (${keyId}, ${org.id}, 'chat-provider', ${sealed.version}, ${sealed.nonce}, ${sealed.ciphertext}, ${PROVIDER_KEY.slice(-4)})`,
       );
-      await tx.sql.query("INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES ($1, 'chat-provider', 1000000000)", [org.id]);
+      await tx.execute(sql`INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES (${org.id}, 'chat-provider', 1000000000)`);
       return issueToken(tx, { orgId: org.id, kind: "engine", name: "bench" });
     });
     const direct = `${provider.url}/v1/chat/completions`;

@@ -2,7 +2,7 @@
 // (several isolates with SVC_MIGRATE=1, or a deploy pipeline) never apply one twice. Each applied
 // migration's SHA-256 is kept: a file changed after it was applied is refused before anything runs,
 // since the database would no longer match what the files say.
-import type { SqlClient } from "./sql-client";
+import type { RawClient } from "./pipeline";
 
 export interface Migration {
   name: string;
@@ -27,7 +27,7 @@ async function checksum(sql: string): Promise<string> {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-export async function applyMigrations(client: SqlClient, migrations: readonly Migration[]): Promise<string[]> {
+export async function applyMigrations(client: RawClient, migrations: readonly Migration[]): Promise<string[]> {
   await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
   try {
     // The runner's own bookkeeping, so it is kept here rather than in a migration; the ALTER brings

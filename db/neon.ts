@@ -1,10 +1,12 @@
 // The Worker's database access: a neon Pool per request (Workers forbids I/O objects shared across
-// requests), always ended, and connections that speak both raw SQL and drizzle.
+// requests), always ended; a connection is drizzle, plus the raw client the pipeline sends its text
+// through (db/pipeline.ts).
 // The driver (and drizzle's adapter for it) loads on the first connection, not at isolate start: its
 // module set-up is the largest part of the start's script time (bench/startup.ts), and requests that
 // never reach the database (health, metrics, the console's pages) do not pay it.
 import type { Client, Pool, PoolClient } from "@neondatabase/serverless";
-import type { Connection } from "./transaction";
+import { forDrizzle, type RawClient } from "./pipeline";
+import type { Connection, Db } from "./transaction";
 
 type Driver = typeof import("@neondatabase/serverless");
 type Drizzle = typeof import("drizzle-orm/neon-serverless")["drizzle"];
@@ -87,7 +89,7 @@ const SESSION_REFUSED = /^(08|28|3D|53300|57P0)/;
  * that cannot be reached or refuses the session fails the connection's first statement, not its
  * connect: that failure is the database being unreachable, unless PostgreSQL refused the statement.
  */
-function firstAnswerClassified(client: PoolClient): Connection["sql"] {
+function firstAnswerClassified(client: PoolClient): RawClient {
   return {
     query: (async (text: string, params?: unknown[]) => {
       if (answered.has(client)) return client.query(text, params);
@@ -98,14 +100,19 @@ function firstAnswerClassified(client: PoolClient): Connection["sql"] {
       });
       answered.add(client);
       return result;
-    }) as Connection["sql"]["query"],
+    }) as RawClient["query"],
   };
 }
 
 /** Connections that have answered a statement: their start is behind them. */
 const answered = new WeakSet<PoolClient>();
 
-/** One connection for `work`, always closed: for work outside a request's pool (migrations, Cron Triggers). */
+/** One connection for `work`, always closed: for work outside a request's pool (Cron Triggers). */
+export function withDb<T>(url: string, work: (db: Db) => Promise<T>): Promise<T> {
+  return withClient(url, async (client) => work((await load()).drizzle({ client: forDrizzle(client) }) as unknown as Db));
+}
+
+/** One raw connection for `work`, always closed: the migration runner's. */
 export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const { Client } = await loadDriver();
   const client = new Client(url);
@@ -146,7 +153,8 @@ export function openPool(connectionString: string, max: number): RequestPool {
       if (ended) unreachable(new Error("The pool has ended."));
       const { pool, drizzle } = await open().catch(unreachable);
       const client = await pool.connect().catch(unreachable);
-      return { sql: firstAnswerClassified(client), db: drizzle({ client }), release: (error) => client.release(error) };
+      const raw = firstAnswerClassified(client);
+      return { raw, db: drizzle({ client: forDrizzle(client) }) as unknown as Db, release: (error) => client.release(error) };
     },
     // A pool never connected has nothing to end.
     end: async () => {

@@ -2,7 +2,8 @@
 // through the same Connection interface the Worker uses.
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import type { Connection } from "./transaction";
+import { forDrizzle } from "./pipeline";
+import type { Connection, Db } from "./transaction";
 
 export function nodePool(connectionString: string) {
   const pool = new pg.Pool({ connectionString, max: 4 });
@@ -11,12 +12,17 @@ export function nodePool(connectionString: string) {
   return {
     connect: async (): Promise<Connection> => {
       const client = await pool.connect();
-      return { sql: client, db: drizzle({ client }), release: (error) => client.release(error) };
+      return { raw: client, db: drizzle({ client: forDrizzle(client) }) as unknown as Db, release: (error) => client.release(error) };
     },
     end: () => pool.end(),
   };
 }
 
+/** One connection as drizzle for `work`, always closed: the operator commands' maintenance work. */
+export const withNodeDb = <T>(connectionString: string, work: (db: Db) => Promise<T>): Promise<T> =>
+  withNodeClient(connectionString, (client) => work(drizzle({ client: forDrizzle(client) }) as unknown as Db));
+
+/** One raw connection for `work`, always closed: the migration runner's. */
 export async function withNodeClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString });
   await client.connect();

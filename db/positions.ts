@@ -1,14 +1,15 @@
 // Which input positions a set-based statement touched, answered as one row: a statement that returns
 // one row per event costs the driver a protocol message to parse per row (bench/ingest.ts profiles
 // it as the largest part of a batch's time), one comma-separated field costs one.
+import { type SQL, sql } from "drizzle-orm";
 import type { Tx } from "./transaction";
 
 /** The select list that answers the positions `expression` names, as one `positions` field. */
-export const positionsOf = (expression: string) => `string_agg((${expression})::text, ',') AS positions`;
+export const positionsOf = (expression: SQL) => sql`string_agg((${expression})::text, ',') AS positions`;
 
-/** Runs `sql`, whose final select is `positionsOf(...)`, and returns the positions. */
-export async function touchedPositions(tx: Tx, sql: string, params: unknown[]): Promise<Set<number>> {
-  const { rows } = await tx.sql.query<{ positions: string | null }>(sql, params);
+/** Runs `statement`, whose final select is `positionsOf(...)`, and returns the positions. */
+export async function touchedPositions(tx: Tx, statement: SQL): Promise<Set<number>> {
+  const { rows } = await tx.execute<{ positions: string | null }>(statement);
   const positions = rows[0]?.positions;
   return new Set(positions ? positions.split(",").map(Number) : []);
 }

@@ -2,21 +2,36 @@
 // chooses its organization with a transaction-local setting, so a pooled connection never carries it
 // into someone else's request, and row-level security (db/migrations) filters every read and write.
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { SQLWrapper } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type { SqlClient } from "./sql-client";
+import { type RawClient, send, settingsOf, statement, type Statement } from "./pipeline";
 
-// No relational schema: nothing uses drizzle's relational queries, and building their configuration
-// for every connection costs each request time (bench/ingest.ts).
-export type Db = PgDatabase<PgQueryResultHKT>;
+/** What a statement without `returning` answers, with either driver (both are pg-compatible). */
+interface Answered extends PgQueryResultHKT {
+  type: { rows: Record<string, unknown>[]; rowCount: number | null };
+}
 
-/** One connection taken from a pool, seen both as raw SQL and as drizzle. */
+/**
+ * The one handle on the database: drizzle (its query builder, and its `sql` template, whose values
+ * are parameters). `execute` takes only drizzle's SQL, never a string; drizzle's own `transaction`
+ * and raw `$client` are not offered (transactions are this module's callbacks). No relational schema: nothing
+ * uses drizzle's relational queries, and building their configuration for every connection costs
+ * each request time (bench/ingest.ts).
+ */
+export type Db = Omit<PgDatabase<Answered>, "execute" | "transaction" | "$client"> & {
+  /** What a statement answers, with either driver (both are pg-compatible). */
+  execute<Row = Record<string, unknown>>(query: SQLWrapper): Promise<{ rows: Row[]; rowCount: number | null }>;
+};
+
+/** One connection taken from a pool: drizzle for the work, the raw client for the pipeline (db/pipeline.ts). */
 export interface Connection {
-  sql: SqlClient;
   db: Db;
+  raw: RawClient;
   release: (error?: Error) => void;
 }
 
-export type Tx = Pick<Connection, "sql" | "db">;
+/** An open transaction's handle: database work only (see `Transaction` for work that calls out). */
+export type Tx = Db;
 
 /** What a transaction acts as. `orgId` chooses the tenant; lookups name one row by a key it holds. */
 export interface Scope {
@@ -50,11 +65,8 @@ export interface Scope {
    * A statement without parameters sent with BEGIN and the settings, in the same round trip (it reads
    * them with current_setting): the transaction's first look-up, whose rows the work is given.
    */
-  first?: string;
+  first?: Statement;
 }
-
-/** The organization a transaction acts as, in SQL (null when it acts as none): for statements that take no parameters (Scope.first). */
-export const ACTING_ORG = "NULLIF(current_setting('app.org_id'), '')::uuid";
 
 /** An open transaction, ended with `commit` or `rollback` (each idempotent); only the callbacks below hold one. */
 interface OpenTransaction {
@@ -62,7 +74,7 @@ interface OpenTransaction {
   /** The rows of the scope's `first` statement (none without one). */
   first: Record<string, unknown>[];
   /** Commits; `last`, a statement without parameters, is sent with the COMMIT in the same round trip: its rows are answered. */
-  commit: (last?: string) => Promise<Record<string, unknown>[]>;
+  commit: (last?: Statement) => Promise<Record<string, unknown>[]>;
   rollback: () => Promise<void>;
 }
 
@@ -99,73 +111,54 @@ export function assertNoTransaction(call: string): void {
 
 async function openTransaction(connect: () => Promise<Connection>, scope: Scope): Promise<OpenTransaction> {
   const connection = await connect();
-  const { sql } = connection;
+  const { raw } = connection;
   let ended = false;
   const rollback = async () => {
     if (ended) return;
     ended = true;
     // A failed ROLLBACK means the connection is broken: hand it back as such so the pool drops it.
-    await sql.query("ROLLBACK").then(
+    await send(raw, statement`ROLLBACK`).then(
       () => connection.release(),
       (rollbackError: Error) => connection.release(rollbackError),
     );
   };
-  const commit = async (last?: string) => {
+  const commit = async (last?: Statement) => {
     if (ended) return [];
     let rows: Record<string, unknown>[] = [];
     try {
       // A failing `last` skips the COMMIT and leaves the transaction aborted: rolled back below.
-      if (!last) await sql.query("COMMIT");
-      else rows = ((await sql.query(`${last}; COMMIT`)) as unknown as Array<{ rows: Record<string, unknown>[] }>)[0]!.rows;
+      rows = (await send(raw, last ? statement`${last}; COMMIT` : statement`COMMIT`))[0]!;
     } catch (error) {
       await rollback();
       throw error;
     }
     ended = true;
     connection.release();
-    return rows;
+    return last ? rows : [];
   };
   try {
-    // One round trip: BEGIN and the settings as one simple query (which takes no parameters, so the
-    // values are quoted literals); every request pays this, so the trip saved counts (bench/).
-    const settings = [["app.org_id", scope.orgId ?? ""], ...Object.entries(scope.lookups ?? {}).map(([key, value]) => [`app.lookup_${key}`, value])];
-    const opening = `BEGIN; SELECT ${settings.map(([name, value]) => `set_config(${quoteLiteral(name!)}, ${quoteLiteral(value!)}, true)`).join(", ")}`;
-    // Several statements in one simple query answer one result each.
-    const results = (await sql.query(scope.first ? `${opening}; ${scope.first}` : opening)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
-    return { tx: connection, first: scope.first ? results[results.length - 1]!.rows : [], commit, rollback };
+    // One round trip: BEGIN and the settings as one simple query; every request pays this, so the
+    // trip saved counts (bench/).
+    const settings = [
+      ["app.org_id", scope.orgId ?? ""] as const,
+      ...Object.entries(scope.lookups ?? {}).map(([key, value]) => [`app.lookup_${key}`, value] as const),
+    ];
+    const opening = statement`BEGIN; ${settingsOf(settings)}`;
+    const results = await send(raw, scope.first ? statement`${opening}; ${scope.first}` : opening);
+    return { tx: connection.db, first: scope.first ? results.at(-1)! : [], commit, rollback };
   } catch (error) {
     await rollback();
     throw error;
   }
 }
 
-/**
- * A string as an SQL literal, safe whatever `standard_conforming_strings` says: an E'' literal with
- * backslashes and quotes doubled. A NUL (which PostgreSQL text cannot hold) fails the statement, as a
- * parameter holding one would.
- */
-function quoteLiteral(value: string): string {
-  return `E'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
-}
-
-/** A value as an SQL literal, for a statement without parameters: text quoted, a finite number as written, a text array, or NULL. */
-export function sqlLiteral(value: string | number | readonly string[] | null): string {
-  if (value === null) return "NULL";
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new Error("Only a finite number has an SQL literal.");
-    return `(${value})`;
-  }
-  if (typeof value === "string") return quoteLiteral(value);
-  return `ARRAY[${value.map(quoteLiteral).join(", ")}]::text[]`;
-}
-
 /** A transaction's work, given the rows of its scope's `first` statement. */
 export type Work<T> = (tx: Tx, first: Record<string, unknown>[]) => Promise<T>;
 /**
- * Work that may hand back its last statement (without parameters: values as `sqlLiteral`s) to go
- * with the COMMIT, one round trip fewer; its result is made from that statement's rows.
+ * Work that may hand back its last statement (db/pipeline.ts) to go with the COMMIT, one round trip
+ * fewer; its result is made from that statement's rows.
  */
-export type EndingWork<T> = Work<{ last?: string; result: (lastRows: Record<string, unknown>[]) => T }>;
+export type EndingWork<T> = Work<{ last?: Statement; result: (lastRows: Record<string, unknown>[]) => T }>;
 
 /** Work with no last statement of its own to send with the COMMIT. */
 export const withoutLast =
@@ -204,16 +197,3 @@ export const tenantTransaction =
     inTenant(connect, orgId, work);
 
 export const inTenant = <T>(connect: () => Promise<Connection>, orgId: string, work: (tx: Tx) => Promise<T>) => inTransaction(connect, { orgId }, work);
-
-/**
- * Makes a transaction act as an organization it learned mid-way (from a lookup, or one it is about to
- * create). From here on row-level security shows and accepts that organization's rows.
- */
-export async function actAs(tx: Tx, orgId: string): Promise<void> {
-  await tx.sql.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
-}
-
-/** Lets a transaction see one more row by a key it learned mid-way (a session's person). */
-export async function addLookup(tx: Tx, key: keyof NonNullable<Scope["lookups"]>, value: string): Promise<void> {
-  await tx.sql.query("SELECT set_config($1, $2, true)", [`app.lookup_${key}`, value]);
-}

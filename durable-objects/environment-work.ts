@@ -32,7 +32,7 @@ export async function claimFor(
   const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => checkPlanGate(config, plan, gate));
   const claim = runClaim(orgId, envId, principal.tokenId);
   return {
-    last: claim.sql,
+    last: claim.text,
     result: (rows) => {
       const run = claim.read(rows);
       if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");

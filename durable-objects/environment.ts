@@ -63,7 +63,7 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
 
   /** Re-arms the deadline alarm from the database: the environment's earliest deadline, or none. */
   private async rearm(tx: Tx, identity: Identity): Promise<void> {
-    await this.armAt(await (await loadWork()).nextDeadline(tx.sql, identity.orgId, identity.envId));
+    await this.armAt(await (await loadWork()).nextDeadline(tx, identity.orgId, identity.envId));
   }
 
   /** The alarm for the environment's earliest deadline (epoch ms), or none. */
@@ -155,7 +155,7 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
         identity,
         {},
         withoutLast(async (tx) => {
-          await abandonOverdueInEnvironment(tx.sql, identity.orgId, identity.envId);
+          await abandonOverdueInEnvironment(tx, identity.orgId, identity.envId);
           await this.rearm(tx, identity);
         }),
       ),

@@ -1,6 +1,6 @@
 // Cron Triggers (wrangler.toml [triggers]): the daily partition pass; every five minutes the deadline
 // sweep that backs up the environment objects' alarms, and the steps of organization deletions.
-import { openPool, useBridge, withClient } from "../db/neon";
+import { openPool, useBridge, withDb } from "../db/neon";
 import type { Config } from "./config/types";
 import { analyticsRollupFromWorker } from "./analytics/rollup-job";
 import { advanceDueDeletions, dueDeletions } from "./deletion/advance";
@@ -52,7 +52,7 @@ async function maintenancePass(env: Env, config: Config): Promise<void> {
     return;
   }
   useBridge(config.database.wsProxy);
-  const due = await withClient(url, async (client) => {
+  const due = await withDb(url, async (client) => {
     log("info", "sweep.deadlines", { abandoned: await abandonOverdueEverywhere(client) });
     log("info", "sweep.failure_groups", { deleted: await pruneFailureGroups(client, config.failures.retentionDays) });
     log("info", "sweep.held_exports", { destroyed: await destroyExpiredExports(client, env.EXPORTS) });

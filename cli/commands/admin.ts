@@ -8,7 +8,10 @@
 //   admin list                     logins, one a line
 import { parseArgs } from "node:util";
 import { hashPassword, OPERATOR_LOGIN, passwordProblem } from "../../worker/operators/password";
-import { withNodeClient } from "../../db/node-pool";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { nodePool } from "../../db/node-pool";
+import { operatorSessions, operators } from "../../db/schema/operators";
+import { inTransaction, type Tx } from "../../db/transaction";
 import { requireVariable, UsageError, type Command, type CommandEnv } from "../command";
 
 export const PASSWORD_VARIABLE = "SVC_ADMIN_BOOTSTRAP_PASSWORD";
@@ -54,58 +57,68 @@ export const admin: Command = async (args, env) => {
   }
   const url = requireVariable(env, "SVC_ADMIN_DATABASE_URL");
 
+  const pool = nodePool(url);
+  const work = <T>(body: (tx: Tx) => Promise<T>) => inTransaction(pool.connect, {}, body);
+  try {
+    return await run(sub as (typeof SUBCOMMANDS)[number], login!, env, work);
+  } finally {
+    await pool.end();
+  }
+};
+
+/** Operators are found by login regardless of case (the unique index is on lower(login)). */
+const byLogin = (login: string) => eq(sql`lower(${operators.login})`, sql`lower(${login})`);
+
+async function run(sub: (typeof SUBCOMMANDS)[number], login: string, env: CommandEnv, work: <T>(body: (tx: Tx) => Promise<T>) => Promise<T>): Promise<number> {
   if (sub === "list") {
-    const { rows } = await withNodeClient(url, (client) => client.query<{ login: string }>("SELECT login FROM operators ORDER BY lower(login)"));
+    const rows = await work((tx) =>
+      tx
+        .select({ login: operators.login })
+        .from(operators)
+        .orderBy(asc(sql`lower(${operators.login})`)),
+    );
     for (const row of rows) console.log(row.login);
     return 0;
   }
   if (sub === "remove") {
-    const { rowCount } = await withNodeClient(url, (client) => client.query("DELETE FROM operators WHERE lower(login) = lower($1)", [login]));
-    if (!rowCount) return fail(`No operator has the login "${login}".`);
+    const removed = await work((tx) => tx.delete(operators).where(byLogin(login)).returning({ id: operators.id }));
+    if (removed.length === 0) return fail(`No operator has the login "${login}".`);
     console.error(`Removed the operator ${login}; their portal sessions ended with them.`);
     return 0;
   }
 
   const read = await readNewPassword(env);
   if ("problem" in read) return fail(read.problem);
-  const hash = await hashPassword(read.password);
+  const passwordHash = await hashPassword(read.password);
 
   if (sub === "reset-password") {
-    return withNodeClient(url, async (client) => {
-      await client.query("BEGIN");
-      const { rows } = await client.query<{ id: string }>(
-        "UPDATE operators SET password_hash = $2, password_changed_at = now() WHERE lower(login) = lower($1) RETURNING id",
-        [login, hash],
-      );
-      if (!rows[0]) {
-        await client.query("ROLLBACK");
-        return fail(`No operator has the login "${login}".`);
-      }
-      await client.query("UPDATE operator_sessions SET signed_out_at = now() WHERE operator_id = $1 AND signed_out_at IS NULL", [rows[0].id]);
-      await client.query("COMMIT");
-      console.error(`The password of ${login} is changed; their portal sessions are signed out.`);
-      return 0;
+    const changed = await work(async (tx) => {
+      const [operator] = await tx.update(operators).set({ passwordHash, passwordChangedAt: sql`now()` }).where(byLogin(login)).returning({ id: operators.id });
+      if (!operator) return false;
+      await tx
+        .update(operatorSessions)
+        .set({ signedOutAt: sql`now()` })
+        .where(and(eq(operatorSessions.operatorId, operator.id), isNull(operatorSessions.signedOutAt)));
+      return true;
     });
+    if (!changed) return fail(`No operator has the login "${login}".`);
+    console.error(`The password of ${login} is changed; their portal sessions are signed out.`);
+    return 0;
   }
 
-  return withNodeClient(url, async (client) => {
-    await client.query("BEGIN");
+  const outcome = await work(async (tx) => {
     // Two bootstraps at once must not both find no operator.
-    await client.query("LOCK TABLE operators IN SHARE ROW EXCLUSIVE MODE");
-    if (sub === "bootstrap" && (await client.query("SELECT 1 FROM operators LIMIT 1")).rowCount) {
-      await client.query("ROLLBACK");
-      return fail("An operator already exists, so there is nothing to bootstrap; add another with `svc admin add <login>`.");
-    }
-    if ((await client.query("SELECT 1 FROM operators WHERE lower(login) = lower($1)", [login])).rowCount) {
-      await client.query("ROLLBACK");
-      return fail(`An operator with the login "${login}" already exists.`);
-    }
-    const { rows } = await client.query<{ id: string }>("INSERT INTO operators (login, password_hash) VALUES ($1, $2) RETURNING id", [login, hash]);
-    await client.query("COMMIT");
-    console.log(JSON.stringify({ id: rows[0]!.id, login }));
-    return 0;
+    await tx.execute(sql`LOCK TABLE ${operators} IN SHARE ROW EXCLUSIVE MODE`);
+    if (sub === "bootstrap" && (await tx.select({ id: operators.id }).from(operators).limit(1)).length > 0) return "bootstrapped" as const;
+    if ((await tx.select({ id: operators.id }).from(operators).where(byLogin(login))).length > 0) return "taken" as const;
+    const [created] = await tx.insert(operators).values({ login, passwordHash }).returning({ id: operators.id });
+    return created!;
   });
-};
+  if (outcome === "bootstrapped") return fail("An operator already exists, so there is nothing to bootstrap; add another with `svc admin add <login>`.");
+  if (outcome === "taken") return fail(`An operator with the login "${login}" already exists.`);
+  console.log(JSON.stringify({ id: outcome.id, login }));
+  return 0;
+}
 
 function fail(message: string): number {
   console.error(message);

@@ -4,7 +4,7 @@ import { rollUpAnalytics, type RollupReport } from "../../worker/analytics/rollu
 import { formatConfigErrors, parseConfig } from "../../worker/config/parse";
 import type { Config } from "../../worker/config/types";
 import { UsageError, type Command } from "../command";
-import { withNodeClient } from "../../db/node-pool";
+import { withNodeDb } from "../../db/node-pool";
 
 export async function analyticsRollupFromNode(config: Config, at: Date = new Date()): Promise<RollupReport | null> {
   const { surrogateSecret, retentionDays } = config.analytics;
@@ -14,7 +14,7 @@ export async function analyticsRollupFromNode(config: Config, at: Date = new Dat
   }
   if (!config.database.maintenanceUrl)
     throw new Error("Neither SVC_MAINTENANCE_DATABASE_URL nor SVC_MIGRATION_DATABASE_URL is set; the rollup needs the maintenance role.");
-  return withNodeClient(config.database.maintenanceUrl, (client) => rollUpAnalytics(client, { at, surrogateSecret, retentionDays }));
+  return withNodeDb(config.database.maintenanceUrl, (client) => rollUpAnalytics(client, { at, surrogateSecret, retentionDays }));
 }
 
 export const analytics: Command = async (args, env) => {

@@ -2,7 +2,7 @@ import type { Config } from "../../worker/config/types";
 import { formatConfigErrors, parseConfig } from "../../worker/config/parse";
 import { runPartitionPass, type PartitionReport } from "../../worker/events/partitions/pass";
 import { directorySink } from "../archive-dir";
-import { withNodeClient } from "../../db/node-pool";
+import { withNodeDb } from "../../db/node-pool";
 import type { Command } from "../command";
 
 /** The pass the daily cron runs, from Node: archives go to the SVC_EVENT_ARCHIVE_DIR directory. */
@@ -13,7 +13,7 @@ export async function partitionPassFromNode(config: Config): Promise<PartitionRe
     return null;
   }
   const archive = events.archiveDir === null ? null : { sink: directorySink, prefix: events.archiveDir };
-  return withNodeClient(database.maintenanceUrl, (client) => runPartitionPass(client, { now: new Date(), retentionMonths: events.retentionMonths, archive }));
+  return withNodeDb(database.maintenanceUrl, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: events.retentionMonths, archive }));
 }
 
 export const partitions: Command = async (_args, env) => {

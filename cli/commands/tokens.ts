@@ -1,3 +1,6 @@
+import { and, eq, sql } from "drizzle-orm";
+import { memberships } from "../../db/schema/organizations";
+import { people } from "../../db/schema/people";
 import { parseArgs } from "node:util";
 import { TOKEN_KINDS, type TokenKind } from "../../db/schema";
 import { inTransaction, inTenant } from "../../db/transaction";
@@ -43,12 +46,13 @@ export const tokens: Command = async (args, env) => {
       const name = values.name ?? `${kind} token`;
       let request: IssueToken = { orgId, kind: "engine", name };
       if (kind === "cli") {
-        const member = await tx.sql.query<{ id: string }>(
-          "SELECT p.id FROM people p JOIN memberships m ON m.person_id = p.id AND m.org_id = $1 WHERE lower(p.login) = lower($2)",
-          [orgId, values.person],
-        );
-        if (!member.rows[0]) return null;
-        request = { orgId, kind, name, personId: member.rows[0].id, scopes: scopes as Permission[] };
+        const [member] = await tx
+          .select({ id: people.id })
+          .from(people)
+          .innerJoin(memberships, and(eq(memberships.personId, people.id), eq(memberships.orgId, orgId)))
+          .where(eq(sql`lower(${people.login})`, sql`lower(${values.person!})`));
+        if (!member) return null;
+        request = { orgId, kind, name, personId: member.id, scopes: scopes as Permission[] };
       }
       const token = await issueToken(tx, request);
       await appendAudit(tx, { orgId, action: "token.created", actorLabel: "operator command line", target: token.id, data: { kind, scopes } });

@@ -17,6 +17,7 @@ import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { useBridge, withDb } from "../../db/neon";
 
 const SECRET = "cd".repeat(32);
 let own: OwnDatabase;
@@ -86,8 +87,10 @@ const aggregates = () =>
     own.database,
   );
 
-const rollUp = (at: string, retentionDays: number | null) =>
-  asRole("maintenance", (client) => rollUpAnalytics(client, { at: new Date(at), surrogateSecret: SECRET, retentionDays }), own.database);
+const rollUp = (at: string, retentionDays: number | null) => {
+  useBridge(own.database.bridge);
+  return withDb(own.database.maintenance, (db) => rollUpAnalytics(db, { at: new Date(at), surrogateSecret: SECRET, retentionDays }));
+};
 
 const EXPECTED = {
   "2021-01-30 site.page_landed": 1,

@@ -36,11 +36,24 @@ function eagerLazyImports(graph: Metafile, entry: string): string[] {
   return lazy.flatMap(({ from, to }) => chunks.filter(({ files }) => files.has(from) && files.has(to)).map(({ root }) => `${root}: ${from} -> ${to}`));
 }
 
+/** Every module the entry loads statically: what runs at isolate start. */
+function eagerClosure(graph: Metafile, entry: string): string[] {
+  const seen = new Set([entry]);
+  for (const file of seen) for (const edge of graph.inputs[file]?.imports ?? []) if (edge.kind === "import-statement" && !edge.external) seen.add(edge.path);
+  return [...seen];
+}
+
 describe("lazily loaded modules", () => {
   it("are imported statically by nothing loaded with their importer", async () => {
     const graph = await workerGraph();
     const lazy = Object.values(graph.inputs).flatMap((input) => input.imports.filter((edge) => edge.kind === "dynamic-import"));
     expect(lazy.map((edge) => edge.path)).toEqual(expect.arrayContaining(["worker/apps.ts", "worker/codehost/workflow-inputs.ts"]));
     expect(eagerLazyImports(graph, "worker/index.ts")).toEqual([]);
+  });
+
+  it("leave drizzle out of the isolate's start: it loads with the first request that reaches the database", async () => {
+    const eager = eagerClosure(await workerGraph(), "worker/index.ts");
+    expect(eager).toContain("db/transaction.ts");
+    expect(eager.filter((file) => file.includes("node_modules/drizzle-orm/"))).toEqual([]);
   });
 });

@@ -1,12 +1,14 @@
 // A transaction's scope reaches PostgreSQL as quoted literals (db/transaction.ts sends BEGIN and the
-// settings in one round trip): whatever a lookup value holds arrives as that value, never as SQL. So
-// does a last statement sent with the COMMIT, whose values are literals too. And no network call is
+// settings in one round trip through db/pipeline.ts): whatever a lookup value holds arrives as that
+// value, never as SQL (test/db/pipeline.test.ts covers the quoting itself). And no network call is
 // made while a transaction is open (db/README.md, "Units of work").
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPool, useBridge } from "../../db/neon";
-import { inTransaction, inTransactionEndingWith, sqlLiteral, takeRefusedNetworkCalls } from "../../db/transaction";
+import { sql } from "drizzle-orm";
+import { statement } from "../../db/pipeline";
+import { inTransaction, takeRefusedNetworkCalls } from "../../db/transaction";
 import { callCodehost } from "../../worker/codehost/codehost-api";
 import { configFor } from "../../worker/config/for-env";
 
@@ -24,7 +26,7 @@ describe("a transaction's scope", () => {
     ["nothing", ""],
   ])("carries a value with %s exactly", async (_what, value) => {
     const seen = await inTransaction(pool.connect, { orgId: crypto.randomUUID(), lookups: { person_email: value } }, async (tx) => {
-      const { rows } = await tx.sql.query<{ value: string }>("SELECT current_setting('app.lookup_person_email') AS value");
+      const { rows } = await tx.execute<{ value: string }>(sql`SELECT current_setting('app.lookup_person_email') AS value`);
       return rows[0]!.value;
     });
     expect(seen).toBe(value);
@@ -36,65 +38,20 @@ describe("a transaction's scope", () => {
     const after = await inTransaction(
       pool.connect,
       {},
-      async (tx) => (await tx.sql.query<{ org: string }>("SELECT current_setting('app.org_id', true) AS org")).rows[0]!.org,
+      async (tx) => (await tx.execute<{ org: string }>(sql`SELECT current_setting('app.org_id', true) AS org`)).rows[0]!.org,
     );
     expect(after).toBe("");
   });
 
   it("runs its first statement in the round trip that opens it, seeing the settings, and hands its rows to the work", async () => {
     const orgId = crypto.randomUUID();
-    const first = "SELECT current_setting('app.org_id') AS org, current_setting('app.lookup_token_hash') AS hash, 1 + 1 AS two";
+    const first = statement`SELECT current_setting('app.org_id') AS org, current_setting('app.lookup_token_hash') AS hash, 1 + 1 AS two`;
     const [rows, inside] = await inTransaction(pool.connect, { orgId, lookups: { token_hash: "abc" }, first }, async (tx, found) => [
       found,
-      (await tx.sql.query<{ open: boolean }>("SELECT now() = statement_timestamp() AS open")).rows[0]!.open,
+      (await tx.execute<{ open: boolean }>(sql`SELECT now() = statement_timestamp() AS open`)).rows[0]!.open,
     ]);
     expect(rows).toEqual([{ org: orgId, hash: "abc", two: 2 }]);
     expect(inside).toBe(false); // the work ran in the transaction the first statement opened
-  });
-});
-
-describe("a last statement sent with the COMMIT", () => {
-  const HOSTILE = ["it's o''clock", "C:\\path\\'\\\\", "x', true); DROP TABLE tokens; --", "Zoë ✓ 𝄞", ""];
-
-  it.each([
-    ...HOSTILE.map((text) => [text, text] as const),
-    [42, "42"],
-    [-7, "-7"],
-    [2.5, "2.5"],
-    [null, null],
-    [HOSTILE, `{${HOSTILE.map((text) => `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`],
-    [[], "{}"],
-  ] as const)("carries %j as a literal exactly", async (value, text) => {
-    const seen = await inTransaction(
-      pool.connect,
-      {},
-      async (tx) => (await tx.sql.query<{ value: string | null }>(`SELECT (${sqlLiteral(value as never)})::text AS value`)).rows[0]!.value,
-    );
-    expect(seen).toBe(text);
-  });
-
-  it("commits with the work's writes in one round trip, answering its rows, and when it fails rolls back everything and leaves the connection usable", async () => {
-    const marker = `app.test_marker_${crypto.randomUUID().replaceAll("-", "")}`;
-    // A session-level setting changed in a transaction is undone when the transaction is.
-    const set = (value: string) => `SELECT set_config(${sqlLiteral(marker)}, ${sqlLiteral(value)}, false)`;
-    const read = () =>
-      inTransaction(
-        pool.connect,
-        {},
-        async (tx) => (await tx.sql.query<{ value: string | null }>(`SELECT current_setting(${sqlLiteral(marker)}, true) AS value`)).rows[0]!.value,
-      );
-
-    expect(await inTransactionEndingWith(pool.connect, {}, async () => ({ last: set("committed"), result: (rows) => rows }))).toEqual([
-      { set_config: "committed" },
-    ]);
-    expect(await read()).toBe("committed");
-
-    const failed = await inTransactionEndingWith(pool.connect, {}, async (tx) => {
-      await tx.sql.query(set("work"));
-      return { last: "SELECT 1 / 0", result: () => "never" };
-    }).catch((error: { code?: string }) => error.code);
-    expect(failed).toBe("22012");
-    expect(await read()).toBe("committed");
   });
 });
 

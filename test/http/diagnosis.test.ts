@@ -2,17 +2,19 @@
 // real PostgreSQL; the diagnosis of errors alone is in diagnosis.node.ts.
 import { describe, expect, inject, it } from "vitest";
 import { openPool, useBridge, withClient } from "../../db/neon";
+import { send, statement, type Statement } from "../../db/pipeline";
 import { diagnose } from "../../worker/http/diagnosis";
 
 describe("diagnose", () => {
   it("calls a database that cannot be connected to unreachable", async () => {
     useBridge(inject("database").bridge);
     const pool = openPool("postgres://svc_app:x@127.0.0.1:1/svc", 1);
-    // The driver pipelines its start: the connection's first statement is what fails.
+    // The driver pipelines its start: the connection's first statement (a transaction's BEGIN, sent on
+    // the raw client) is what fails.
     const failure = await (async () => {
       const connection = await pool.connect();
       try {
-        await connection.sql.query("SELECT 1");
+        await send(connection.raw, statement`SELECT 1`);
         return null;
       } finally {
         connection.release();
@@ -24,12 +26,12 @@ describe("diagnose", () => {
 
   it("calls a session PostgreSQL refuses (a wrong password) unreachable, and a refused statement not", async () => {
     useBridge(inject("database").bridge);
-    const firstStatement = async (url: string, sql: string) => {
+    const firstStatement = async (url: string, first: Statement) => {
       const pool = openPool(url, 1);
       try {
         const connection = await pool.connect();
         try {
-          return await connection.sql.query(sql).then(() => null);
+          return await send(connection.raw, first).then(() => null);
         } finally {
           connection.release();
         }
@@ -41,12 +43,12 @@ describe("diagnose", () => {
     };
     const wrong = new URL(inject("database").app);
     wrong.password = "not-the-password";
-    expect(diagnose(await firstStatement(wrong.toString(), "SELECT 1"))).toMatchObject({
+    expect(diagnose(await firstStatement(wrong.toString(), statement`SELECT 1`))).toMatchObject({
       kind: "database_unreachable",
       errorClass: ["DatabaseUnreachable", "DatabaseError"],
       sqlState: "28P01",
     });
-    expect(diagnose(await firstStatement(inject("database").app, "SELECT 1 / 0"))).toMatchObject({ kind: "internal", sqlState: "22012" });
+    expect(diagnose(await firstStatement(inject("database").app, statement`SELECT 1 / 0`))).toMatchObject({ kind: "internal", sqlState: "22012" });
   });
 
   it("calls a database unreachable when a client of its own (migrations, Cron jobs) cannot connect or is refused", async () => {

@@ -1,6 +1,7 @@
 // Signed-in people for the browser tests, made through the service's own functions (the sign-in
 // through the code host itself is tested in test/signin).
 import type { Role } from "../../db/schema";
+import { sql } from "drizzle-orm";
 import { inject } from "vitest";
 import { inTransaction } from "../../db/transaction";
 import { upsertCodehostPerson } from "../../worker/people/store";
@@ -16,7 +17,7 @@ export async function seedPerson(login: string, memberships: Array<{ orgId: stri
     const id = await upsertCodehostPerson(pool.connect, { id: ++nextAccountId, login, name: login, email: null, avatarUrl: null });
     for (const { orgId, role } of memberships) {
       await inTransaction(pool.connect, { orgId }, (tx) =>
-        tx.sql.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, $3, 'manual')", [orgId, id, role]),
+        tx.execute(sql`INSERT INTO memberships (org_id, person_id, role, role_source) VALUES (${orgId}, ${id}, ${role}, 'manual')`),
       );
     }
     return id;

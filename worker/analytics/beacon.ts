@@ -2,8 +2,9 @@
 // insert-only stream (db/migrations/0020_site_analytics.sql). A refused event is counted with its
 // reason and the rest of the batch goes on; a retried event collides on its identifier and is counted
 // as a duplicate. The browser's session identifier is stored only as a keyed pseudonym.
+import { siteEventRejects, siteEvents } from "../../db/schema/site";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
-import { BeaconEvent as BeaconEventShape, EVENT_CATALOG, isEventName, SESSION_ID, type EventName } from "./catalog";
+import { BeaconEvent as BeaconEventShape, type Channel, EVENT_CATALOG, isEventName, SESSION_ID, type EventName } from "./catalog";
 
 export { MAX_BEACON_EVENTS } from "./catalog";
 
@@ -14,7 +15,7 @@ export interface BeaconEvent {
   id: string;
   name: EventName;
   session: string;
-  channel: string;
+  channel: Channel;
   page: string;
   campaign: string | null;
 }
@@ -43,7 +44,7 @@ export function judge(raw: unknown): BeaconEvent | RefusalReason {
     id: raw.id.toLowerCase(),
     name: raw.name,
     session: raw.session,
-    channel: props.channel as string,
+    channel: props.channel as Channel,
     page: props.page as string,
     campaign: (props.campaign as string | null | undefined) ?? null,
   };
@@ -63,10 +64,9 @@ async function sessionKeyer(surrogateSecret: string): Promise<(session: string) 
 }
 
 // No conflict target: naming one (`ON CONFLICT (id)`) needs SELECT on it, which the role must not hold.
-const INSERT_EVENT = `
-INSERT INTO site_events (id, name, session_key, channel, page, campaign) VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT DO NOTHING`;
-const INSERT_REJECT = "INSERT INTO site_event_rejects (reason) VALUES ($1)";
+// Sent through `execute` for its row count (RETURNING would need SELECT too).
+const insertEvent = (tx: Tx, event: typeof siteEvents.$inferInsert) => tx.execute(tx.insert(siteEvents).values(event).onConflictDoNothing());
+const insertReject = (tx: Tx, reason: typeof siteEventRejects.$inferInsert.reason) => tx.insert(siteEventRejects).values({ reason });
 
 /**
  * Records the batch in one transaction as the application role, which can insert into the stream
@@ -79,21 +79,21 @@ export async function recordBeaconBatch(connect: () => Promise<Connection>, surr
     for (const raw of events) {
       const judged = judge(raw);
       if (typeof judged === "string") {
-        await tx.sql.query(INSERT_REJECT, [judged]);
+        await insertReject(tx, judged);
         outcomes.push({ outcome: "refused", reason: judged });
         continue;
       }
-      const { rowCount } = await tx.sql.query(INSERT_EVENT, [
-        judged.id,
-        judged.name,
-        await keyOf(judged.session),
-        judged.channel,
-        judged.page,
-        judged.campaign,
-      ]);
+      const { rowCount } = await insertEvent(tx, {
+        id: judged.id,
+        name: judged.name,
+        sessionKey: await keyOf(judged.session),
+        channel: judged.channel,
+        page: judged.page,
+        campaign: judged.campaign,
+      });
       if (rowCount === 1) outcomes.push({ outcome: "recorded" });
       else {
-        await tx.sql.query(INSERT_REJECT, ["duplicate"]);
+        await insertReject(tx, "duplicate");
         outcomes.push({ outcome: "duplicate" });
       }
     }

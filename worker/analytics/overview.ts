@@ -2,6 +2,8 @@
 // weekly cohorts the rollup keeps: totals, a daily series, the funnel from landing to sign-up to first
 // environment, and weekly retention cohorts over 12 weeks, where a cell is a percentage only over at
 // least 5 organizations and a count otherwise.
+import { and, count, countDistinct, eq, gte, lte, sql } from "drizzle-orm";
+import { analyticsDaily, analyticsOrgActiveWeeks, analyticsOrgCohorts } from "../../db/schema/analytics";
 import type { Tx } from "../../db/transaction";
 import { COHORT_MIN_FOR_PERCENT, COHORT_WEEKS } from "./catalog";
 import { addDays, isoDay, utcDay, weekOf } from "./days";
@@ -43,10 +45,10 @@ export const retentionCell = (week: number, active: number, cohortSize: number):
 export async function readOverview(tx: Tx, days: OverviewDays, now: Date = new Date()): Promise<Overview> {
   const today = utcDay(now);
   const from = addDays(today, -(days - 1));
-  const { rows } = await tx.sql.query<{ day: string; metric: string; dimension: string; value: string }>(
-    "SELECT day::text, metric, dimension, value::text FROM analytics_daily WHERE day >= $1::date AND day <= $2::date",
-    [isoDay(from), isoDay(today)],
-  );
+  const rows = await tx
+    .select({ day: analyticsDaily.day, metric: analyticsDaily.metric, dimension: analyticsDaily.dimension, value: analyticsDaily.value })
+    .from(analyticsDaily)
+    .where(and(gte(analyticsDaily.day, isoDay(from)), lte(analyticsDaily.day, isoDay(today))));
   const series: DayPoint[] = Array.from({ length: days }, (_, index) => {
     const point = { day: isoDay(addDays(from, index)) } as DayPoint;
     for (const field of Object.keys(SERIES) as SeriesField[]) point[field] = 0;
@@ -56,7 +58,7 @@ export async function readOverview(tx: Tx, days: OverviewDays, now: Date = new D
   const sums = new Map<string, number>();
   const channels = new Map<string, number>();
   for (const row of rows) {
-    const value = Number(row.value);
+    const { value } = row;
     if (row.dimension === "") sums.set(row.metric, (sums.get(row.metric) ?? 0) + value);
     else if (row.metric === "site.page_landed") channels.set(row.dimension, (channels.get(row.dimension) ?? 0) + value);
     if (row.dimension !== "") continue;
@@ -74,14 +76,11 @@ export async function readOverview(tx: Tx, days: OverviewDays, now: Date = new D
     firstEnvironments: sum("usage.first_environments"),
   };
   // Organizations active on several days count once: distinct over the weeks the period touches.
-  totals.activeOrganizations = Number(
-    (
-      await tx.sql.query<{ n: string }>(
-        "SELECT count(DISTINCT org_key)::text AS n FROM analytics_org_active_weeks WHERE week >= $1::date AND week <= $2::date",
-        [isoDay(weekOf(from)), isoDay(today)],
-      )
-    ).rows[0]?.n ?? 0,
-  );
+  const [distinctActive] = await tx
+    .select({ n: countDistinct(analyticsOrgActiveWeeks.orgKey) })
+    .from(analyticsOrgActiveWeeks)
+    .where(and(gte(analyticsOrgActiveWeeks.week, isoDay(weekOf(from))), lte(analyticsOrgActiveWeeks.week, isoDay(today))));
+  totals.activeOrganizations = distinctActive?.n ?? 0;
   return {
     days,
     from: isoDay(from),
@@ -103,18 +102,20 @@ export async function readOverview(tx: Tx, days: OverviewDays, now: Date = new D
 async function readRetention(tx: Tx, today: Date): Promise<Overview["retention"]> {
   const thisWeek = weekOf(today);
   const first = addDays(thisWeek, -7 * (COHORT_WEEKS - 1));
-  const sizes = await tx.sql.query<{ cohort: string; size: number }>(
-    "SELECT cohort_week::text AS cohort, count(*)::int AS size FROM analytics_org_cohorts WHERE cohort_week >= $1::date AND cohort_week <= $2::date GROUP BY 1",
-    [isoDay(first), isoDay(thisWeek)],
-  );
-  const active = await tx.sql.query<{ cohort: string; k: number; active: number }>(
-    `SELECT c.cohort_week::text AS cohort, ((a.week - c.cohort_week) / 7)::int AS k, count(*)::int AS active
-     FROM analytics_org_cohorts c JOIN analytics_org_active_weeks a ON a.org_key = c.org_key AND a.week >= c.cohort_week AND a.week <= $2::date
-     WHERE c.cohort_week >= $1::date AND c.cohort_week <= $2::date GROUP BY 1, 2`,
-    [isoDay(first), isoDay(thisWeek)],
-  );
-  const sizeOf = new Map(sizes.rows.map((row) => [row.cohort, row.size]));
-  const activeOf = new Map(active.rows.map((row) => [`${row.cohort} ${row.k}`, row.active]));
+  const c = analyticsOrgCohorts;
+  const a = analyticsOrgActiveWeeks;
+  const inCohorts = and(gte(c.cohortWeek, isoDay(first)), lte(c.cohortWeek, isoDay(thisWeek)));
+  const sizes = await tx.select({ cohort: c.cohortWeek, size: count() }).from(c).where(inCohorts).groupBy(c.cohortWeek);
+  // The week of activity counted from the cohort's own (0).
+  const weekIndex = sql<number>`((${a.week} - ${c.cohortWeek}) / 7)::int`.mapWith(Number);
+  const active = await tx
+    .select({ cohort: c.cohortWeek, k: weekIndex, active: count() })
+    .from(c)
+    .innerJoin(a, and(eq(a.orgKey, c.orgKey), gte(a.week, c.cohortWeek), lte(a.week, isoDay(thisWeek))))
+    .where(inCohorts)
+    .groupBy(c.cohortWeek, weekIndex);
+  const sizeOf = new Map(sizes.map((row) => [row.cohort, row.size]));
+  const activeOf = new Map(active.map((row) => [`${row.cohort} ${row.k}`, row.active]));
   const cohorts = Array.from({ length: COHORT_WEEKS }, (_, index) => {
     const week = isoDay(addDays(first, 7 * index));
     const organizations = sizeOf.get(week) ?? 0;

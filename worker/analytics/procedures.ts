@@ -3,11 +3,14 @@
 // resolved to an organization id on each request and compared by id with the one it named when the
 // dashboard was first asked for (pinned): a slug freed and taken by another organization names nobody.
 // Reachable whatever the plan: the operating organization reads it, and no plan gates that one.
+import { eq } from "drizzle-orm";
 import * as z from "zod";
+import { analyticsOperatorPins } from "../../db/schema/analytics";
 import { Refusal } from "../http/refusal";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
 import { OVERVIEW_DAYS, readOverview } from "./overview";
-import { addLookup, type Tx } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
+import { addLookup } from "../../db/acting";
 import { findOrganizationId } from "../organizations/store";
 import { inOrganization, router } from "../rpc/trpc";
 
@@ -22,13 +25,13 @@ async function operatingOrganization(tx: Tx, slug: string): Promise<string | nul
   if (!named) return null;
   // Two first requests pin at once (the console asks for the catalog and the overview together): the
   // one whose insert waits sees the other's pin only in a statement that starts after it committed.
-  const inserted = await tx.sql.query<{ operator_org: string }>(
-    "INSERT INTO analytics_operator_pins (slug, operator_org) VALUES ($1, $2) ON CONFLICT (slug) DO NOTHING RETURNING operator_org",
-    [slug, named],
-  );
-  const pinned =
-    inserted.rows[0]?.operator_org ??
-    (await tx.sql.query<{ operator_org: string }>("SELECT operator_org FROM analytics_operator_pins WHERE slug = $1", [slug])).rows[0]?.operator_org;
+  const pins = analyticsOperatorPins;
+  const inserted = await tx
+    .insert(pins)
+    .values({ slug, operatorOrg: named })
+    .onConflictDoNothing({ target: pins.slug })
+    .returning({ operatorOrg: pins.operatorOrg });
+  const pinned = inserted[0]?.operatorOrg ?? (await tx.select({ operatorOrg: pins.operatorOrg }).from(pins).where(eq(pins.slug, slug)))[0]?.operatorOrg;
   return pinned === named ? named : null;
 }
 

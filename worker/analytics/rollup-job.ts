@@ -1,5 +1,5 @@
 // The daily analytics rollup from the Worker's Cron Trigger, as the maintenance role.
-import { useBridge, withClient } from "../../db/neon";
+import { useBridge, withDb } from "../../db/neon";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import { log } from "../log";
@@ -19,7 +19,7 @@ export async function analyticsRollupFromWorker(_env: Env, config: Config, at: D
     return null;
   }
   useBridge(config.database.wsProxy);
-  const report = await withClient(url, (client) => rollUpAnalytics(client, { at, surrogateSecret, retentionDays }));
+  const report = await withDb(url, (db) => rollUpAnalytics(db, { at, surrogateSecret, retentionDays }));
   log("info", "analytics.rollup", { ...report });
   return report;
 }

@@ -1,6 +1,6 @@
 // The one way an audit entry is written. Entries form a hash chain per organization; appends are
 // serialized per organization (a transaction-scoped advisory lock) so concurrent writers never fork it.
-import { desc, eq, sql } from "drizzle-orm";
+import { desc, eq, type SQL, sql, type SQLWrapper } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit";
 import type { Tx } from "../../db/transaction";
 import { sha256Hex } from "../tokens/secret";
@@ -33,11 +33,12 @@ export const chainText = (prevHash: string | null, seq: number, entry: Required<
   JSON.stringify(canonical([prevHash, seq, entry.orgId, entry.action, entry.actorPersonId, entry.actorLabel, entry.target, entry.data, createdAt]));
 
 /** A timestamp as the chain hashes it: UTC, microseconds, the precision timestamptz stores. */
-export const STORED_TIME = (column: string) => `to_char(date_trunc('microseconds', ${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const STORED_TIME = (column: SQLWrapper): SQL<string> =>
+  sql<string>`to_char(date_trunc('microseconds', ${column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 export async function appendAudit(tx: Tx, entry: AuditEntry): Promise<{ seq: number; hash: string }> {
-  await tx.db.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${"audit:" + entry.orgId}, 0))`);
-  const [last] = await tx.db
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${"audit:" + entry.orgId}, 0))`);
+  const [last] = await tx
     .select({ seq: auditLog.seq, hash: auditLog.hash })
     .from(auditLog)
     .where(eq(auditLog.orgId, entry.orgId))
@@ -54,10 +55,10 @@ export async function appendAudit(tx: Tx, entry: AuditEntry): Promise<{ seq: num
     data: entry.data ?? {},
   };
   // The database clock, truncated to what timestamptz stores, so the hash can be recomputed from the row.
-  const { rows } = await tx.sql.query<{ now: string }>(`SELECT ${STORED_TIME("now()")} AS now`);
+  const { rows } = await tx.execute<{ now: string }>(sql`SELECT ${STORED_TIME(sql`now()`)} AS now`);
   const createdAt = rows[0]!.now;
   const hash = await sha256Hex(chainText(prevHash, seq, full, createdAt));
   // created_at defaults to now(): the same instant (one transaction) as the hashed time, at full precision.
-  await tx.db.insert(auditLog).values({ ...full, seq, prevHash, hash });
+  await tx.insert(auditLog).values({ ...full, seq, prevHash, hash });
   return { seq, hash };
 }

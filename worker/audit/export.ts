@@ -1,5 +1,7 @@
 // The audit log as a file (NDJSON): one entry a line, each with its hash and its predecessor's,
 // then a last line naming the chain head. Read in pages by sequence number, so a long log streams.
+import { and, desc, eq, gt, lte } from "drizzle-orm";
+import { auditLog } from "../../db/schema/audit";
 import type { Connection, Tx } from "../../db/transaction";
 import { inTenant } from "../../db/transaction";
 import { STORED_TIME } from "./append";
@@ -9,31 +11,32 @@ export const EXPORT_PAGE = 1000;
 
 /** Entries after `afterSeq`, oldest first, at most `limit`. */
 export async function exportPage(tx: Tx, orgId: string, afterSeq: number, limit = EXPORT_PAGE, upToSeq = Number.MAX_SAFE_INTEGER): Promise<ExportedEntry[]> {
-  const { rows } = await tx.sql.query<{
-    seq: string;
-    at: string;
-    action: string;
-    actor_person_id: string | null;
-    actor_label: string;
-    target: string | null;
-    data: Record<string, unknown>;
-    prev_hash: string | null;
-    hash: string;
-  }>(
-    `SELECT seq, ${STORED_TIME("created_at")} AS at, action, actor_person_id, actor_label, target, data, prev_hash, hash
-     FROM audit_log WHERE org_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
-    [orgId, afterSeq, upToSeq, limit],
-  );
+  const rows = await tx
+    .select({
+      seq: auditLog.seq,
+      at: STORED_TIME(auditLog.createdAt),
+      action: auditLog.action,
+      actorPersonId: auditLog.actorPersonId,
+      actorLabel: auditLog.actorLabel,
+      target: auditLog.target,
+      data: auditLog.data,
+      prevHash: auditLog.prevHash,
+      hash: auditLog.hash,
+    })
+    .from(auditLog)
+    .where(and(eq(auditLog.orgId, orgId), gt(auditLog.seq, afterSeq), lte(auditLog.seq, upToSeq)))
+    .orderBy(auditLog.seq)
+    .limit(limit);
   return rows.map((row) => ({
     organization: orgId,
-    seq: Number(row.seq),
+    seq: row.seq,
     at: row.at,
     action: row.action,
-    actorPersonId: row.actor_person_id,
-    actor: row.actor_label,
+    actorPersonId: row.actorPersonId,
+    actor: row.actorLabel,
     target: row.target,
     data: row.data,
-    prevHash: row.prev_hash,
+    prevHash: row.prevHash,
     hash: row.hash,
   }));
 }
@@ -52,10 +55,13 @@ export function streamAuditExport(connect: () => Promise<Connection>, orgId: str
 
   async function nextChunk(controller: ReadableStreamDefaultController<Uint8Array>) {
     head ??= await inTenant(connect, orgId, async (tx) => {
-      const { rows } = await tx.sql.query<{ seq: string; hash: string }>("SELECT seq, hash FROM audit_log WHERE org_id = $1 ORDER BY seq DESC LIMIT 1", [
-        orgId,
-      ]);
-      return rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: null };
+      const [last] = await tx
+        .select({ seq: auditLog.seq, hash: auditLog.hash })
+        .from(auditLog)
+        .where(eq(auditLog.orgId, orgId))
+        .orderBy(desc(auditLog.seq))
+        .limit(1);
+      return last ?? { seq: 0, hash: null };
     });
     const page = after < head.seq ? await inTenant(connect, orgId, (tx) => exportPage(tx, orgId, after, EXPORT_PAGE, head!.seq)) : [];
     if (page.length === 0) {

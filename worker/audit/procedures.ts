@@ -1,5 +1,7 @@
 // audit.list (audit.read) and audit.verify (audit.export): the organization's audit log and a check
 // of its hash chain.
+import { and, desc, eq, lt } from "drizzle-orm";
+import { auditLog } from "../../db/schema/audit";
 import * as z from "zod";
 import { verifyChain } from "./verify";
 import { inOrganization, router } from "../rpc/trpc";
@@ -9,18 +11,26 @@ const list = inOrganization
   .input(z.object({ before: z.int().min(1).optional().describe("Entries before this sequence number (paging)."), limit: z.int().min(1).max(200).default(50) }))
   .query(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{ seq: string; action: string; actor_label: string; target: string | null; data: unknown; created_at: Date }>(
-        `SELECT seq, action, actor_label, target, data, created_at FROM audit_log
-       WHERE org_id = $1 AND ($2::bigint IS NULL OR seq < $2) ORDER BY seq DESC LIMIT $3`,
-        [ctx.org.id, input.before ?? null, input.limit],
-      );
+      const rows = await tx
+        .select({
+          seq: auditLog.seq,
+          action: auditLog.action,
+          actorLabel: auditLog.actorLabel,
+          target: auditLog.target,
+          data: auditLog.data,
+          createdAt: auditLog.createdAt,
+        })
+        .from(auditLog)
+        .where(and(eq(auditLog.orgId, ctx.org.id), input.before === undefined ? undefined : lt(auditLog.seq, input.before)))
+        .orderBy(desc(auditLog.seq))
+        .limit(input.limit);
       return rows.map((row) => ({
-        seq: Number(row.seq),
+        seq: row.seq,
         action: row.action,
-        actor: row.actor_label,
+        actor: row.actorLabel,
         target: row.target,
         data: row.data,
-        at: row.created_at.toISOString(),
+        at: row.createdAt.toISOString(),
       }));
     }),
   );

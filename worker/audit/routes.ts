@@ -1,7 +1,9 @@
 // GET /console/api/audit/export?orgId=: the whole audit log as a download (NDJSON, the chain head on
 // the last line), for a person whose role holds audit.export. Verify it offline with
 // `svc audit verify <file>`.
+import { eq } from "drizzle-orm";
 import type { Hono } from "hono";
+import { organizations } from "../../db/schema/organizations";
 import * as z from "zod";
 import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
@@ -19,7 +21,7 @@ export function registerAuditExport(app: Hono<AppEnv>): void {
       c,
       orgId,
       "audit.export",
-      async (tx) => (await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [orgId])).rows[0]!.slug,
+      async (tx) => (await tx.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, orgId)))[0]!.slug,
     );
     return new Response(streamAuditExport(c.var.database().connect, orgId), {
       headers: {

@@ -1,8 +1,12 @@
 // The one permission check. Whoever calls (a browser session or a CLI token acting for its person),
 // the check reads the person's current role inside the transaction that does the work, so the role
 // that allowed a change is the role in force when the change commits.
+import { and, eq } from "drizzle-orm";
 import type { Role } from "../../db/schema";
-import { actAs, type Tx } from "../../db/transaction";
+import { memberships, organizations } from "../../db/schema/organizations";
+import { people } from "../../db/schema/people";
+import type { Tx } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import { Refusal } from "../http/refusal";
 import { isPermission, loginCommandFor, roleAllows, type Permission } from "../shared/permissions";
 
@@ -33,15 +37,18 @@ export class Denied extends Refusal {
   }
 }
 
-const MEMBERSHIP = `
-SELECT m.role, p.login, p.email, o.plan FROM memberships m JOIN people p ON p.id = m.person_id JOIN organizations o ON o.id = m.org_id
-WHERE m.org_id = $1 AND m.person_id = $2`;
+const membership = (tx: Tx, orgId: string, personId: string) =>
+  tx
+    .select({ role: memberships.role, login: people.login, email: people.email, plan: organizations.plan })
+    .from(memberships)
+    .innerJoin(people, eq(people.id, memberships.personId))
+    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+    .where(and(eq(memberships.orgId, orgId), eq(memberships.personId, personId)));
 
 /** The caller's role in `orgId`, checked against `permission` (null: any member); the transaction acts as `orgId` from here on. */
 export async function authorize(tx: Tx, caller: Caller, orgId: string, permission: Permission | null): Promise<Grant> {
   await actAs(tx, orgId);
-  const { rows } = await tx.sql.query<{ role: Role; login: string | null; email: string | null; plan: string }>(MEMBERSHIP, [orgId, caller.personId]);
-  const member = rows[0];
+  const [member] = await membership(tx, orgId, caller.personId);
   if (!member) throw new Denied("not_member", "No such organization.");
   if (permission && !roleAllows(member.role, permission)) {
     throw new Denied("role", `Your role (${member.role}) does not include the ${permission} permission.`);

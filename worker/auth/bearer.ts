@@ -3,7 +3,8 @@
 // its person: the routes that take one authorize it in the same transaction as their work.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { ACTING_ORG, inTransaction, type Scope, type Tx } from "../../db/transaction";
+import { ACTING_ORG, statement } from "../../db/pipeline";
+import { inTransaction, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
@@ -27,13 +28,13 @@ export interface Principal {
 export const SUSPENDED_RETRY_SECONDS = 300;
 
 // Acts as the organization of the token behind the transaction's token_hash look-up, if there is one.
-const ACT_AS_TOKEN_ORG = `SELECT set_config('app.org_id', org_id::text, true) FROM tokens WHERE token_hash = current_setting('app.lookup_token_hash')`;
+const ACT_AS_TOKEN_ORG = statement`SELECT set_config('app.org_id', org_id::text, true) FROM tokens WHERE token_hash = current_setting('app.lookup_token_hash')`;
 
 // The live token behind the transaction's token_hash look-up in the organization it acts as, its
 // repository claim still live when identity exchange minted it, with its organization; last_used_at
 // is kept to the minute (one write per token per minute, not one per request). It reads both from the
 // transaction's settings, so it takes no parameters and can open the transaction (Scope.first).
-const PRINCIPAL = `
+const PRINCIPAL = statement`
 WITH token AS (
   SELECT t.id, t.org_id, t.kind, t.scopes, t.person_id FROM tokens t
   WHERE t.token_hash = current_setting('app.lookup_token_hash') AND t.org_id = ${ACTING_ORG} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
@@ -78,7 +79,7 @@ export function principalFrom(tokenHash: string, found: readonly Record<string, 
 }
 
 /** A transaction that acts as the organization of the token behind `tokenHash` and finds the token, in the round trip that opens it. */
-const tokenScope = (tokenHash: string): Scope => ({ lookups: { token_hash: tokenHash }, first: `${ACT_AS_TOKEN_ORG}; ${PRINCIPAL}` });
+const tokenScope = (tokenHash: string): Scope => ({ lookups: { token_hash: tokenHash }, first: statement`${ACT_AS_TOKEN_ORG}; ${PRINCIPAL}` });
 
 /** A transaction acting as `orgId` that finds the token behind `tokenHash` there only, in the round trip that opens it. */
 export const principalScope = (tokenHash: string, orgId: string): Scope => ({ orgId, lookups: { token_hash: tokenHash }, first: PRINCIPAL });

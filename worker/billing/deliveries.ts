@@ -2,7 +2,11 @@
 // the same transaction as its effect (a redelivery, or a concurrent copy, changes nothing; a failed
 // handling is retried by the provider's redelivery). Subscription deliveries set the plan; one older
 // than what is stored for its subscription never moves anything backwards.
-import { actAs, inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { eq, sql } from "drizzle-orm";
+import { billingCustomers, subscriptions } from "../../db/schema/billing";
+import { organizations } from "../../db/schema/organizations";
+import { inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import type { BillingProvider } from "../config/types";
 import { validate } from "../http/input";
 import { CHECKOUT_COMPLETED, CheckoutSession, orgIdIn, Subscription, SUBSCRIPTION_EVENTS, type BillingEvent } from "./events";
@@ -15,23 +19,20 @@ const PROVIDER = { personId: null, label: "billing provider" };
 
 /** False when the event was handled before. Ids older than the provider's redelivery window (3 days) are pruned. */
 async function recordDelivery(tx: Tx, eventId: string): Promise<boolean> {
-  const { rowCount } = await tx.sql.query(
-    `WITH pruned AS (DELETE FROM billing_deliveries WHERE received_at < now() - interval '30 days')
-     INSERT INTO billing_deliveries (event_id) VALUES ($1) ON CONFLICT DO NOTHING`,
-    [eventId],
-  );
+  const { rowCount } = await tx.execute(sql`WITH pruned AS (DELETE FROM billing_deliveries WHERE received_at < now() - interval '30 days')
+     INSERT INTO billing_deliveries (event_id) VALUES (${eventId}) ON CONFLICT DO NOTHING`);
   return rowCount === 1;
 }
 
 /** The organization a customer belongs to: known from an earlier checkout, or named by what checkout wrote. */
 async function organizationOf(tx: Tx, customerId: string, named: string | null): Promise<string | null> {
-  const known = await tx.sql.query<{ org_id: string }>("SELECT org_id FROM billing_customers WHERE customer_id = $1", [customerId]);
-  if (known.rows[0]) return known.rows[0].org_id;
+  const [known] = await tx.select({ orgId: billingCustomers.orgId }).from(billingCustomers).where(eq(billingCustomers.customerId, customerId));
+  if (known) return known.orgId;
   if (!named) return null;
   await actAs(tx, named);
-  const exists = await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1", [named]);
-  if (!exists.rows[0]) return null;
-  await tx.sql.query("INSERT INTO billing_customers (org_id, customer_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [named, customerId]);
+  const [exists] = await tx.select({ one: sql`1` }).from(organizations).where(eq(organizations.id, named));
+  if (!exists) return null;
+  await tx.insert(billingCustomers).values({ orgId: named, customerId }).onConflictDoNothing();
   return named;
 }
 
@@ -47,35 +48,40 @@ function subscriptionOf(event: BillingEvent) {
 async function applySubscription(tx: Tx, provider: BillingProvider, event: BillingEvent, orgId: string): Promise<BillingOutcome> {
   const subscription = subscriptionOf(event);
   const incoming: Stamp = { created: event.created, rank: stateRank(subscription.status) };
-  const { rows } = await tx.sql.query<{ created: string; rank: number }>(
-    "SELECT extract(epoch FROM event_created)::bigint AS created, state_rank AS rank FROM subscriptions WHERE subscription_id = $1 FOR UPDATE",
-    [subscription.id],
-  );
-  const stored = rows[0] ? { created: Number(rows[0].created), rank: rows[0].rank } : null;
+  const [row] = await tx
+    .select({ created: sql<string>`extract(epoch FROM ${subscriptions.eventCreated})::bigint`, rank: subscriptions.stateRank })
+    .from(subscriptions)
+    .where(eq(subscriptions.subscriptionId, subscription.id))
+    .for("update");
+  const stored = row ? { created: Number(row.created), rank: row.rank } : null;
   if (!isNewer(incoming, stored)) return "stale";
-  await tx.sql.query(
-    `INSERT INTO subscriptions (subscription_id, org_id, customer_id, price_id, status, cancel_at_period_end, current_period_end, event_created, state_rank)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8), $9)
-     ON CONFLICT (subscription_id) DO UPDATE SET price_id = EXCLUDED.price_id, status = EXCLUDED.status,
-       cancel_at_period_end = EXCLUDED.cancel_at_period_end, current_period_end = EXCLUDED.current_period_end,
-       event_created = EXCLUDED.event_created, state_rank = EXCLUDED.state_rank, updated_at = now()`,
-    [
-      subscription.id,
+  await tx
+    .insert(subscriptions)
+    .values({
+      subscriptionId: subscription.id,
       orgId,
-      subscription.customer,
-      subscription.priceId,
-      subscription.status,
-      subscription.cancel_at_period_end,
-      subscription.periodEnd,
-      event.created,
-      incoming.rank,
-    ],
-  );
-  const all = await tx.sql.query<{ price_id: string | null; status: string }>("SELECT price_id, status FROM subscriptions WHERE org_id = $1", [orgId]);
-  const plan = planOf(
-    all.rows.map((row) => ({ priceId: row.price_id, status: row.status })),
-    provider,
-  );
+      customerId: subscription.customer,
+      priceId: subscription.priceId,
+      status: subscription.status,
+      cancelAtPeriodEnd: subscription.cancel_at_period_end,
+      currentPeriodEnd: subscription.periodEnd,
+      eventCreated: sql`to_timestamp(${event.created})`,
+      stateRank: incoming.rank,
+    })
+    .onConflictDoUpdate({
+      target: subscriptions.subscriptionId,
+      set: {
+        priceId: sql`excluded.price_id`,
+        status: sql`excluded.status`,
+        cancelAtPeriodEnd: sql`excluded.cancel_at_period_end`,
+        currentPeriodEnd: sql`excluded.current_period_end`,
+        eventCreated: sql`excluded.event_created`,
+        stateRank: sql`excluded.state_rank`,
+        updatedAt: sql`now()`,
+      },
+    });
+  const all = await tx.select({ priceId: subscriptions.priceId, status: subscriptions.status }).from(subscriptions).where(eq(subscriptions.orgId, orgId));
+  const plan = planOf(all, provider);
   const recorded = { id: subscription.id, priceId: subscription.priceId, status: subscription.status };
   const changed = await changePlan(tx, {
     orgId,

@@ -1,5 +1,8 @@
 // Changing an organization's plan: the one place it happens, audited and kept as billing history in
 // the transaction that decided it (the provider's delivery, or the operator's billing.set).
+import { eq } from "drizzle-orm";
+import { billingHistory } from "../../db/schema/billing";
+import { organizations } from "../../db/schema/organizations";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import type { Plan } from "./plan";
@@ -17,10 +20,10 @@ export interface PlanChange {
 
 /** In a transaction acting as the organization; the plan it has now. A change to the same plan records nothing. */
 export async function changePlan(tx: Tx, change: PlanChange): Promise<{ from: Plan; to: Plan; changed: boolean }> {
-  const { rows } = await tx.sql.query<{ plan: Plan }>("SELECT plan FROM organizations WHERE id = $1 FOR UPDATE", [change.orgId]);
-  const from = rows[0]!.plan;
+  const [row] = await tx.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, change.orgId)).for("update");
+  const from = row!.plan;
   if (from === change.to) return { from, to: from, changed: false };
-  await tx.sql.query("UPDATE organizations SET plan = $2 WHERE id = $1", [change.orgId, change.to]);
+  await tx.update(organizations).set({ plan: change.to }).where(eq(organizations.id, change.orgId));
   await recordHistory(tx, { ...change, from });
   await appendAudit(tx, {
     orgId: change.orgId,
@@ -34,19 +37,15 @@ export async function changePlan(tx: Tx, change: PlanChange): Promise<{ from: Pl
 
 /** A line of billing history; also for what changed no plan (a subscription for an unknown price). */
 export async function recordHistory(tx: Tx, entry: PlanChange & { from: Plan }): Promise<void> {
-  await tx.sql.query(
-    `INSERT INTO billing_history (org_id, source, event_id, subscription_id, price_id, status, from_plan, to_plan, note)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      entry.orgId,
-      entry.source,
-      entry.eventId ?? null,
-      entry.subscription?.id ?? null,
-      entry.subscription?.priceId ?? null,
-      entry.subscription?.status ?? null,
-      entry.from,
-      entry.to,
-      entry.note,
-    ],
-  );
+  await tx.insert(billingHistory).values({
+    orgId: entry.orgId,
+    source: entry.source,
+    eventId: entry.eventId ?? null,
+    subscriptionId: entry.subscription?.id ?? null,
+    priceId: entry.subscription?.priceId ?? null,
+    status: entry.subscription?.status ?? null,
+    fromPlan: entry.from,
+    toPlan: entry.to,
+    note: entry.note,
+  });
 }

@@ -1,7 +1,10 @@
 // billing.get, billing.portal, billing.set and subscriptions.checkout (billing.manage, owners): the
 // plan, the subscription and billing history; checkout and the customer portal at the provider;
 // the operator-decided plan (spec: Authentication rule 8, Other refusals).
+import { desc, eq } from "drizzle-orm";
 import * as z from "zod";
+import { billingCustomers, billingHistory, subscriptions } from "../../db/schema/billing";
+import { organizations } from "../../db/schema/organizations";
 import { Refusal } from "../http/refusal";
 import { changePlan } from "./plan-change";
 import { PLANS } from "../../db/enums";
@@ -19,8 +22,8 @@ function providerOf(ctx: OrgContext): BillingProvider {
 }
 
 async function customerOf(tx: Tx, orgId: string): Promise<string | null> {
-  const { rows } = await tx.sql.query<{ customer_id: string }>("SELECT customer_id FROM billing_customers WHERE org_id = $1", [orgId]);
-  return rows[0]?.customer_id ?? null;
+  const [row] = await tx.select({ customerId: billingCustomers.customerId }).from(billingCustomers).where(eq(billingCustomers.orgId, orgId));
+  return row?.customerId ?? null;
 }
 
 /** A provider call (made with no transaction open) whose answer must carry an address for the browser to go to. */
@@ -40,38 +43,48 @@ const get = inOrganization
   .meta({ permission: "billing.manage", gate: "reachable", summary: "The plan, the subscriptions as the provider last described them, and billing history" })
   .query(({ ctx }) =>
     ctx.transaction(async (tx) => {
-      const org = await tx.sql.query<{ plan: string }>("SELECT plan FROM organizations WHERE id = $1", [ctx.org.id]);
-      const subscriptions = await tx.sql.query<{
-        subscription_id: string;
-        price_id: string | null;
-        status: string;
-        cancel_at_period_end: boolean;
-        current_period_end: Date | null;
-      }>(
-        "SELECT subscription_id, price_id, status, cancel_at_period_end, current_period_end FROM subscriptions WHERE org_id = $1 ORDER BY event_created DESC",
-        [ctx.org.id],
-      );
-      const history = await tx.sql.query<{ at: Date; source: string; from_plan: string; to_plan: string; status: string | null; note: string }>(
-        "SELECT at, source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = $1 ORDER BY id DESC LIMIT 100",
-        [ctx.org.id],
-      );
+      const [org] = await tx.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, ctx.org.id));
+      const subscriptionRows = await tx
+        .select({
+          subscriptionId: subscriptions.subscriptionId,
+          priceId: subscriptions.priceId,
+          status: subscriptions.status,
+          cancelAtPeriodEnd: subscriptions.cancelAtPeriodEnd,
+          currentPeriodEnd: subscriptions.currentPeriodEnd,
+        })
+        .from(subscriptions)
+        .where(eq(subscriptions.orgId, ctx.org.id))
+        .orderBy(desc(subscriptions.eventCreated));
+      const history = await tx
+        .select({
+          at: billingHistory.at,
+          source: billingHistory.source,
+          fromPlan: billingHistory.fromPlan,
+          toPlan: billingHistory.toPlan,
+          status: billingHistory.status,
+          note: billingHistory.note,
+        })
+        .from(billingHistory)
+        .where(eq(billingHistory.orgId, ctx.org.id))
+        .orderBy(desc(billingHistory.id))
+        .limit(100);
       const { provider, operatorSetsPlan, hostedRequiredPlan } = ctx.config.billing;
       return {
-        plan: org.rows[0]!.plan,
+        plan: org!.plan as string,
         billing: { on: provider !== null, enterpriseCheckout: provider?.enterprisePrice != null, operatorSetsPlan, requiredPlan: hostedRequiredPlan },
         hasCustomer: (await customerOf(tx, ctx.org.id)) !== null,
-        subscriptions: subscriptions.rows.map((row) => ({
-          id: row.subscription_id,
-          priceId: row.price_id,
+        subscriptions: subscriptionRows.map((row) => ({
+          id: row.subscriptionId,
+          priceId: row.priceId,
           status: row.status,
-          cancelAtPeriodEnd: row.cancel_at_period_end,
-          currentPeriodEnd: iso(row.current_period_end),
+          cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+          currentPeriodEnd: iso(row.currentPeriodEnd),
         })),
-        history: history.rows.map((row) => ({
+        history: history.map((row) => ({
           at: row.at.toISOString(),
-          source: row.source,
-          from: row.from_plan,
-          to: row.to_plan,
+          source: row.source as string,
+          from: row.fromPlan,
+          to: row.toPlan,
           status: row.status,
           note: row.note,
         })),

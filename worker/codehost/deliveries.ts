@@ -2,7 +2,10 @@
 // by a unique insert in the same transaction as its effect, so a redelivery (or a concurrent copy), and
 // a captured delivery replayed under another id, change nothing; a delivery whose handling failed is
 // handled again when the code host redelivers it.
-import { inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
+import { eq, sql } from "drizzle-orm";
+import { codehostDeliveries } from "../../db/schema/codehost";
+import { inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import { describeIssue } from "../http/input";
 import { applyInstallationChange, organizationFor, type InstallationChange } from "./installation-sync";
 import { InstallationEvent, InstallationRepositoriesEvent, InstallationTargetEvent } from "./webhook-schemas";
@@ -57,11 +60,8 @@ function changeOf(delivery: Delivery): InstallationChange | null | { refused: st
  * unique key conflicts). Rows older than the code host's redelivery window are pruned.
  */
 async function recordDelivery(tx: Tx, delivery: Delivery, outcome: Recorded): Promise<boolean> {
-  const { rowCount } = await tx.sql.query(
-    `WITH pruned AS (DELETE FROM codehost_deliveries WHERE received_at < now() - interval '30 days')
-     INSERT INTO codehost_deliveries (delivery_id, event, outcome, body_sha256) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-    [delivery.id, delivery.event, outcome, delivery.bodySha256],
-  );
+  const { rowCount } = await tx.execute(sql`WITH pruned AS (DELETE FROM codehost_deliveries WHERE received_at < now() - interval '30 days')
+     INSERT INTO codehost_deliveries (delivery_id, event, outcome, body_sha256) VALUES (${delivery.id}, ${delivery.event}, ${outcome}, ${delivery.bodySha256}) ON CONFLICT DO NOTHING`);
   return rowCount === 1;
 }
 
@@ -81,10 +81,10 @@ export async function handleDelivery(connect: () => Promise<Connection>, deliver
   const outcome = await inTransaction(connect, { lookups }, async (tx): Promise<DeliveryOutcome> => {
     if (!(await recordDelivery(tx, delivery, "applied"))) return "duplicate";
     // Deliveries about one account apply one at a time: two first deliveries must not both create its organization.
-    await tx.sql.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`codehost-account:${installation.account.id}`]);
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`codehost-account:${installation.account.id}`}, 0))`);
     const orgId = await organizationFor(tx, change);
     if (!orgId) {
-      await tx.sql.query("UPDATE codehost_deliveries SET outcome = 'ignored' WHERE delivery_id = $1", [delivery.id]);
+      await tx.update(codehostDeliveries).set({ outcome: "ignored" }).where(eq(codehostDeliveries.deliveryId, delivery.id));
       return "ignored";
     }
     await actAs(tx, orgId);

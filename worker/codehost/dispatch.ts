@@ -2,6 +2,7 @@
 // for the repository's owner, then a dispatch carrying only the inputs the workflow declares.
 // Whatever the code host answers is recorded; a refused dispatch is kept with the refusal. The
 // attempt holds no transaction; the record is written after it, in the caller's.
+import { workflowDispatches } from "../../db/schema/codehost";
 import type { Transaction, Tx } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "./app-access";
@@ -73,22 +74,21 @@ async function tryDispatch(transaction: Transaction, codehost: CodehostConfig, r
 
 /** Records an attempt, in a transaction acting as the requesting organization. */
 export async function recordDispatch(tx: Tx, request: DispatchRequest, attempt: Attempt): Promise<DispatchRecord> {
-  const { rows } = await tx.sql.query<{ id: string }>(
-    `INSERT INTO workflow_dispatches (org_id, repository, workflow, ref, inputs, dropped_inputs, outcome, refusal_status, refusal)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-    [
-      request.orgId,
-      request.repository,
-      request.workflow,
-      request.ref,
-      JSON.stringify(attempt.inputs),
-      attempt.droppedInputs,
-      attempt.outcome,
-      attempt.refusalStatus,
-      attempt.refusal,
-    ],
-  );
-  return { id: rows[0]!.id, ...attempt };
+  const [row] = await tx
+    .insert(workflowDispatches)
+    .values({
+      orgId: request.orgId,
+      repository: request.repository,
+      workflow: request.workflow,
+      ref: request.ref,
+      inputs: attempt.inputs,
+      droppedInputs: attempt.droppedInputs,
+      outcome: attempt.outcome,
+      refusalStatus: attempt.refusalStatus,
+      refusal: attempt.refusal,
+    })
+    .returning({ id: workflowDispatches.id });
+  return { id: row!.id, ...attempt };
 }
 
 /** Asks the code host to start the workflow (`transaction` acts as the requesting organization); what it answers, for `recordDispatch`. */

@@ -2,7 +2,9 @@
 // claim (created here from the organization's App installation when there is exactly one, or completed
 // here by a token minted for a pending claim's one-time audience), never from the token; then one
 // engine token is minted through the claim.
-import { inTenant, inTransaction, type Connection, type Tx, actAs } from "../../db/transaction";
+import { sql } from "drizzle-orm";
+import { inTenant, inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import { issueToken } from "../tokens/issue";
 import { claimProofLookup, findClaimProof, spendClaimProof } from "../repository-claims/proofs";
 import { establishClaim, findClaim, useClaim, type Claim } from "../repository-claims/store";
@@ -181,10 +183,7 @@ async function refuseSuspendedInstallation(tx: Tx, identity: WorkflowIdentity): 
  * (a replay). Expired ids are pruned on the way, so the table holds only ids that could still verify.
  */
 async function spendTokenId(tx: Tx, identity: WorkflowIdentity): Promise<boolean> {
-  const { rowCount } = await tx.sql.query(
-    `WITH pruned AS (DELETE FROM used_identity_tokens WHERE expires_at < now())
-     INSERT INTO used_identity_tokens (jti, expires_at) VALUES ($1, to_timestamp($2)) ON CONFLICT DO NOTHING`,
-    [identity.jti, identity.expiresAt + CLOCK_TOLERANCE_SECONDS],
-  );
+  const { rowCount } = await tx.execute(sql`WITH pruned AS (DELETE FROM used_identity_tokens WHERE expires_at < now())
+     INSERT INTO used_identity_tokens (jti, expires_at) VALUES (${identity.jti}, to_timestamp(${identity.expiresAt + CLOCK_TOLERANCE_SECONDS})) ON CONFLICT DO NOTHING`);
   return rowCount === 1;
 }

@@ -1,4 +1,8 @@
-import { actAs } from "../../db/transaction";
+import { and, desc, eq, or, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { installationRepositories } from "../../db/schema/codehost";
+import { installations } from "../../db/schema/organizations";
+import { actAs } from "../../db/acting";
 
 // Keeping installation rows true from the App's deliveries: which organization an installation
 // belongs to (created with it, with no members, when the account has none), its state, and the
@@ -24,13 +28,13 @@ const ACTOR = "code-host App webhook";
  */
 export async function organizationFor(tx: Tx, change: InstallationChange): Promise<string | null> {
   const { installation } = change;
-  const { rows } = await tx.sql.query<{ org_id: string }>(
-    `SELECT org_id FROM installations
-     WHERE codehost_installation_id = $1 OR account_id = $2
-     ORDER BY codehost_installation_id = $1 DESC, created_at DESC LIMIT 1`,
-    [installation.id, installation.account.id],
-  );
-  if (rows[0]) return rows[0].org_id;
+  const [held] = await tx
+    .select({ orgId: installations.orgId })
+    .from(installations)
+    .where(or(eq(installations.codehostInstallationId, installation.id), eq(installations.accountId, installation.account.id)))
+    .orderBy(sql`${installations.codehostInstallationId} = ${installation.id} DESC`, desc(installations.createdAt))
+    .limit(1);
+  if (held) return held.orgId;
   if (change.kind === "deleted" || change.kind === "renamed") return null;
   const id = crypto.randomUUID();
   const slug = await freeSlugFor(tx, installation.account);
@@ -40,14 +44,14 @@ export async function organizationFor(tx: Tx, change: InstallationChange): Promi
 }
 
 // What each change does to the installation row when it already exists.
-const STATE: Record<InstallationChange["kind"], string> = {
-  created: "suspended_at = NULL, deleted_at = NULL,",
-  deleted: "deleted_at = now(),",
-  suspend: "suspended_at = COALESCE(installations.suspended_at, now()),",
-  unsuspend: "suspended_at = NULL,",
-  repositories_added: "",
-  repositories_removed: "",
-  renamed: "", // applied on its own: it only renames
+const STATE: Record<InstallationChange["kind"], PgUpdateSetSource<typeof installations>> = {
+  created: { suspendedAt: null, deletedAt: null },
+  deleted: { deletedAt: sql`now()` },
+  suspend: { suspendedAt: sql`COALESCE(${installations.suspendedAt}, now())` },
+  unsuspend: { suspendedAt: null },
+  repositories_added: {},
+  repositories_removed: {},
+  renamed: {}, // applied on its own: it only renames
 };
 
 const AUDIT_ACTION: Record<InstallationChange["kind"], string> = {
@@ -65,11 +69,10 @@ export async function applyInstallationChange(tx: Tx, orgId: string, change: Ins
   const { installation } = change;
   if (change.kind === "renamed") {
     // The login is a display name: every installation of the organization on that account shows the new one.
-    await tx.sql.query("UPDATE installations SET account_login = $3, updated_at = now() WHERE org_id = $1 AND account_id = $2", [
-      orgId,
-      installation.account.id,
-      installation.account.login,
-    ]);
+    await tx
+      .update(installations)
+      .set({ accountLogin: installation.account.login, updatedAt: sql`now()` })
+      .where(and(eq(installations.orgId, orgId), eq(installations.accountId, installation.account.id)));
     await appendAudit(tx, {
       orgId,
       action: AUDIT_ACTION.renamed,
@@ -79,33 +82,40 @@ export async function applyInstallationChange(tx: Tx, orgId: string, change: Ins
     });
     return;
   }
-  const { rows } = await tx.sql.query<{ id: string }>(
-    `INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id, suspended_at)
-     VALUES ($1, $2, $3, $4, CASE WHEN $5::boolean THEN now() END)
-     ON CONFLICT (codehost_installation_id) DO UPDATE SET ${STATE[change.kind]}
-       account_login = EXCLUDED.account_login, account_id = EXCLUDED.account_id, updated_at = now()
-     RETURNING id`,
-    [orgId, installation.id, installation.account.login, installation.account.id, change.kind === "suspend"],
-  );
-  const installationId = rows[0]!.id;
+  const [row] = await tx
+    .insert(installations)
+    .values({
+      orgId,
+      codehostInstallationId: installation.id,
+      accountLogin: installation.account.login,
+      accountId: installation.account.id,
+      suspendedAt: change.kind === "suspend" ? sql`now()` : null,
+    })
+    .onConflictDoUpdate({
+      target: installations.codehostInstallationId,
+      set: { ...STATE[change.kind], accountLogin: sql`EXCLUDED.account_login`, accountId: sql`EXCLUDED.account_id`, updatedAt: sql`now()` },
+    })
+    .returning({ id: installations.id });
+  const installationId = row!.id;
   const repositories = "repositories" in change ? change.repositories : [];
   // A new installation reports every repository it covers; an uninstalled one covers none.
   if (change.kind === "created" || change.kind === "deleted") {
-    await tx.sql.query("DELETE FROM installation_repositories WHERE installation_id = $1", [installationId]);
+    await tx.delete(installationRepositories).where(eq(installationRepositories.installationId, installationId));
   }
   if (change.kind === "created" || change.kind === "repositories_added") {
-    await tx.sql.query(
-      `INSERT INTO installation_repositories (org_id, installation_id, repository_id, full_name)
-       SELECT $1, $2, id, full_name FROM unnest($3::bigint[], $4::text[]) AS r(id, full_name)
-       ON CONFLICT (installation_id, repository_id) DO UPDATE SET full_name = EXCLUDED.full_name`,
-      [orgId, installationId, repositories.map((r) => r.id), repositories.map((r) => r.full_name)],
-    );
+    await tx.execute(sql`INSERT INTO installation_repositories (org_id, installation_id, repository_id, full_name)
+       SELECT ${orgId}, ${installationId}, id, full_name FROM unnest(${sql.param(repositories.map((r) => r.id))}::bigint[], ${sql.param(repositories.map((r) => r.full_name))}::text[]) AS r(id, full_name)
+       ON CONFLICT (installation_id, repository_id) DO UPDATE SET full_name = EXCLUDED.full_name`);
   }
   if (change.kind === "repositories_removed") {
-    await tx.sql.query("DELETE FROM installation_repositories WHERE installation_id = $1 AND repository_id = ANY($2::bigint[])", [
-      installationId,
-      repositories.map((r) => r.id),
-    ]);
+    await tx
+      .delete(installationRepositories)
+      .where(
+        and(
+          eq(installationRepositories.installationId, installationId),
+          sql`${installationRepositories.repositoryId} = ANY(${sql.param(repositories.map((r) => r.id))}::bigint[])`,
+        ),
+      );
   }
   await appendAudit(tx, {
     orgId,

@@ -1,22 +1,24 @@
 // Handing commands to an engine and taking its acknowledgement, each a compare-and-set on state and
 // lease on the database clock. A command leased but never acknowledged is handed out again.
+import { and, eq, sql } from "drizzle-orm";
+import { runtimeCommands } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
 import { COMMAND_LEASE_SECONDS } from "../workloads/timing";
 
-const CLAIM = `
+const CLAIM = (orgId: string, tokenId: string, limit: number) => sql`
 WITH picked AS (
   SELECT id FROM runtime_commands
-  WHERE org_id = $1 AND (state = 'waiting' OR (state = 'leased' AND lease_expires_at <= now()))
-  ORDER BY created_at, id LIMIT $3
+  WHERE org_id = ${orgId} AND (state = 'waiting' OR (state = 'leased' AND lease_expires_at <= now()))
+  ORDER BY created_at, id LIMIT ${limit}
   FOR UPDATE SKIP LOCKED
 )
 UPDATE runtime_commands c SET state = 'leased', lease_id = gen_random_uuid(),
-  lease_expires_at = now() + make_interval(secs => $4), holder_token_id = $2
+  lease_expires_at = now() + make_interval(secs => ${COMMAND_LEASE_SECONDS}), holder_token_id = ${tokenId}
 FROM picked WHERE c.id = picked.id
 RETURNING c.id, c.kind, c.env_id, c.run_id, c.lease_id, c.lease_expires_at, c.created_at`;
 
 export async function claimCommands(tx: Tx, orgId: string, tokenId: string, limit: number) {
-  const { rows } = await tx.sql.query<{
+  const { rows } = await tx.execute<{
     id: string;
     kind: "teardown" | "cancel";
     env_id: string;
@@ -24,7 +26,7 @@ export async function claimCommands(tx: Tx, orgId: string, tokenId: string, limi
     lease_id: string;
     lease_expires_at: Date;
     created_at: Date;
-  }>(CLAIM, [orgId, tokenId, limit, COMMAND_LEASE_SECONDS]);
+  }>(CLAIM(orgId, tokenId, limit));
   return rows
     .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
     .map((row) => ({
@@ -42,15 +44,15 @@ export async function acknowledgeCommand(
   commandId: string,
   ack: { leaseId: string; outcome: "done" | "failed"; message?: string | undefined },
 ) {
-  const { rows } = await tx.sql.query<{ id: string; kind: "teardown" | "cancel"; confirmed_at: Date | null }>(
-    `UPDATE runtime_commands SET state = 'acknowledged', outcome = $4, message = $5, acknowledged_at = now()
-     WHERE org_id = $1 AND id = $2 AND state = 'leased' AND lease_id = $3
-     RETURNING id, kind, confirmed_at`,
-    [orgId, commandId, ack.leaseId, ack.outcome, ack.message ?? null],
-  );
-  const row = rows[0];
+  const [row] = await tx
+    .update(runtimeCommands)
+    .set({ state: "acknowledged", outcome: ack.outcome, message: ack.message ?? null, acknowledgedAt: sql`now()` })
+    .where(
+      and(eq(runtimeCommands.orgId, orgId), eq(runtimeCommands.id, commandId), eq(runtimeCommands.state, "leased"), eq(runtimeCommands.leaseId, ack.leaseId)),
+    )
+    .returning({ id: runtimeCommands.id, kind: runtimeCommands.kind, confirmedAt: runtimeCommands.confirmedAt });
   if (!row) return null;
-  const confirmed = row.kind === "teardown" ? row.confirmed_at !== null : null;
+  const confirmed = row.kind === "teardown" ? row.confirmedAt !== null : null;
   return {
     id: row.id,
     kind: row.kind,

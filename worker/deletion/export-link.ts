@@ -2,7 +2,9 @@
 // whoever requested the deletion (only its hash is stored). 404 unknown, expired or destroyed; 409 not
 // built yet; `describe=1` answers size and expiry without the body. DELETE destroys it early. Limited
 // per client address like a sign-in.
+import { eq, sql } from "drizzle-orm";
 import type { Context, Hono } from "hono";
+import { deletionExports } from "../../db/schema/deletion";
 import { inTransaction } from "../../db/transaction";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppEnv } from "../http/context";
@@ -12,32 +14,25 @@ import { jsonDownload } from "../storage/r2-sink";
 import { hashToken } from "../tokens/secret";
 import { planGate } from "../billing/gate";
 
-interface Held {
-  org_slug: string;
-  object_key: string | null;
-  size_bytes: string | null;
-  expires_at: Date | null;
-  live: boolean;
-}
-
-async function held(c: Context<AppEnv>): Promise<{ hash: string; row: Held & { object_key: string } }> {
+async function held(c: Context<AppEnv>) {
   await enforceRateLimit(c.env, addressBucket("export-link", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many export link attempts from this address.");
   const hash = await hashToken(c.req.query("token") ?? "");
-  const row = await inTransaction(
-    c.var.database().connect,
-    { lookups: { deletion_export_hash: hash } },
-    async (tx) =>
-      (
-        await tx.sql.query<Held>(
-          `SELECT org_slug, object_key, size_bytes, expires_at, destroyed_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS live
-       FROM deletion_exports WHERE token_hash = $1`,
-          [hash],
-        )
-      ).rows[0],
+  const [row] = await inTransaction(c.var.database().connect, { lookups: { deletion_export_hash: hash } }, (tx) =>
+    tx
+      .select({
+        orgSlug: deletionExports.orgSlug,
+        objectKey: deletionExports.objectKey,
+        sizeBytes: deletionExports.sizeBytes,
+        expiresAt: deletionExports.expiresAt,
+        live: sql<boolean>`${deletionExports.destroyedAt} IS NULL AND (${deletionExports.expiresAt} IS NULL OR ${deletionExports.expiresAt} > now())`,
+      })
+      .from(deletionExports)
+      .where(eq(deletionExports.tokenHash, hash)),
   );
   if (!row?.live) throw new Refusal("not_found", "This export link is unknown, expired or its export was destroyed.");
-  if (!row.object_key) throw new Refusal("export_not_ready");
-  return { hash, row: row as Held & { object_key: string } };
+  const { objectKey } = row;
+  if (!objectKey) throw new Refusal("export_not_ready");
+  return { hash, row: { ...row, objectKey } };
 }
 
 export function registerDeletionExportLink(app: Hono<AppEnv>): void {
@@ -45,19 +40,19 @@ export function registerDeletionExportLink(app: Hono<AppEnv>): void {
   app.get("/exports/deletion", planGate("reachable"), async (c) => {
     const { row } = await held(c);
     if (c.req.query("describe") === "1") {
-      return c.json({ organization: row.org_slug, sizeBytes: Number(row.size_bytes), expiresAt: row.expires_at!.toISOString() }, 200);
+      return c.json({ organization: row.orgSlug, sizeBytes: Number(row.sizeBytes), expiresAt: row.expiresAt!.toISOString() }, 200);
     }
-    const object = await c.env.EXPORTS?.get(row.object_key);
+    const object = await c.env.EXPORTS?.get(row.objectKey);
     if (!object) throw new Refusal("not_found", "This export link is unknown, expired or its export was destroyed.");
-    return jsonDownload(object, `data-export-${row.org_slug}.json`);
+    return jsonDownload(object, `data-export-${row.orgSlug}.json`);
   });
 
   app.delete("/exports/deletion", planGate("reachable"), async (c) => {
     const { hash, row } = await held(c);
-    await c.env.EXPORTS?.delete(row.object_key);
-    await inTransaction(c.var.database().connect, { lookups: { deletion_export_hash: hash } }, (tx) =>
-      tx.sql.query("UPDATE deletion_exports SET destroyed_at = now() WHERE token_hash = $1", [hash]),
-    );
+    await c.env.EXPORTS?.delete(row.objectKey);
+    await inTransaction(c.var.database().connect, { lookups: { deletion_export_hash: hash } }, async (tx) => {
+      await tx.update(deletionExports).set({ destroyedAt: sql`now()` }).where(eq(deletionExports.tokenHash, hash));
+    });
     return c.json({ destroyed: true }, 200);
   });
 }

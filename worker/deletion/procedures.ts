@@ -1,6 +1,9 @@
 // deletion.request, deletion.status and deletion.callOff (organization.delete, owners): deleting the
 // organization (spec: Organization deletion). The Cron Trigger runs the steps; the status shows them.
+import { eq } from "drizzle-orm";
 import * as z from "zod";
+import { deletions, deletionSteps } from "../../db/schema/deletion";
+import { organizations } from "../../db/schema/organizations";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { callBilling } from "../billing/provider";
@@ -14,9 +17,9 @@ const request = inOrganization
   .input(z.object({ confirm: text({ min: 1, max: 200 }).describe("The organization's slug, typed by the person.") }))
   .mutation(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{ slug: string }>("SELECT slug FROM organizations WHERE id = $1", [ctx.org.id]);
-      if (input.confirm !== rows[0]!.slug) {
-        throw new Refusal("invalid_request", `Type the organization's slug (${rows[0]!.slug}) to confirm its deletion.`);
+      const [organization] = await tx.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, ctx.org.id));
+      if (input.confirm !== organization!.slug) {
+        throw new Refusal("invalid_request", `Type the organization's slug (${organization!.slug}) to confirm its deletion.`);
       }
       const requested = await requestDeletion(tx, ctx.org.id, actorOf(ctx));
       if (!requested) throw new Refusal("state_conflict", "This organization's deletion is already under way; follow it on the deletion page.");
@@ -32,31 +35,34 @@ const status = inOrganization
   .meta({ permission: "organization.delete", gate: "reachable", summary: "The deletion's progress: its steps, the next one, a failure being retried" })
   .query(({ ctx }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{
-        requested_at: Date;
-        step: string;
-        called_off_at: Date | null;
-        wait_until: Date | null;
-        attempts: number;
-        last_error: string | null;
-        next_attempt_at: Date;
-      }>("SELECT requested_at, step, called_off_at, wait_until, attempts, last_error, next_attempt_at FROM deletions WHERE org_id = $1", [ctx.org.id]);
-      const deletion = rows[0];
+      const [deletion] = await tx
+        .select({
+          requestedAt: deletions.requestedAt,
+          step: deletions.step,
+          calledOffAt: deletions.calledOffAt,
+          waitUntil: deletions.waitUntil,
+          attempts: deletions.attempts,
+          lastError: deletions.lastError,
+          nextAttemptAt: deletions.nextAttemptAt,
+        })
+        .from(deletions)
+        .where(eq(deletions.orgId, ctx.org.id));
       if (!deletion) return { deletion: null };
-      const steps = await tx.sql.query<{ step: string; done_at: Date; note: string }>(
-        "SELECT step, done_at, note FROM deletion_steps WHERE org_id = $1 ORDER BY done_at",
-        [ctx.org.id],
-      );
+      const steps = await tx
+        .select({ step: deletionSteps.step, doneAt: deletionSteps.doneAt, note: deletionSteps.note })
+        .from(deletionSteps)
+        .where(eq(deletionSteps.orgId, ctx.org.id))
+        .orderBy(deletionSteps.doneAt);
       return {
         deletion: {
-          requestedAt: deletion.requested_at.toISOString(),
-          nextStep: deletion.called_off_at ? null : deletion.step,
-          calledOffAt: deletion.called_off_at?.toISOString() ?? null,
-          waitUntil: deletion.wait_until?.toISOString() ?? null,
+          requestedAt: deletion.requestedAt.toISOString(),
+          nextStep: deletion.calledOffAt ? null : deletion.step,
+          calledOffAt: deletion.calledOffAt?.toISOString() ?? null,
+          waitUntil: deletion.waitUntil?.toISOString() ?? null,
           failedAttempts: deletion.attempts,
-          lastError: deletion.last_error,
-          nextAttemptAt: deletion.next_attempt_at.toISOString(),
-          steps: steps.rows.map((row) => ({ step: row.step, doneAt: row.done_at.toISOString(), note: row.note })),
+          lastError: deletion.lastError,
+          nextAttemptAt: deletion.nextAttemptAt.toISOString(),
+          steps: steps.map((row) => ({ step: row.step, doneAt: row.doneAt.toISOString(), note: row.note })),
         },
       };
     }),

@@ -2,6 +2,8 @@
 // world first (the billing provider, the code host, object storage: all safe to repeat), then one
 // transaction that makes the step's change and records the step, so a deletion interrupted anywhere
 // resumes at the first step not recorded.
+import { eq, sql } from "drizzle-orm";
+import { deletionSteps, deletions } from "../../db/schema/deletion";
 import type { Tx } from "../../db/transaction";
 
 export const STEPS = ["stop", "end_subscription", "wait", "revoke", "export", "delete"] as const;
@@ -14,13 +16,21 @@ export const callableOff = (step: Step) => STEPS.indexOf(step) <= STEPS.indexOf(
 
 /** Records a finished step and moves the deletion to the next one, in the step's own transaction. */
 export async function recordStep(tx: Tx, orgId: string, step: Step, note: string, more: { waitUntil?: Date | null } = {}): Promise<void> {
-  await tx.sql.query("INSERT INTO deletion_steps (org_id, step, note) VALUES ($1, $2, $3) ON CONFLICT (org_id, step) DO NOTHING", [orgId, step, note]);
+  await tx
+    .insert(deletionSteps)
+    .values({ orgId, step, note })
+    .onConflictDoNothing({ target: [deletionSteps.orgId, deletionSteps.step] });
   const next = nextStep(step);
-  await tx.sql.query(
-    `UPDATE deletions SET step = COALESCE($2, step), attempts = 0, last_error = NULL, next_attempt_at = now(),
-       wait_until = CASE WHEN $3::boolean THEN $4 ELSE wait_until END WHERE org_id = $1`,
-    [orgId, next, more.waitUntil !== undefined, more.waitUntil ?? null],
-  );
+  await tx
+    .update(deletions)
+    .set({
+      ...(next ? { step: next } : {}),
+      attempts: 0,
+      lastError: null,
+      nextAttemptAt: sql`now()`,
+      ...(more.waitUntil !== undefined ? { waitUntil: more.waitUntil } : {}),
+    })
+    .where(eq(deletions.orgId, orgId));
 }
 
 /** How long a failed step waits before it is tried again: 1, 2, 4 ... minutes, at most an hour. */

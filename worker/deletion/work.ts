@@ -1,6 +1,11 @@
 // What each deletion step does. The calls outside (billing provider, code host, object storage) come
 // first and are safe to repeat; then one transaction changes and records the step (steps.ts).
-import { addLookup, inTenant, type Connection, type Tx } from "../../db/transaction";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { deletionExports, deletions } from "../../db/schema/deletion";
+import { events } from "../../db/schema/events";
+import { installations, organizations } from "../../db/schema/organizations";
+import { inTenant, type Connection, type Tx } from "../../db/transaction";
+import { addLookup } from "../../db/acting";
 import { revokeOrganizationGrants } from "../mcp/grants";
 import { BillingUnreachable, callBilling, describeBillingAnswer } from "../billing/provider";
 import { appJwt } from "../codehost/app-jwt";
@@ -11,7 +16,7 @@ import { archiveFolder } from "../events/partitions/pass";
 import { dataExportsFolder, storeDataExport } from "../exports/store";
 import { removeUnder } from "../storage/r2-sink";
 import { recordStep, type Step } from "./steps";
-import type { SqlClient } from "../../db/sql-client";
+import type { Db } from "../../db/transaction";
 
 export interface DeletionDeps {
   connect: () => Promise<Connection>;
@@ -35,14 +40,17 @@ const inOrg = <T>(deps: DeletionDeps, orgId: string, work: (tx: Tx) => Promise<T
 
 async function stop(deps: DeletionDeps, orgId: string) {
   await inOrg(deps, orgId, async (tx) => {
-    const environments = await tx.sql.query("UPDATE environments SET state = 'torn_down', updated_at = now() WHERE org_id = $1 AND state <> 'torn_down'", [
-      orgId,
-    ]);
-    const runs = await tx.sql.query("UPDATE workload_runs SET state = 'cancelled', ended_at = now() WHERE org_id = $1 AND state IN ('requested', 'accepted')", [
-      orgId,
-    ]);
+    const environments = await tx.execute(
+      sql`UPDATE environments SET state = 'torn_down', updated_at = now() WHERE org_id = ${orgId} AND state <> 'torn_down'`,
+    );
+    const runs = await tx.execute(
+      sql`UPDATE workload_runs SET state = 'cancelled', ended_at = now() WHERE org_id = ${orgId} AND state IN ('requested', 'accepted')`,
+    );
     // A suspension of the deletion's own is lifted if it is called off; one made for another reason stays.
-    await tx.sql.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'deletion' WHERE id = $1 AND suspended_at IS NULL", [orgId]);
+    await tx
+      .update(organizations)
+      .set({ suspendedAt: sql`now()`, suspendedReason: "deletion" })
+      .where(and(eq(organizations.id, orgId), isNull(organizations.suspendedAt)));
     await recordStep(
       tx,
       orgId,
@@ -56,9 +64,8 @@ async function endSubscription(deps: DeletionDeps, orgId: string) {
   const { provider } = deps.config.billing;
   const live = await inOrg(deps, orgId, async (tx) =>
     (
-      await tx.sql.query<{ subscription_id: string }>(
-        "SELECT subscription_id FROM subscriptions WHERE org_id = $1 AND status IN ('active', 'trialing', 'past_due')",
-        [orgId],
+      await tx.execute<{ subscription_id: string }>(
+        sql`SELECT subscription_id FROM subscriptions WHERE org_id = ${orgId} AND status IN ('active', 'trialing', 'past_due')`,
       )
     ).rows.map((row) => row.subscription_id),
   );
@@ -75,12 +82,11 @@ async function endSubscription(deps: DeletionDeps, orgId: string) {
   }
   await inOrg(deps, orgId, async (tx) => {
     if (provider) {
-      await tx.sql.query("UPDATE subscriptions SET cancel_at_period_end = true WHERE org_id = $1 AND subscription_id = ANY($2)", [orgId, live]);
-      await tx.sql.query("UPDATE deletions SET cancelled_subscriptions = $2 WHERE org_id = $1", [orgId, live]);
+      await tx.execute(sql`UPDATE subscriptions SET cancel_at_period_end = true WHERE org_id = ${orgId} AND subscription_id = ANY(${sql.param(live)})`);
+      await tx.update(deletions).set({ cancelledSubscriptions: live }).where(eq(deletions.orgId, orgId));
     }
-    const { rows } = await tx.sql.query<{ period_end: Date | null }>(
-      "SELECT max(current_period_end) AS period_end FROM subscriptions WHERE org_id = $1 AND subscription_id = ANY($2)",
-      [orgId, live],
+    const { rows } = await tx.execute<{ period_end: Date | null }>(
+      sql`SELECT max(current_period_end) AS period_end FROM subscriptions WHERE org_id = ${orgId} AND subscription_id = ANY(${sql.param(live)})`,
     );
     const periodEnd = rows[0]?.period_end ?? null;
     const note = !provider
@@ -94,30 +100,25 @@ async function endSubscription(deps: DeletionDeps, orgId: string) {
 
 async function wait(deps: DeletionDeps, orgId: string) {
   await inOrg(deps, orgId, async (tx) => {
-    const { rows } = await tx.sql.query<{ wait_until: Date | null; over: boolean }>(
-      "SELECT wait_until, wait_until IS NULL OR wait_until <= now() AS over FROM deletions WHERE org_id = $1",
-      [orgId],
-    );
-    if (!rows[0]!.over) throw new NotYet(rows[0]!.wait_until!);
-    await recordStep(tx, orgId, "wait", rows[0]!.wait_until ? "the paid period ended" : "nothing paid to wait for");
+    const [deletion] = await tx
+      .select({ waitUntil: deletions.waitUntil, over: sql<boolean>`${deletions.waitUntil} IS NULL OR ${deletions.waitUntil} <= now()` })
+      .from(deletions)
+      .where(eq(deletions.orgId, orgId));
+    if (!deletion!.over) throw new NotYet(deletion!.waitUntil!);
+    await recordStep(tx, orgId, "wait", deletion!.waitUntil ? "the paid period ended" : "nothing paid to wait for");
   });
 }
 
 async function revoke(deps: DeletionDeps, orgId: string) {
-  const installations = await inOrg(
-    deps,
-    orgId,
-    async (tx) =>
-      (
-        await tx.sql.query<{ codehost_installation_id: string }>(
-          "SELECT codehost_installation_id FROM installations WHERE org_id = $1 AND deleted_at IS NULL",
-          [orgId],
-        )
-      ).rows,
+  const installed = await inOrg(deps, orgId, (tx) =>
+    tx
+      .select({ codehostInstallationId: installations.codehostInstallationId })
+      .from(installations)
+      .where(and(eq(installations.orgId, orgId), isNull(installations.deletedAt))),
   );
   const { app, apiBase } = deps.config.codehost;
   if (app) {
-    for (const { codehost_installation_id: id } of installations) {
+    for (const { codehostInstallationId: id } of installed) {
       const answer = await callCodehost(apiBase, "DELETE", `/app/installations/${id}`, await appJwt(app)).catch(() => {
         throw new StepFailed("The code host could not be reached to remove the App installation.");
       });
@@ -127,16 +128,13 @@ async function revoke(deps: DeletionDeps, orgId: string) {
     }
   }
   await inOrg(deps, orgId, async (tx) => {
-    const tokens = await tx.sql.query("UPDATE tokens SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
-    const claims = await tx.sql.query("UPDATE repository_claims SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
+    const tokens = await tx.execute(sql`UPDATE tokens SET revoked_at = now() WHERE org_id = ${orgId} AND revoked_at IS NULL`);
+    const claims = await tx.execute(sql`UPDATE repository_claims SET revoked_at = now() WHERE org_id = ${orgId} AND revoked_at IS NULL`);
     // A pending claim must not become active for an organization being deleted.
-    await tx.sql.query("DELETE FROM repository_claim_proofs WHERE org_id = $1", [orgId]);
-    const sessions = await tx.sql.query(
-      `UPDATE sessions s SET signed_out_at = now() FROM memberships m
-       WHERE m.person_id = s.person_id AND m.org_id = $1 AND s.signed_out_at IS NULL`,
-      [orgId],
-    );
-    const removed = await tx.sql.query("UPDATE installations SET deleted_at = now() WHERE org_id = $1 AND deleted_at IS NULL", [orgId]);
+    await tx.execute(sql`DELETE FROM repository_claim_proofs WHERE org_id = ${orgId}`);
+    const sessions = await tx.execute(sql`UPDATE sessions s SET signed_out_at = now() FROM memberships m
+       WHERE m.person_id = s.person_id AND m.org_id = ${orgId} AND s.signed_out_at IS NULL`);
+    const removed = await tx.execute(sql`UPDATE installations SET deleted_at = now() WHERE org_id = ${orgId} AND deleted_at IS NULL`);
     const providerKeys = await revokeProviderKeys(tx, orgId);
     // Model clients connected through /mcp (worker/mcp): their access tokens end here too.
     await revokeOrganizationGrants(tx, orgId);
@@ -152,7 +150,7 @@ async function revoke(deps: DeletionDeps, orgId: string) {
 
 /** The organization's sealed model-provider keys. */
 async function revokeProviderKeys(tx: Tx, orgId: string): Promise<number> {
-  const revoked = await tx.sql.query("UPDATE provider_keys SET revoked_at = now() WHERE org_id = $1 AND revoked_at IS NULL", [orgId]);
+  const revoked = await tx.execute(sql`UPDATE provider_keys SET revoked_at = now() WHERE org_id = ${orgId} AND revoked_at IS NULL`);
   return revoked.rowCount ?? 0;
 }
 
@@ -165,13 +163,13 @@ async function exportDocument(deps: DeletionDeps, orgId: string) {
   const key = deletionExportKey(orgId);
   const size = await storeDataExport(deps.connect, bucket, orgId, key);
   await inOrg(deps, orgId, async (tx) => {
-    const { rows } = await tx.sql.query<{ export_token_hash: string }>("SELECT export_token_hash FROM deletions WHERE org_id = $1", [orgId]);
-    await addLookup(tx, "deletion_export_hash", rows[0]!.export_token_hash);
-    await tx.sql.query(
-      `UPDATE deletion_exports SET object_key = $2, size_bytes = $3, built_at = now(), expires_at = now() + make_interval(days => $4)
-       WHERE token_hash = $1`,
-      [rows[0]!.export_token_hash, key, size, EXPORT_LINK_DAYS],
-    );
+    const [deletion] = await tx.select({ exportTokenHash: deletions.exportTokenHash }).from(deletions).where(eq(deletions.orgId, orgId));
+    const tokenHash = deletion!.exportTokenHash;
+    await addLookup(tx, "deletion_export_hash", tokenHash);
+    await tx
+      .update(deletionExports)
+      .set({ objectKey: key, sizeBytes: size, builtAt: sql`now()`, expiresAt: sql`now() + make_interval(days => ${EXPORT_LINK_DAYS})` })
+      .where(eq(deletionExports.tokenHash, tokenHash));
     await recordStep(tx, orgId, "export", `the data export document was taken (${size} bytes); its link works for ${EXPORT_LINK_DAYS} days`);
   });
 }
@@ -195,9 +193,9 @@ async function deleteOrganization(deps: DeletionDeps, orgId: string) {
   // Before the rows go, so that a failure leaves the step to be tried again.
   await removeObjects(deps, orgId);
   await inOrg(deps, orgId, async (tx) => {
-    await tx.sql.query("DELETE FROM events WHERE org_id = $1", [orgId]);
+    await tx.delete(events).where(eq(events.orgId, orgId));
     // Every other tenant table cascades from the organization's row (a test walks the catalog).
-    await tx.sql.query("DELETE FROM organizations WHERE id = $1", [orgId]);
+    await tx.delete(organizations).where(eq(organizations.id, orgId));
   });
 }
 
@@ -215,15 +213,26 @@ export const STEP_WORK: Record<Step, (deps: DeletionDeps, orgId: string) => Prom
 const BATCH = 100;
 
 /** As the maintenance role, which sees only held exports whose link expired; answers how many went. */
-export async function destroyExpiredExports(maintenance: SqlClient, bucket: R2Bucket | undefined): Promise<number> {
+export async function destroyExpiredExports(maintenance: Db, bucket: R2Bucket | undefined): Promise<number> {
   if (!bucket) return 0;
-  const { rows } = await maintenance.query<{ token_hash: string; object_key: string }>(
-    "SELECT token_hash, object_key FROM deletion_exports WHERE destroyed_at IS NULL ORDER BY expires_at LIMIT $1",
-    [BATCH],
-  );
+  const rows = await maintenance
+    .select({ tokenHash: deletionExports.tokenHash, objectKey: deletionExports.objectKey })
+    .from(deletionExports)
+    .where(isNull(deletionExports.destroyedAt))
+    .orderBy(deletionExports.expiresAt)
+    .limit(BATCH);
   if (rows.length === 0) return 0;
-  // The objects first, outside any transaction: a failure leaves the rows to be found again.
-  await bucket.delete(rows.map((row) => row.object_key));
-  await maintenance.query("UPDATE deletion_exports SET destroyed_at = now() WHERE token_hash = ANY($1)", [rows.map((row) => row.token_hash)]);
+  // The objects first, outside any transaction: a failure leaves the rows to be found again. (An
+  // export's link expires only once it was built, so every row seen here names its object.)
+  await bucket.delete(rows.map((row) => row.objectKey!));
+  await maintenance
+    .update(deletionExports)
+    .set({ destroyedAt: sql`now()` })
+    .where(
+      inArray(
+        deletionExports.tokenHash,
+        rows.map((row) => row.tokenHash),
+      ),
+    );
   return rows.length;
 }

@@ -1,7 +1,10 @@
 // The device authorization flow (RFC 8628) that gives the CLI its token: the CLI asks for codes,
 // a signed-in person approves the user code for one of their organizations, the CLI polls until a
 // token is issued with the requested scopes, never more than the person's role allows.
-import { actAs, inTransaction, type Connection } from "../../db/transaction";
+import { and, eq, gt, sql } from "drizzle-orm";
+import { deviceAuthorizations } from "../../db/schema/signin";
+import { inTransaction, type Connection } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import { appendAudit } from "../audit/append";
 import { authorize, Denied, effectiveScopes } from "../auth/authorize";
 import type { Permission } from "../shared/permissions";
@@ -18,11 +21,14 @@ export async function startDeviceAuthorization(connect: () => Promise<Connection
   const deviceCode = newTokenValue("device_code");
   const userCode = newUserCode();
   await inTransaction(connect, {}, async (tx) =>
-    tx.sql.query(
-      `INSERT INTO device_authorizations (device_code_hash, user_code, client_id, scopes, interval_seconds, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-      [await hashToken(deviceCode), userCode, clientId, scopes, POLL_INTERVAL_SECONDS, DEVICE_CODE_SECONDS],
-    ),
+    tx.insert(deviceAuthorizations).values({
+      deviceCodeHash: await hashToken(deviceCode),
+      userCode,
+      clientId,
+      scopes: [...scopes],
+      intervalSeconds: POLL_INTERVAL_SECONDS,
+      expiresAt: sql`now() + make_interval(secs => ${DEVICE_CODE_SECONDS})`,
+    }),
   );
   return { deviceCode, userCode, expiresIn: DEVICE_CODE_SECONDS, interval: POLL_INTERVAL_SECONDS };
 }
@@ -38,14 +44,17 @@ export async function findPendingDeviceAuthorization(connect: () => Promise<Conn
   const userCode = normalizeUserCode(typedCode);
   if (!userCode) return null;
   return inTransaction(connect, { lookups: { user_code: userCode } }, async (tx) => {
-    const { rows } = await tx.sql.query<{ client_id: string | null; scopes: Permission[] }>(
-      "SELECT client_id, scopes FROM device_authorizations WHERE user_code = $1 AND status = 'pending' AND expires_at > now()",
-      [userCode],
-    );
-    const row = rows[0];
-    return row ? { userCode, clientId: row.client_id, scopes: row.scopes } : null;
+    const [row] = await tx
+      .select({ clientId: deviceAuthorizations.clientId, scopes: deviceAuthorizations.scopes })
+      .from(deviceAuthorizations)
+      .where(pendingCode(userCode));
+    return row ? { userCode, clientId: row.clientId, scopes: row.scopes as Permission[] } : null;
   });
 }
+
+/** A user code's request still waiting for an answer. */
+const pendingCode = (userCode: string) =>
+  and(eq(deviceAuthorizations.userCode, userCode), eq(deviceAuthorizations.status, "pending"), gt(deviceAuthorizations.expiresAt, sql`now()`));
 
 export type Decision = { ok: true; approved: boolean; scopes: Permission[] } | { ok: false; reason: "unknown_code" | "not_a_member" };
 
@@ -59,11 +68,11 @@ export async function decideDeviceAuthorization(
 ): Promise<Decision> {
   const userCode = normalizeUserCode(typedCode);
   return inTransaction(connect, { orgId, lookups: { user_code: userCode, person_id: person.id } }, async (tx) => {
-    const pending = await tx.sql.query<{ id: string; scopes: Permission[] }>(
-      "SELECT id, scopes FROM device_authorizations WHERE user_code = $1 AND status = 'pending' AND expires_at > now() FOR UPDATE",
-      [userCode],
-    );
-    const request = pending.rows[0];
+    const [request] = await tx
+      .select({ id: deviceAuthorizations.id, scopes: deviceAuthorizations.scopes })
+      .from(deviceAuthorizations)
+      .where(pendingCode(userCode))
+      .for("update");
     if (!request) return { ok: false, reason: "unknown_code" };
     const grant = await authorize(tx, { kind: "session", personId: person.id }, orgId, null).catch((denied: unknown) => {
       if (denied instanceof Denied) return null;
@@ -72,10 +81,14 @@ export async function decideDeviceAuthorization(
     if (!grant) return { ok: false, reason: "not_a_member" };
     // What the token may do is checked against the role on every request; this records what was granted at the time.
     const granted = effectiveScopes(grant.role, request.scopes);
-    await tx.sql.query(
-      "UPDATE device_authorizations SET status = $2, person_id = $3, granted_org_id = $4, granted_scopes = $5 WHERE id = $1",
-      approve ? [request.id, "approved", person.id, orgId, granted] : [request.id, "denied", person.id, null, null],
-    );
+    await tx
+      .update(deviceAuthorizations)
+      .set(
+        approve
+          ? { status: "approved", personId: person.id, grantedOrgId: orgId, grantedScopes: granted }
+          : { status: "denied", personId: person.id, grantedOrgId: null, grantedScopes: null },
+      )
+      .where(eq(deviceAuthorizations.id, request.id));
     await appendAudit(tx, {
       orgId,
       action: approve ? "device.approved" : "device.denied",
@@ -91,46 +104,42 @@ export type Poll =
   | { status: "issued"; token: string; scopes: string[] }
   | { status: "authorization_pending" | "slow_down" | "expired_token" | "access_denied" | "invalid_grant" };
 
-interface Row {
-  id: string;
-  status: "pending" | "approved" | "denied" | "issued";
-  expired: boolean;
-  too_soon: boolean;
-  person_id: string | null;
-  granted_org_id: string | null;
-  granted_scopes: Permission[] | null;
-}
-
 /** The CLI's poll: RFC 8628 3.5 answers, and the token once, when approved. */
 export async function pollDeviceAuthorization(connect: () => Promise<Connection>, deviceCode: string): Promise<Poll> {
   const codeHash = await hashToken(deviceCode);
   return inTransaction(connect, { lookups: { device_code_hash: codeHash } }, async (tx) => {
-    const { rows } = await tx.sql.query<Row>(
-      `SELECT id, status, expires_at <= now() AS expired,
-              last_polled_at IS NOT NULL AND last_polled_at > now() - make_interval(secs => interval_seconds) AS too_soon,
-              person_id, granted_org_id, granted_scopes
-       FROM device_authorizations WHERE device_code_hash = $1 FOR UPDATE`,
-      [codeHash],
-    );
-    const request = rows[0];
+    const d = deviceAuthorizations;
+    const [request] = await tx
+      .select({
+        id: d.id,
+        status: d.status,
+        expired: sql<boolean>`${d.expiresAt} <= now()`,
+        tooSoon: sql<boolean>`${d.lastPolledAt} IS NOT NULL AND ${d.lastPolledAt} > now() - make_interval(secs => ${d.intervalSeconds})`,
+        personId: d.personId,
+        grantedOrgId: d.grantedOrgId,
+        grantedScopes: d.grantedScopes,
+      })
+      .from(d)
+      .where(eq(d.deviceCodeHash, codeHash))
+      .for("update");
     if (!request || request.status === "issued") return { status: "invalid_grant" };
     if (request.expired) return { status: "expired_token" };
     if (request.status === "denied") return { status: "access_denied" };
-    if (request.too_soon) {
-      await tx.sql.query("UPDATE device_authorizations SET interval_seconds = interval_seconds + $2, last_polled_at = now() WHERE id = $1", [
-        request.id,
-        SLOW_DOWN_STEP,
-      ]);
+    if (request.tooSoon) {
+      await tx
+        .update(d)
+        .set({ intervalSeconds: sql`${d.intervalSeconds} + ${SLOW_DOWN_STEP}`, lastPolledAt: sql`now()` })
+        .where(eq(d.id, request.id));
       return { status: "slow_down" };
     }
-    await tx.sql.query("UPDATE device_authorizations SET last_polled_at = now() WHERE id = $1", [request.id]);
+    await tx.update(d).set({ lastPolledAt: sql`now()` }).where(eq(d.id, request.id));
     if (request.status === "pending") return { status: "authorization_pending" };
 
-    const orgId = request.granted_org_id!;
-    const scopes = request.granted_scopes ?? [];
-    await tx.sql.query("UPDATE device_authorizations SET status = 'issued' WHERE id = $1", [request.id]);
+    const orgId = request.grantedOrgId!;
+    const scopes = (request.grantedScopes ?? []) as Permission[];
+    await tx.update(d).set({ status: "issued" }).where(eq(d.id, request.id));
     await actAs(tx, orgId);
-    const personId = request.person_id!;
+    const personId = request.personId!;
     const issued = await issueToken(tx, { orgId, kind: "cli", name: "CLI (device sign-in)", scopes, personId, createdBy: personId });
     await appendAudit(tx, {
       orgId,

@@ -1,5 +1,6 @@
 // What a person sees of environments: the projected row (preview URLs as the engine reported them)
 // and its latest teardown.
+import { sql } from "drizzle-orm";
 import type { EnvironmentState } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
 
@@ -21,7 +22,7 @@ interface Row {
   teardown_confirmed_at: Date | null;
 }
 
-const SELECT_ENVIRONMENTS = `
+const SELECT_ENVIRONMENTS = sql`
 SELECT e.env_id, e.state, e.repository, e.branch, e.pull_request, e.started_at, e.expires_at, e.preview_urls, e.last_event_at, e.created_at,
        t.id AS teardown_id, t.created_at AS teardown_requested_at, t.state AS teardown_state, t.outcome AS teardown_outcome,
        t.confirmed_at AS teardown_confirmed_at
@@ -62,11 +63,11 @@ export type EnvironmentView = ReturnType<typeof view>;
 
 /** The organization's environments, most recently heard from first. */
 export async function listEnvironments(tx: Tx, orgId: string, limit: number): Promise<EnvironmentView[]> {
-  const { rows } = await tx.sql.query<Row>(`${SELECT_ENVIRONMENTS} WHERE e.org_id = $1 ORDER BY e.last_event_at DESC, e.env_id LIMIT $2`, [orgId, limit]);
+  const { rows } = await tx.execute<Row>(sql`${SELECT_ENVIRONMENTS} WHERE e.org_id = ${orgId} ORDER BY e.last_event_at DESC, e.env_id LIMIT ${limit}`);
   return rows.map(view);
 }
 
 export async function findEnvironment(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView | null> {
-  const { rows } = await tx.sql.query<Row>(`${SELECT_ENVIRONMENTS} WHERE e.org_id = $1 AND e.env_id = $2`, [orgId, envId]);
+  const { rows } = await tx.execute<Row>(sql`${SELECT_ENVIRONMENTS} WHERE e.org_id = ${orgId} AND e.env_id = ${envId}`);
   return rows[0] ? view(rows[0]) : null;
 }

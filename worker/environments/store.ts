@@ -1,6 +1,5 @@
 // Reading and writing one environment row inside a tenant transaction.
-import { ACTING_ORG, sqlLiteral } from "../../db/transaction";
-import { NEXT_DEADLINE } from "../workloads/abandon";
+import { ACTING_ORG, joined, literal, statement, type Statement } from "../../db/pipeline";
 import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
 
 /** The environment's row as the projection's first statement answers it (all null when there is none), with the next deadline. */
@@ -15,12 +14,15 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
  * environment's row locked for the projection, and its next workload deadline for the alarm (the
  * projection changes no workload run).
  */
-export const lockedEnvironment = (envId: string) => `
+export const lockedEnvironment = (envId: string): Statement => statement`
 WITH env AS (
   SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, preview_urls
-  FROM environments WHERE org_id = ${ACTING_ORG} AND env_id = ${sqlLiteral(envId)} FOR UPDATE
+  FROM environments WHERE org_id = ${ACTING_ORG} AND env_id = ${literal(envId)} FOR UPDATE
+), next AS (
+  SELECT min(deadline_at) AS next_deadline FROM workload_runs
+  WHERE org_id = ${ACTING_ORG} AND env_id = ${literal(envId)} AND state IN ('requested', 'accepted')
 )
-SELECT env.*, (${NEXT_DEADLINE(ACTING_ORG, sqlLiteral(envId))}) AS next_deadline FROM (VALUES (1)) AS one (x) LEFT JOIN env ON true`;
+SELECT env.*, next.next_deadline FROM next LEFT JOIN env ON true`;
 
 /** The row lockedEnvironment answered, from the transaction's first rows. */
 export const lockedFrom = (first: readonly Record<string, unknown>[]) => first[0] as unknown as LockedEnvironment;
@@ -60,7 +62,7 @@ export function projectOntoEnvironment(
   envId: string,
   events: readonly ProjectionEvent[],
   locked: LockedEnvironment,
-): { notes: Map<number, string>; upsert: string | null } {
+): { notes: Map<number, string>; upsert: Statement | null } {
   const before = locked.state === null ? null : fromStored(locked as StoredRow);
   const { row, notes } = project(before, events);
   if (!row || notes.size === events.length) return { notes, upsert: null };
@@ -76,10 +78,10 @@ export function projectOntoEnvironment(
     row.ttlSeconds,
     row.expiresAt,
     row.previewUrls,
-  ].map(sqlLiteral);
-  const upsert = `INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
+  ].map(literal);
+  const upsert = statement`INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
                              started_at, ttl_seconds, expires_at, preview_urls)
-   VALUES (${ACTING_ORG}, ${values.join(", ")})
+   VALUES (${ACTING_ORG}, ${joined(values)})
    ON CONFLICT (org_id, env_id) DO UPDATE SET
      repository = EXCLUDED.repository, branch = EXCLUDED.branch, pull_request = EXCLUDED.pull_request,
      state = EXCLUDED.state, last_sequence = EXCLUDED.last_sequence, last_event_at = EXCLUDED.last_event_at,

@@ -1,6 +1,7 @@
 // Storing a batch: one multi-row insert that is idempotent on (organization, id, occurredAt).
 // Duplicates inside the batch are folded in SQL (DISTINCT ON), retries and concurrent copies by
 // ON CONFLICT DO NOTHING; what the insert returns tells accepted from duplicate.
+import { sql } from "drizzle-orm";
 import { positionsOf, touchedPositions } from "../../db/positions";
 import type { Tx } from "../../db/transaction";
 import type { IngestedEvent } from "./schemas";
@@ -9,19 +10,19 @@ import type { IngestedEvent } from "./schemas";
 // array literals costs the Worker more than JSON.stringify does, PostgreSQL reads either as fast, and
 // rows without keys are a third smaller to build, send and parse. (Validation has refused NUL
 // characters and lone surrogates, which neither text nor jsonb can hold.)
-const INSERT_BATCH = `
+const INSERT_BATCH = (orgId: string, rows: string, tokenId: string) => sql`
 WITH input AS (
   SELECT e->>0 AS id, (e->>1)::timestamptz AS occurred_at, e->>2 AS type, e->>3 AS env_id, (e->>4)::bigint AS sequence, e->5 AS payload, ord
-  FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, ord)
+  FROM jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS t(e, ord)
 ), firsts AS (
   SELECT DISTINCT ON (id, occurred_at) * FROM input ORDER BY id, occurred_at, ord
 ), inserted AS (
   INSERT INTO events (org_id, id, occurred_at, type, env_id, sequence, payload, token_id)
-  SELECT $1, id, occurred_at, type, env_id, sequence, payload, $3 FROM firsts
+  SELECT ${orgId}, id, occurred_at, type, env_id, sequence, payload, ${tokenId} FROM firsts
   ON CONFLICT DO NOTHING
   RETURNING id, occurred_at
 )
-SELECT ${positionsOf("firsts.ord - 1")} FROM firsts JOIN inserted USING (id, occurred_at)`;
+SELECT ${positionsOf(sql`firsts.ord - 1`)} FROM firsts JOIN inserted USING (id, occurred_at)`;
 
 /** An event this batch stored, at its position in the batch. */
 export interface StoredEvent {
@@ -40,5 +41,5 @@ export type StoreStep = (tx: Tx, orgId: string, events: readonly StoredEvent[]) 
 export async function storeEvents(tx: Tx, orgId: string, tokenId: string, events: readonly IngestedEvent[]): Promise<Set<number>> {
   if (events.length === 0) return new Set();
   const rows = events.map((event) => [event.id, event.occurredAt, event.type, event.envId ?? null, event.sequence ?? null, event.payload ?? {}]);
-  return touchedPositions(tx, INSERT_BATCH, [orgId, JSON.stringify(rows), tokenId]);
+  return touchedPositions(tx, INSERT_BATCH(orgId, JSON.stringify(rows), tokenId));
 }

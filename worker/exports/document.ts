@@ -1,6 +1,8 @@
 // Writing the data export document as a stream of text into a sink (worker/storage: object storage
 // from the Worker, a file from the command line): the organization, then each member page by page, then `files` and
 // `notIncluded`. Nothing is held whole, so a large organization exports within the Worker's limits.
+import { eq } from "drizzle-orm";
+import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection } from "../../db/transaction";
 import type { ArchiveWriter } from "../storage/sink";
 import { exportedFiles, PROPOSAL_SECTIONS } from "../proposals/export";
@@ -11,16 +13,11 @@ export type Sink = Pick<ArchiveWriter, "append">;
 export const PAGE = 500;
 
 export async function writeDataExport(connect: () => Promise<Connection>, orgId: string, sink: Sink, now = new Date()): Promise<void> {
-  const organization = await inTenant(
-    connect,
-    orgId,
-    async (tx) =>
-      (
-        await tx.sql.query<{ slug: string; name: string; plan: string; created_at: Date }>(
-          "SELECT slug, name, plan, created_at FROM organizations WHERE id = $1",
-          [orgId],
-        )
-      ).rows[0],
+  const [organization] = await inTenant(connect, orgId, (tx) =>
+    tx
+      .select({ slug: organizations.slug, name: organizations.name, plan: organizations.plan, createdAt: organizations.createdAt })
+      .from(organizations)
+      .where(eq(organizations.id, orgId)),
   );
   if (!organization) throw new Error("The organization to export does not exist.");
   await sink.append(
@@ -28,7 +25,7 @@ export async function writeDataExport(connect: () => Promise<Connection>, orgId:
       slug: organization.slug,
       name: organization.name,
       plan: organization.plan,
-      createdAt: organization.created_at.toISOString(),
+      createdAt: organization.createdAt.toISOString(),
     })}`,
   );
   for (const section of [...SECTIONS, ...PROPOSAL_SECTIONS]) {
@@ -37,7 +34,7 @@ export async function writeDataExport(connect: () => Promise<Connection>, orgId:
     let first = true;
     for (;;) {
       const items = await inTenant(connect, orgId, async (tx) => {
-        const { rows } = await tx.sql.query<Record<string, unknown> & { k: string }>(section.sql, [orgId, after, PAGE]);
+        const { rows } = await tx.execute<Record<string, unknown> & { k: string }>(section.sql(orgId, after, PAGE));
         if (rows.length) after = rows[rows.length - 1]!.k;
         return { count: rows.length, items: await section.rows(tx, orgId, rows) };
       });

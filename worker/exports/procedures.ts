@@ -1,5 +1,8 @@
 // exports.create and exports.list (data.export): the data export document, written into the exports
 // bucket as a stream and downloaded from GET /console/api/exports/{exportId}?orgId=.
+import { desc, eq } from "drizzle-orm";
+import { dataExports } from "../../db/schema/exports";
+import { people } from "../../db/schema/people";
 import { exportForPerson } from "./store";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 import { Refusal } from "../http/refusal";
@@ -22,19 +25,27 @@ const create = inOrganization
 
 const list = inOrganization.meta({ permission: "data.export", gate: "reachable", summary: "Data exports taken, newest first" }).query(({ ctx }) =>
   ctx.transaction(async (tx) => {
-    const { rows } = await tx.sql.query<{ id: string; size_bytes: string | null; login: string | null; created_at: Date; completed_at: Date | null }>(
-      `SELECT e.id, e.size_bytes, p.login, e.created_at, e.completed_at FROM data_exports e LEFT JOIN people p ON p.id = e.requested_by
-       WHERE e.org_id = $1 ORDER BY e.created_at DESC LIMIT 50`,
-      [ctx.org.id],
-    );
+    const rows = await tx
+      .select({
+        id: dataExports.id,
+        sizeBytes: dataExports.sizeBytes,
+        login: people.login,
+        createdAt: dataExports.createdAt,
+        completedAt: dataExports.completedAt,
+      })
+      .from(dataExports)
+      .leftJoin(people, eq(people.id, dataExports.requestedBy))
+      .where(eq(dataExports.orgId, ctx.org.id))
+      .orderBy(desc(dataExports.createdAt))
+      .limit(50);
     return rows.map((row) => ({
       id: row.id,
-      sizeBytes: row.size_bytes === null ? null : Number(row.size_bytes),
+      sizeBytes: row.sizeBytes,
       requestedBy: row.login,
-      createdAt: row.created_at.toISOString(),
+      createdAt: row.createdAt.toISOString(),
       /** Null: the export did not finish (try again). */
-      completedAt: row.completed_at?.toISOString() ?? null,
-      download: row.completed_at ? downloadPath(ctx.org.id, row.id) : null,
+      completedAt: row.completedAt?.toISOString() ?? null,
+      download: row.completedAt ? downloadPath(ctx.org.id, row.id) : null,
     }));
   }),
 );

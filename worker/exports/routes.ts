@@ -1,6 +1,8 @@
 // GET /console/api/exports/{exportId}?orgId=: downloads a finished data export document (session,
 // data.export), streamed from the exports bucket.
+import { and, eq, isNotNull } from "drizzle-orm";
 import type { Hono } from "hono";
+import { dataExports } from "../../db/schema/exports";
 import * as z from "zod";
 import type { AppEnv } from "../http/context";
 import { validate } from "../http/input";
@@ -20,8 +22,12 @@ export function registerExportDownloads(app: Hono<AppEnv>): void {
       orgId,
       "data.export",
       async (tx) =>
-        (await tx.sql.query<{ object_key: string }>("SELECT object_key FROM data_exports WHERE id = $1 AND completed_at IS NOT NULL", [exportId])).rows[0]
-          ?.object_key,
+        (
+          await tx
+            .select({ objectKey: dataExports.objectKey })
+            .from(dataExports)
+            .where(and(eq(dataExports.id, exportId), isNotNull(dataExports.completedAt)))
+        )[0]?.objectKey,
     );
     const object = key ? await c.env.EXPORTS?.get(key) : null;
     if (!object) throw new Refusal("not_found", "No finished export with that id in this organization.");

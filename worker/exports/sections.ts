@@ -1,5 +1,6 @@
 // The document's list members as SQL, each read in pages ordered by a key (`k`), so an organization
 // with thousands of runs streams without holding them all. Every query runs as the organization.
+import { type SQL, sql } from "drizzle-orm";
 import type { Tx } from "../../db/transaction";
 import { STORED_TIME } from "../audit/append";
 
@@ -7,8 +8,8 @@ const iso = (value: Date | null) => value?.toISOString() ?? null;
 
 export interface Section {
   name: string;
-  /** $1 the organization, $2 the last key read ('' before the first page), $3 the page size. */
-  sql: string;
+  /** A page: the organization's rows whose key follows `after` ('' before the first page), at most `limit`. */
+  sql: (orgId: string, after: string, limit: number) => SQL;
   /** Joins a page's rows into the member's items (a workload gathers its versions). */
   rows: (tx: Tx, orgId: string, rows: Array<Record<string, unknown>>) => Promise<unknown[]> | unknown[];
 }
@@ -18,15 +19,19 @@ const each = (map: (row: any) => unknown) => (_tx: Tx, _orgId: string, rows: Arr
 export const SECTIONS: readonly Section[] = [
   {
     name: "people",
-    sql: `SELECT m.person_id::text AS k, p.login, p.name, p.email, m.role, m.created_at FROM memberships m JOIN people p ON p.id = m.person_id
-          WHERE m.org_id = $1 AND m.person_id::text > $2 ORDER BY k LIMIT $3`,
+    sql: (
+      orgId,
+      after,
+      limit,
+    ) => sql`SELECT m.person_id::text AS k, p.login, p.name, p.email, m.role, m.created_at FROM memberships m JOIN people p ON p.id = m.person_id
+          WHERE m.org_id = ${orgId} AND m.person_id::text > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({ login: row.login, name: row.name, email: row.email, role: row.role, joinedAt: row.created_at.toISOString() })),
   },
   {
     name: "invitations",
-    sql: `SELECT i.id::text AS k, i.email, i.role, p.login AS invited_by, i.created_at, i.expires_at,
+    sql: (orgId, after, limit) => sql`SELECT i.id::text AS k, i.email, i.role, p.login AS invited_by, i.created_at, i.expires_at,
             CASE WHEN i.accepted_at IS NOT NULL THEN 'accepted' WHEN i.revoked_at IS NOT NULL THEN 'revoked' WHEN i.expires_at <= now() THEN 'expired' ELSE 'pending' END AS state
-          FROM invitations i LEFT JOIN people p ON p.id = i.invited_by WHERE i.org_id = $1 AND i.id::text > $2 ORDER BY k LIMIT $3`,
+          FROM invitations i LEFT JOIN people p ON p.id = i.invited_by WHERE i.org_id = ${orgId} AND i.id::text > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({
       email: row.email,
       role: row.role,
@@ -38,11 +43,11 @@ export const SECTIONS: readonly Section[] = [
   },
   {
     name: "repositories",
-    sql: `SELECT * FROM (
-            SELECT 'c' || id::text AS k, repository, 'claim' AS via, created_at AS since, last_used_at, revoked_at FROM repository_claims WHERE org_id = $1
+    sql: (orgId, after, limit) => sql`SELECT * FROM (
+            SELECT 'c' || id::text AS k, repository, 'claim' AS via, created_at AS since, last_used_at, revoked_at FROM repository_claims WHERE org_id = ${orgId}
             UNION ALL
-            SELECT 'i' || installation_id::text || repository_id::text, full_name, 'installation', added_at, NULL, NULL FROM installation_repositories WHERE org_id = $1
-          ) r WHERE k > $2 ORDER BY k LIMIT $3`,
+            SELECT 'i' || installation_id::text || repository_id::text, full_name, 'installation', added_at, NULL, NULL FROM installation_repositories WHERE org_id = ${orgId}
+          ) r WHERE k > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({
       repository: row.repository,
       via: row.via,
@@ -53,8 +58,8 @@ export const SECTIONS: readonly Section[] = [
   },
   {
     name: "environments",
-    sql: `SELECT env_id AS k, env_id, repository, branch, pull_request, state, started_at, expires_at, last_event_at, preview_urls
-          FROM environments WHERE org_id = $1 AND env_id > $2 ORDER BY k LIMIT $3`,
+    sql: (orgId, after, limit) => sql`SELECT env_id AS k, env_id, repository, branch, pull_request, state, started_at, expires_at, last_event_at, preview_urls
+          FROM environments WHERE org_id = ${orgId} AND env_id > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({
       envId: row.env_id,
       repository: row.repository,
@@ -70,8 +75,8 @@ export const SECTIONS: readonly Section[] = [
   // Engine records: runs by the engine's run id, verdicts by run id and check, runtimes by name.
   {
     name: "runs",
-    sql: `SELECT run_id COLLATE "C" AS k, run_id, env_id, name, runtime, started_at, finished_at, outcome, duration_ms
-          FROM engine_runs WHERE org_id = $1 AND run_id COLLATE "C" > $2 ORDER BY k LIMIT $3`,
+    sql: (orgId, after, limit) => sql`SELECT run_id COLLATE "C" AS k, run_id, env_id, name, runtime, started_at, finished_at, outcome, duration_ms
+          FROM engine_runs WHERE org_id = ${orgId} AND run_id COLLATE "C" > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({
       runId: row.run_id,
       envId: row.env_id,
@@ -85,14 +90,14 @@ export const SECTIONS: readonly Section[] = [
   },
   {
     name: "verdicts",
-    sql: `SELECT (run_id || chr(1) || name) COLLATE "C" AS k, run_id, name, verdict, detail, recorded_at
-          FROM run_verdicts WHERE org_id = $1 AND (run_id || chr(1) || name) COLLATE "C" > $2 ORDER BY k LIMIT $3`,
+    sql: (orgId, after, limit) => sql`SELECT (run_id || chr(1) || name) COLLATE "C" AS k, run_id, name, verdict, detail, recorded_at
+          FROM run_verdicts WHERE org_id = ${orgId} AND (run_id || chr(1) || name) COLLATE "C" > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({ runId: row.run_id, name: row.name, verdict: row.verdict, detail: row.detail, recordedAt: row.recorded_at.toISOString() })),
   },
   {
     name: "runtimes",
-    sql: `SELECT (name || chr(1) || id::text) COLLATE "C" AS k, name, labels, created_at, last_seen_at, removed_at
-          FROM runtimes WHERE org_id = $1 AND (name || chr(1) || id::text) COLLATE "C" > $2 ORDER BY k LIMIT $3`,
+    sql: (orgId, after, limit) => sql`SELECT (name || chr(1) || id::text) COLLATE "C" AS k, name, labels, created_at, last_seen_at, removed_at
+          FROM runtimes WHERE org_id = ${orgId} AND (name || chr(1) || id::text) COLLATE "C" > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({
       name: row.name,
       labels: row.labels,
@@ -103,11 +108,11 @@ export const SECTIONS: readonly Section[] = [
   },
   {
     name: "workloads",
-    sql: "SELECT id::text AS k, id, name, created_at, archived_at FROM workloads WHERE org_id = $1 AND id::text > $2 ORDER BY k LIMIT $3",
+    sql: (orgId, after, limit) =>
+      sql`SELECT id::text AS k, id, name, created_at, archived_at FROM workloads WHERE org_id = ${orgId} AND id::text > ${after} ORDER BY k LIMIT ${limit}`,
     rows: async (tx, orgId, rows) => {
-      const versions = await tx.sql.query<{ workload_id: string; number: number; compiled: Record<string, unknown>; created_at: Date }>(
-        "SELECT workload_id, number, compiled, created_at FROM workload_versions WHERE org_id = $1 AND workload_id = ANY($2) ORDER BY number",
-        [orgId, rows.map((row) => row.id)],
+      const versions = await tx.execute<{ workload_id: string; number: number; compiled: Record<string, unknown>; created_at: Date }>(
+        sql`SELECT workload_id, number, compiled, created_at FROM workload_versions WHERE org_id = ${orgId} AND workload_id = ANY(${sql.param(rows.map((row) => row.id))}) ORDER BY number`,
       );
       return rows.map((row: any) => ({
         name: row.name,
@@ -121,9 +126,13 @@ export const SECTIONS: readonly Section[] = [
   },
   {
     name: "workloadRuns",
-    sql: `SELECT r.id::text AS k, w.name AS workload, v.number AS version, r.env_id, r.state, r.requested_at, r.ended_at, r.abandon_reason
+    sql: (
+      orgId,
+      after,
+      limit,
+    ) => sql`SELECT r.id::text AS k, w.name AS workload, v.number AS version, r.env_id, r.state, r.requested_at, r.ended_at, r.abandon_reason
           FROM workload_runs r JOIN workloads w ON w.id = r.workload_id JOIN workload_versions v ON v.id = r.version_id
-          WHERE r.org_id = $1 AND r.id::text > $2 ORDER BY k LIMIT $3`,
+          WHERE r.org_id = ${orgId} AND r.id::text > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({
       workload: row.workload,
       version: row.version,
@@ -136,16 +145,16 @@ export const SECTIONS: readonly Section[] = [
   },
   {
     name: "credentials",
-    sql: `SELECT * FROM (
+    sql: (orgId, after, limit) => sql`SELECT * FROM (
             SELECT 't' || t.id::text AS k, CASE t.kind WHEN 'cli' THEN 'cli token' ELSE 'engine token' END AS kind, t.name, p.login AS person, t.scopes,
                    t.created_at, t.last_used_at, t.expires_at, t.revoked_at
-            FROM tokens t LEFT JOIN people p ON p.id = t.person_id WHERE t.org_id = $1
+            FROM tokens t LEFT JOIN people p ON p.id = t.person_id WHERE t.org_id = ${orgId}
             UNION ALL
-            SELECT 'c' || id::text, 'repository claim', repository, NULL, '{}', created_at, last_used_at, NULL, revoked_at FROM repository_claims WHERE org_id = $1
+            SELECT 'c' || id::text, 'repository claim', repository, NULL, '{}', created_at, last_used_at, NULL, revoked_at FROM repository_claims WHERE org_id = ${orgId}
             UNION ALL
             SELECT 'p' || k.id::text, 'provider key', k.provider || ' (ends ' || k.last_four || ')', p.login, '{}', k.created_at, NULL, NULL, k.revoked_at
-            FROM provider_keys k LEFT JOIN people p ON p.id = k.created_by WHERE k.org_id = $1
-          ) c WHERE k > $2 ORDER BY k LIMIT $3`,
+            FROM provider_keys k LEFT JOIN people p ON p.id = k.created_by WHERE k.org_id = ${orgId}
+          ) c WHERE k > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({
       kind: row.kind,
       name: row.name,
@@ -159,13 +168,14 @@ export const SECTIONS: readonly Section[] = [
   },
   {
     name: "billingHistory",
-    sql: "SELECT lpad(id::text, 20, '0') AS k, at, source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = $1 AND lpad(id::text, 20, '0') > $2 ORDER BY k LIMIT $3",
+    sql: (orgId, after, limit) =>
+      sql`SELECT lpad(id::text, 20, '0') AS k, at, source, from_plan, to_plan, status, note FROM billing_history WHERE org_id = ${orgId} AND lpad(id::text, 20, '0') > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({ at: row.at.toISOString(), source: row.source, from: row.from_plan, to: row.to_plan, status: row.status, note: row.note })),
   },
   {
     name: "auditLog",
-    sql: `SELECT lpad(seq::text, 20, '0') AS k, seq, ${STORED_TIME("created_at")} AS at, action, actor_label, target, data, hash
-          FROM audit_log WHERE org_id = $1 AND lpad(seq::text, 20, '0') > $2 ORDER BY k LIMIT $3`,
+    sql: (orgId, after, limit) => sql`SELECT lpad(seq::text, 20, '0') AS k, seq, ${STORED_TIME(sql`created_at`)} AS at, action, actor_label, target, data, hash
+          FROM audit_log WHERE org_id = ${orgId} AND lpad(seq::text, 20, '0') > ${after} ORDER BY k LIMIT ${limit}`,
     rows: each((row) => ({ seq: Number(row.seq), at: row.at, action: row.action, actor: row.actor_label, target: row.target, data: row.data, hash: row.hash })),
   },
 ];

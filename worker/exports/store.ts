@@ -1,5 +1,7 @@
 // A data export document written into the exports bucket: recorded first, written as a stream, then
 // marked complete with its size, so a row without `completed_at` is an export that did not finish.
+import { eq, sql } from "drizzle-orm";
+import { dataExports } from "../../db/schema/exports";
 import { inTenant, type Connection } from "../../db/transaction";
 import { r2Sink } from "../storage/r2-sink";
 import { writeDataExport } from "./document";
@@ -37,10 +39,12 @@ export async function storeDataExport(connect: () => Promise<Connection>, bucket
 export async function exportForPerson(connect: () => Promise<Connection>, bucket: R2Bucket, orgId: string, personId: string): Promise<StoredExport> {
   const id = crypto.randomUUID();
   const key = `${dataExportsFolder(orgId)}${id}.json`;
-  await inTenant(connect, orgId, (tx) =>
-    tx.sql.query("INSERT INTO data_exports (id, org_id, object_key, requested_by) VALUES ($1, $2, $3, $4)", [id, orgId, key, personId]),
-  );
+  await inTenant(connect, orgId, async (tx) => {
+    await tx.insert(dataExports).values({ id, orgId, objectKey: key, requestedBy: personId });
+  });
   const sizeBytes = await storeDataExport(connect, bucket, orgId, key);
-  await inTenant(connect, orgId, (tx) => tx.sql.query("UPDATE data_exports SET size_bytes = $2, completed_at = now() WHERE id = $1", [id, sizeBytes]));
+  await inTenant(connect, orgId, async (tx) => {
+    await tx.update(dataExports).set({ sizeBytes, completedAt: sql`now()` }).where(eq(dataExports.id, id));
+  });
   return { id, key, sizeBytes };
 }

@@ -1,4 +1,5 @@
 // Liveness and readiness, without authentication.
+import { sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { register, route, serverFailure } from "../openapi/route";
@@ -61,7 +62,7 @@ async function probeDatabase(connect: ReturnType<AppEnv["Variables"]["database"]
   const probe = (async () => {
     const connection = await connect();
     try {
-      await connection.sql.query("SELECT 1");
+      await connection.db.execute(sql`SELECT 1`);
       return null;
     } finally {
       connection.release();

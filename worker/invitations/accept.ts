@@ -1,11 +1,14 @@
 // Accepting: the invited person joins with the invitation's role, and the invitation is used up.
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Role } from "../../db/schema";
+import { memberships } from "../../db/schema/organizations";
+import { invitations } from "../../db/schema/signin";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 
 export interface OpenInvitation {
   id: string;
-  org_id: string;
+  orgId: string;
   role: Role;
 }
 
@@ -15,17 +18,17 @@ export interface OpenInvitation {
  * e.g. a concurrent acceptance took it first.
  */
 export async function useInvitation(tx: Tx, invitation: OpenInvitation, person: { id: string; label: string }): Promise<boolean> {
-  const used = await tx.sql.query(
-    "UPDATE invitations SET accepted_at = now(), accepted_by = $2 WHERE id = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()",
-    [invitation.id, person.id],
-  );
+  const used = await tx
+    .update(invitations)
+    .set({ acceptedAt: sql`now()`, acceptedBy: person.id })
+    .where(and(eq(invitations.id, invitation.id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, sql`now()`)));
   if (used.rowCount === 0) return false;
-  await tx.sql.query(
-    "INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, $3, 'invitation') ON CONFLICT (org_id, person_id) DO NOTHING",
-    [invitation.org_id, person.id, invitation.role],
-  );
+  await tx
+    .insert(memberships)
+    .values({ orgId: invitation.orgId, personId: person.id, role: invitation.role, roleSource: "invitation" })
+    .onConflictDoNothing({ target: [memberships.orgId, memberships.personId] });
   await appendAudit(tx, {
-    orgId: invitation.org_id,
+    orgId: invitation.orgId,
     action: "invitation.accepted",
     actorPersonId: person.id,
     actorLabel: person.label,
@@ -37,13 +40,11 @@ export async function useInvitation(tx: Tx, invitation: OpenInvitation, person: 
 
 /** Accepts every live invitation of `email` for the person; returns the organizations joined. */
 export async function acceptInvitationsFor(connect: () => Promise<Connection>, person: { id: string; label: string }, email: string): Promise<string[]> {
-  const invitations = await inTransaction(
-    connect,
-    { lookups: { invited_email: email } },
-    async (tx) => (await tx.sql.query<OpenInvitation>("SELECT id, org_id, role FROM invitations WHERE email = $1", [email])).rows,
+  const open: OpenInvitation[] = await inTransaction(connect, { lookups: { invited_email: email } }, (tx) =>
+    tx.select({ id: invitations.id, orgId: invitations.orgId, role: invitations.role }).from(invitations).where(eq(invitations.email, email)),
   );
-  for (const invitation of invitations) {
-    await inTransaction(connect, { orgId: invitation.org_id, lookups: { person_id: person.id } }, (tx) => useInvitation(tx, invitation, person));
+  for (const invitation of open) {
+    await inTransaction(connect, { orgId: invitation.orgId, lookups: { person_id: person.id } }, (tx) => useInvitation(tx, invitation, person));
   }
-  return invitations.map((invitation) => invitation.org_id);
+  return open.map((invitation) => invitation.orgId);
 }

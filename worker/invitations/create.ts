@@ -1,19 +1,29 @@
 // Invitations into an organization: live 14 days; only the hash of the token is stored and the token
 // exists only in the link.
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Role } from "../../db/schema";
+import { invitations } from "../../db/schema/signin";
 import type { Tx } from "../../db/transaction";
 import { hashToken, newTokenValue } from "../tokens/secret";
 
 export const INVITATION_DAYS = 14;
 
+const inInvitationDays = sql`now() + make_interval(days => ${INVITATION_DAYS})`;
+
 export async function createInvitation(tx: Tx, orgId: string, invite: { email: string; role: Role; invitedBy: string | null }) {
   const token = newTokenValue("invitation");
-  const { rows } = await tx.sql.query<{ id: string; expires_at: Date }>(
-    `INSERT INTO invitations (org_id, email, role, token_hash, invited_by, expires_at)
-     VALUES ($1, $2, $3, $4, $5, now() + make_interval(days => $6)) RETURNING id, expires_at`,
-    [orgId, invite.email.toLowerCase(), invite.role, await hashToken(token), invite.invitedBy, INVITATION_DAYS],
-  );
-  return { id: rows[0]!.id, token, expiresAt: rows[0]!.expires_at };
+  const [row] = await tx
+    .insert(invitations)
+    .values({
+      orgId,
+      email: invite.email.toLowerCase(),
+      role: invite.role,
+      tokenHash: await hashToken(token),
+      invitedBy: invite.invitedBy,
+      expiresAt: inInvitationDays,
+    })
+    .returning({ id: invitations.id, expiresAt: invitations.expiresAt });
+  return { id: row!.id, token, expiresAt: row!.expiresAt };
 }
 
 /**
@@ -22,10 +32,10 @@ export async function createInvitation(tx: Tx, orgId: string, invite: { email: s
  */
 export async function reissueInvitation(tx: Tx, invitationId: string) {
   const token = newTokenValue("invitation");
-  const { rows } = await tx.sql.query<{ expires_at: Date }>(
-    `UPDATE invitations SET token_hash = $2, expires_at = now() + make_interval(days => $3)
-     WHERE id = $1 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING expires_at`,
-    [invitationId, await hashToken(token), INVITATION_DAYS],
-  );
-  return rows[0] ? { token, expiresAt: rows[0].expires_at } : null;
+  const [row] = await tx
+    .update(invitations)
+    .set({ tokenHash: await hashToken(token), expiresAt: inInvitationDays })
+    .where(and(eq(invitations.id, invitationId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+    .returning({ expiresAt: invitations.expiresAt });
+  return row ? { token, expiresAt: row.expiresAt } : null;
 }

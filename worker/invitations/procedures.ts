@@ -2,37 +2,45 @@
 // person the invitation is for: their e-mail address is the invited one; spec: Invitation,
 // Organization and membership facts). The token exists only in the link,
 // which is answered once by create and once by each resend; nothing ever answers its hash.
+import { and, asc, desc, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
 import * as z from "zod";
+import { memberships, organizations } from "../../db/schema/organizations";
+import { people } from "../../db/schema/people";
+import { invitations } from "../../db/schema/signin";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { ROLES, type Role } from "../../db/enums";
-import { actAs, addLookup, type Tx } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
+import { actAs, addLookup } from "../../db/acting";
 import { appendAudit } from "../audit/append";
-import { useInvitation, type OpenInvitation } from "./accept";
+import { useInvitation } from "./accept";
 import { createInvitation, reissueInvitation } from "./create";
 import { mailInvitation } from "./mail";
 import { onlyOwnerTouchesOwners } from "../members/role-rules";
 import { hashToken } from "../tokens/secret";
 import { inOrganization, router, signedIn, type OrgContext } from "../rpc/trpc";
 
-interface InvitationRow {
-  id: string;
-  email: string;
-  role: Role;
-  invited_by: string | null;
-  created_at: Date;
-  expires_at: Date;
-  accepted_at: Date | null;
-  revoked_at: Date | null;
-  expired: boolean;
-}
-
 // Expiry is decided on the database clock, like every other lifetime.
-const SELECT_INVITATIONS = `
-SELECT i.id, i.email, i.role, p.login AS invited_by, i.created_at, i.expires_at, i.accepted_at, i.revoked_at, i.expires_at <= now() AS expired
-FROM invitations i LEFT JOIN people p ON p.id = i.invited_by`;
+const selectInvitations = (tx: Tx, where: SQL | undefined) =>
+  tx
+    .select({
+      id: invitations.id,
+      email: invitations.email,
+      role: invitations.role,
+      invitedBy: people.login,
+      createdAt: invitations.createdAt,
+      expiresAt: invitations.expiresAt,
+      acceptedAt: invitations.acceptedAt,
+      revokedAt: invitations.revokedAt,
+      expired: sql<boolean>`${invitations.expiresAt} <= now()`,
+    })
+    .from(invitations)
+    .leftJoin(people, eq(people.id, invitations.invitedBy))
+    .where(where);
 
-const stateOf = (row: InvitationRow) => (row.accepted_at ? "accepted" : row.revoked_at ? "revoked" : row.expired ? "expired" : "pending");
+type InvitationRow = Awaited<ReturnType<typeof selectInvitations>>[number];
+
+const stateOf = (row: InvitationRow) => (row.acceptedAt ? "accepted" : row.revokedAt ? "revoked" : row.expired ? "expired" : "pending");
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -42,17 +50,17 @@ const view = (row: InvitationRow) => ({
   role: row.role,
   state: stateOf(row),
   /** The inviter's login while they are still a member. */
-  invitedBy: row.invited_by,
-  createdAt: row.created_at.toISOString(),
-  expiresAt: row.expires_at.toISOString(),
-  acceptedAt: iso(row.accepted_at),
-  revokedAt: iso(row.revoked_at),
+  invitedBy: row.invitedBy,
+  createdAt: row.createdAt.toISOString(),
+  expiresAt: row.expiresAt.toISOString(),
+  acceptedAt: iso(row.acceptedAt),
+  revokedAt: iso(row.revokedAt),
 });
 
 /** What `deliver` needs, read in the transaction that made or reissued the invitation. */
 async function toDeliver(tx: Tx, orgId: string, invitationId: string, token: string) {
-  const { rows } = await tx.sql.query<{ name: string }>("SELECT name FROM organizations WHERE id = $1", [orgId]);
-  return { invitation: view(await invitationFor(tx, orgId, invitationId)), token, organization: rows[0]!.name };
+  const [organization] = await tx.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, orgId));
+  return { invitation: view(await invitationFor(tx, orgId, invitationId)), token, organization: organization!.name };
 }
 
 /**
@@ -72,9 +80,9 @@ function mayGrant(ctx: OrgContext, role: Role) {
 
 /** One invitation of the organization, locked for the change about to be made; another organization's is missing. */
 async function invitationFor(tx: Tx, orgId: string, invitationId: string): Promise<InvitationRow> {
-  const { rows } = await tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 AND i.id = $2 FOR UPDATE OF i`, [orgId, invitationId]);
-  if (!rows[0]) throw new Refusal("not_found", "No such invitation in this organization.");
-  return rows[0];
+  const [row] = await selectInvitations(tx, and(eq(invitations.orgId, orgId), eq(invitations.id, invitationId))).for("update", { of: invitations });
+  if (!row) throw new Refusal("not_found", "No such invitation in this organization.");
+  return row;
 }
 
 const InvitationInput = z.object({ invitationId: z.uuid() });
@@ -84,9 +92,7 @@ const list = inOrganization
   .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
   .query(({ ctx, input }) =>
     ctx.transaction(async (tx) =>
-      (
-        await tx.sql.query<InvitationRow>(`${SELECT_INVITATIONS} WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2`, [ctx.org.id, input.limit])
-      ).rows.map(view),
+      (await selectInvitations(tx, eq(invitations.orgId, ctx.org.id)).orderBy(desc(invitations.createdAt), asc(invitations.id)).limit(input.limit)).map(view),
     ),
   );
 
@@ -100,17 +106,26 @@ const create = inOrganization
         mayGrant(ctx, input.role);
         const { actor } = ctx;
         // Serializes invitations of the organization, so the checks below hold until the insert.
-        await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
-        const member = await tx.sql.query("SELECT 1 FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 AND lower(p.email) = $2", [
-          ctx.org.id,
-          input.email,
-        ]);
-        if (member.rows.length) throw new Refusal("already_exists", `${input.email} is already a member of this organization.`);
-        const pending = await tx.sql.query(
-          "SELECT 1 FROM invitations WHERE org_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()",
-          [ctx.org.id, input.email],
-        );
-        if (pending.rows.length) throw new Refusal("already_exists", `${input.email} already has a pending invitation; resend it for a new link.`);
+        await tx.select({ one: sql`1` }).from(organizations).where(eq(organizations.id, ctx.org.id)).for("update");
+        const member = await tx
+          .select({ one: sql`1` })
+          .from(memberships)
+          .innerJoin(people, eq(people.id, memberships.personId))
+          .where(and(eq(memberships.orgId, ctx.org.id), eq(sql`lower(${people.email})`, input.email)));
+        if (member.length) throw new Refusal("already_exists", `${input.email} is already a member of this organization.`);
+        const pending = await tx
+          .select({ one: sql`1` })
+          .from(invitations)
+          .where(
+            and(
+              eq(invitations.orgId, ctx.org.id),
+              eq(invitations.email, input.email),
+              isNull(invitations.acceptedAt),
+              isNull(invitations.revokedAt),
+              gt(invitations.expiresAt, sql`now()`),
+            ),
+          );
+        if (pending.length) throw new Refusal("already_exists", `${input.email} already has a pending invitation; resend it for a new link.`);
         const { id, token } = await createInvitation(tx, ctx.org.id, { email: input.email, role: input.role, invitedBy: actor.actorPersonId });
         await appendAudit(tx, { orgId: ctx.org.id, ...actor, action: "invitation.created", target: id, data: { email: input.email, role: input.role } });
         return toDeliver(tx, ctx.org.id, id, token);
@@ -150,9 +165,9 @@ const revoke = inOrganization
     ctx.transaction(async (tx) => {
       const { actor } = ctx;
       const invitation = await invitationFor(tx, ctx.org.id, input.invitationId);
-      if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation was already accepted; remove the member instead.");
-      if (invitation.revoked_at) return { revoked: true, alreadyRevoked: true };
-      await tx.sql.query("UPDATE invitations SET revoked_at = now() WHERE id = $1", [invitation.id]);
+      if (invitation.acceptedAt) throw new Refusal("state_conflict", "This invitation was already accepted; remove the member instead.");
+      if (invitation.revokedAt) return { revoked: true, alreadyRevoked: true };
+      await tx.update(invitations).set({ revokedAt: sql`now()` }).where(eq(invitations.id, invitation.id));
       await appendAudit(tx, {
         orgId: ctx.org.id,
         ...actor,
@@ -173,36 +188,47 @@ const accept = signedIn
       const hash = await hashToken(input.token);
       // The token names its organization: a lookup by hash shows that one invitation, nothing else.
       await addLookup(tx, "invitation_hash", hash);
-      const { rows } = await tx.sql.query<OpenInvitation & { email: string; accepted_at: Date | null; revoked_at: Date | null; expired: boolean }>(
-        "SELECT id, org_id, email, role, accepted_at, revoked_at, expires_at <= now() AS expired FROM invitations WHERE token_hash = $1",
-        [hash],
-      );
-      const invitation = rows[0];
+      const [invitation] = await tx
+        .select({
+          id: invitations.id,
+          orgId: invitations.orgId,
+          email: invitations.email,
+          role: invitations.role,
+          acceptedAt: invitations.acceptedAt,
+          revokedAt: invitations.revokedAt,
+          expired: sql<boolean>`${invitations.expiresAt} <= now()`,
+        })
+        .from(invitations)
+        .where(eq(invitations.tokenHash, hash));
       if (!invitation) throw new Refusal("not_found", "This invitation link is not valid; if it was resent, use the newest link.");
       // A link can be forwarded or leaked: it admits only the person at the invited address (before its
       // state, which is the invitee's business). A person's address is the code host's public one, which
       // it lets a person pick only among their verified addresses, or the one an e-mail sign-in link proved.
-      const invitee = await tx.sql.query("SELECT 1 FROM people WHERE id = $1 AND lower(email) = $2", [actorPersonId, invitation.email]);
-      if (invitee.rows.length === 0) {
+      const invitee = await tx
+        .select({ one: sql`1` })
+        .from(people)
+        .where(and(eq(people.id, actorPersonId), eq(sql`lower(${people.email})`, invitation.email)));
+      if (invitee.length === 0) {
         throw new Refusal(
           "forbidden",
           "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
             "your public e-mail on the code host, or use the e-mail sign-in link), or ask for an invitation to your own address.",
         );
       }
-      if (invitation.accepted_at) throw new Refusal("state_conflict", "This invitation has already been used.");
-      if (invitation.revoked_at) throw new Refusal("state_conflict", "This invitation was revoked; ask for a new one.");
+      if (invitation.acceptedAt) throw new Refusal("state_conflict", "This invitation has already been used.");
+      if (invitation.revokedAt) throw new Refusal("state_conflict", "This invitation was revoked; ask for a new one.");
       if (invitation.expired) throw new Refusal("state_conflict", "This invitation has expired; ask for it to be resent.");
-      await actAs(tx, invitation.org_id);
+      await actAs(tx, invitation.orgId);
       if (!(await useInvitation(tx, invitation, { id: actorPersonId, label: actorLabel }))) {
         throw new Refusal("state_conflict", "This invitation has already been used.");
       }
-      const joined = await tx.sql.query<{ slug: string; name: string; role: Role }>(
-        "SELECT o.slug, o.name, m.role FROM organizations o JOIN memberships m ON m.org_id = o.id WHERE o.id = $1 AND m.person_id = $2",
-        [invitation.org_id, actorPersonId],
-      );
-      const { slug, name, role } = joined.rows[0]!;
-      return { organization: { id: invitation.org_id, slug, name }, role };
+      const [joined] = await tx
+        .select({ slug: organizations.slug, name: organizations.name, role: memberships.role })
+        .from(organizations)
+        .innerJoin(memberships, eq(memberships.orgId, organizations.id))
+        .where(and(eq(organizations.id, invitation.orgId), eq(memberships.personId, actorPersonId)));
+      const { slug, name, role } = joined!;
+      return { organization: { id: invitation.orgId, slug, name }, role };
     }),
   );
 
@@ -211,6 +237,6 @@ export const invitationsRouter = router({ list, create, resend, revoke, accept }
 // Who acted, as the audit log records it, for procedures that act on no organization (those that
 // do get it from `authorize`, as ctx.actor).
 export async function actorOf(tx: Tx, personId: string): Promise<{ actorPersonId: string; actorLabel: string }> {
-  const { rows } = await tx.sql.query<{ login: string | null; email: string | null }>("SELECT login, email FROM people WHERE id = $1", [personId]);
-  return { actorPersonId: personId, actorLabel: rows[0]?.login ?? rows[0]?.email ?? personId };
+  const [row] = await tx.select({ login: people.login, email: people.email }).from(people).where(eq(people.id, personId));
+  return { actorPersonId: personId, actorLabel: row?.login ?? row?.email ?? personId };
 }

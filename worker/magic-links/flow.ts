@@ -1,5 +1,7 @@
 // Magic-link sign-in (spec: Authentication rule 11): only for an address already invited into an
 // organization, no sign-up; the link works once and expires in 15 minutes.
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { invitations, magicLinks } from "../../db/schema/signin";
 import { inTransaction, type Connection } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { log } from "../log";
@@ -13,16 +15,12 @@ export async function requestMagicLink(connect: () => Promise<Connection>, confi
   const invited = await inTransaction(
     connect,
     { lookups: { invited_email: email } },
-    async (tx) => (await tx.sql.query("SELECT 1 FROM invitations WHERE email = $1 LIMIT 1", [email])).rows.length > 0,
+    async (tx) => (await tx.select({ one: sql`1` }).from(invitations).where(eq(invitations.email, email)).limit(1)).length > 0,
   );
   if (!invited) return;
   const token = newTokenValue("magic_link");
   await inTransaction(connect, {}, async (tx) =>
-    tx.sql.query("INSERT INTO magic_links (email, token_hash, expires_at) VALUES ($1, $2, now() + make_interval(mins => $3))", [
-      email,
-      await hashToken(token),
-      MAGIC_LINK_MINUTES,
-    ]),
+    tx.insert(magicLinks).values({ email, tokenHash: await hashToken(token), expiresAt: sql`now() + make_interval(mins => ${MAGIC_LINK_MINUTES})` }),
   );
   const link = `${config.mail.magicLink!.publicUrl.replace(/\/+$/, "")}/auth/magic-link/callback?token=${encodeURIComponent(token)}`;
   const sent = await sendMail(config, {
@@ -37,10 +35,11 @@ export async function requestMagicLink(connect: () => Promise<Connection>, confi
 export async function useMagicLink(connect: () => Promise<Connection>, token: string): Promise<string | null> {
   const tokenHash = await hashToken(token);
   return inTransaction(connect, { lookups: { magic_link_hash: tokenHash } }, async (tx) => {
-    const { rows } = await tx.sql.query<{ email: string }>(
-      "UPDATE magic_links SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING email",
-      [tokenHash],
-    );
-    return rows[0]?.email ?? null;
+    const [used] = await tx
+      .update(magicLinks)
+      .set({ usedAt: sql`now()` })
+      .where(and(eq(magicLinks.tokenHash, tokenHash), isNull(magicLinks.usedAt), gt(magicLinks.expiresAt, sql`now()`)))
+      .returning({ email: magicLinks.email });
+    return used?.email ?? null;
   });
 }

@@ -1,7 +1,8 @@
 // The protocol access token on /mcp: found by its hash, live (not expired, not revoked), and its
 // person still a member of its organization (`authorize`), checked on every request and again by
 // every tool call in its authorization transaction.
-import { actAs, inTransaction, type Connection } from "../../db/transaction";
+import { inTransaction, type Connection } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import { authorize, Denied } from "../auth/authorize";
 import type { RpcBearer } from "../rpc/context";
 import { hashToken } from "../tokens/secret";

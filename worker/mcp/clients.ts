@@ -1,7 +1,9 @@
 // Dynamic client registration (RFC 7591) for model-context-protocol clients: public clients only
 // (no secret; the code is protected by PKCE), redirect URIs stored as given and matched exactly.
+import { eq } from "drizzle-orm";
 import * as z from "zod";
-import { inTransaction, type Connection } from "../../db/transaction";
+import { protocolClients } from "../../db/schema/mcp";
+import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { text } from "../http/text";
 
 export const MAX_REDIRECT_URIS = 10;
@@ -81,25 +83,22 @@ export async function registerClient(connect: () => Promise<Connection>, request
     redirectUris: [...new Set(request.redirect_uris)],
     createdAt: new Date(),
   };
-  await inTransaction(connect, {}, (tx) =>
-    tx.sql.query("INSERT INTO protocol_clients (client_id, client_name, redirect_uris, created_at) VALUES ($1, $2, $3, $4)", [
-      client.clientId,
-      client.clientName,
-      client.redirectUris,
-      client.createdAt,
-    ]),
-  );
+  await inTransaction(connect, {}, (tx) => tx.insert(protocolClients).values(client));
   return client;
 }
 
 /** The client named `clientId`, in a transaction that holds it as its `protocol_client_id` lookup. */
-export async function findClient(tx: { sql: Connection["sql"] }, clientId: string): Promise<RegisteredClient | null> {
-  const { rows } = await tx.sql.query<{ client_id: string; client_name: string; redirect_uris: string[]; created_at: Date }>(
-    "SELECT client_id, client_name, redirect_uris, created_at FROM protocol_clients WHERE client_id = $1",
-    [clientId],
-  );
-  const row = rows[0];
-  return row ? { clientId: row.client_id, clientName: row.client_name, redirectUris: row.redirect_uris, createdAt: row.created_at } : null;
+export async function findClient(tx: Tx, clientId: string): Promise<RegisteredClient | null> {
+  const [row] = await tx
+    .select({
+      clientId: protocolClients.clientId,
+      clientName: protocolClients.clientName,
+      redirectUris: protocolClients.redirectUris,
+      createdAt: protocolClients.createdAt,
+    })
+    .from(protocolClients)
+    .where(eq(protocolClients.clientId, clientId));
+  return row ?? null;
 }
 
 export function lookUpClient(connect: () => Promise<Connection>, clientId: string): Promise<RegisteredClient | null> {

@@ -1,9 +1,12 @@
 // members.list, members.changeRole, members.remove, members.sync (spec: Authentication rules 4, 5;
 // Organization and membership facts). An owner is made only by an owner, and no organization is
 // ever left without one.
+import { and, asc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
+import { memberships, organizations } from "../../db/schema/organizations";
+import { people } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
-import { ROLES, type Role } from "../../db/enums";
+import { ROLES } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { installationToken } from "../codehost/app-access";
@@ -12,32 +15,34 @@ import { CodehostUnreachable } from "../codehost/codehost-api";
 import { ownInstallations } from "../codehost/installations";
 import { CodehostListFailed } from "../codehost/paged";
 import type { CodehostConfig } from "../config/types";
-import { decideRole, keepLastOwner, onlyOwnerTouchesOwners, type RoleSource } from "./role-rules";
+import { decideRole, keepLastOwner, onlyOwnerTouchesOwners } from "./role-rules";
 import { removeMember } from "./remove";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 
-interface MemberRow {
-  person_id: string;
-  /** The code-host account's numeric id, as text; null for a person who signed in only by e-mail. */
-  codehost_user_id: string | null;
-  login: string | null;
-  name: string | null;
-  avatar_url: string | null;
-  role: Role;
-  role_source: RoleSource;
-  created_at: Date;
-}
+const members = (tx: Tx, orgId: string) =>
+  tx
+    .select({
+      personId: memberships.personId,
+      /** The code-host account's numeric id, as text; null for a person who signed in only by e-mail. */
+      codehostUserId: sql<string | null>`${people.codehostUserId}::text`,
+      login: people.login,
+      name: people.name,
+      avatarUrl: people.avatarUrl,
+      role: memberships.role,
+      roleSource: memberships.roleSource,
+      createdAt: memberships.createdAt,
+    })
+    .from(memberships)
+    .innerJoin(people, eq(people.id, memberships.personId))
+    .where(eq(memberships.orgId, orgId))
+    .orderBy(sql`lower(${people.login})`, asc(memberships.createdAt));
 
-const MEMBERS = `
-SELECT m.person_id, p.codehost_user_id::text AS codehost_user_id, p.login, p.name, p.avatar_url, m.role, m.role_source, m.created_at
-FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.org_id = $1 ORDER BY lower(p.login), m.created_at`;
-
-const members = async (tx: Tx, orgId: string) => (await tx.sql.query<MemberRow>(MEMBERS, [orgId])).rows;
+type MemberRow = Awaited<ReturnType<typeof members>>[number];
 
 /** A change to the membership in a transaction of its own, with the organization locked so that owner counts cannot race. */
 function changingMembers<T>(ctx: OrgContext, work: (tx: Tx, rows: MemberRow[], actor: OrgContext["actor"]) => Promise<T>): Promise<T> {
   return ctx.transaction(async (tx) => {
-    await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [ctx.org.id]);
+    await tx.select({ one: sql`1` }).from(organizations).where(eq(organizations.id, ctx.org.id)).for("update");
     return work(tx, await members(tx, ctx.org.id), ctx.actor);
   });
 }
@@ -47,7 +52,7 @@ const ownerCount = (rows: MemberRow[]) => rows.filter((row) => row.role === "own
 const PersonInput = z.object({ personId: z.uuid() });
 
 function target(rows: MemberRow[], personId: string): MemberRow {
-  const row = rows.find((member) => member.person_id === personId);
+  const row = rows.find((member) => member.personId === personId);
   if (!row) throw new Refusal("not_found", "That person is not a member of this organization.");
   return row;
 }
@@ -55,13 +60,13 @@ function target(rows: MemberRow[], personId: string): MemberRow {
 const list = inOrganization.meta({ permission: null, gate: "gated", summary: "The organization's members and their roles" }).query(({ ctx }) =>
   ctx.transaction(async (tx) =>
     (await members(tx, ctx.org.id)).map((row) => ({
-      personId: row.person_id,
+      personId: row.personId,
       login: row.login,
       name: row.name,
-      avatarUrl: row.avatar_url,
+      avatarUrl: row.avatarUrl,
       role: row.role,
-      manual: row.role_source === "manual",
-      joinedAt: row.created_at.toISOString(),
+      manual: row.roleSource === "manual",
+      joinedAt: row.createdAt.toISOString(),
     })),
   ),
 );
@@ -79,11 +84,10 @@ const changeRole = inOrganization
         "This is the organization's last owner; make someone else an owner first.",
       );
       // A role set on the Members page is manual: sign-in never overwrites it.
-      await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'manual', updated_at = now() WHERE org_id = $1 AND person_id = $2", [
-        ctx.org.id,
-        input.personId,
-        input.role,
-      ]);
+      await tx
+        .update(memberships)
+        .set({ role: input.role, roleSource: "manual", updatedAt: sql`now()` })
+        .where(and(eq(memberships.orgId, ctx.org.id), eq(memberships.personId, input.personId)));
       await appendAudit(tx, {
         orgId: ctx.org.id,
         ...actor,
@@ -143,26 +147,25 @@ const sync = inOrganization
       let owners = ownerCount(rows);
       const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
       for (const row of rows) {
-        const label = row.login ?? row.person_id;
+        const label = row.login ?? row.personId;
         // By the account's numeric id: a renamed member stays, a login someone else took is nobody here.
-        const codehostRole = row.codehost_user_id ? listed.get(row.codehost_user_id) : undefined;
+        const codehostRole = row.codehostUserId ? listed.get(row.codehostUserId) : undefined;
         if (!codehostRole) {
           if (row.role === "owner" && owners === 1) {
             result.kept.push(label); // never the last owner
             continue;
           }
           if (row.role === "owner") owners -= 1;
-          await removeMember(tx, ctx.org.id, row.person_id, { personId: actor.actorPersonId, label: `${actor.actorLabel} (sync)` });
+          await removeMember(tx, ctx.org.id, row.personId, { personId: actor.actorPersonId, label: `${actor.actorLabel} (sync)` });
           result.removed.push(label);
           continue;
         }
-        const decision = decideRole({ existing: { role: row.role, roleSource: row.role_source }, organizationHasMembers: true, codehostRole });
+        const decision = decideRole({ existing: { role: row.role, roleSource: row.roleSource }, organizationHasMembers: true, codehostRole });
         if (!decision.change) continue;
-        await tx.sql.query("UPDATE memberships SET role = $3, role_source = 'sync', updated_at = now() WHERE org_id = $1 AND person_id = $2", [
-          ctx.org.id,
-          row.person_id,
-          decision.role,
-        ]);
+        await tx
+          .update(memberships)
+          .set({ role: decision.role, roleSource: "sync", updatedAt: sql`now()` })
+          .where(and(eq(memberships.orgId, ctx.org.id), eq(memberships.personId, row.personId)));
         await appendAudit(tx, {
           orgId: ctx.org.id,
           ...actor,

@@ -1,5 +1,8 @@
 // Ending a membership takes everything that rested on it in the same transaction: the person's
 // sessions (spec: Authentication rule 5) and the CLI tokens they hold in that organization.
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { memberships } from "../../db/schema/organizations";
+import { tokens } from "../../db/schema/tokens";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { revokeGrantsOf } from "../mcp/grants";
@@ -7,11 +10,11 @@ import { signOutEverywhere } from "../sessions/store";
 
 /** Deletes the membership and revokes the person's CLI tokens in the organization the transaction acts as. */
 export async function endMembership(tx: Tx, orgId: string, personId: string): Promise<{ removed: boolean; tokensRevoked: number }> {
-  const removed = await tx.sql.query("DELETE FROM memberships WHERE org_id = $1 AND person_id = $2", [orgId, personId]);
-  const revoked = await tx.sql.query("UPDATE tokens SET revoked_at = now() WHERE org_id = $1 AND person_id = $2 AND kind = 'cli' AND revoked_at IS NULL", [
-    orgId,
-    personId,
-  ]);
+  const removed = await tx.delete(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.personId, personId)));
+  const revoked = await tx
+    .update(tokens)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(tokens.orgId, orgId), eq(tokens.personId, personId), eq(tokens.kind, "cli"), isNull(tokens.revokedAt)));
   // Model clients the person connected to this organization (worker/mcp) end with the membership too.
   await revokeGrantsOf(tx, orgId, personId);
   return { removed: (removed.rowCount ?? 0) > 0, tokensRevoked: revoked.rowCount ?? 0 };

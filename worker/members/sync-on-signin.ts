@@ -2,12 +2,13 @@
 // installation on their own account or on a code-host organization they belong to, matched by the
 // accounts' numeric ids (a login can be given up and taken by another account). The login the code
 // host shows now refreshes the installations' stored one, a display name.
-import type { Role } from "../../db/schema";
+import { and, eq, ne, sql } from "drizzle-orm";
+import { installations, memberships, organizations } from "../../db/schema/organizations";
 import { inTransaction, type Connection } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { installationsOnAccount } from "../codehost/installations";
 import type { CodehostAccountRef } from "../signin/oauth";
-import { decideRole, type RoleSource } from "./role-rules";
+import { decideRole } from "./role-rules";
 
 export interface AccountMembership {
   /** A code-host account (the person's own, or an organization) that may carry an installation. */
@@ -34,28 +35,29 @@ export async function syncMembershipsOnSignIn(
     for (const orgId of await organizationsInstalledOn(connect, account)) {
       await inTransaction(connect, { orgId, lookups: { person_id: person.id } }, async (tx) => {
         // Serialize first sign-ins into the same empty organization: only one can be its bootstrap owner.
-        await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE", [orgId]);
-        await tx.sql.query("UPDATE installations SET account_login = $3, updated_at = now() WHERE org_id = $1 AND account_id = $2 AND account_login <> $3", [
-          orgId,
-          account.id,
-          account.login,
-        ]);
-        const members = await tx.sql.query<{ person_id: string; role: Role; role_source: RoleSource }>(
-          "SELECT person_id, role, role_source FROM memberships WHERE org_id = $1",
-          [orgId],
-        );
-        const mine = members.rows.find((row) => row.person_id === person.id);
+        await tx.select({ one: sql`1` }).from(organizations).where(eq(organizations.id, orgId)).for("update");
+        await tx
+          .update(installations)
+          .set({ accountLogin: account.login, updatedAt: sql`now()` })
+          .where(and(eq(installations.orgId, orgId), eq(installations.accountId, account.id), ne(installations.accountLogin, account.login)));
+        const members = await tx
+          .select({ personId: memberships.personId, role: memberships.role, roleSource: memberships.roleSource })
+          .from(memberships)
+          .where(eq(memberships.orgId, orgId));
+        const mine = members.find((row) => row.personId === person.id);
         const decision = decideRole({
-          existing: mine ? { role: mine.role, roleSource: mine.role_source } : null,
-          organizationHasMembers: members.rows.length > 0,
+          existing: mine ? { role: mine.role, roleSource: mine.roleSource } : null,
+          organizationHasMembers: members.length > 0,
           codehostRole,
         });
         if (!decision.change) return;
-        await tx.sql.query(
-          `INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (org_id, person_id) DO UPDATE SET role = EXCLUDED.role, role_source = EXCLUDED.role_source, updated_at = now()`,
-          [orgId, person.id, decision.role, decision.roleSource],
-        );
+        await tx
+          .insert(memberships)
+          .values({ orgId, personId: person.id, role: decision.role, roleSource: decision.roleSource })
+          .onConflictDoUpdate({
+            target: [memberships.orgId, memberships.personId],
+            set: { role: sql`excluded.role`, roleSource: sql`excluded.role_source`, updatedAt: sql`now()` },
+          });
         await appendAudit(tx, {
           orgId,
           action: decision.bootstrapped ? "member.bootstrapped" : mine ? "member.role_synced" : "member.joined",

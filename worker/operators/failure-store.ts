@@ -10,9 +10,10 @@
 // seconds per isolate, not one per failure; held-back occurrences go into that isolate's next write
 // (a group's count is therefore a lower bound). The write runs after the answer (waitUntil) on a
 // connection of its own, and any error of it is swallowed: the 500 is never changed or delayed.
-import type { Client } from "@neondatabase/serverless";
-import { withClient } from "../../db/neon";
-import type { Tx } from "../../db/transaction";
+import { desc, lt, sql } from "drizzle-orm";
+import { withDb } from "../../db/neon";
+import { failureGroups } from "../../db/schema/operators";
+import type { Db, Tx } from "../../db/transaction";
 import type { Config } from "../config/types";
 import type { Diagnosis } from "../http/diagnosis";
 import { log } from "../log";
@@ -100,15 +101,10 @@ export async function storeFailure(config: Config, failure: Failure, options: { 
   const fingerprint = await fingerprintOf(failure);
   const occurrences = throttle.take(fingerprint, options.now ?? Date.now());
   if (occurrences === 0) return "held_back";
-  const outcome = await withClient(config.database.url, async (client: Client) => {
-    const { rows } = await client.query<{ outcome: WriteOutcome }>("SELECT svc_record_failure($1, $2, $3, $4, $5, $6) AS outcome", [
-      fingerprint,
-      failure.code,
-      failure.route,
-      errorType(failure.diagnosis),
-      JSON.stringify(redactedSample(failure, config.build)),
-      occurrences,
-    ]);
+  const outcome = await withDb(config.database.url, async (db) => {
+    const { rows } = await db.execute<{ outcome: WriteOutcome }>(
+      sql`SELECT svc_record_failure(${fingerprint}, ${failure.code}, ${failure.route}, ${errorType(failure.diagnosis)}, ${JSON.stringify(redactedSample(failure, config.build))}, ${occurrences}) AS outcome`,
+    );
     return rows[0]!.outcome;
   });
   if (outcome === "throttled") throttle.giveBack(fingerprint, occurrences);
@@ -127,32 +123,26 @@ export function recordFailure(config: Config | undefined, waitUntil: ((work: Pro
 }
 
 /** The maintenance pass: groups whose last occurrence is older than the retention. */
-export async function pruneFailureGroups(client: Pick<Client, "query">, retentionDays: number): Promise<number> {
-  const { rowCount } = await client.query("DELETE FROM failure_groups WHERE last_seen_at < now() - make_interval(days => $1)", [retentionDays]);
+export async function pruneFailureGroups(db: Db, retentionDays: number): Promise<number> {
+  const { rowCount } = await db.execute(db.delete(failureGroups).where(lt(failureGroups.lastSeenAt, sql`now() - make_interval(days => ${retentionDays})`)));
   return rowCount ?? 0;
 }
 
 export async function listFailureGroups(admin: Tx) {
-  const { rows } = await admin.sql.query<{
-    fingerprint: string;
-    code: string;
-    route: string;
-    error_type: string;
-    sample: unknown;
-    occurrences: string;
-    first_seen_at: Date;
-    last_seen_at: Date;
-  }>(
-    `SELECT fingerprint, code, route, error_type, sample, occurrences, first_seen_at, last_seen_at FROM failure_groups ORDER BY last_seen_at DESC LIMIT ${MAX_FAILURE_GROUPS}`,
-  );
-  return rows.map((row) => ({
-    fingerprint: row.fingerprint,
-    code: row.code,
-    route: row.route,
-    errorType: row.error_type,
-    sample: row.sample,
-    occurrences: Number(row.occurrences),
-    firstSeenAt: row.first_seen_at.toISOString(),
-    lastSeenAt: row.last_seen_at.toISOString(),
-  }));
+  const g = failureGroups;
+  const rows = await admin
+    .select({
+      fingerprint: g.fingerprint,
+      code: g.code,
+      route: g.route,
+      errorType: g.errorType,
+      sample: g.sample,
+      occurrences: g.occurrences,
+      firstSeenAt: g.firstSeenAt,
+      lastSeenAt: g.lastSeenAt,
+    })
+    .from(g)
+    .orderBy(desc(g.lastSeenAt))
+    .limit(MAX_FAILURE_GROUPS);
+  return rows.map((row) => ({ ...row, firstSeenAt: row.firstSeenAt.toISOString(), lastSeenAt: row.lastSeenAt.toISOString() }));
 }

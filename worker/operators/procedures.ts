@@ -4,7 +4,10 @@
 // Reads across organizations run as the operator role in a transaction of their own (ctx.admin); a
 // change to one organization runs as the application role acting for it, audited in its log.
 // one organization runs as the application role acting for it, audited in its log.
+import { desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
+import { organizations } from "../../db/schema/organizations";
+import { siteApplications, siteLeads } from "../../db/schema/site";
 import { inTenant, inTransaction, type Transaction, type Tx } from "../../db/transaction";
 import { changePlan } from "../billing/plan-change";
 import { PLANS } from "../../db/enums";
@@ -82,7 +85,7 @@ export const adminRouter = router({
     .query(async ({ ctx, input }) => {
       const search = input.search?.trim() || null;
       const { rows } = await ctx.admin((tx) =>
-        tx.sql.query<{
+        tx.execute<{
           id: string;
           slug: string;
           name: string;
@@ -93,16 +96,13 @@ export const adminRouter = router({
           members: number;
           environments: number;
           events30d: number;
-        }>(
-          `SELECT o.id, o.slug, o.name, o.plan, o.suspended_at, o.suspended_reason, o.created_at,
+        }>(sql`SELECT o.id, o.slug, o.name, o.plan, o.suspended_at, o.suspended_reason, o.created_at,
                 (SELECT count(*) FROM memberships m WHERE m.org_id = o.id)::int AS members,
                 (SELECT count(*) FROM environments e WHERE e.org_id = o.id)::int AS environments,
                 (SELECT count(*) FROM events ev WHERE ev.org_id = o.id AND ev.occurred_at > now() - interval '30 days')::int AS "events30d"
          FROM organizations o
-         WHERE $1::text IS NULL OR position(lower($1) IN lower(o.slug)) > 0 OR position(lower($1) IN lower(o.name)) > 0
-         ORDER BY o.created_at DESC, o.id LIMIT $2`,
-          [search, input.limit],
-        ),
+         WHERE ${search}::text IS NULL OR position(lower(${search}) IN lower(o.slug)) > 0 OR position(lower(${search}) IN lower(o.name)) > 0
+         ORDER BY o.created_at DESC, o.id LIMIT ${input.limit}`),
       );
       return {
         organizations: rows.map((row) => ({
@@ -138,8 +138,8 @@ export const adminRouter = router({
         throw new Refusal("not_configured", "Plans here come from the billing provider; the operator sets plans only where SVC_OPERATOR_SETS_PLAN=1.");
       }
       return inTenant(ctx.connect, input.organizationId, async (tx) => {
-        const { rowCount } = await tx.sql.query("SELECT 1 FROM organizations WHERE id = $1", [input.organizationId]);
-        if (!rowCount) throw new Refusal("not_found", "No organization has that id.");
+        const found = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, input.organizationId));
+        if (found.length === 0) throw new Refusal("not_found", "No organization has that id.");
         const changed = await changePlan(tx, {
           orgId: input.organizationId,
           to: input.plan,
@@ -167,10 +167,13 @@ export const adminRouter = router({
 
   operators: asOperator.meta(meta("The operators and when each last signed in")).query(async ({ ctx }) => {
     const { rows } = await ctx.admin((tx) =>
-      tx.sql.query<{ id: string; login: string; created_at: Date; last_sign_in: Date | null }>(
-        `SELECT o.id, o.login, o.created_at, (SELECT max(s.created_at) FROM operator_sessions s WHERE s.operator_id = o.id) AS last_sign_in
-       FROM operators o ORDER BY lower(o.login)`,
-      ),
+      tx.execute<{
+        id: string;
+        login: string;
+        created_at: Date;
+        last_sign_in: Date | null;
+      }>(sql`SELECT o.id, o.login, o.created_at, (SELECT max(s.created_at) FROM operator_sessions s WHERE s.operator_id = o.id) AS last_sign_in
+       FROM operators o ORDER BY lower(o.login)`),
     );
     return { operators: rows.map((row) => ({ id: row.id, login: row.login, createdAt: row.created_at.toISOString(), lastSignInAt: iso(row.last_sign_in) })) };
   }),
@@ -178,18 +181,45 @@ export const adminRouter = router({
 
 // What visitors sent through the site's forms (POST /v1/leads, POST /v1/applications): write-only for
 // the Worker, read here by operators only, as the operator role (db/migrations/0019_leads.sql).
-type Row = Record<string, unknown> & { received_at: Date };
-
+const l = siteLeads;
+const a = siteApplications;
 const QUERIES = {
-  leads: `SELECT id, name, email, company, role, team_size AS "teamSize", message, source_origin AS "sourceOrigin", received_at
-          FROM site_leads ORDER BY received_at DESC, id LIMIT $1`,
-  applications: `SELECT id, name, email, company, codehost_login AS "codehostLogin", team_size AS "teamSize", use_case AS "useCase",
-                        source_origin AS "sourceOrigin", received_at
-                 FROM site_applications ORDER BY received_at DESC, id LIMIT $1`,
+  leads: (admin: Tx, limit: number) =>
+    admin
+      .select({
+        id: l.id,
+        name: l.name,
+        email: l.email,
+        company: l.company,
+        role: l.role,
+        teamSize: l.teamSize,
+        message: l.message,
+        sourceOrigin: l.sourceOrigin,
+        receivedAt: l.receivedAt,
+      })
+      .from(l)
+      .orderBy(desc(l.receivedAt), l.id)
+      .limit(limit),
+  applications: (admin: Tx, limit: number) =>
+    admin
+      .select({
+        id: a.id,
+        name: a.name,
+        email: a.email,
+        company: a.company,
+        codehostLogin: a.codehostLogin,
+        teamSize: a.teamSize,
+        useCase: a.useCase,
+        sourceOrigin: a.sourceOrigin,
+        receivedAt: a.receivedAt,
+      })
+      .from(a)
+      .orderBy(desc(a.receivedAt), a.id)
+      .limit(limit),
 } as const;
 
 /** The newest `limit` rows of one form, newest first. */
 export async function listInquiries(admin: Tx, form: keyof typeof QUERIES, limit: number) {
-  const { rows } = await admin.sql.query<Row>(QUERIES[form], [limit]);
-  return rows.map(({ received_at, ...row }) => ({ ...row, receivedAt: received_at.toISOString() }));
+  const rows: Array<Record<string, unknown> & { receivedAt: Date }> = await QUERIES[form](admin, limit);
+  return rows.map((row) => ({ ...row, receivedAt: row.receivedAt.toISOString() }));
 }

@@ -1,9 +1,11 @@
 // The operator portal over HTTP: the pages under /admin (one small page that calls the admin.*
 // procedures), and sign-in, sign-out and "who am I" as JSON. Served only with SVC_ADMIN_DATABASE_URL
 // set; never listed in /openapi.json.
+import { and, eq, sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import * as z from "zod";
 import type { RequestPool } from "../../db/neon";
+import { operators } from "../../db/schema/operators";
 import { inTransaction } from "../../db/transaction";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
@@ -97,23 +99,29 @@ const signIn = route({
             pool.connect,
             {},
             async (tx) =>
-              (await tx.sql.query<{ id: string; password_hash: string }>("SELECT id, password_hash FROM operators WHERE lower(login) = $1", [login])).rows[0],
+              (
+                await tx
+                  .select({ id: operators.id, passwordHash: operators.passwordHash })
+                  .from(operators)
+                  .where(eq(sql`lower(${operators.login})`, login))
+              )[0],
           )
         : undefined;
       // Hashing (a few hundred milliseconds) holds no transaction. An unknown login costs the same
       // hashing as a wrong password, so the answer's timing tells nothing.
-      const matches = await verifyPassword(body.password, found?.password_hash ?? UNKNOWN_LOGIN_HASH);
-      const rehashed = found && matches && needsRehash(found.password_hash) ? await hashPassword(body.password) : null;
+      const matches = await verifyPassword(body.password, found?.passwordHash ?? UNKNOWN_LOGIN_HASH);
+      const rehashed = found && matches && needsRehash(found.passwordHash) ? await hashPassword(body.password) : null;
       const token =
         found && matches
           ? await inTransaction(pool.connect, {}, async (tx) => {
               // Only while the hash that verified is still the stored one (a reset in between wins); an
               // older scheme's hash is replaced by today's in the same statement.
-              const { rowCount } = await tx.sql.query("UPDATE operators SET password_hash = $3 WHERE id = $1 AND password_hash = $2", [
-                found.id,
-                found.password_hash,
-                rehashed ?? found.password_hash,
-              ]);
+              const { rowCount } = await tx.execute(
+                tx
+                  .update(operators)
+                  .set({ passwordHash: rehashed ?? found.passwordHash })
+                  .where(and(eq(operators.id, found.id), eq(operators.passwordHash, found.passwordHash))),
+              );
               return rowCount ? createOperatorSession(tx, found.id, address) : null;
             })
           : null;

@@ -3,7 +3,9 @@
 // neither kind of session ever stands for the other. Only a hash of the value is stored, in the
 // operator role's database (SVC_ADMIN_DATABASE_URL). A session lives 1 hour without use and 12 hours
 // at most: an operator reads every organization, so the window is kept short.
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { operatorSessions } from "../../db/schema/operators";
 import type { Tx } from "../../db/transaction";
 import type { AppContext } from "../http/context";
 import { cookieAttributes, cookieName } from "../sessions/cookie";
@@ -13,7 +15,7 @@ export const OPERATOR_COOKIE = "svc_operator_session";
 export const OPERATOR_IDLE_MINUTES = 60;
 export const OPERATOR_LIFETIME_HOURS = 12;
 
-const LIVE = `s.signed_out_at IS NULL AND s.last_seen_at > now() - make_interval(mins => ${OPERATOR_IDLE_MINUTES})
+const LIVE = sql`s.signed_out_at IS NULL AND s.last_seen_at > now() - make_interval(mins => ${OPERATOR_IDLE_MINUTES})
   AND s.created_at > now() - make_interval(hours => ${OPERATOR_LIFETIME_HOURS})`;
 
 export interface OperatorSession {
@@ -32,29 +34,27 @@ export const clearOperatorCookie = (c: AppContext) => deleteCookie(c, cookieName
 
 export async function createOperatorSession(tx: Tx, operatorId: string, clientAddress: string | null): Promise<string> {
   const token = `svc_ops_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
-  await tx.sql.query("INSERT INTO operator_sessions (operator_id, token_hash, client_address) VALUES ($1, $2, $3)", [
-    operatorId,
-    await hashToken(token),
-    clientAddress,
-  ]);
+  await tx.insert(operatorSessions).values({ operatorId, tokenHash: await hashToken(token), clientAddress });
   return token;
 }
 
 /** The live session behind `token` (its last use moved forward at most once a minute). */
 export async function findOperatorSession(tx: Tx, token: string): Promise<OperatorSession | null> {
-  const { rows } = await tx.sql.query<{ id: string; operator_id: string; login: string }>(
-    `WITH live AS (
-       SELECT s.id, s.operator_id, s.last_seen_at FROM operator_sessions s WHERE s.token_hash = $1 AND ${LIVE}
+  const { rows } = await tx.execute<{ id: string; operator_id: string; login: string }>(
+    sql`WITH live AS (
+       SELECT s.id, s.operator_id, s.last_seen_at FROM operator_sessions s WHERE s.token_hash = ${await hashToken(token)} AND ${LIVE}
      ), touched AS (
        UPDATE operator_sessions SET last_seen_at = now() WHERE id = (SELECT id FROM live) AND last_seen_at < now() - interval '1 minute'
      )
      SELECT live.id, live.operator_id, o.login FROM live JOIN operators o ON o.id = live.operator_id`,
-    [await hashToken(token)],
   );
   const row = rows[0];
   return row ? { id: row.id, operatorId: row.operator_id, login: row.login, token } : null;
 }
 
 export async function endOperatorSession(tx: Tx, sessionId: string): Promise<void> {
-  await tx.sql.query("UPDATE operator_sessions SET signed_out_at = now() WHERE id = $1 AND signed_out_at IS NULL", [sessionId]);
+  await tx
+    .update(operatorSessions)
+    .set({ signedOutAt: sql`now()` })
+    .where(and(eq(operatorSessions.id, sessionId), isNull(operatorSessions.signedOutAt)));
 }

@@ -3,6 +3,8 @@
 // organization's engines get 403 with retryAfterSeconds on ingestion and the work endpoints, while
 // command claims still work (worker/auth/bearer.ts). A suspension for deletion is the deletion's own:
 // the operator cannot lift it; calling the deletion off does.
+import { eq, sql } from "drizzle-orm";
+import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 
@@ -15,11 +17,12 @@ interface Operator {
 const label = (operator: Operator) => `operator ${operator.login}`;
 
 async function current(tx: Tx, orgId: string) {
-  const { rows } = await tx.sql.query<{ suspended: boolean; reason: string | null }>(
-    "SELECT suspended_at IS NOT NULL AS suspended, suspended_reason AS reason FROM organizations WHERE id = $1 FOR UPDATE",
-    [orgId],
-  );
-  return rows[0] ?? null;
+  const [row] = await tx
+    .select({ suspendedAt: organizations.suspendedAt, reason: organizations.suspendedReason })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .for("update");
+  return row ? { suspended: row.suspendedAt !== null, reason: row.reason } : null;
 }
 
 export function suspendOrganization(connect: () => Promise<Connection>, orgId: string, operator: Operator, note: string | null): Promise<SuspensionOutcome> {
@@ -27,7 +30,7 @@ export function suspendOrganization(connect: () => Promise<Connection>, orgId: s
     const org = await current(tx, orgId);
     if (!org) return { outcome: "not_found" };
     if (org.suspended) return { outcome: "unchanged", suspended: true };
-    await tx.sql.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'operator' WHERE id = $1", [orgId]);
+    await tx.update(organizations).set({ suspendedAt: sql`now()`, suspendedReason: "operator" }).where(eq(organizations.id, orgId));
     await appendAudit(tx, { orgId, action: "organization.suspended", actorLabel: label(operator), data: { by: "operator", note } });
     return { outcome: "changed", suspended: true };
   });
@@ -39,7 +42,7 @@ export function liftSuspension(connect: () => Promise<Connection>, orgId: string
     if (!org) return { outcome: "not_found" };
     if (!org.suspended) return { outcome: "unchanged", suspended: false };
     if (org.reason === "deletion") return { outcome: "deletion" };
-    await tx.sql.query("UPDATE organizations SET suspended_at = NULL, suspended_reason = NULL WHERE id = $1", [orgId]);
+    await tx.update(organizations).set({ suspendedAt: null, suspendedReason: null }).where(eq(organizations.id, orgId));
     await appendAudit(tx, { orgId, action: "organization.unsuspended", actorLabel: label(operator), data: { by: "operator" } });
     return { outcome: "changed", suspended: false };
   });

@@ -1,5 +1,7 @@
 // organization.get and organization.settings.
+import { eq, sql } from "drizzle-orm";
 import * as z from "zod";
+import { organizations } from "../../db/schema/organizations";
 import { DisplayName } from "../http/text";
 import { appendAudit } from "../audit/append";
 import { inOrganization, router } from "../rpc/trpc";
@@ -9,18 +11,24 @@ const get = inOrganization
   .meta({ permission: null, gate: "reachable", summary: "The organization: slug, display name, plan, suspension" })
   .query(({ ctx }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{ id: string; slug: string; name: string; plan: string; suspended: boolean; created_at: Date }>(
-        "SELECT id, slug, name, plan, suspended_at IS NOT NULL AS suspended, created_at FROM organizations WHERE id = $1",
-        [ctx.org.id],
-      );
-      const org = rows[0]!;
+      const [org] = await tx
+        .select({
+          id: organizations.id,
+          slug: organizations.slug,
+          name: organizations.name,
+          plan: organizations.plan,
+          suspended: sql<boolean>`${organizations.suspendedAt} IS NOT NULL`,
+          createdAt: organizations.createdAt,
+        })
+        .from(organizations)
+        .where(eq(organizations.id, ctx.org.id));
       return {
-        id: org.id,
-        slug: org.slug,
-        name: org.name,
-        plan: org.plan,
-        suspended: org.suspended,
-        createdAt: org.created_at.toISOString(),
+        id: org!.id,
+        slug: org!.slug,
+        name: org!.name,
+        plan: org!.plan as string,
+        suspended: org!.suspended,
+        createdAt: org!.createdAt.toISOString(),
         role: ctx.org.role,
       };
     }),
@@ -31,9 +39,8 @@ const settings = inOrganization
   .input(z.object({ name: DisplayName }))
   .mutation(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{ old: string }>(
-        "UPDATE organizations o SET name = $2 FROM (SELECT name AS old FROM organizations WHERE id = $1) before WHERE o.id = $1 RETURNING before.old",
-        [ctx.org.id, input.name],
+      const { rows } = await tx.execute<{ old: string }>(
+        sql`UPDATE organizations o SET name = ${input.name} FROM (SELECT name AS old FROM organizations WHERE id = ${ctx.org.id}) before WHERE o.id = ${ctx.org.id} RETURNING before.old`,
       );
       await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "organization.renamed", data: { from: rows[0]!.old, to: input.name } });
       return { name: input.name };

@@ -3,7 +3,8 @@
 // and choosing a free slug.
 import type { Plan } from "../../db/enums";
 import { organizations } from "../../db/schema/organizations";
-import { inTenant, type Connection, type Tx, addLookup } from "../../db/transaction";
+import { inTenant, type Connection, type Tx } from "../../db/transaction";
+import { addLookup } from "../../db/acting";
 import { appendAudit } from "../audit/append";
 import { eq } from "drizzle-orm";
 
@@ -24,7 +25,7 @@ export async function createOrganization(connect: () => Promise<Connection>, req
 
 /** For a transaction that already acts as `id` and must create the organization with other rows at once. */
 export async function insertOrganization(tx: Tx, id: string, request: NewOrganization) {
-  const [row] = await tx.db
+  const [row] = await tx
     .insert(organizations)
     .values({ id, slug: request.slug, name: request.name ?? request.slug, plan: request.plan ?? "free" })
     .returning();
@@ -34,7 +35,7 @@ export async function insertOrganization(tx: Tx, id: string, request: NewOrganiz
 
 /** Needs a transaction whose scope names the slug as a lookup (row-level security shows nothing else). */
 export async function findOrganizationId(tx: Tx, slug: string): Promise<string | null> {
-  const [row] = await tx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug));
+  const [row] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug));
   return row?.id ?? null;
 }
 

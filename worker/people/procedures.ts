@@ -1,7 +1,10 @@
 // account.context and account.close (spec: Console RPC, Authentication rule 9).
+import { and, eq, sql } from "drizzle-orm";
 import * as z from "zod";
+import { memberships } from "../../db/schema/organizations";
+import { people } from "../../db/schema/people";
 import { text } from "../http/text";
-import { actAs } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import { appendAudit } from "../audit/append";
 import { endMembership } from "../members/remove";
 import { keepLastOwner } from "../members/role-rules";
@@ -26,8 +29,11 @@ const close = signedIn
       // Check every organization before changing any: a refusal leaves everything as it was.
       for (const org of organizations.filter((membership) => membership.role === "owner")) {
         await actAs(tx, org.id);
-        const owners = await tx.sql.query("SELECT 1 FROM memberships WHERE org_id = $1 AND role = 'owner'", [org.id]);
-        keepLastOwner(true, owners.rows.length, `You are the last owner of ${org.slug}; make someone else an owner first.`);
+        const owners = await tx
+          .select({ one: sql`1` })
+          .from(memberships)
+          .where(and(eq(memberships.orgId, org.id), eq(memberships.role, "owner")));
+        keepLastOwner(true, owners.length, `You are the last owner of ${org.slug}; make someone else an owner first.`);
       }
       const sessionsEnded = await signOutEverywhere(tx, personId);
       for (const org of organizations) {
@@ -37,10 +43,10 @@ const close = signedIn
         await appendAudit(tx, { orgId: org.id, action: "account.closed", actorPersonId: personId, actorLabel: label, target: label, data: { tokensRevoked } });
       }
       // The row stays (the audit log references it); everything that identifies the person goes.
-      await tx.sql.query(
-        "UPDATE people SET name = NULL, email = NULL, login = NULL, codehost_user_id = NULL, avatar_url = NULL, closed_at = now() WHERE id = $1",
-        [personId],
-      );
+      await tx
+        .update(people)
+        .set({ name: null, email: null, login: null, codehostUserId: null, avatarUrl: null, closedAt: sql`now()` })
+        .where(eq(people.id, personId));
       return { closed: true, organizationsLeft: organizations.length, sessionsEnded };
     }),
   );

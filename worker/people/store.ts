@@ -1,6 +1,10 @@
 // The people of the service: what a signed-in person sees of themselves (their account and the
 // organizations they belong to), and the person behind a code-host account or an e-mail address.
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { memberships, organizations } from "../../db/schema/organizations";
+import { people } from "../../db/schema/people";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
+import { addLookup } from "../../db/acting";
 import type { CodehostAccount } from "../signin/oauth";
 
 export interface PersonContext {
@@ -14,19 +18,19 @@ export function personContext(connect: () => Promise<Connection>, personId: stri
 
 /** In a transaction that holds the person as its `person_id` lookup. */
 export async function readPersonContext(tx: Tx, personId: string): Promise<PersonContext> {
-  const person = await tx.sql.query<{ id: string; login: string | null; name: string | null; email: string | null; avatar_url: string | null }>(
-    "SELECT id, login, name, email, avatar_url FROM people WHERE id = $1",
-    [personId],
-  );
-  const organizations = await tx.sql.query<PersonContext["organizations"][number]>(
-    `SELECT o.id, o.slug, o.name, o.plan, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
-       WHERE m.person_id = $1 ORDER BY o.slug`,
-    [personId],
-  );
-  const row = person.rows[0]!;
+  const [row] = await tx
+    .select({ id: people.id, login: people.login, name: people.name, email: people.email, avatarUrl: people.avatarUrl })
+    .from(people)
+    .where(eq(people.id, personId));
+  const theirs = await tx
+    .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, plan: organizations.plan, role: memberships.role })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.orgId))
+    .where(eq(memberships.personId, personId))
+    .orderBy(asc(organizations.slug));
   return {
-    person: { id: row.id, login: row.login, name: row.name, email: row.email, avatarUrl: row.avatar_url },
-    organizations: organizations.rows,
+    person: { id: row!.id, login: row!.login, name: row!.name, email: row!.email, avatarUrl: row!.avatarUrl },
+    organizations: theirs,
   };
 }
 
@@ -35,15 +39,28 @@ export async function readPersonContext(tx: Tx, personId: string): Promise<Perso
 export async function upsertCodehostPerson(connect: () => Promise<Connection>, account: CodehostAccount): Promise<string> {
   const newId = crypto.randomUUID();
   return inTransaction(connect, { lookups: { codehost_user_id: String(account.id), person_id: newId } }, async (tx) => {
-    const found = await tx.sql.query<{ id: string }>("SELECT id FROM people WHERE codehost_user_id = $1", [account.id]);
-    const id = found.rows[0]?.id ?? newId;
-    if (found.rows[0]) await tx.sql.query("SELECT set_config('app.lookup_person_id', $1, true)", [id]);
-    await tx.sql.query(
-      `INSERT INTO people (id, codehost_user_id, login, name, email, avatar_url) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (id) DO UPDATE SET login = EXCLUDED.login, name = EXCLUDED.name,
-         email = COALESCE(EXCLUDED.email, people.email), avatar_url = EXCLUDED.avatar_url`,
-      [id, account.id, account.login, account.name, account.email?.toLowerCase() ?? null, account.avatarUrl],
-    );
+    const [found] = await tx.select({ id: people.id }).from(people).where(eq(people.codehostUserId, account.id));
+    const id = found?.id ?? newId;
+    if (found) await addLookup(tx, "person_id", id);
+    await tx
+      .insert(people)
+      .values({
+        id,
+        codehostUserId: account.id,
+        login: account.login,
+        name: account.name,
+        email: account.email?.toLowerCase() ?? null,
+        avatarUrl: account.avatarUrl,
+      })
+      .onConflictDoUpdate({
+        target: people.id,
+        set: {
+          login: sql`excluded.login`,
+          name: sql`excluded.name`,
+          email: sql`COALESCE(excluded.email, ${people.email})`,
+          avatarUrl: sql`excluded.avatar_url`,
+        },
+      });
     return id;
   });
 }
@@ -53,19 +70,21 @@ export async function upsertCodehostPerson(connect: () => Promise<Connection>, a
 // code-host account's person, even one whose code-host e-mail is the same address: the link proves
 // the address, not the account, and an address is not unique across people (spec: Authentication
 // rule 11, the link is for an invited address; a code-host person signs in through the code host).
-const EMAIL_ONLY = "email = $1 AND codehost_user_id IS NULL AND closed_at IS NULL";
+const emailOnly = (email: string) => and(eq(people.email, email), isNull(people.codehostUserId), isNull(people.closedAt));
 
 export async function personForEmail(connect: () => Promise<Connection>, email: string): Promise<string> {
   const newId = crypto.randomUUID();
   return inTransaction(connect, { lookups: { person_email: email, person_id: newId } }, async (tx) => {
-    const found = await tx.sql.query<{ id: string }>(`SELECT id FROM people WHERE ${EMAIL_ONLY}`, [email]);
-    if (found.rows[0]) return found.rows[0].id;
+    const [found] = await tx.select({ id: people.id }).from(people).where(emailOnly(email));
+    if (found) return found.id;
     // A concurrent first use of the same address inserted it a moment ago: that one.
-    const inserted = await tx.sql.query<{ id: string }>(
-      "INSERT INTO people (id, email) VALUES ($2, $1) ON CONFLICT (email) WHERE codehost_user_id IS NULL AND closed_at IS NULL DO NOTHING RETURNING id",
-      [email, newId],
-    );
-    if (inserted.rows[0]) return inserted.rows[0].id;
-    return (await tx.sql.query<{ id: string }>(`SELECT id FROM people WHERE ${EMAIL_ONLY}`, [email])).rows[0]!.id;
+    const [inserted] = await tx
+      .insert(people)
+      .values({ id: newId, email })
+      .onConflictDoNothing({ target: people.email, where: sql`codehost_user_id IS NULL AND closed_at IS NULL` })
+      .returning({ id: people.id });
+    if (inserted) return inserted.id;
+    const [concurrent] = await tx.select({ id: people.id }).from(people).where(emailOnly(email));
+    return concurrent!.id;
   });
 }

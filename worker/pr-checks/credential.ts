@@ -2,7 +2,9 @@
 // identity token, verified and admitted exactly like the identity exchange, buys a bearer credential
 // bound to one commit and one workflow run, good for under an hour and for one report. A fork pull
 // request's commit gets none until a person approves that exact commit (approvals.ts).
+import { and, eq, isNotNull, sql } from "drizzle-orm";
 import type { JWTPayload } from "jose";
+import { prCredentials } from "../../db/schema/proposals";
 import { inTenant, tenantTransaction, type Connection, type Transaction } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
@@ -121,31 +123,35 @@ export async function issueCommitCredential(
       await recordWaitingCommit(tx, claim.orgId, { repository: identity.repository, commit: head.commit, pullRequest, headRepository: head.headRepository });
       return { refused: head.commit } as const;
     }
-    const { rows } = await tx.sql.query(
-      `SELECT 1 FROM pr_credentials WHERE org_id = $1 AND lower(repository) = lower($2) AND commit_sha = $3 AND run_id = $4 AND run_attempt = $5
-         AND reported_at IS NOT NULL`,
-      [claim.orgId, identity.repository, head.commit, run.runId, run.runAttempt],
-    );
-    if (rows.length) throw ALREADY_REPORTED(head.commit, run.runId);
+    const reported = await tx
+      .select({ reported: sql`1` })
+      .from(prCredentials)
+      .where(
+        and(
+          eq(prCredentials.orgId, claim.orgId),
+          sql`lower(${prCredentials.repository}) = lower(${identity.repository})`,
+          eq(prCredentials.commitSha, head.commit),
+          eq(prCredentials.runId, run.runId),
+          eq(prCredentials.runAttempt, run.runAttempt),
+          isNotNull(prCredentials.reportedAt),
+        ),
+      );
+    if (reported.length) throw ALREADY_REPORTED(head.commit, run.runId);
     const token = PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)));
     const expiresAt = new Date(Date.now() + COMMIT_CREDENTIAL_LIFETIME_MS);
-    await tx.sql.query(
-      `INSERT INTO pr_credentials (org_id, token_hash, repository, commit_sha, run_id, run_attempt, pull_request, fork, created_at, expires_at, binding_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        claim.orgId,
-        await hashToken(token),
-        identity.repository,
-        head.commit,
-        run.runId,
-        run.runAttempt,
-        pullRequest,
-        head.fork,
-        new Date(),
-        expiresAt,
-        claim.id,
-      ],
-    );
+    await tx.insert(prCredentials).values({
+      orgId: claim.orgId,
+      tokenHash: await hashToken(token),
+      repository: identity.repository,
+      commitSha: head.commit,
+      runId: run.runId,
+      runAttempt: run.runAttempt,
+      pullRequest,
+      fork: head.fork,
+      createdAt: new Date(),
+      expiresAt,
+      bindingId: claim.id,
+    });
     return {
       issued: {
         token,

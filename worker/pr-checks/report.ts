@@ -3,7 +3,12 @@
 // (reported_at set) in a short transaction before the code host is asked, so two reports at once make
 // one check without a transaction held across the call; a refused check gives it back, unspent, to
 // report again.
-import { actAs, inTenant, inTransaction, tenantTransaction, type Connection, type Transaction } from "../../db/transaction";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { organizations } from "../../db/schema/organizations";
+import { prCredentials } from "../../db/schema/proposals";
+import { repositoryClaims } from "../../db/schema/repository-claims";
+import { inTenant, inTransaction, tenantTransaction, type Connection, type Transaction } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
@@ -23,17 +28,18 @@ export interface Report {
   runId?: string | undefined;
 }
 
-interface CredentialRow {
-  id: string;
-  org_id: string;
-  repository: string;
-  commit_sha: string;
-  run_id: string;
-  run_attempt: number;
-  live: boolean;
-  reported_at: Date | null;
-  binding_id: string | null;
-}
+const CREDENTIAL = {
+  id: prCredentials.id,
+  orgId: prCredentials.orgId,
+  repository: prCredentials.repository,
+  commitSha: prCredentials.commitSha,
+  runId: prCredentials.runId,
+  runAttempt: prCredentials.runAttempt,
+  live: sql<boolean>`${prCredentials.expiresAt} > now()`,
+  reportedAt: prCredentials.reportedAt,
+  bindingId: prCredentials.bindingId,
+};
+type CredentialRow = Pick<typeof prCredentials.$inferSelect, Exclude<keyof typeof CREDENTIAL, "live">> & { live: boolean };
 
 /**
  * The live credential behind `credential`, or the 401 that says why there is none: unknown, expired,
@@ -42,18 +48,14 @@ interface CredentialRow {
 export async function findCredential(connect: () => Promise<Connection>, credential: string): Promise<CredentialRow> {
   const tokenHash = await hashToken(credential);
   const found = await inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
-    const row = (
-      await tx.sql.query<CredentialRow>(
-        "SELECT id, org_id, repository, commit_sha, run_id, run_attempt, expires_at > now() AS live, reported_at, binding_id FROM pr_credentials WHERE token_hash = $1",
-        [tokenHash],
-      )
-    ).rows[0];
+    const [row] = await tx.select(CREDENTIAL).from(prCredentials).where(eq(prCredentials.tokenHash, tokenHash));
     if (!row) return null;
-    await actAs(tx, row.org_id);
-    const claim = await tx.sql.query<{ live: boolean }>("SELECT revoked_at IS NULL AND proof IS NOT NULL AS live FROM repository_claims WHERE id = $1", [
-      row.binding_id,
-    ]);
-    return { row, claimLive: claim.rows[0]?.live === true };
+    await actAs(tx, row.orgId);
+    const [claim] = await tx
+      .select({ live: sql<boolean>`${repositoryClaims.revokedAt} IS NULL AND ${repositoryClaims.proof} IS NOT NULL` })
+      .from(repositoryClaims)
+      .where(eq(repositoryClaims.id, sql`${row.bindingId}`));
+    return { row, claimLive: claim?.live === true };
   });
   if (!found) throw new Refusal("unauthenticated", "This commit credential is unknown; request one with POST /v1/pr/callback-token.");
   if (!found.row.live)
@@ -69,17 +71,18 @@ export async function findCredential(connect: () => Promise<Connection>, credent
 
 export async function reportCheck(connect: () => Promise<Connection>, codehost: CodehostConfig, credential: string, report: Report) {
   const found = await findCredential(connect, credential);
-  if (report.commit !== undefined && report.commit !== found.commit_sha) {
-    throw new Refusal("forbidden", `This credential reports on commit ${found.commit_sha} only.`);
+  if (report.commit !== undefined && report.commit !== found.commitSha) {
+    throw new Refusal("forbidden", `This credential reports on commit ${found.commitSha} only.`);
   }
-  if (report.runId !== undefined && report.runId !== found.run_id) {
-    throw new Refusal("forbidden", `This credential belongs to workflow run ${found.run_id} only.`);
+  if (report.runId !== undefined && report.runId !== found.runId) {
+    throw new Refusal("forbidden", `This credential belongs to workflow run ${found.runId} only.`);
   }
-  await inTenant(connect, found.org_id, async (tx) => {
-    const organization = await tx.sql.query<{ suspended: boolean }>("SELECT suspended_at IS NOT NULL AS suspended FROM organizations WHERE id = $1", [
-      found.org_id,
-    ]);
-    if (organization.rows[0]?.suspended) {
+  await inTenant(connect, found.orgId, async (tx) => {
+    const [organization] = await tx
+      .select({ suspended: sql<boolean>`${organizations.suspendedAt} IS NOT NULL` })
+      .from(organizations)
+      .where(eq(organizations.id, found.orgId));
+    if (organization?.suspended) {
       throw new Refusal(
         "organization_suspended",
         "This organization is suspended, so its checks are not reported for now; report again later.",
@@ -87,34 +90,39 @@ export async function reportCheck(connect: () => Promise<Connection>, codehost: 
       );
     }
     // A taking left by a report that never finished (its Worker gone) lapses after TAKING_LAPSES.
-    const { rowCount } = await tx.sql.query(
-      `UPDATE pr_credentials SET reported_at = now() WHERE id = $1
-         AND (reported_at IS NULL OR (check_run_id IS NULL AND reported_at < now() - interval '${TAKING_LAPSES}'))`,
-      [found.id],
-    );
-    if (!rowCount) throw ALREADY_REPORTED(found.commit_sha, found.run_id);
+    const { rowCount } = await tx
+      .update(prCredentials)
+      .set({ reportedAt: sql`now()` })
+      .where(
+        and(
+          eq(prCredentials.id, found.id),
+          sql`(${prCredentials.reportedAt} IS NULL OR (${prCredentials.checkRunId} IS NULL AND ${prCredentials.reportedAt} < now() - ${TAKING_LAPSES}))`,
+        ),
+      );
+    if (!rowCount) throw ALREADY_REPORTED(found.commitSha, found.runId);
   });
   try {
-    const checkRun = await createCheckRun(tenantTransaction(connect, found.org_id), codehost, found, report);
-    return await inTenant(connect, found.org_id, async (tx) => {
-      await tx.sql.query("UPDATE pr_credentials SET reported_at = now(), conclusion = $2, check_run_id = $3, check_url = $4 WHERE id = $1", [
-        found.id,
-        report.conclusion,
-        checkRun.id,
-        checkRun.url,
-      ]);
-      return { repository: found.repository, commit: found.commit_sha, conclusion: report.conclusion, checkRunId: checkRun.id, url: checkRun.url };
+    const checkRun = await createCheckRun(tenantTransaction(connect, found.orgId), codehost, found, report);
+    return await inTenant(connect, found.orgId, async (tx) => {
+      await tx
+        .update(prCredentials)
+        .set({ reportedAt: sql`now()`, conclusion: report.conclusion, checkRunId: checkRun.id, checkUrl: checkRun.url })
+        .where(eq(prCredentials.id, found.id));
+      return { repository: found.repository, commit: found.commitSha, conclusion: report.conclusion, checkRunId: checkRun.id, url: checkRun.url };
     });
   } catch (error) {
-    await inTenant(connect, found.org_id, (tx) =>
-      tx.sql.query("UPDATE pr_credentials SET reported_at = NULL WHERE id = $1 AND check_run_id IS NULL", [found.id]),
+    await inTenant(connect, found.orgId, (tx) =>
+      tx
+        .update(prCredentials)
+        .set({ reportedAt: null })
+        .where(and(eq(prCredentials.id, found.id), isNull(prCredentials.checkRunId))),
     );
     throw error;
   }
 }
 
 /** Longer than the two code-host calls of a report can take (10 seconds each at most). */
-const TAKING_LAPSES = "1 minute";
+const TAKING_LAPSES = sql`interval '1 minute'`;
 
 /** The check run, created at the code host as the App (no transaction open); a refusal says why not. */
 async function createCheckRun(
@@ -129,11 +137,11 @@ async function createCheckRun(
   try {
     answer = await callCodehost(codehost.apiBase, "POST", `/repos/${found.repository.split("/").map(encodeURIComponent).join("/")}/check-runs`, access.token, {
       name: report.name,
-      head_sha: found.commit_sha,
+      head_sha: found.commitSha,
       status: "completed",
       conclusion: report.conclusion,
       completed_at: new Date().toISOString(),
-      external_id: `${found.run_id}/${found.run_attempt}`,
+      external_id: `${found.runId}/${found.runAttempt}`,
       output: { title: report.title, summary: report.summary },
     });
   } catch (error) {
@@ -143,7 +151,7 @@ async function createCheckRun(
   }
   const checkRun = answer.body as { id?: unknown; html_url?: unknown } | null;
   if (answer.status !== 201 || typeof checkRun?.id !== "number") {
-    throw new Refusal("codehost_refused", `The code host did not create the check on ${found.commit_sha} (${describeAnswer(answer)}); report again.`);
+    throw new Refusal("codehost_refused", `The code host did not create the check on ${found.commitSha} (${describeAnswer(answer)}); report again.`);
   }
   return { id: checkRun.id, url: typeof checkRun.html_url === "string" ? checkRun.html_url : null };
 }

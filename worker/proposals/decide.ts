@@ -2,13 +2,15 @@
 // pull request (at approval, and again on request after a refusal). Approving makes the proposal's
 // content the organization's current file. The pull request is asked for after the decision commits
 // and recorded in a transaction of its own: no transaction waits on the code host.
+import { and, eq, sql } from "drizzle-orm";
+import { changeProposals } from "../../db/schema/proposals";
 import type { Transaction, Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import type { CodehostConfig } from "../config/types";
 import { Refusal } from "../http/refusal";
 import { sha256Hex } from "../tokens/secret";
 import { loosenedBy, renderEgressBlock, type EgressPolicy } from "./egress";
-import { type ProposalKind, currentFile, findProposal, setCurrentFile, type ProposalRow } from "./store";
+import { type ProposalKind, PROPOSAL, currentFile, findProposal, setCurrentFile, type ProposalRow } from "./store";
 import { openPullRequest } from "./pull-request";
 
 export interface Actor {
@@ -51,24 +53,23 @@ export async function propose(tx: Tx, orgId: string, actor: Actor, proposal: New
   const current = await currentFile(tx, orgId, proposal.kind);
   const content = proposal.kind === "egress" ? renderEgressBlock(proposal.policy!) : proposal.content!;
   const loosened = proposal.kind === "egress" ? loosenedBy(current.policy!, proposal.policy!) : [];
-  const { rows } = await tx.sql.query<ProposalRow>(
-    `INSERT INTO change_proposals (org_id, kind, repository, summary, content, policy, previous_content, loosens, loosened, proposed_by, proposed_by_label)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-    [
+  const [inserted] = await tx
+    .insert(changeProposals)
+    .values({
       orgId,
-      proposal.kind,
-      proposal.repository,
-      proposal.summary,
+      kind: proposal.kind,
+      repository: proposal.repository,
+      summary: proposal.summary,
       content,
-      proposal.policy ? JSON.stringify(proposal.policy) : null,
-      current.content,
-      loosened.length > 0,
-      JSON.stringify(loosened),
-      actor.actorPersonId,
-      actor.actorLabel,
-    ],
-  );
-  const row = rows[0]!;
+      policy: proposal.policy ?? null,
+      previousContent: current.content,
+      loosens: loosened.length > 0,
+      loosened,
+      proposedBy: actor.actorPersonId,
+      proposedByLabel: actor.actorLabel,
+    })
+    .returning(PROPOSAL);
+  const row = inserted!;
   await audit(tx, orgId, actor, row, "proposed");
   return row;
 }
@@ -96,22 +97,21 @@ async function recordPullRequest(transaction: Transaction, orgId: string, actor:
   });
   const opened = outcome.state === "opened";
   return transaction(async (tx) => {
-    const { rows } = await tx.sql.query<ProposalRow>(
-      `UPDATE change_proposals SET pr_state = $3, pr_attempts = pr_attempts + 1, pr_attempted_at = now(), pr_branch = $4,
-         pr_number = $5, pr_url = $6, pr_refusal = $7, pr_refusal_status = $8
-       WHERE org_id = $1 AND id = $2 RETURNING *`,
-      [
-        orgId,
-        row.id,
-        outcome.state,
-        outcome.branch,
-        opened ? outcome.number : null,
-        opened ? outcome.url : null,
-        opened ? null : outcome.refusal,
-        opened ? null : outcome.status,
-      ],
-    );
-    const updated = rows[0]!;
+    const [recorded] = await tx
+      .update(changeProposals)
+      .set({
+        prState: outcome.state,
+        prAttempts: sql`${changeProposals.prAttempts} + 1`,
+        prAttemptedAt: sql`now()`,
+        prBranch: outcome.branch,
+        prNumber: opened ? outcome.number : null,
+        prUrl: opened ? outcome.url : null,
+        prRefusal: opened ? null : outcome.refusal,
+        prRefusalStatus: opened ? null : outcome.status,
+      })
+      .where(and(eq(changeProposals.orgId, orgId), eq(changeProposals.id, row.id)))
+      .returning(PROPOSAL);
+    const updated = recorded!;
     await audit(
       tx,
       orgId,
@@ -142,13 +142,20 @@ export async function approve(
     }
     // Judged again against the policy in force now: another change may have been approved meanwhile.
     const loosened = kind === "egress" ? loosenedBy((await currentFile(tx, orgId, kind)).policy!, row.policy!) : [];
-    const { rows } = await tx.sql.query<ProposalRow>(
-      `UPDATE change_proposals SET state = 'approved', decided_by = $3, decided_by_label = $4, decided_at = now(), decision_note = $5,
-         loosens = $6, loosened = $7
-       WHERE org_id = $1 AND id = $2 RETURNING *`,
-      [orgId, id, actor.actorPersonId, actor.actorLabel, note, loosened.length > 0, JSON.stringify(loosened)],
-    );
-    const approved = rows[0]!;
+    const [decided] = await tx
+      .update(changeProposals)
+      .set({
+        state: "approved",
+        decidedBy: actor.actorPersonId,
+        decidedByLabel: actor.actorLabel,
+        decidedAt: sql`now()`,
+        decisionNote: note,
+        loosens: loosened.length > 0,
+        loosened,
+      })
+      .where(and(eq(changeProposals.orgId, orgId), eq(changeProposals.id, id)))
+      .returning(PROPOSAL);
+    const approved = decided!;
     await setCurrentFile(tx, orgId, approved);
     await audit(tx, orgId, actor, approved, "approved", note ? { note } : {});
     return approved;
@@ -158,13 +165,13 @@ export async function approve(
 
 export async function reject(tx: Tx, orgId: string, actor: Actor, kind: ProposalKind, id: string, note: string | null): Promise<ProposalRow> {
   await undecided(tx, orgId, kind, id);
-  const { rows } = await tx.sql.query<ProposalRow>(
-    `UPDATE change_proposals SET state = 'rejected', decided_by = $3, decided_by_label = $4, decided_at = now(), decision_note = $5
-     WHERE org_id = $1 AND id = $2 RETURNING *`,
-    [orgId, id, actor.actorPersonId, actor.actorLabel, note],
-  );
-  await audit(tx, orgId, actor, rows[0]!, "rejected", note ? { note } : {});
-  return rows[0]!;
+  const [decided] = await tx
+    .update(changeProposals)
+    .set({ state: "rejected", decidedBy: actor.actorPersonId, decidedByLabel: actor.actorLabel, decidedAt: sql`now()`, decisionNote: note })
+    .where(and(eq(changeProposals.orgId, orgId), eq(changeProposals.id, id)))
+    .returning(PROPOSAL);
+  await audit(tx, orgId, actor, decided!, "rejected", note ? { note } : {});
+  return decided!;
 }
 
 /** Tries again to open the pull request of an approved proposal whose last attempt was refused. */

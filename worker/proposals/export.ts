@@ -1,6 +1,7 @@
 // What the data export document holds of proposals (spec: Data export document): `maskingRules` and
 // `egressPolicy` list every proposal of their kind with its decision and pull request, and `files`
 // holds the masking file and the egress block in force, keyed by their paths in the repository.
+import { sql } from "drizzle-orm";
 import { POLICY_KINDS } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
 import type { Section } from "../exports/sections";
@@ -8,7 +9,8 @@ import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "./
 
 const proposalsOf = (name: string, kind: ProposalKind): Section => ({
   name,
-  sql: `SELECT id::text AS k, * FROM change_proposals WHERE org_id = $1 AND kind = '${kind}' AND id::text > $2 ORDER BY k LIMIT $3`,
+  sql: (orgId, after, limit) =>
+    sql`SELECT id::text AS k, * FROM change_proposals WHERE org_id = ${orgId} AND kind = ${kind} AND id::text > ${after} ORDER BY k LIMIT ${limit}`,
   rows: (_tx, _orgId, rows) =>
     rows.map((row) => {
       const { id: _id, mine: _mine, ...proposal } = toProposal(row as unknown as ProposalRow);

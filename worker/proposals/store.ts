@@ -1,36 +1,45 @@
 // Proposals and the current files in SQL. Every query runs in a transaction acting as the
 // organization (row-level security), and names it too.
+import { and, desc, eq, sql } from "drizzle-orm";
+import { changeProposals, policyFiles } from "../../db/schema/proposals";
 import type { Tx } from "../../db/transaction";
 import { listClaims } from "../repository-claims/store";
 import { repositoryKey } from "../codehost/repository";
 import { INITIAL_EGRESS, renderEgressBlock, type EgressPolicy } from "./egress";
 
-export interface ProposalRow {
-  id: string;
-  kind: ProposalKind;
-  repository: string;
-  summary: string;
-  content: string;
-  policy: EgressPolicy | null;
-  previous_content: string;
-  loosens: boolean;
-  loosened: string[];
-  state: "proposed" | "approved" | "rejected";
-  proposed_by: string | null;
-  proposed_by_label: string;
-  proposed_at: Date;
-  decided_by_label: string | null;
-  decided_at: Date | null;
-  decision_note: string | null;
-  pr_state: "opened" | "refused" | null;
-  pr_attempts: number;
-  pr_branch: string | null;
-  pr_number: number | null;
-  pr_url: string | null;
-  pr_refusal: string | null;
-  pr_refusal_status: number | null;
-  pr_attempted_at: Date | null;
-}
+/**
+ * A proposal as it is read: the table's columns under their SQL names, since the data export hands
+ * `toProposal` the rows of its own `SELECT *` (exports.ts).
+ */
+export const PROPOSAL = {
+  id: changeProposals.id,
+  kind: changeProposals.kind,
+  repository: changeProposals.repository,
+  summary: changeProposals.summary,
+  content: changeProposals.content,
+  policy: sql<EgressPolicy | null>`${changeProposals.policy}`,
+  previous_content: changeProposals.previousContent,
+  loosens: changeProposals.loosens,
+  loosened: sql<string[]>`${changeProposals.loosened}`,
+  state: changeProposals.state,
+  proposed_by: changeProposals.proposedBy,
+  proposed_by_label: changeProposals.proposedByLabel,
+  proposed_at: changeProposals.proposedAt,
+  decided_by_label: changeProposals.decidedByLabel,
+  decided_at: changeProposals.decidedAt,
+  decision_note: changeProposals.decisionNote,
+  pr_state: changeProposals.prState,
+  pr_attempts: changeProposals.prAttempts,
+  pr_branch: changeProposals.prBranch,
+  pr_number: changeProposals.prNumber,
+  pr_url: changeProposals.prUrl,
+  pr_refusal: changeProposals.prRefusal,
+  pr_refusal_status: changeProposals.prRefusalStatus,
+  pr_attempted_at: changeProposals.prAttemptedAt,
+};
+
+const selectProposals = (tx: Tx) => tx.select(PROPOSAL).from(changeProposals);
+export type ProposalRow = Awaited<ReturnType<typeof selectProposals>>[number];
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -72,21 +81,18 @@ export function toProposal(row: ProposalRow, viewer?: string) {
 export type Proposal = ReturnType<typeof toProposal>;
 
 export async function findProposal(tx: Tx, orgId: string, kind: ProposalKind, id: string, lock = false): Promise<ProposalRow | null> {
-  const { rows } = await tx.sql.query<ProposalRow>(`SELECT * FROM change_proposals WHERE org_id = $1 AND kind = $2 AND id = $3${lock ? " FOR UPDATE" : ""}`, [
-    orgId,
-    kind,
-    id,
-  ]);
-  return rows[0] ?? null;
+  const query = selectProposals(tx).where(and(eq(changeProposals.orgId, orgId), eq(changeProposals.kind, kind), eq(changeProposals.id, id)));
+  const [row] = lock ? await query.for("update") : await query;
+  return row ?? null;
 }
 
 export async function listProposals(tx: Tx, orgId: string, kind: ProposalKind, before: string | null, limit: number): Promise<ProposalRow[]> {
-  const { rows } = await tx.sql.query<ProposalRow>(
-    `SELECT * FROM change_proposals WHERE org_id = $1 AND kind = $2 AND ($3::timestamptz IS NULL OR proposed_at < $3)
-     ORDER BY proposed_at DESC, id LIMIT $4`,
-    [orgId, kind, before, limit],
-  );
-  return rows;
+  return selectProposals(tx)
+    .where(
+      and(eq(changeProposals.orgId, orgId), eq(changeProposals.kind, kind), sql`(${before}::timestamptz IS NULL OR ${changeProposals.proposedAt} < ${before})`),
+    )
+    .orderBy(desc(changeProposals.proposedAt), changeProposals.id)
+    .limit(limit);
 }
 
 export interface CurrentFile {
@@ -100,25 +106,31 @@ export interface CurrentFile {
 }
 
 export async function currentFile(tx: Tx, orgId: string, kind: ProposalKind): Promise<CurrentFile> {
-  const { rows } = await tx.sql.query<{ content: string; policy: EgressPolicy | null; proposal_id: string | null; updated_at: Date }>(
-    "SELECT content, policy, proposal_id, updated_at FROM policy_files WHERE org_id = $1 AND kind = $2",
-    [orgId, kind],
-  );
-  const row = rows[0];
+  const [row] = await tx
+    .select({
+      content: policyFiles.content,
+      policy: sql<EgressPolicy | null>`${policyFiles.policy}`,
+      proposalId: policyFiles.proposalId,
+      updatedAt: policyFiles.updatedAt,
+    })
+    .from(policyFiles)
+    .where(and(eq(policyFiles.orgId, orgId), eq(policyFiles.kind, kind)));
   if (!row) {
     return kind === "masking"
       ? { kind, path: FILE_OF.masking, content: "", policy: null, proposalId: null, updatedAt: null }
       : { kind, path: FILE_OF.egress, content: renderEgressBlock(INITIAL_EGRESS), policy: INITIAL_EGRESS, proposalId: null, updatedAt: null };
   }
-  return { kind, path: FILE_OF[kind], content: row.content, policy: row.policy, proposalId: row.proposal_id, updatedAt: row.updated_at.toISOString() };
+  return { kind, path: FILE_OF[kind], content: row.content, policy: row.policy, proposalId: row.proposalId, updatedAt: row.updatedAt.toISOString() };
 }
 
 export async function setCurrentFile(tx: Tx, orgId: string, proposal: ProposalRow): Promise<void> {
-  await tx.sql.query(
-    `INSERT INTO policy_files (org_id, kind, content, policy, proposal_id) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (org_id, kind) DO UPDATE SET content = EXCLUDED.content, policy = EXCLUDED.policy, proposal_id = EXCLUDED.proposal_id, updated_at = now()`,
-    [orgId, proposal.kind, proposal.content, proposal.policy === null ? null : JSON.stringify(proposal.policy), proposal.id],
-  );
+  await tx
+    .insert(policyFiles)
+    .values({ orgId, kind: proposal.kind, content: proposal.content, policy: proposal.policy, proposalId: proposal.id })
+    .onConflictDoUpdate({
+      target: [policyFiles.orgId, policyFiles.kind],
+      set: { content: sql`EXCLUDED.content`, policy: sql`EXCLUDED.policy`, proposalId: sql`EXCLUDED.proposal_id`, updatedAt: sql`now()` },
+    });
 }
 
 export type RepositoryChoice = { ok: true; repository: string } | { ok: false; missing: boolean; message: string };

@@ -1,5 +1,7 @@
 // Monthly spend caps per provider, and the proxy's reservations against them. Money is counted in
 // micro-dollars (1e-6 US dollars): a price in dollars per million tokens is micro-dollars per token.
+import { and, eq, sql } from "drizzle-orm";
+import { providerBudgets, providerSpend } from "../../db/schema/providers";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import type { Grant } from "../auth/authorize";
@@ -17,17 +19,19 @@ export interface BudgetSummary {
   overrunUsd: number;
 }
 
-const CURRENT_MONTH = "date_trunc('month', now() AT TIME ZONE 'UTC')::date";
+const CURRENT_MONTH = sql`date_trunc('month', now() AT TIME ZONE 'UTC')::date`;
 
 export const usd = (micros: number | string) => Number(micros) / 1e6;
 export const micros = (dollars: number) => Math.round(dollars * 1e6);
 
 export async function setBudget(tx: Tx, grant: Grant, provider: Provider, monthlyCapUsd: number): Promise<void> {
-  await tx.sql.query(
-    `INSERT INTO provider_budgets (org_id, provider, monthly_cap_micros) VALUES ($1, $2, $3)
-     ON CONFLICT (org_id, provider) DO UPDATE SET monthly_cap_micros = EXCLUDED.monthly_cap_micros, updated_at = now()`,
-    [grant.orgId, provider, micros(monthlyCapUsd)],
-  );
+  await tx
+    .insert(providerBudgets)
+    .values({ orgId: grant.orgId, provider, monthlyCapMicros: micros(monthlyCapUsd) })
+    .onConflictDoUpdate({
+      target: [providerBudgets.orgId, providerBudgets.provider],
+      set: { monthlyCapMicros: sql`EXCLUDED.monthly_cap_micros`, updatedAt: sql`now()` },
+    });
   await appendAudit(tx, {
     orgId: grant.orgId,
     action: "provider_budget.set",
@@ -37,33 +41,32 @@ export async function setBudget(tx: Tx, grant: Grant, provider: Provider, monthl
   });
 }
 
-interface BudgetRow {
-  provider: Provider;
-  monthly_cap_micros: string;
-  month: string;
-  spent_micros: string;
-  reserved_micros: string;
-  overrun_micros: string;
-}
-
 export async function budgetSummaries(tx: Tx, orgId: string): Promise<Map<Provider, BudgetSummary>> {
-  const { rows } = await tx.sql.query<BudgetRow>(
-    `SELECT b.provider, b.monthly_cap_micros, to_char(${CURRENT_MONTH}, 'YYYY-MM') AS month,
-            COALESCE(s.spent_micros, 0) AS spent_micros, COALESCE(s.reserved_micros, 0) AS reserved_micros, COALESCE(s.overrun_micros, 0) AS overrun_micros
-     FROM provider_budgets b
-     LEFT JOIN provider_spend s ON s.org_id = b.org_id AND s.provider = b.provider AND s.month = ${CURRENT_MONTH}
-     WHERE b.org_id = $1`,
-    [orgId],
-  );
+  // bigint sums come back as text; `usd` reads either.
+  const rows = await tx
+    .select({
+      provider: providerBudgets.provider,
+      monthlyCapMicros: providerBudgets.monthlyCapMicros,
+      month: sql<string>`to_char(${CURRENT_MONTH}, 'YYYY-MM')`,
+      spentMicros: sql<string>`COALESCE(${providerSpend.spentMicros}, 0)`,
+      reservedMicros: sql<string>`COALESCE(${providerSpend.reservedMicros}, 0)`,
+      overrunMicros: sql<string>`COALESCE(${providerSpend.overrunMicros}, 0)`,
+    })
+    .from(providerBudgets)
+    .leftJoin(
+      providerSpend,
+      and(eq(providerSpend.orgId, providerBudgets.orgId), eq(providerSpend.provider, providerBudgets.provider), eq(providerSpend.month, CURRENT_MONTH)),
+    )
+    .where(eq(providerBudgets.orgId, orgId));
   return new Map(
     rows.map((row) => [
       row.provider,
       {
-        monthlyCapUsd: usd(row.monthly_cap_micros),
+        monthlyCapUsd: usd(row.monthlyCapMicros),
         month: row.month,
-        spentUsd: usd(row.spent_micros),
-        reservedUsd: usd(row.reserved_micros),
-        overrunUsd: usd(row.overrun_micros),
+        spentUsd: usd(row.spentMicros),
+        reservedUsd: usd(row.reservedMicros),
+        overrunUsd: usd(row.overrunMicros),
       },
     ]),
   );
@@ -83,16 +86,15 @@ export interface Reservation {
  * whole decision: concurrent reservations queue on the month's row and each sees the others' sums.
  */
 export async function reserve(tx: Tx, orgId: string, provider: Provider, amount: number): Promise<Reservation> {
-  await tx.sql.query(`INSERT INTO provider_spend (org_id, provider, month) VALUES ($1, $2, ${CURRENT_MONTH}) ON CONFLICT DO NOTHING`, [orgId, provider]);
-  const { rows } = await tx.sql.query<{ month: string }>(
-    `UPDATE provider_spend s SET reserved_micros = s.reserved_micros + $3, requests = s.requests + 1
+  await tx.insert(providerSpend).values({ orgId, provider, month: CURRENT_MONTH }).onConflictDoNothing();
+  const { rows } = await tx.execute<{
+    month: string;
+  }>(sql`UPDATE provider_spend s SET reserved_micros = s.reserved_micros + ${amount}, requests = s.requests + 1
      FROM provider_budgets b
-     WHERE s.org_id = $1 AND s.provider = $2 AND s.month = ${CURRENT_MONTH}
+     WHERE s.org_id = ${orgId} AND s.provider = ${provider} AND s.month = ${CURRENT_MONTH}
        AND b.org_id = s.org_id AND b.provider = s.provider
-       AND s.spent_micros + s.reserved_micros + $3 <= b.monthly_cap_micros
-     RETURNING to_char(s.month, 'YYYY-MM-DD') AS month`,
-    [orgId, provider, amount],
-  );
+       AND s.spent_micros + s.reserved_micros + ${amount} <= b.monthly_cap_micros
+     RETURNING to_char(s.month, 'YYYY-MM-DD') AS month`);
   if (rows[0]) return { orgId, provider, month: rows[0].month, micros: amount };
   throw await refusal(tx, orgId, provider, amount);
 }
@@ -129,15 +131,16 @@ async function refusal(tx: Tx, orgId: string, provider: Provider, amount: number
  * spend then stands above the cap, so `reserve` refuses every further request.
  */
 export async function settle(tx: Tx, reservation: Reservation, charged: number): Promise<void> {
-  const { rows } = await tx.sql.query<{ overrun: string; spent_micros: string; cap: string | null }>(
-    `WITH cap AS (SELECT monthly_cap_micros FROM provider_budgets WHERE org_id = $1 AND provider = $2)
-     UPDATE provider_spend s SET reserved_micros = GREATEST(s.reserved_micros - $4, 0), spent_micros = s.spent_micros + $5,
-       overrun_micros = s.overrun_micros + GREATEST(LEAST($5::bigint - $4::bigint, s.spent_micros + $5 + GREATEST(s.reserved_micros - $4, 0) - (SELECT monthly_cap_micros FROM cap)), 0)
-     WHERE s.org_id = $1 AND s.provider = $2 AND s.month = $3::date
-     RETURNING GREATEST(LEAST($5::bigint - $4::bigint, s.spent_micros + s.reserved_micros - (SELECT monthly_cap_micros FROM cap)), 0) AS overrun,
-       s.spent_micros, (SELECT monthly_cap_micros FROM cap) AS cap`,
-    [reservation.orgId, reservation.provider, reservation.month, reservation.micros, charged],
-  );
+  const { rows } = await tx.execute<{
+    overrun: string;
+    spent_micros: string;
+    cap: string | null;
+  }>(sql`WITH cap AS (SELECT monthly_cap_micros FROM provider_budgets WHERE org_id = ${reservation.orgId} AND provider = ${reservation.provider})
+     UPDATE provider_spend s SET reserved_micros = GREATEST(s.reserved_micros - ${reservation.micros}, 0), spent_micros = s.spent_micros + ${charged},
+       overrun_micros = s.overrun_micros + GREATEST(LEAST(${charged}::bigint - ${reservation.micros}::bigint, s.spent_micros + ${charged} + GREATEST(s.reserved_micros - ${reservation.micros}, 0) - (SELECT monthly_cap_micros FROM cap)), 0)
+     WHERE s.org_id = ${reservation.orgId} AND s.provider = ${reservation.provider} AND s.month = ${reservation.month}::date
+     RETURNING GREATEST(LEAST(${charged}::bigint - ${reservation.micros}::bigint, s.spent_micros + s.reserved_micros - (SELECT monthly_cap_micros FROM cap)), 0) AS overrun,
+       s.spent_micros, (SELECT monthly_cap_micros FROM cap) AS cap`);
   const row = rows[0];
   if (!row || Number(row.overrun) === 0) return;
   await appendAudit(tx, {

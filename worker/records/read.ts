@@ -1,6 +1,8 @@
 // What a person sees of the engine records: runs of an environment (paged), one run with its
 // verdicts, artifacts and goldens, and network decisions of an environment (paged, filterable).
 // Pages are ordered by each table's `seq`, newest first; `cursor` is the last item's seq.
+import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { goldens, networkDecisions, runArtifacts, runVerdicts } from "../../db/schema/records";
 import type { Tx } from "../../db/transaction";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -20,7 +22,7 @@ interface RunRow {
   verdicts: Record<string, number> | null;
 }
 
-const RUN_COLUMNS = `
+const RUN_COLUMNS = sql`
   r.seq, r.run_id, r.env_id, r.name, r.runtime, r.workload_run_id, r.started_at, r.finished_at, r.outcome, r.duration_ms,
   EXISTS (SELECT 1 FROM runtimes t WHERE t.org_id = r.org_id AND t.name = r.runtime AND t.removed_at IS NULL) AS runtime_registered,
   (SELECT jsonb_object_agg(verdict, n) FROM (SELECT verdict, count(*) AS n FROM run_verdicts v WHERE v.org_id = r.org_id AND v.run_id = r.run_id GROUP BY verdict) c) AS verdicts`;
@@ -56,74 +58,86 @@ export interface Page<T> {
   nextCursor: number | null;
 }
 
-function page<R extends { seq: string }, T>(rows: R[], limit: number, view: (row: R) => T): Page<T> {
+function page<R extends { seq: string | number }, T>(rows: R[], limit: number, view: (row: R) => T): Page<T> {
   const items = rows.slice(0, limit);
   return { items: items.map(view), nextCursor: rows.length > limit ? Number(items.at(-1)!.seq) : null };
 }
 
 export async function listRuns(tx: Tx, orgId: string, envId: string, cursor: number | null, limit: number): Promise<Page<RunView>> {
-  const { rows } = await tx.sql.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM engine_runs r
-     WHERE r.org_id = $1 AND r.env_id = $2 AND ($3::bigint IS NULL OR r.seq < $3) ORDER BY r.seq DESC LIMIT $4`,
-    [orgId, envId, cursor, limit + 1],
+  const { rows } = await tx.execute<RunRow>(
+    sql`SELECT ${RUN_COLUMNS} FROM engine_runs r
+     WHERE r.org_id = ${orgId} AND r.env_id = ${envId} AND (${cursor}::bigint IS NULL OR r.seq < ${cursor}) ORDER BY r.seq DESC LIMIT ${limit + 1}`,
   );
   return page(rows, limit, runView);
 }
 
 export async function findRun(tx: Tx, orgId: string, runId: string) {
-  const { rows } = await tx.sql.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM engine_runs r WHERE r.org_id = $1 AND r.run_id = $2`, [orgId, runId]);
+  const { rows } = await tx.execute<RunRow>(sql`SELECT ${RUN_COLUMNS} FROM engine_runs r WHERE r.org_id = ${orgId} AND r.run_id = ${runId}`);
   if (!rows[0]) return null;
-  const [verdicts, artifacts, goldens] = [
-    await tx.sql.query<{ name: string; verdict: string; detail: string | null; recorded_at: Date }>(
-      "SELECT name, verdict, detail, recorded_at FROM run_verdicts WHERE org_id = $1 AND run_id = $2 ORDER BY name",
-      [orgId, runId],
-    ),
-    await tx.sql.query<{ name: string; size_bytes: string; digest: string; location: string; content_type: string | null; stored_at: Date }>(
-      "SELECT name, size_bytes, digest, location, content_type, stored_at FROM run_artifacts WHERE org_id = $1 AND run_id = $2 ORDER BY name",
-      [orgId, runId],
-    ),
-    await tx.sql.query<{ name: string; version: string; digest: string; location: string | null; published_at: Date }>(
-      "SELECT name, version, digest, location, published_at FROM goldens WHERE org_id = $1 AND run_id = $2 ORDER BY name, version",
-      [orgId, runId],
-    ),
-  ];
+  const verdicts = await tx
+    .select({ name: runVerdicts.name, verdict: runVerdicts.verdict, detail: runVerdicts.detail, recordedAt: runVerdicts.recordedAt })
+    .from(runVerdicts)
+    .where(and(eq(runVerdicts.orgId, orgId), eq(runVerdicts.runId, runId)))
+    .orderBy(runVerdicts.name);
+  const artifacts = await tx
+    .select({
+      name: runArtifacts.name,
+      sizeBytes: runArtifacts.sizeBytes,
+      digest: runArtifacts.digest,
+      location: runArtifacts.location,
+      contentType: runArtifacts.contentType,
+      storedAt: runArtifacts.storedAt,
+    })
+    .from(runArtifacts)
+    .where(and(eq(runArtifacts.orgId, orgId), eq(runArtifacts.runId, runId)))
+    .orderBy(runArtifacts.name);
+  const published = await tx
+    .select({ name: goldens.name, version: goldens.version, digest: goldens.digest, location: goldens.location, publishedAt: goldens.publishedAt })
+    .from(goldens)
+    .where(and(eq(goldens.orgId, orgId), eq(goldens.runId, runId)))
+    .orderBy(goldens.name, goldens.version);
   return {
     ...runView(rows[0]),
-    verdictList: verdicts.rows.map((v) => ({ name: v.name, verdict: v.verdict, detail: v.detail, recordedAt: v.recorded_at.toISOString() })),
-    artifacts: artifacts.rows.map((a) => ({
+    verdictList: verdicts.map((v) => ({ name: v.name, verdict: v.verdict, detail: v.detail, recordedAt: v.recordedAt.toISOString() })),
+    artifacts: artifacts.map((a) => ({
       name: a.name,
-      sizeBytes: Number(a.size_bytes),
+      sizeBytes: a.sizeBytes,
       digest: a.digest,
       location: a.location,
-      contentType: a.content_type,
-      storedAt: a.stored_at.toISOString(),
+      contentType: a.contentType,
+      storedAt: a.storedAt.toISOString(),
     })),
-    goldens: goldens.rows.map((g) => ({ name: g.name, version: g.version, digest: g.digest, location: g.location, publishedAt: g.published_at.toISOString() })),
+    goldens: published.map((g) => ({ name: g.name, version: g.version, digest: g.digest, location: g.location, publishedAt: g.publishedAt.toISOString() })),
   };
 }
 
-interface DecisionRow {
-  seq: string;
-  event_id: string;
-  occurred_at: Date;
-  run_id: string | null;
-  host: string;
-  port: number;
-  allowed: boolean;
-  rule: string | null;
-}
-
 export async function listDecisions(tx: Tx, orgId: string, envId: string, decision: "allowed" | "denied" | null, cursor: number | null, limit: number) {
-  const { rows } = await tx.sql.query<DecisionRow>(
-    `SELECT seq, event_id, occurred_at, run_id, host, port, allowed, rule FROM network_decisions
-     WHERE org_id = $1 AND env_id = $2 AND ($3::boolean IS NULL OR allowed = $3) AND ($4::bigint IS NULL OR seq < $4)
-     ORDER BY seq DESC LIMIT $5`,
-    [orgId, envId, decision === null ? null : decision === "allowed", cursor, limit + 1],
-  );
+  const rows = await tx
+    .select({
+      seq: networkDecisions.seq,
+      eventId: networkDecisions.eventId,
+      occurredAt: networkDecisions.occurredAt,
+      runId: networkDecisions.runId,
+      host: networkDecisions.host,
+      port: networkDecisions.port,
+      allowed: networkDecisions.allowed,
+      rule: networkDecisions.rule,
+    })
+    .from(networkDecisions)
+    .where(
+      and(
+        eq(networkDecisions.orgId, orgId),
+        eq(networkDecisions.envId, envId),
+        decision === null ? undefined : eq(networkDecisions.allowed, decision === "allowed"),
+        cursor === null ? undefined : lt(networkDecisions.seq, cursor),
+      ),
+    )
+    .orderBy(desc(networkDecisions.seq))
+    .limit(limit + 1);
   return page(rows, limit, (row) => ({
-    eventId: row.event_id,
-    at: row.occurred_at.toISOString(),
-    runId: row.run_id,
+    eventId: row.eventId,
+    at: row.occurredAt.toISOString(),
+    runId: row.runId,
     host: row.host,
     port: row.port,
     decision: row.allowed ? ("allowed" as const) : ("denied" as const),

@@ -2,7 +2,9 @@
 // organization on the repository's owner hands out a one-time audience; a workflow of exactly that
 // repository exchanging an identity token minted for it (POST /v1/auth/codehost-oidc) makes the claim
 // active. Only the audience's hash is stored; a pending claim grants nothing and blocks nobody.
+import { eq, sql } from "drizzle-orm";
 import { decodeJwt } from "jose";
+import { repositoryClaimProofs } from "../../db/schema/repository-claims";
 import type { Tx } from "../../db/transaction";
 import { base64url, hashToken } from "../tokens/secret";
 
@@ -14,7 +16,8 @@ export interface PendingProof {
   id: string;
   orgId: string;
   repository: string;
-  repositoryKey: string;
+  /** lower(repository), generated: never null, though the column's type allows it. */
+  repositoryKey: string | null;
   live: boolean;
 }
 
@@ -24,15 +27,20 @@ export interface PendingProof {
  */
 export async function requestClaimProof(tx: Tx, orgId: string, repository: string, baseAudience: string): Promise<{ audience: string; expiresAt: Date }> {
   const audience = baseAudience + PROOF_PATH + base64url(crypto.getRandomValues(new Uint8Array(24)));
-  const { rows } = await tx.sql.query<{ expiresAt: Date }>(
-    `INSERT INTO repository_claim_proofs (org_id, repository, audience_hash, expires_at)
-     VALUES ($1, $2, $3, now() + make_interval(hours => $4))
-     ON CONFLICT (org_id, repository_key) DO UPDATE
-       SET repository = EXCLUDED.repository, audience_hash = EXCLUDED.audience_hash, created_at = now(), expires_at = EXCLUDED.expires_at
-     RETURNING expires_at AS "expiresAt"`,
-    [orgId, repository, await hashToken(audience), CLAIM_PROOF_LIFETIME_HOURS],
-  );
-  return { audience, expiresAt: rows[0]!.expiresAt };
+  const [row] = await tx
+    .insert(repositoryClaimProofs)
+    .values({
+      orgId,
+      repository,
+      audienceHash: await hashToken(audience),
+      expiresAt: sql`now() + make_interval(hours => ${CLAIM_PROOF_LIFETIME_HOURS})`,
+    })
+    .onConflictDoUpdate({
+      target: [repositoryClaimProofs.orgId, repositoryClaimProofs.repositoryKey],
+      set: { repository: sql`EXCLUDED.repository`, audienceHash: sql`EXCLUDED.audience_hash`, createdAt: sql`now()`, expiresAt: sql`EXCLUDED.expires_at` },
+    })
+    .returning({ expiresAt: repositoryClaimProofs.expiresAt });
+  return { audience, expiresAt: row!.expiresAt };
 }
 
 /** The token's audience when it is one of this service's one-time claim audiences (read unverified: it only picks what to verify against). */
@@ -50,15 +58,20 @@ export const claimProofLookup = async (audience: string) => ({ claim_proof: awai
 
 /** The pending claim behind the transaction's `claim_proof` lookup; `live`: not expired. */
 export async function findClaimProof(tx: Tx, audienceHash: string): Promise<PendingProof | null> {
-  const { rows } = await tx.sql.query<PendingProof>(
-    `SELECT id, org_id AS "orgId", repository, repository_key AS "repositoryKey", expires_at > now() AS live
-     FROM repository_claim_proofs WHERE audience_hash = $1`,
-    [audienceHash],
-  );
-  return rows[0] ?? null;
+  const [row] = await tx
+    .select({
+      id: repositoryClaimProofs.id,
+      orgId: repositoryClaimProofs.orgId,
+      repository: repositoryClaimProofs.repository,
+      repositoryKey: repositoryClaimProofs.repositoryKey,
+      live: sql<boolean>`${repositoryClaimProofs.expiresAt} > now()`,
+    })
+    .from(repositoryClaimProofs)
+    .where(eq(repositoryClaimProofs.audienceHash, audienceHash));
+  return row ?? null;
 }
 
 /** Spent: the audience completes one claim once. In a transaction acting as the proof's organization. */
 export async function spendClaimProof(tx: Tx, id: string): Promise<void> {
-  await tx.sql.query("DELETE FROM repository_claim_proofs WHERE id = $1", [id]);
+  await tx.delete(repositoryClaimProofs).where(eq(repositoryClaimProofs.id, id));
 }

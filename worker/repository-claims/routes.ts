@@ -2,7 +2,8 @@
 // its organization, lists the claims with the audience to request, and revokes them.
 import type { Hono, MiddlewareHandler } from "hono";
 import * as z from "zod";
-import { addLookup, type Tx } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
+import { addLookup } from "../../db/acting";
 import { appendAudit } from "../audit/append";
 import { asCliToken } from "../auth/bearer";
 import type { Grant } from "../auth/authorize";

@@ -1,6 +1,10 @@
 // Repository claims in SQL. Row-level security decides whose claims a query sees: the organization a
 // transaction acts as, plus, with the `claim_repository` lookup, every claim on that one repository.
-import { actAs, type Tx } from "../../db/transaction";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { repositoryClaims } from "../../db/schema/repository-claims";
+import { tokens } from "../../db/schema/tokens";
+import type { Tx } from "../../db/transaction";
+import { actAs } from "../../db/acting";
 import { appendAudit } from "../audit/append";
 import { repositoryKey } from "../codehost/repository";
 
@@ -20,22 +24,33 @@ export interface Claim {
   revokedAt: Date | null;
 }
 
-const COLUMNS = `id, org_id AS "orgId", repository, repository_id::text AS "repositoryId", owner_id::text AS "ownerId",
-  proof, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
+/** A claim as the builder reads it: the code host's ids as text, as they are handed around. */
+const COLUMNS = {
+  id: repositoryClaims.id,
+  orgId: repositoryClaims.orgId,
+  repository: repositoryClaims.repository,
+  repositoryId: sql<string | null>`${repositoryClaims.repositoryId}::text`,
+  ownerId: sql<string | null>`${repositoryClaims.ownerId}::text`,
+  proof: repositoryClaims.proof,
+  createdAt: repositoryClaims.createdAt,
+  lastUsedAt: repositoryClaims.lastUsedAt,
+  revokedAt: repositoryClaims.revokedAt,
+};
 
 export type ClaimRef = { id: string } | { repository: string };
 
 /** By id, or by repository: the live claim first, else the latest revoked one. */
 export async function findClaim(tx: Tx, ref: ClaimRef): Promise<Claim | null> {
-  const { rows } =
+  const [row] =
     "id" in ref
-      ? await tx.sql.query<Claim>(`SELECT ${COLUMNS} FROM repository_claims WHERE id = $1`, [ref.id])
-      : await tx.sql.query<Claim>(
-          `SELECT ${COLUMNS} FROM repository_claims WHERE repository_key = $1
-         ORDER BY revoked_at IS NULL DESC, revoked_at DESC LIMIT 1`,
-          [repositoryKey(ref.repository)],
-        );
-  return rows[0] ?? null;
+      ? await tx.select(COLUMNS).from(repositoryClaims).where(eq(repositoryClaims.id, ref.id))
+      : await tx
+          .select(COLUMNS)
+          .from(repositoryClaims)
+          .where(eq(repositoryClaims.repositoryKey, repositoryKey(ref.repository)))
+          .orderBy(sql`${repositoryClaims.revokedAt} IS NULL DESC`, desc(repositoryClaims.revokedAt))
+          .limit(1);
+  return row ?? null;
 }
 
 export interface NewClaim {
@@ -51,14 +66,20 @@ export interface NewClaim {
 
 /** Null when a live claim on the repository appeared meanwhile (one live claim per repository). */
 export async function insertClaim(tx: Tx, claim: NewClaim): Promise<Claim | null> {
-  const { rows } = await tx.sql.query<Claim>(
-    `INSERT INTO repository_claims (org_id, repository, source, proof, installation_id, repository_id, owner_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (repository_key) WHERE revoked_at IS NULL DO NOTHING
-     RETURNING ${COLUMNS}`,
-    [claim.orgId, claim.repository, claim.source, claim.proof, claim.installationId ?? null, claim.repositoryId, claim.ownerId],
-  );
-  return rows[0] ?? null;
+  const [row] = await tx
+    .insert(repositoryClaims)
+    .values({
+      orgId: claim.orgId,
+      repository: claim.repository,
+      source: claim.source,
+      proof: claim.proof,
+      installationId: claim.installationId ?? null,
+      repositoryId: sql`${claim.repositoryId}::bigint`,
+      ownerId: sql`${claim.ownerId}::bigint`,
+    })
+    .onConflictDoNothing({ target: repositoryClaims.repositoryKey, where: sql`revoked_at IS NULL` })
+    .returning(COLUMNS);
+  return row ?? null;
 }
 
 /** The live claim on the repository (the transaction sees every organization's with the `claim_repository` lookup). */
@@ -82,13 +103,18 @@ export async function establishClaim(tx: Tx, claim: NewClaim, actor: { personId?
   const live = await findLiveClaim(tx, claim.repository);
   if (live?.proof) return settled(live);
   if (live?.orgId === claim.orgId) {
-    const { rows } = await tx.sql.query<Claim>(
-      `UPDATE repository_claims SET proof = $2, repository_id = $3, owner_id = $4, installation_id = COALESCE($5, installation_id)
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [live.id, claim.proof, claim.repositoryId, claim.ownerId, claim.installationId ?? null],
-    );
+    const [proven] = await tx
+      .update(repositoryClaims)
+      .set({
+        proof: claim.proof,
+        repositoryId: sql`${claim.repositoryId}::bigint`,
+        ownerId: sql`${claim.ownerId}::bigint`,
+        installationId: sql`COALESCE(${claim.installationId ?? null}, ${repositoryClaims.installationId})`,
+      })
+      .where(eq(repositoryClaims.id, live.id))
+      .returning(COLUMNS);
     await audit(claim.orgId, "repository_claim.proven", live.id, { repository: live.repository, proof: claim.proof });
-    return { claim: rows[0]!, created: false };
+    return { claim: proven!, created: false };
   }
   if (live) {
     await actAs(tx, live.orgId);
@@ -113,12 +139,13 @@ export async function establishClaim(tx: Tx, claim: NewClaim, actor: { personId?
  * readers at once report it once.
  */
 export async function auditUnprovenClaims(tx: Tx, orgId: string): Promise<void> {
-  const { rows } = await tx.sql.query<{ id: string; repository: string }>(
-    `UPDATE repository_claims SET unproven_audited_at = now()
-     WHERE org_id = $1 AND proof IS NULL AND revoked_at IS NULL AND unproven_audited_at IS NULL
-     RETURNING id, repository`,
-    [orgId],
-  );
+  const rows = await tx
+    .update(repositoryClaims)
+    .set({ unprovenAuditedAt: sql`now()` })
+    .where(
+      and(eq(repositoryClaims.orgId, orgId), isNull(repositoryClaims.proof), isNull(repositoryClaims.revokedAt), isNull(repositoryClaims.unprovenAuditedAt)),
+    )
+    .returning({ id: repositoryClaims.id, repository: repositoryClaims.repository });
   for (const row of rows.sort((a, b) => a.repository.localeCompare(b.repository))) {
     await appendAudit(tx, {
       orgId,
@@ -131,8 +158,7 @@ export async function auditUnprovenClaims(tx: Tx, orgId: string): Promise<void> 
 }
 
 export async function listClaims(tx: Tx, orgId: string): Promise<Claim[]> {
-  const { rows } = await tx.sql.query<Claim>(`SELECT ${COLUMNS} FROM repository_claims WHERE org_id = $1 ORDER BY created_at DESC, id`, [orgId]);
-  return rows;
+  return tx.select(COLUMNS).from(repositoryClaims).where(eq(repositoryClaims.orgId, orgId)).orderBy(desc(repositoryClaims.createdAt), repositoryClaims.id);
 }
 
 /**
@@ -140,13 +166,15 @@ export async function listClaims(tx: Tx, orgId: string): Promise<Claim[]> {
  * the claim was already revoked.
  */
 export async function revokeClaim(tx: Tx, id: string): Promise<number | null> {
-  const revoked = await tx.sql.query("UPDATE repository_claims SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
+  const revoked = await tx
+    .update(repositoryClaims)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(repositoryClaims.id, id), isNull(repositoryClaims.revokedAt)));
   if (revoked.rowCount === 0) return null;
-  const killed = await tx.sql.query(
-    `UPDATE tokens SET revoked_at = now()
-     WHERE binding_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-    [id],
-  );
+  const killed = await tx
+    .update(tokens)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(tokens.bindingId, id), isNull(tokens.revokedAt), sql`(${tokens.expiresAt} IS NULL OR ${tokens.expiresAt} > now())`));
   return killed.rowCount ?? 0;
 }
 
@@ -155,14 +183,16 @@ export async function revokeClaim(tx: Tx, id: string): Promise<number | null> {
  * the pinned ids, or null when the claim is revoked.
  */
 export async function useClaim(tx: Tx, id: string, ids: { repositoryId: string; ownerId: string }) {
-  const { rows } = await tx.sql.query<{ repositoryId: string; ownerId: string }>(
-    `UPDATE repository_claims
-     SET last_used_at = now(), repository_id = COALESCE(repository_id, $2::bigint), owner_id = COALESCE(owner_id, $3::bigint)
-     WHERE id = $1 AND revoked_at IS NULL
-     RETURNING repository_id::text AS "repositoryId", owner_id::text AS "ownerId"`,
-    [id, ids.repositoryId, ids.ownerId],
-  );
-  return rows[0] ?? null;
+  const [row] = await tx
+    .update(repositoryClaims)
+    .set({
+      lastUsedAt: sql`now()`,
+      repositoryId: sql`COALESCE(${repositoryClaims.repositoryId}, ${ids.repositoryId}::bigint)`,
+      ownerId: sql`COALESCE(${repositoryClaims.ownerId}, ${ids.ownerId}::bigint)`,
+    })
+    .where(and(eq(repositoryClaims.id, id), isNull(repositoryClaims.revokedAt)))
+    .returning({ repositoryId: sql<string>`${repositoryClaims.repositoryId}::text`, ownerId: sql<string>`${repositoryClaims.ownerId}::text` });
+  return row ?? null;
 }
 
 // Revoking a repository claim on a person's behalf (the CLI's DELETE /v1/oidc/bindings/... and the

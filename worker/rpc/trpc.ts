@@ -5,7 +5,8 @@
 import { initTRPC } from "@trpc/server";
 import * as z from "zod";
 import type { Role } from "../../db/schema";
-import { addLookup, inTransaction, type Scope, type Transaction, type Tx } from "../../db/transaction";
+import { inTransaction, type Scope, type Transaction, type Tx } from "../../db/transaction";
+import { addLookup } from "../../db/acting";
 import { authorize } from "../auth/authorize";
 import { checkPlanGate, type GateSide } from "../billing/gate";
 import type { Permission } from "../shared/permissions";

@@ -1,7 +1,8 @@
 // Browser routes outside /rpc that act on an organization (`/console/api/*`): the session, its CSRF
 // header on a change, `authorize` and the plan gate, then the route's work, in one transaction, as
 // console procedures do it.
-import { addLookup, inTransaction, type Tx } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
+import { addLookup } from "../../db/acting";
 import { authorize, type Grant } from "../auth/authorize";
 import type { Permission } from "../shared/permissions";
 import { gateRoute } from "../billing/gate";

@@ -1,6 +1,8 @@
 // Sessions: only a hash of the cookie value is stored. A session lives until 12 hours without use,
 // 30 days since creation, or sign-out (effective on its next request); removing a member signs
 // them out in the same transaction (worker/members).
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { sessions } from "../../db/schema/people";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { hashToken, newTokenValue } from "../tokens/secret";
 import { appendAudit } from "../audit/append";
@@ -9,9 +11,12 @@ import { personContext } from "../people/store";
 export const IDLE_HOURS = 12;
 export const LIFETIME_DAYS = 30;
 
-/** The one definition of a live session, as SQL over the `sessions` row aliased `s`. */
-export const LIVE_SESSION = `s.signed_out_at IS NULL AND s.last_seen_at > now() - make_interval(hours => ${IDLE_HOURS})
-  AND s.created_at > now() - make_interval(days => ${LIFETIME_DAYS})`;
+/** The one definition of a live session, a condition over the `sessions` table (not aliased). */
+export const LIVE_SESSION = and(
+  isNull(sessions.signedOutAt),
+  gt(sessions.lastSeenAt, sql`now() - make_interval(hours => ${IDLE_HOURS})`),
+  gt(sessions.createdAt, sql`now() - make_interval(days => ${LIFETIME_DAYS})`),
+)!;
 
 export interface LiveSession {
   id: string;
@@ -21,19 +26,16 @@ export interface LiveSession {
 
 export async function createSession(tx: Tx, personId: string, client: { address: string | null; userAgent: string | null }): Promise<string> {
   const token = newTokenValue("session");
-  await tx.sql.query("INSERT INTO sessions (person_id, token_hash, client_address, user_agent) VALUES ($1, $2, $3, $4)", [
-    personId,
-    await hashToken(token),
-    client.address,
-    client.userAgent?.slice(0, 300) ?? null,
-  ]);
+  await tx
+    .insert(sessions)
+    .values({ personId, tokenHash: await hashToken(token), clientAddress: client.address, userAgent: client.userAgent?.slice(0, 300) ?? null });
   return token;
 }
 
 // last_seen_at moves at most once a minute: the idle limit is kept to the minute without a write per request.
-const RESOLVE = `
+const RESOLVE = (tokenHash: string) => sql`
 WITH live AS (
-  SELECT s.id, s.person_id, s.last_seen_at FROM sessions s WHERE s.token_hash = $1 AND ${LIVE_SESSION}
+  SELECT sessions.id, sessions.person_id, sessions.last_seen_at FROM ${sessions} WHERE sessions.token_hash = ${tokenHash} AND ${LIVE_SESSION}
 ), touched AS (
   UPDATE sessions SET last_seen_at = now()
   WHERE id = (SELECT id FROM live) AND last_seen_at < now() - interval '1 minute'
@@ -42,7 +44,7 @@ SELECT id, person_id FROM live`;
 
 /** The live session behind `token`, in a transaction that holds its hash as the `session_hash` lookup. */
 export async function findLiveSession(tx: Tx, token: string, tokenHash: string): Promise<LiveSession | null> {
-  const { rows } = await tx.sql.query<{ id: string; person_id: string }>(RESOLVE, [tokenHash]);
+  const { rows } = await tx.execute<{ id: string; person_id: string }>(RESOLVE(tokenHash));
   return rows[0] ? { id: rows[0].id, personId: rows[0].person_id, token } : null;
 }
 
@@ -52,28 +54,40 @@ export async function resolveSession(connect: () => Promise<Connection>, token: 
 }
 
 export async function signOut(tx: Tx, sessionId: string): Promise<void> {
-  await tx.sql.query("UPDATE sessions SET signed_out_at = now() WHERE id = $1 AND signed_out_at IS NULL", [sessionId]);
+  await tx
+    .update(sessions)
+    .set({ signedOutAt: sql`now()` })
+    .where(and(eq(sessions.id, sessionId), isNull(sessions.signedOutAt)));
 }
 
 /** Signs a person out everywhere (removal from an organization, account closing). */
 export async function signOutEverywhere(tx: Tx, personId: string): Promise<number> {
-  const { rowCount } = await tx.sql.query("UPDATE sessions SET signed_out_at = now() WHERE person_id = $1 AND signed_out_at IS NULL", [personId]);
+  const { rowCount } = await tx
+    .update(sessions)
+    .set({ signedOutAt: sql`now()` })
+    .where(and(eq(sessions.personId, personId), isNull(sessions.signedOutAt)));
   return rowCount ?? 0;
 }
 
 /** A person's live sessions, newest first; never a token or a hash. */
 export async function listSessions(tx: Tx, personId: string, currentId: string) {
-  const { rows } = await tx.sql.query<{ id: string; created_at: Date; last_seen_at: Date; client_address: string | null; user_agent: string | null }>(
-    `SELECT s.id, s.created_at, s.last_seen_at, s.client_address, s.user_agent FROM sessions s
-     WHERE s.person_id = $1 AND ${LIVE_SESSION} ORDER BY s.created_at DESC`,
-    [personId],
-  );
+  const rows = await tx
+    .select({
+      id: sessions.id,
+      createdAt: sessions.createdAt,
+      lastSeenAt: sessions.lastSeenAt,
+      clientAddress: sessions.clientAddress,
+      userAgent: sessions.userAgent,
+    })
+    .from(sessions)
+    .where(and(eq(sessions.personId, personId), LIVE_SESSION))
+    .orderBy(desc(sessions.createdAt));
   return rows.map((row) => ({
     id: row.id,
-    createdAt: row.created_at.toISOString(),
-    lastSeenAt: row.last_seen_at.toISOString(),
-    clientAddress: row.client_address,
-    userAgent: row.user_agent,
+    createdAt: row.createdAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+    clientAddress: row.clientAddress,
+    userAgent: row.userAgent,
     current: row.id === currentId,
   }));
 }

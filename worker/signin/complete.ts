@@ -1,6 +1,7 @@
 // Completing a browser sign-in once the code host has said who the person is: the allowlist (before
 // any row is written), the person, their memberships, their own organization when self-serve is on,
 // a session, and a sign-in entry in each organization's audit log with the client's address.
+import { memberships } from "../../db/schema/organizations";
 import { type Connection, inTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { syncMembershipsOnSignIn } from "../members/sync-on-signin";
@@ -52,7 +53,7 @@ export async function createOwnOrganization(
   await inTransaction(connect, { orgId, lookups: { person_id: person.id } }, async (tx) => {
     const slug = await freeSlugFor(tx, { login: person.login, id: person.codehostUserId });
     await insertOrganization(tx, orgId, { slug, name: person.login, plan: "free", actorLabel: person.login });
-    await tx.sql.query("INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'owner', 'self_serve')", [orgId, person.id]);
+    await tx.insert(memberships).values({ orgId, personId: person.id, role: "owner", roleSource: "self_serve" });
     await appendAudit(tx, {
       orgId,
       action: "member.joined",

@@ -1,6 +1,7 @@
 // POST /v1/leads (the enterprise contact form) and POST /v1/applications (the application form):
 // no authentication, write-only, rate limited per client address, cross-origin only for the exact
 // origins of SVC_SITE_ORIGIN (worker/http/site-cors.ts). A lead is announced by mail after it is stored.
+import { siteApplications, siteLeads } from "../../db/schema/site";
 import type { Hono } from "hono";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
@@ -112,16 +113,16 @@ export async function announceLead(config: Config, leadId: string, lead: LeadReq
 export async function storeLead(connect: () => Promise<Connection>, lead: LeadRequest, sourceOrigin: string | null): Promise<string> {
   const id = crypto.randomUUID();
   await inTransaction(connect, {}, (tx) =>
-    tx.sql.query(`INSERT INTO site_leads (id, name, email, company, role, team_size, message, source_origin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+    tx.insert(siteLeads).values({
       id,
-      lead.name,
-      lead.email,
-      lead.company,
-      lead.role || null,
-      lead.teamSize ?? null,
-      lead.message || null,
+      name: lead.name,
+      email: lead.email,
+      company: lead.company,
+      role: lead.role || null,
+      teamSize: lead.teamSize ?? null,
+      message: lead.message || null,
       sourceOrigin,
-    ]),
+    }),
   );
   return id;
 }
@@ -129,19 +130,16 @@ export async function storeLead(connect: () => Promise<Connection>, lead: LeadRe
 export async function storeApplication(connect: () => Promise<Connection>, application: ApplicationRequest, sourceOrigin: string | null): Promise<string> {
   const id = crypto.randomUUID();
   await inTransaction(connect, {}, (tx) =>
-    tx.sql.query(
-      `INSERT INTO site_applications (id, name, email, company, codehost_login, team_size, use_case, source_origin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        id,
-        application.name,
-        application.email,
-        application.company || null,
-        application.codehostLogin ?? null,
-        application.teamSize ?? null,
-        application.useCase,
-        sourceOrigin,
-      ],
-    ),
+    tx.insert(siteApplications).values({
+      id,
+      name: application.name,
+      email: application.email,
+      company: application.company || null,
+      codehostLogin: application.codehostLogin ?? null,
+      teamSize: application.teamSize ?? null,
+      useCase: application.useCase,
+      sourceOrigin,
+    }),
   );
   return id;
 }

@@ -24,7 +24,7 @@ export type IssueToken =
 
 export async function issueToken(tx: Tx, request: IssueToken): Promise<{ id: string; token: string; createdAt: Date }> {
   const token = newTokenValue(request.kind satisfies TokenKind);
-  const [row] = await tx.db
+  const [row] = await tx
     .insert(tokens)
     .values({
       orgId: request.orgId,

@@ -1,10 +1,13 @@
 // tokens.list, tokens.create, tokens.revoke (tokens.manage): the organization's engine and CLI
 // tokens. A new token is shown once; a list never shows a value or a hash. A CLI token is listed with
 // its person and the scopes it holds now (its grant narrowed by the person's current role).
+import { and, desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
+import { memberships } from "../../db/schema/organizations";
+import { people } from "../../db/schema/people";
+import { tokens } from "../../db/schema/tokens";
 import { Refusal } from "../http/refusal";
 import { DisplayName } from "../http/text";
-import type { Role } from "../../db/schema/index";
 import { appendAudit } from "../audit/append";
 import { effectiveScopes } from "../auth/authorize";
 import { createEngineToken } from "./issue";
@@ -14,42 +17,42 @@ const list = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Engine and CLI tokens: prefix, scopes, last use; never the value" })
   .query(({ ctx }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{
-        id: string;
-        kind: string;
-        name: string;
-        display_prefix: string;
-        scopes: string[];
-        created_at: Date;
-        last_used_at: Date | null;
-        expires_at: Date | null;
-        revoked_at: Date | null;
-        binding_id: string | null;
-        person_id: string | null;
-        person_login: string | null;
-        person_role: Role | null;
-      }>(
-        `SELECT t.id, t.kind, t.name, t.display_prefix, t.scopes, t.created_at, t.last_used_at, t.expires_at, t.revoked_at, t.binding_id,
-              t.person_id, p.login AS person_login, m.role AS person_role
-       FROM tokens t LEFT JOIN people p ON p.id = t.person_id LEFT JOIN memberships m ON m.person_id = t.person_id AND m.org_id = t.org_id
-       WHERE t.org_id = $1 ORDER BY t.created_at DESC`,
-        [ctx.org.id],
-      );
+      const rows = await tx
+        .select({
+          id: tokens.id,
+          kind: tokens.kind,
+          name: tokens.name,
+          displayPrefix: tokens.displayPrefix,
+          scopes: tokens.scopes,
+          createdAt: tokens.createdAt,
+          lastUsedAt: tokens.lastUsedAt,
+          expiresAt: tokens.expiresAt,
+          revokedAt: tokens.revokedAt,
+          bindingId: tokens.bindingId,
+          personId: tokens.personId,
+          personLogin: people.login,
+          personRole: memberships.role,
+        })
+        .from(tokens)
+        .leftJoin(people, eq(people.id, tokens.personId))
+        .leftJoin(memberships, and(eq(memberships.personId, tokens.personId), eq(memberships.orgId, tokens.orgId)))
+        .where(eq(tokens.orgId, ctx.org.id))
+        .orderBy(desc(tokens.createdAt));
       const iso = (date: Date | null) => date?.toISOString() ?? null;
       return rows.map((row) => ({
         id: row.id,
         kind: row.kind,
         name: row.name,
-        prefix: row.display_prefix,
+        prefix: row.displayPrefix,
         scopes: row.scopes,
         /** What a CLI token may do now; empty once its person is no longer a member. */
-        effectiveScopes: row.person_role ? effectiveScopes(row.person_role, row.scopes) : [],
-        person: row.person_id ? { id: row.person_id, login: row.person_login } : null,
-        createdAt: row.created_at.toISOString(),
-        lastUsedAt: iso(row.last_used_at),
-        expiresAt: iso(row.expires_at),
-        revokedAt: iso(row.revoked_at),
-        fromRepositoryClaim: row.binding_id !== null,
+        effectiveScopes: row.personRole ? effectiveScopes(row.personRole, row.scopes) : [],
+        person: row.personId ? { id: row.personId, login: row.personLogin } : null,
+        createdAt: row.createdAt.toISOString(),
+        lastUsedAt: iso(row.lastUsedAt),
+        expiresAt: iso(row.expiresAt),
+        revokedAt: iso(row.revokedAt),
+        fromRepositoryClaim: row.bindingId !== null,
       }));
     }),
   );
@@ -66,11 +69,10 @@ const revoke = inOrganization
   .input(z.object({ tokenId: z.uuid() }))
   .mutation(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{ already: boolean }>(
-        `UPDATE tokens t SET revoked_at = COALESCE(t.revoked_at, now()) FROM (SELECT revoked_at IS NOT NULL AS already FROM tokens WHERE id = $1) before
-         WHERE t.id = $1 RETURNING before.already`,
-        [input.tokenId],
-      );
+      const { rows } = await tx.execute<{
+        already: boolean;
+      }>(sql`UPDATE tokens t SET revoked_at = COALESCE(t.revoked_at, now()) FROM (SELECT revoked_at IS NOT NULL AS already FROM tokens WHERE id = ${input.tokenId}) before
+         WHERE t.id = ${input.tokenId} RETURNING before.already`);
       if (!rows[0]) throw new Refusal("not_found", "No such token in this organization.");
       if (!rows[0].already) await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "token.revoked", target: input.tokenId });
       return { revoked: true, alreadyRevoked: rows[0].already };

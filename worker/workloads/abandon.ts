@@ -1,9 +1,11 @@
 // Runs past their deadline become abandoned, recording which silence it was. One statement serves
 // the environment's Durable Object alarm (one environment, application role) and the Cron backstop
 // (every organization, maintenance role); both are compare-and-sets on state and the database clock.
-import type { SqlClient } from "../../db/sql-client";
+import { and, eq, min, type SQL, sql } from "drizzle-orm";
+import { workloadRuns } from "../../db/schema/workloads";
+import type { Db } from "../../db/transaction";
 
-const ABANDON = (scope: string) => `
+const ABANDON = (scope: SQL) => sql`
 UPDATE workload_runs SET
   state = 'abandoned',
   abandon_reason = CASE
@@ -16,22 +18,21 @@ UPDATE workload_runs SET
 WHERE state IN ('requested', 'accepted') AND deadline_at <= now() ${scope}
 RETURNING id`;
 
-export async function abandonOverdueInEnvironment(sql: SqlClient, orgId: string, envId: string): Promise<number> {
-  const { rows } = await sql.query(ABANDON("AND org_id = $1 AND env_id = $2"), [orgId, envId]);
+export async function abandonOverdueInEnvironment(db: Db, orgId: string, envId: string): Promise<number> {
+  const { rows } = await db.execute(ABANDON(sql`AND org_id = ${orgId} AND env_id = ${envId}`));
   return rows.length;
 }
 
-export async function abandonOverdueEverywhere(sql: SqlClient): Promise<number> {
-  const { rows } = await sql.query(ABANDON(""));
+export async function abandonOverdueEverywhere(db: Db): Promise<number> {
+  const { rows } = await db.execute(ABANDON(sql``));
   return rows.length;
 }
-
-/** The select of an environment's earliest deadline of a waiting or held run, for the SQL expressions naming the organization and the environment. */
-export const NEXT_DEADLINE = (orgId: string, envId: string) =>
-  `SELECT min(deadline_at) AS next FROM workload_runs WHERE org_id = ${orgId} AND env_id = ${envId} AND state IN ('requested', 'accepted')`;
 
 /** When the environment's next deadline falls (epoch ms), or null when no run is waiting or held. */
-export async function nextDeadline(sql: SqlClient, orgId: string, envId: string): Promise<number | null> {
-  const { rows } = await sql.query<{ next: Date | null }>(NEXT_DEADLINE("$1", "$2"), [orgId, envId]);
-  return rows[0]?.next?.getTime() ?? null;
+export async function nextDeadline(db: Db, orgId: string, envId: string): Promise<number | null> {
+  const [row] = await db
+    .select({ next: min(workloadRuns.deadlineAt) })
+    .from(workloadRuns)
+    .where(and(eq(workloadRuns.orgId, orgId), eq(workloadRuns.envId, envId), sql`${workloadRuns.state} IN ('requested', 'accepted')`));
+  return row?.next?.getTime() ?? null;
 }

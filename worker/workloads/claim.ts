@@ -1,7 +1,7 @@
 // Claiming: the oldest run of the environment that is waiting, or whose lease expired after missed
 // heartbeats (the new claimer takes it over), moves to accepted with a fresh lease. SKIP LOCKED lets
 // concurrent claimers each take a different run: exactly one engine gets each.
-import { sqlLiteral } from "../../db/transaction";
+import { literal, type Piggyback, statement } from "../../db/pipeline";
 import { LEASE_SECONDS, SILENCE_SECONDS } from "./timing";
 
 export interface ClaimedRun {
@@ -16,11 +16,11 @@ export interface ClaimedRun {
 
 /**
  * The claim as one statement without parameters (its values literals), so the transaction sends it
- * with its COMMIT.
+ * with its COMMIT (db/pipeline.ts).
  */
-const claimSql = (orgId: string, envId: string, leaseId: string, tokenId: string) => {
-  const [org, env, lease, token] = [orgId, envId, leaseId, tokenId].map(sqlLiteral);
-  return `
+const claimStatement = (orgId: string, envId: string, leaseId: string, tokenId: string) => {
+  const [org, env, lease, token] = [literal(orgId), literal(envId), literal(leaseId), literal(tokenId)];
+  return statement`
 WITH candidate AS (
   SELECT id FROM workload_runs
   WHERE org_id = ${org} AND env_id = ${env} AND deadline_at > now()
@@ -31,7 +31,7 @@ WITH candidate AS (
 ), claimed AS (
   UPDATE workload_runs r SET
     state = 'accepted', lease_id = ${lease}, lease_ids = array_append(r.lease_ids, ${lease}::uuid),
-    lease_expires_at = now() + make_interval(secs => ${sqlLiteral(LEASE_SECONDS)}), deadline_at = now() + make_interval(secs => ${sqlLiteral(SILENCE_SECONDS)}),
+    lease_expires_at = now() + make_interval(secs => ${literal(LEASE_SECONDS)}), deadline_at = now() + make_interval(secs => ${literal(SILENCE_SECONDS)}),
     holder_token_id = ${token}, claims = r.claims + 1
   FROM candidate WHERE r.id = candidate.id
   RETURNING r.*
@@ -65,11 +65,7 @@ interface Row {
  * The claim of the run `tokenId` takes: its statement, and how its rows read (the run; null when none
  * waits; "no_environment" when the environment is unknown, and nothing was claimed).
  */
-export function runClaim(
-  orgId: string,
-  envId: string,
-  tokenId: string,
-): { sql: string; read: (rows: Record<string, unknown>[]) => ClaimedRun | null | "no_environment" } {
+export function runClaim(orgId: string, envId: string, tokenId: string): Piggyback<ClaimedRun | null | "no_environment"> {
   const leaseId = crypto.randomUUID();
   const read = (rows: Record<string, unknown>[]) => {
     const row = rows[0] as unknown as Row;
@@ -85,5 +81,5 @@ export function runClaim(
       deadline: row.deadline_at.toISOString(),
     };
   };
-  return { sql: claimSql(orgId, envId, leaseId, tokenId), read };
+  return { text: claimStatement(orgId, envId, leaseId, tokenId), read };
 }

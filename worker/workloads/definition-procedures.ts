@@ -1,5 +1,6 @@
 // workloads.list (workloads.view) and workloads.define (workloads.edit): workload definitions and
 // their versions, in the compiled form an engine runs. Joined with workloads.start in one router.
+import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { CompiledWorkload } from "./schemas";
 import { Refusal } from "../http/refusal";
@@ -15,7 +16,7 @@ const list = inOrganization
   .input(z.object({ includeArchived: z.boolean().default(false) }))
   .query(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<{
+      const { rows } = await tx.execute<{
         id: string;
         name: string;
         created_at: Date;
@@ -26,11 +27,10 @@ const list = inOrganization
         current_number: number;
         explorations: number;
       }>(
-        `SELECT DISTINCT ON (w.id) w.id, w.name, w.created_at, w.archived_at, v.id AS version_id, v.number, c.id AS current_id, c.number AS current_number,
+        sql`SELECT DISTINCT ON (w.id) w.id, w.name, w.created_at, w.archived_at, v.id AS version_id, v.number, c.id AS current_id, c.number AS current_number,
               (SELECT count(*)::int FROM workload_versions e WHERE e.workload_id = w.id AND e.exploratory AND e.promoted_at IS NULL AND e.id <> c.id) AS explorations
        FROM workloads w JOIN workload_versions v ON v.workload_id = w.id JOIN workload_versions c ON c.id = ${CURRENT_VERSION}
-       WHERE w.org_id = $1 AND ($2 OR w.archived_at IS NULL) ORDER BY w.id, v.number DESC`,
-        [ctx.org.id, input.includeArchived],
+       WHERE w.org_id = ${ctx.org.id} AND (${input.includeArchived} OR w.archived_at IS NULL) ORDER BY w.id, v.number DESC`,
       );
       return rows
         .map((row) => ({

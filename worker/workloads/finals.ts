@@ -2,7 +2,9 @@
 // (spec: Events rule 5). Applied when the sender holds the run (its lease is the current one) or
 // nothing holds it (the lease expired); otherwise the event is stored whole, the run is unchanged,
 // and the outcome says why in a sentence.
+import { and, eq, lte, ne, or, sql } from "drizzle-orm";
 import * as z from "zod";
+import { workloadRuns } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
 import type { StoreStep } from "../events/store";
 
@@ -13,16 +15,23 @@ export const FinalEventPayload = z.looseObject({
 });
 type FinalEventPayload = z.infer<typeof FinalEventPayload>;
 
-const APPLY = `
-UPDATE workload_runs SET state = $4, ended_at = now(), end_event_id = $5, lease_expires_at = NULL
-WHERE org_id = $1 AND id = $2 AND state = 'accepted' AND (lease_id = $3 OR lease_expires_at <= now())
-RETURNING id`;
+const thisAcceptedRun = (orgId: string, runId: string) => and(eq(workloadRuns.orgId, orgId), eq(workloadRuns.id, runId), eq(workloadRuns.state, "accepted"));
+
+/** Ends an accepted run when the sender holds its lease or nothing holds it. */
+const apply = (tx: Tx, orgId: string, runId: string, leaseId: string | null, state: "finished" | "cancelled", eventId: string) =>
+  tx
+    .update(workloadRuns)
+    .set({ state, endedAt: sql`now()`, endEventId: eventId, leaseExpiresAt: null })
+    .where(and(thisAcceptedRun(orgId, runId), or(sql`${workloadRuns.leaseId} = ${leaseId}`, lte(workloadRuns.leaseExpiresAt, sql`now()`))))
+    .returning({ id: workloadRuns.id });
 
 // The sender presented a lease it once held: record that the first engine tried to end the run.
-const LOST = `
-UPDATE workload_runs SET lost_holder_tried_to_end = true
-WHERE org_id = $1 AND id = $2 AND state = 'accepted' AND $3::uuid = ANY (lease_ids) AND lease_id <> $3
-RETURNING id`;
+const markLost = (tx: Tx, orgId: string, runId: string, leaseId: string) =>
+  tx
+    .update(workloadRuns)
+    .set({ lostHolderTriedToEnd: true })
+    .where(and(thisAcceptedRun(orgId, runId), sql`${leaseId}::uuid = ANY (${workloadRuns.leaseIds})`, ne(workloadRuns.leaseId, leaseId)))
+    .returning({ id: workloadRuns.id });
 
 /**
  * The store step of both final event types, in batch order (of two final events of one run, the
@@ -32,17 +41,17 @@ RETURNING id`;
 export const endWorkloadRuns: StoreStep = async (tx, orgId, events) => {
   const notes = new Map<number, string>();
   for (const { position, event } of events) {
-    const state = event.type.slice("workload.".length);
+    const state = event.type.slice("workload.".length) as "finished" | "cancelled";
     const { runId, leaseId = null } = event.payload as FinalEventPayload;
-    const applied = await tx.sql.query(APPLY, [orgId, runId, leaseId, state, event.id]);
-    if (applied.rows.length > 0) {
+    const applied = await apply(tx, orgId, runId, leaseId, state, event.id);
+    if (applied.length > 0) {
       notes.set(position, `Workload run ${runId} is now ${state}; workload events change no environment.`);
       continue;
     }
-    const lost = leaseId ? await tx.sql.query(LOST, [orgId, runId, leaseId]) : { rows: [] };
+    const lost = leaseId ? await markLost(tx, orgId, runId, leaseId) : [];
     notes.set(
       position,
-      lost.rows.length > 0
+      lost.length > 0
         ? `This engine no longer holds workload run ${runId}: another engine took it over, so the run is unchanged; the event is stored whole.`
         : await whyNotApplied(tx, orgId, runId),
     );
@@ -51,8 +60,10 @@ export const endWorkloadRuns: StoreStep = async (tx, orgId, events) => {
 };
 
 async function whyNotApplied(tx: Tx, orgId: string, runId: string): Promise<string> {
-  const { rows } = await tx.sql.query<{ state: string }>("SELECT state FROM workload_runs WHERE org_id = $1 AND id = $2", [orgId, runId]);
-  const run = rows[0];
+  const [run] = await tx
+    .select({ state: workloadRuns.state })
+    .from(workloadRuns)
+    .where(and(eq(workloadRuns.orgId, orgId), eq(workloadRuns.id, runId)));
   if (!run) return `No workload run ${runId} exists in this organization; the event is stored and changes nothing.`;
   if (run.state === "accepted") {
     return `The event does not carry the lease that holds workload run ${runId}, so the run is unchanged; the event is stored whole.`;

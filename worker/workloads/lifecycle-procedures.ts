@@ -81,7 +81,7 @@ const promote = inOrganization
     ctx.transaction(async (tx) => {
       const version = await findVersion(tx, ctx.org.id, input.versionId);
       if (!version) throw new Refusal("not_found", "No such workload version in this organization.");
-      const workload = await liveWorkload(tx, ctx.org.id, version.workload_id);
+      const workload = await liveWorkload(tx, ctx.org.id, version.workloadId);
       if (!version.exploratory)
         throw new Refusal("state_conflict", `Version ${version.number} of ${workload.name} is not an exploration; only an exploratory version is promoted.`);
       if (workload.current_version_id === version.id)

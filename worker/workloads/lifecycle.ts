@@ -1,12 +1,15 @@
 // A workload's life after it is defined: versions added (current, or exploratory until promoted),
 // archived (no new runs, history kept); and a run's: read, cancelled, retried.
 // A workload made before current versions were kept reads its latest version as current.
+import { and, desc, eq, ne, sql } from "drizzle-orm";
+import { runtimeCommands, workloadRuns, workloads, workloadVersions } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
 import { enqueueCommand } from "../commands/enqueue";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-export const CURRENT_VERSION = `COALESCE(w.current_version_id, (SELECT id FROM workload_versions l WHERE l.workload_id = w.id ORDER BY l.number DESC LIMIT 1))`;
+/** The current version's id of the workload aliased `w`. */
+export const CURRENT_VERSION = sql`COALESCE(w.current_version_id, (SELECT id FROM workload_versions l WHERE l.workload_id = w.id ORDER BY l.number DESC LIMIT 1))`;
 
 interface WorkloadRow {
   id: string;
@@ -17,10 +20,9 @@ interface WorkloadRow {
 }
 
 export async function findWorkload(tx: Tx, orgId: string, workloadId: string, lock = false) {
-  const { rows } = await tx.sql.query<WorkloadRow>(
-    `SELECT w.id, w.name, w.created_at, w.archived_at, ${CURRENT_VERSION} AS current_version_id FROM workloads w
-     WHERE w.org_id = $1 AND w.id = $2 ${lock ? "FOR UPDATE OF w" : ""}`,
-    [orgId, workloadId],
+  const { rows } = await tx.execute<WorkloadRow>(
+    sql`SELECT w.id, w.name, w.created_at, w.archived_at, ${CURRENT_VERSION} AS current_version_id FROM workloads w
+     WHERE w.org_id = ${orgId} AND w.id = ${workloadId} ${lock ? sql`FOR UPDATE OF w` : sql``}`,
   );
   return rows[0] ?? null;
 }
@@ -29,23 +31,31 @@ export async function findWorkload(tx: Tx, orgId: string, workloadId: string, lo
 export async function workloadDetail(tx: Tx, orgId: string, workloadId: string) {
   const workload = await findWorkload(tx, orgId, workloadId);
   if (!workload) return null;
-  const { rows } = await tx.sql.query<{ id: string; number: number; exploratory: boolean; promoted_at: Date | null; created_at: Date; compiled: unknown }>(
-    "SELECT id, number, exploratory, promoted_at, created_at, compiled FROM workload_versions WHERE org_id = $1 AND workload_id = $2 ORDER BY number DESC",
-    [orgId, workloadId],
-  );
+  const versions = await tx
+    .select({
+      id: workloadVersions.id,
+      number: workloadVersions.number,
+      exploratory: workloadVersions.exploratory,
+      promotedAt: workloadVersions.promotedAt,
+      createdAt: workloadVersions.createdAt,
+      compiled: workloadVersions.compiled,
+    })
+    .from(workloadVersions)
+    .where(and(eq(workloadVersions.orgId, orgId), eq(workloadVersions.workloadId, workloadId)))
+    .orderBy(desc(workloadVersions.number));
   return {
     id: workload.id,
     name: workload.name,
     createdAt: workload.created_at.toISOString(),
     archivedAt: iso(workload.archived_at),
     currentVersionId: workload.current_version_id,
-    versions: rows.map((v) => ({
+    versions: versions.map((v) => ({
       id: v.id,
       number: v.number,
       exploratory: v.exploratory,
       current: v.id === workload.current_version_id,
-      promotedAt: iso(v.promoted_at),
-      createdAt: v.created_at.toISOString(),
+      promotedAt: iso(v.promotedAt),
+      createdAt: v.createdAt.toISOString(),
       compiled: v.compiled,
     })),
   };
@@ -53,36 +63,43 @@ export async function workloadDetail(tx: Tx, orgId: string, workloadId: string) 
 
 /** The next version of a locked, live workload; current unless exploratory. */
 export async function addVersion(tx: Tx, orgId: string, workloadId: string, compiled: Record<string, unknown>, exploratory: boolean) {
-  const { rows } = await tx.sql.query<{ id: string; number: number }>(
-    `INSERT INTO workload_versions (org_id, workload_id, number, compiled, exploratory)
-     SELECT $1, $2, COALESCE(max(number), 0) + 1, $3, $4 FROM workload_versions WHERE workload_id = $2
-     RETURNING id, number`,
-    [orgId, workloadId, JSON.stringify(compiled), exploratory],
-  );
+  const { rows } = await tx.execute<{ id: string; number: number }>(sql`INSERT INTO workload_versions (org_id, workload_id, number, compiled, exploratory)
+     SELECT ${orgId}, ${workloadId}, COALESCE(max(number), 0) + 1, ${JSON.stringify(compiled)}, ${exploratory} FROM workload_versions WHERE workload_id = ${workloadId}
+     RETURNING id, number`);
   const version = rows[0]!;
-  if (!exploratory) await tx.sql.query("UPDATE workloads SET current_version_id = $2 WHERE org_id = $1 AND id = $3", [orgId, version.id, workloadId]);
+  if (!exploratory) await setCurrentVersion(tx, orgId, workloadId, version.id);
   return version;
 }
 
+const setCurrentVersion = (tx: Tx, orgId: string, workloadId: string, versionId: string) =>
+  tx
+    .update(workloads)
+    .set({ currentVersionId: versionId })
+    .where(and(eq(workloads.orgId, orgId), eq(workloads.id, workloadId)));
+
 export async function archiveWorkload(tx: Tx, orgId: string, workloadId: string): Promise<Date> {
-  const { rows } = await tx.sql.query<{ archived_at: Date }>(
-    "UPDATE workloads SET archived_at = COALESCE(archived_at, now()) WHERE org_id = $1 AND id = $2 RETURNING archived_at",
-    [orgId, workloadId],
-  );
-  return rows[0]!.archived_at;
+  const [row] = await tx
+    .update(workloads)
+    .set({ archivedAt: sql`COALESCE(archived_at, now())` })
+    .where(and(eq(workloads.orgId, orgId), eq(workloads.id, workloadId)))
+    .returning({ archivedAt: workloads.archivedAt });
+  return row!.archivedAt!;
 }
 
 export async function findVersion(tx: Tx, orgId: string, versionId: string) {
-  const { rows } = await tx.sql.query<{ id: string; number: number; exploratory: boolean; workload_id: string }>(
-    "SELECT id, number, exploratory, workload_id FROM workload_versions WHERE org_id = $1 AND id = $2",
-    [orgId, versionId],
-  );
-  return rows[0] ?? null;
+  const [version] = await tx
+    .select({ id: workloadVersions.id, number: workloadVersions.number, exploratory: workloadVersions.exploratory, workloadId: workloadVersions.workloadId })
+    .from(workloadVersions)
+    .where(and(eq(workloadVersions.orgId, orgId), eq(workloadVersions.id, versionId)));
+  return version ?? null;
 }
 
 export async function promoteVersion(tx: Tx, orgId: string, workloadId: string, versionId: string): Promise<void> {
-  await tx.sql.query("UPDATE workload_versions SET promoted_at = now() WHERE org_id = $1 AND id = $2", [orgId, versionId]);
-  await tx.sql.query("UPDATE workloads SET current_version_id = $2 WHERE org_id = $1 AND id = $3", [orgId, versionId, workloadId]);
+  await tx
+    .update(workloadVersions)
+    .set({ promotedAt: sql`now()` })
+    .where(and(eq(workloadVersions.orgId, orgId), eq(workloadVersions.id, versionId)));
+  await setCurrentVersion(tx, orgId, workloadId, versionId);
 }
 
 interface RunRow {
@@ -109,7 +126,7 @@ interface RunRow {
   cancel_requested_at: Date | null;
 }
 
-const RUN = `
+const RUN = (orgId: string, runId: string) => sql`
 SELECT r.id, r.env_id, r.workload_id, w.name AS workload, w.archived_at IS NOT NULL AS archived, r.version_id, v.number AS version,
        r.state, r.requested_at, r.started_at, r.deadline_at, r.state = 'accepted' AND r.lease_expires_at > now() AS held,
        r.lease_expires_at, r.claims, r.abandon_reason, r.ended_at, r.retry_of,
@@ -119,11 +136,11 @@ LEFT JOIN LATERAL (
   SELECT id, state, outcome, created_at FROM runtime_commands c WHERE c.org_id = r.org_id AND c.run_id = r.id AND c.kind = 'cancel'
   ORDER BY c.created_at DESC LIMIT 1
 ) c ON true
-WHERE r.org_id = $1 AND r.id = $2`;
+WHERE r.org_id = ${orgId} AND r.id = ${runId}`;
 
 /** One workload run as a person sees it: state, attempts, abandon reason, cancellation. Never the lease id. */
 export async function findWorkloadRun(tx: Tx, orgId: string, runId: string) {
-  const { rows } = await tx.sql.query<RunRow>(RUN, [orgId, runId]);
+  const { rows } = await tx.execute<RunRow>(RUN(orgId, runId));
   const row = rows[0];
   if (!row) return null;
   return {
@@ -158,22 +175,24 @@ export type CancelResult =
  * engine claims through POST /v1/commands/claim; it ends when the engine's workload.cancelled arrives.
  */
 export async function cancelRun(tx: Tx, orgId: string, runId: string): Promise<CancelResult> {
-  const ended = await tx.sql.query(
-    "UPDATE workload_runs SET state = 'cancelled', ended_at = now(), lease_expires_at = NULL WHERE org_id = $1 AND id = $2 AND state = 'requested' RETURNING id",
-    [orgId, runId],
-  );
-  if (ended.rows.length > 0) return { kind: "cancelled" };
-  const { rows } = await tx.sql.query<{ state: string; env_id: string }>("SELECT state, env_id FROM workload_runs WHERE org_id = $1 AND id = $2 FOR UPDATE", [
-    orgId,
-    runId,
-  ]);
-  const run = rows[0];
+  const thisRun = and(eq(workloadRuns.orgId, orgId), eq(workloadRuns.id, runId));
+  const ended = await tx
+    .update(workloadRuns)
+    .set({ state: "cancelled", endedAt: sql`now()`, leaseExpiresAt: null })
+    .where(and(thisRun, eq(workloadRuns.state, "requested")))
+    .returning({ id: workloadRuns.id });
+  if (ended.length > 0) return { kind: "cancelled" };
+  const [run] = await tx.select({ state: workloadRuns.state, envId: workloadRuns.envId }).from(workloadRuns).where(thisRun).for("update");
   if (!run) return { kind: "missing" };
   if (run.state !== "accepted") return { kind: "ended", state: run.state };
-  const waiting = await tx.sql.query<{ id: string }>(
-    "SELECT id FROM runtime_commands WHERE org_id = $1 AND run_id = $2 AND kind = 'cancel' AND state <> 'acknowledged' ORDER BY created_at LIMIT 1",
-    [orgId, runId],
-  );
-  if (waiting.rows[0]) return { kind: "command", commandId: waiting.rows[0].id, existing: true };
-  return { kind: "command", commandId: await enqueueCommand(tx, orgId, { envId: run.env_id, kind: "cancel", runId }), existing: false };
+  const [waiting] = await tx
+    .select({ id: runtimeCommands.id })
+    .from(runtimeCommands)
+    .where(
+      and(eq(runtimeCommands.orgId, orgId), eq(runtimeCommands.runId, runId), eq(runtimeCommands.kind, "cancel"), ne(runtimeCommands.state, "acknowledged")),
+    )
+    .orderBy(runtimeCommands.createdAt)
+    .limit(1);
+  if (waiting) return { kind: "command", commandId: waiting.id, existing: true };
+  return { kind: "command", commandId: await enqueueCommand(tx, orgId, { envId: run.envId, kind: "cancel", runId }), existing: false };
 }

@@ -2,7 +2,9 @@
 // code host to run the workflow on an environment's branch (spec: Pull model; agents.run's input is
 // the spec's exactly). workloads.start records the run first, so it is claimable whatever the code
 // host answers.
+import { and, eq, sql } from "drizzle-orm";
 import * as z from "zod";
+import { workloads, workloadVersions } from "../../db/schema/workloads";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { environmentObject } from "../objects";
@@ -56,11 +58,11 @@ const loadRun = inOrganization
 export async function startWorkloadRun(ctx: OrgContext, input: { envId: string; versionId: string; workflow: string; retryOf?: string }) {
   const { environment, run } = await ctx.transaction(async (tx) => {
     const environment = await workableEnvironment(tx, ctx.org.id, input.envId);
-    const { rows } = await tx.sql.query<{ name: string; number: number; archived: boolean }>(
-      "SELECT w.name, v.number, w.archived_at IS NOT NULL AS archived FROM workload_versions v JOIN workloads w ON w.id = v.workload_id WHERE v.org_id = $1 AND v.id = $2",
-      [ctx.org.id, input.versionId],
-    );
-    const version = rows[0];
+    const [version] = await tx
+      .select({ name: workloads.name, number: workloadVersions.number, archived: sql<boolean>`${workloads.archivedAt} IS NOT NULL` })
+      .from(workloadVersions)
+      .innerJoin(workloads, eq(workloads.id, workloadVersions.workloadId))
+      .where(and(eq(workloadVersions.orgId, ctx.org.id), eq(workloadVersions.id, input.versionId)));
     if (!version) throw new Refusal("not_found", "No such workload version in this organization.");
     if (version.archived) throw new Refusal("state_conflict", `Workload ${version.name} is archived; it starts no new runs.`);
     const runId = await requestRun(tx, ctx.org.id, input.envId, input.versionId, input.retryOf ?? null);

@@ -1,4 +1,5 @@
 // POST /v1/workloads/claim and POST /v1/workloads/runs/{runId}/heartbeat (spec: Engine work endpoints).
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import * as z from "zod";
 import { environmentObject } from "../objects";
@@ -9,6 +10,7 @@ import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { ClaimWorkloadRequest, HeartbeatRequest, HeartbeatResult, WorkloadClaim } from "./schemas";
+import { workloadRuns } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
 import { LEASE_SECONDS, SILENCE_SECONDS } from "./timing";
 
@@ -94,14 +96,16 @@ export function registerWorkloads(app: Hono<AppEnv>): void {
 export type Heartbeat = { held: true; leaseExpiresAt: string; deadline: string } | { held: false; exists: boolean };
 
 export async function heartbeat(tx: Tx, orgId: string, runId: string, leaseId: string): Promise<Heartbeat> {
-  const { rows } = await tx.sql.query<{ lease_expires_at: Date; deadline_at: Date }>(
-    `UPDATE workload_runs SET lease_expires_at = now() + make_interval(secs => $4), deadline_at = now() + make_interval(secs => $5)
-     WHERE org_id = $1 AND id = $2 AND state = 'accepted' AND lease_id = $3 AND deadline_at > now()
-     RETURNING lease_expires_at, deadline_at`,
-    [orgId, runId, leaseId, LEASE_SECONDS, SILENCE_SECONDS],
-  );
-  const row = rows[0];
-  if (row) return { held: true, leaseExpiresAt: row.lease_expires_at.toISOString(), deadline: row.deadline_at.toISOString() };
-  const found = await tx.sql.query("SELECT 1 FROM workload_runs WHERE org_id = $1 AND id = $2", [orgId, runId]);
-  return { held: false, exists: found.rows.length > 0 };
+  const thisRun = and(eq(workloadRuns.orgId, orgId), eq(workloadRuns.id, runId));
+  const [row] = await tx
+    .update(workloadRuns)
+    .set({
+      leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
+      deadlineAt: sql`now() + make_interval(secs => ${SILENCE_SECONDS})`,
+    })
+    .where(and(thisRun, eq(workloadRuns.state, "accepted"), eq(workloadRuns.leaseId, leaseId), gt(workloadRuns.deadlineAt, sql`now()`)))
+    .returning({ leaseExpiresAt: workloadRuns.leaseExpiresAt, deadlineAt: workloadRuns.deadlineAt });
+  if (row) return { held: true, leaseExpiresAt: row.leaseExpiresAt!.toISOString(), deadline: row.deadlineAt.toISOString() };
+  const found = await tx.select({ id: workloadRuns.id }).from(workloadRuns).where(thisRun);
+  return { held: false, exists: found.length > 0 };
 }

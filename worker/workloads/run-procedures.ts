@@ -1,30 +1,13 @@
 // workloads.runs (workloads.view): workload runs, newest first, with who holds them and, for an
 // abandoned run, which silence ended it (spec: Workload run). Never the lease id an engine fences with.
+import { and, desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
+import { workloadRuns as runsTable, workloads, workloadVersions } from "../../db/schema/workloads";
 import { inOrganization } from "../rpc/trpc";
 import { EnvId } from "../environments/engine-work";
 
-interface RunRow {
-  id: string;
-  env_id: string;
-  workload: string;
-  version: number;
-  state: string;
-  requested_at: Date;
-  deadline_at: Date;
-  lease_expires_at: Date | null;
-  held: boolean;
-  claims: number;
-  abandon_reason: string | null;
-  ended_at: Date | null;
-}
-
-const RUNS = `
-SELECT r.id, r.env_id, w.name AS workload, v.number AS version, r.state, r.requested_at, r.deadline_at,
-       r.lease_expires_at, r.state = 'accepted' AND r.lease_expires_at > now() AS held, r.claims, r.abandon_reason, r.ended_at
-FROM workload_runs r JOIN workloads w ON w.id = r.workload_id JOIN workload_versions v ON v.id = r.version_id
-WHERE r.org_id = $1 AND ($2::text IS NULL OR r.env_id = $2) AND ($3::timestamptz IS NULL OR r.requested_at < $3)
-ORDER BY r.requested_at DESC, r.id LIMIT $4`;
+/** Whether an engine holds the run's lease right now. */
+const HELD = sql<boolean>`${runsTable.state} = 'accepted' AND ${runsTable.leaseExpiresAt} > now()`;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -39,20 +22,47 @@ const runs = inOrganization
   )
   .query(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
-      const { rows } = await tx.sql.query<RunRow>(RUNS, [ctx.org.id, input.envId ?? null, input.before ?? null, input.limit]);
+      const rows = await tx
+        .select({
+          id: runsTable.id,
+          envId: runsTable.envId,
+          workload: workloads.name,
+          version: workloadVersions.number,
+          state: runsTable.state,
+          requestedAt: runsTable.requestedAt,
+          deadlineAt: runsTable.deadlineAt,
+          leaseExpiresAt: runsTable.leaseExpiresAt,
+          held: HELD,
+          claims: runsTable.claims,
+          abandonReason: runsTable.abandonReason,
+          endedAt: runsTable.endedAt,
+        })
+        .from(runsTable)
+        .innerJoin(workloads, eq(workloads.id, runsTable.workloadId))
+        .innerJoin(workloadVersions, eq(workloadVersions.id, runsTable.versionId))
+        .where(
+          and(
+            eq(runsTable.orgId, ctx.org.id),
+            input.envId === undefined ? undefined : eq(runsTable.envId, input.envId),
+            // Read by PostgreSQL to the microsecond (a JS Date would keep milliseconds).
+            input.before === undefined ? undefined : sql`${runsTable.requestedAt} < ${input.before}::timestamptz`,
+          ),
+        )
+        .orderBy(desc(runsTable.requestedAt), runsTable.id)
+        .limit(input.limit);
       return rows.map((row) => ({
         id: row.id,
-        envId: row.env_id,
+        envId: row.envId,
         workload: row.workload,
         version: row.version,
         state: row.state,
-        requestedAt: row.requested_at.toISOString(),
-        deadline: row.deadline_at.toISOString(),
+        requestedAt: row.requestedAt.toISOString(),
+        deadline: row.deadlineAt.toISOString(),
         /** Whether an engine holds the run's lease right now, and until when. */
-        lease: { held: row.held, expiresAt: iso(row.lease_expires_at) },
+        lease: { held: row.held, expiresAt: iso(row.leaseExpiresAt) },
         claims: row.claims,
-        abandonReason: row.abandon_reason,
-        endedAt: iso(row.ended_at),
+        abandonReason: row.abandonReason,
+        endedAt: iso(row.endedAt),
       }));
     }),
   );

@@ -2,7 +2,8 @@
 // of their rows out of the default partition in the same transaction; when a retention is set,
 // archive every condemned month, drop them only if every archive finished, and prune the default
 // partition. Idempotent; runs as the maintenance role, which owns the event partitions.
-import type { SqlClient } from "../../../db/sql-client";
+import { sql } from "drizzle-orm";
+import type { Db } from "../../../db/transaction";
 import type { ArchiveSink, ArchiveWriter } from "../../storage/sink";
 
 export const MONTHS_AHEAD = 3;
@@ -25,43 +26,49 @@ export interface PartitionReport {
   prunedFromDefault: number;
 }
 
-async function inMaintenanceTransaction<T>(client: SqlClient, work: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
+async function inMaintenanceTransaction<T>(client: Db, work: () => Promise<T>): Promise<T> {
+  await client.execute(sql`BEGIN`);
   try {
-    await client.query("SET LOCAL ROLE svc_maintenance");
-    await client.query("SET LOCAL TIME ZONE 'UTC'");
-    await client.query("SELECT pg_advisory_xact_lock($1)", [PASS_LOCK]);
+    await client.execute(sql`SET LOCAL ROLE svc_maintenance`);
+    await client.execute(sql`SET LOCAL TIME ZONE 'UTC'`);
+    await client.execute(sql`SELECT pg_advisory_xact_lock(${PASS_LOCK})`);
     const result = await work();
-    await client.query("COMMIT");
+    await client.execute(sql`COMMIT`);
     return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
+    await client.execute(sql`ROLLBACK`).catch(() => {});
     throw error;
   }
 }
 
-async function createMonth(client: SqlClient, month: Month): Promise<number | null> {
+async function createMonth(client: Db, month: Month): Promise<number | null> {
   const name = partitionName(month);
+  const table = sql.identifier(name);
   return inMaintenanceTransaction(client, async () => {
-    const exists = await client.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [name]);
+    const exists = await client.execute<{ found: string | null }>(sql`SELECT to_regclass(${name})::text AS found`);
     if (exists.rows[0]?.found) return null;
     const from = monthStart(month);
     const to = monthStart(addMonths(month, 1));
     // Rows already in the default partition for this month would block attaching it: move them first.
-    await client.query(`CREATE TABLE ${name} (LIKE events INCLUDING DEFAULTS)`);
-    const moved = await client.query(
-      `WITH moved AS (DELETE FROM events_default WHERE occurred_at >= $1 AND occurred_at < $2 RETURNING *)
-       INSERT INTO ${name} SELECT * FROM moved`,
-      [from, to],
+    await client.execute(sql`CREATE TABLE ${table} (LIKE events INCLUDING DEFAULTS)`);
+    const moved = await client.execute(
+      sql`WITH moved AS (DELETE FROM events_default WHERE occurred_at >= ${from} AND occurred_at < ${to} RETURNING *)
+       INSERT INTO ${table} SELECT * FROM moved`,
     );
-    await client.query(`ALTER TABLE events ATTACH PARTITION ${name} FOR VALUES FROM ('${from}') TO ('${to}')`);
+    // DDL takes no parameters: the bounds travel as transaction-local settings, which the bound
+    // expressions read once, when the partition is attached.
+    await client.execute(sql`SELECT set_config('svc.partition_from', ${from}, true), set_config('svc.partition_to', ${to}, true)`);
+    await client.execute(
+      sql`ALTER TABLE events ATTACH PARTITION ${table}
+       FOR VALUES FROM (current_setting('svc.partition_from')::timestamptz) TO (current_setting('svc.partition_to')::timestamptz)`,
+    );
     return moved.rowCount ?? 0;
   });
 }
 
-async function attachedMonths(client: SqlClient): Promise<Month[]> {
-  const { rows } = await client.query<{ name: string }>(
-    "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass",
+async function attachedMonths(client: Db): Promise<Month[]> {
+  const { rows } = await client.execute<{ name: string }>(
+    sql`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass`,
   );
   return rows.map((row) => parsePartitionName(row.name)).filter((month): month is Month => month !== null);
 }
@@ -77,19 +84,18 @@ export const archiveFolder = (prefix: string, orgId: string) => `${prefix}${pref
  * organization, `<folder>/<name>.ndjson`, paging in primary key order (organization, event id) so
  * each page is a range of the index; timestamps come out as RFC 3339 text (the session is in UTC).
  */
-async function archiveRows(client: SqlClient, sink: ArchiveSink, prefix: string, name: string, table: string, before: string | null): Promise<void> {
+async function archiveRows(client: Db, sink: ArchiveSink, prefix: string, name: string, table: PartitionTable, before: string | null): Promise<void> {
   // The object being written and whose it is.
   let writer: ArchiveWriter | null = null;
   let writing = "";
   try {
-    let after: unknown[] | null = null;
+    let after: { orgId: string; id: string; at: string } | null = null;
     for (;;) {
-      const conditions = [before ? "e.occurred_at < $1" : "$1::timestamptz IS NULL"];
-      if (after) conditions.push("(e.org_id, e.id, e.occurred_at) > ($2::uuid, $3, $4::timestamptz)");
-      const page: { rows: Array<{ line: string; at: string; org_id: string; id: string }> } = await client.query(
-        `SELECT row_to_json(e)::text AS line, e.occurred_at::text AS at, e.org_id::text AS org_id, e.id FROM ${table} e
-         WHERE ${conditions.join(" AND ")} ORDER BY e.org_id, e.id, e.occurred_at LIMIT ${ARCHIVE_PAGE}`,
-        [before, ...(after ?? [])],
+      const conditions = [before ? sql`e.occurred_at < ${before}` : sql`TRUE`];
+      if (after) conditions.push(sql`(e.org_id, e.id, e.occurred_at) > (${after.orgId}::uuid, ${after.id}, ${after.at}::timestamptz)`);
+      const page = await client.execute<{ line: string; at: string; org_id: string; id: string }>(
+        sql`SELECT row_to_json(e)::text AS line, e.occurred_at::text AS at, e.org_id::text AS org_id, e.id FROM ${sql.identifier(table)} e
+         WHERE ${sql.join(conditions, sql` AND `)} ORDER BY e.org_id, e.id, e.occurred_at LIMIT ${ARCHIVE_PAGE}`,
       );
       if (page.rows.length === 0) break;
       // The page in runs of one organization each: a new organization finishes the previous object.
@@ -111,7 +117,7 @@ async function archiveRows(client: SqlClient, sink: ArchiveSink, prefix: string,
         from = to;
       }
       const last = page.rows[page.rows.length - 1]!;
-      after = [last.org_id, last.id, last.at];
+      after = { orgId: last.org_id, id: last.id, at: last.at };
     }
     await writer?.finish();
   } catch (error) {
@@ -120,7 +126,7 @@ async function archiveRows(client: SqlClient, sink: ArchiveSink, prefix: string,
   }
 }
 
-export async function runPartitionPass(client: SqlClient, options: PartitionPassOptions): Promise<PartitionReport> {
+export async function runPartitionPass(client: Db, options: PartitionPassOptions): Promise<PartitionReport> {
   const report: PartitionReport = { created: [], movedFromDefault: 0, archived: [], dropped: [], prunedFromDefault: 0 };
   const current = monthOf(options.now);
   for (let i = 0; i <= MONTHS_AHEAD; i++) {
@@ -139,8 +145,8 @@ export async function runPartitionPass(client: SqlClient, options: PartitionPass
   // Archive everything first; a failure here throws before anything is dropped.
   if (options.archive) {
     const { sink, prefix } = options.archive;
-    await client.query("SET TIME ZONE 'UTC'");
-    await client.query("SET ROLE svc_maintenance");
+    await client.execute(sql`SET TIME ZONE 'UTC'`);
+    await client.execute(sql`SET ROLE svc_maintenance`);
     try {
       for (const month of condemned) {
         await archiveRows(client, sink, prefix, `events-${monthLabel(month)}`, partitionName(month), null);
@@ -149,15 +155,15 @@ export async function runPartitionPass(client: SqlClient, options: PartitionPass
       await archiveRows(client, sink, prefix, `events-default-before-${monthLabel(cutoff)}`, "events_default", cutoffAt);
       report.archived.push("events_default");
     } finally {
-      await client.query("RESET ROLE");
+      await client.execute(sql`RESET ROLE`);
     }
   }
   await inMaintenanceTransaction(client, async () => {
     for (const month of condemned) {
-      await client.query(`DROP TABLE ${partitionName(month)}`);
+      await client.execute(sql`DROP TABLE ${sql.identifier(partitionName(month))}`);
       report.dropped.push(partitionName(month));
     }
-    const pruned = await client.query("DELETE FROM events_default WHERE occurred_at < $1", [cutoffAt]);
+    const pruned = await client.execute(sql`DELETE FROM events_default WHERE occurred_at < ${cutoffAt}`);
     report.prunedFromDefault = pruned.rowCount ?? 0;
   });
   return report;
@@ -179,7 +185,11 @@ export function addMonths(m: Month, n: number): Month {
 
 export const monthStart = (m: Month): string => `${m.year}-${String(m.month).padStart(2, "0")}-01T00:00:00Z`;
 
-export const partitionName = (m: Month): string => `events_y${m.year}m${String(m.month).padStart(2, "0")}`;
+export const partitionName = (m: Month): MonthTable => `events_y${m.year}m${String(m.month).padStart(2, "0")}`;
+
+/** The tables the pass names at run time: a month's partition, or the default partition. */
+type MonthTable = `events_y${number}m${string}`;
+type PartitionTable = MonthTable | "events_default";
 
 export const monthLabel = (m: Month): string => `${m.year}-${String(m.month).padStart(2, "0")}`;
 

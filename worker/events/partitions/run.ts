@@ -1,5 +1,5 @@
 // Running the partition pass from the Worker (daily Cron Trigger) with the maintenance role.
-import { useBridge, withClient } from "../../../db/neon";
+import { useBridge, withDb } from "../../../db/neon";
 import type { Config } from "../../config/types";
 import type { Env } from "../../env";
 import { log } from "../../log";
@@ -20,8 +20,8 @@ export async function partitionPassFromWorker(env: Env, config: Config, now: Dat
   const archive = archiveDir !== null && env.EVENT_ARCHIVE ? { sink: r2Sink(env.EVENT_ARCHIVE), prefix: archiveDir } : null;
   const retention = archiveDir !== null && !archive ? null : retentionMonths;
   useBridge(config.database.wsProxy);
-  return withClient(url, async (client) => {
-    const report = await runPartitionPass(client, { now, retentionMonths: retention, archive });
+  return withDb(url, async (db) => {
+    const report = await runPartitionPass(db, { now, retentionMonths: retention, archive });
     log("info", "partitions.pass", { ...report });
     return report;
   });
