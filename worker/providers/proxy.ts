@@ -10,6 +10,7 @@ import { asProxyCaller, authenticateProxyCaller } from "../auth/bearer";
 import type { ModelPrice } from "../config/types";
 import type { AppContext } from "../http/context";
 import { decodeUtf8, isJsonType, readBytes } from "../http/input";
+import { diagnose } from "../http/diagnosis";
 import { Refusal } from "../http/refusal";
 import { log } from "../log";
 import { reserve, settle, type Reservation } from "./budgets";
@@ -139,8 +140,10 @@ function relay(c: AppContext, forwarding: Forwarding, upstream: ReadableStream<U
     try {
       await settleWith(pool.connect, forwarding.reservation, charge(forwarding, usage.final()));
     } catch (error) {
-      // The reservation stays counted in full: the budget errs on the side of the cap.
-      log("error", "model_proxy.settle_failed", { provider: forwarding.dialect.provider, error: error instanceof Error ? error.message : String(error) });
+      // The reservation stays counted in full: the budget errs on the side of the cap. Described, never
+      // quoted: a query error's message carries the statement's parameters.
+      const { kind, sqlState } = diagnose(error);
+      log("error", "model_proxy.settle_failed", { provider: forwarding.dialect.provider, kind, ...(sqlState ? { sqlState } : {}) });
     } finally {
       await pool.end();
     }
