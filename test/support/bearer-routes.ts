@@ -118,6 +118,9 @@ const SETUPS: Record<string, Setup | { notWalkedHere: string }> = {
   "POST /v1/tokens": {
     prepare: async () => send("POST", "/v1/tokens", { name: "bearer suite" }),
   },
+  "GET /v1/cli/whoami": {
+    prepare: async () => send("GET", "/v1/cli/whoami"),
+  },
   "GET /v1/oidc/bindings": {
     prepare: async () => send("GET", "/v1/oidc/bindings"),
   },
