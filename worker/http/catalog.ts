@@ -7,7 +7,10 @@ export interface CatalogEntry {
   resolution: string;
   /** Whether sending the same request again can succeed without changing anything. */
   retrySafe: boolean;
-  /** Exit status of the operator command line when it stops for this reason. */
+  /**
+   * Exit status of the `svc` command line when it stops for this reason: the operator's start-up checks
+   * (1, 2), and the refusals the people's commands meet (cli/people/); a code without one exits 1.
+   */
   exitStatus?: number;
 }
 
@@ -17,18 +20,21 @@ export const ERROR_CATALOG = {
     message: "The request body is not valid JSON.",
     resolution: "Send a JSON document with the content type application/json.",
     retrySafe: false,
+    exitStatus: 65,
   },
   invalid_request: {
     status: 400,
     message: "The request is missing a field or has a field of the wrong shape.",
     resolution: "Correct the request as the message describes; the OpenAPI description at /openapi.json gives every shape.",
     retrySafe: false,
+    exitStatus: 65,
   },
   unauthenticated: {
     status: 401,
     message: "The credential is missing, unknown, expired or revoked.",
     resolution: "Send a valid token as an HTTP bearer, or sign in again.",
     retrySafe: false,
+    exitStatus: 3,
   },
   identity_unverified: {
     status: 401,
@@ -55,12 +61,14 @@ export const ERROR_CATALOG = {
     message: "The credential does not carry the permission this needs.",
     resolution: "Ask an owner or admin for the permission, or use a token with the needed scope.",
     retrySafe: false,
+    exitStatus: 4,
   },
   organization_suspended: {
     status: 403,
     message: "The organization is suspended, so this is refused for now.",
     resolution: "Keep the request and send it again after retryAfterSeconds; an owner can see why in the console.",
     retrySafe: true,
+    exitStatus: 5,
   },
   identity_not_bound: {
     status: 403,
@@ -74,6 +82,7 @@ export const ERROR_CATALOG = {
     resolution:
       "Run a workflow of the repository that exchanges an identity token minted for the one-time audience the message names, or install the App on the repository's owner and claim again.",
     retrySafe: false,
+    exitStatus: 6,
   },
   plan_required: {
     status: 402,
@@ -81,6 +90,7 @@ export const ERROR_CATALOG = {
     resolution:
       "An owner subscribes to the plan the message names on the console's Billing page; billing, data export, deletion and sessions stay reachable meanwhile.",
     retrySafe: false,
+    exitStatus: 7,
   },
   licence_required: {
     status: 402,
@@ -94,12 +104,14 @@ export const ERROR_CATALOG = {
     message: "Nothing is here.",
     resolution: "Check the address and the identifier; another organization's resources answer like missing ones.",
     retrySafe: false,
+    exitStatus: 8,
   },
   claim_held_elsewhere: {
     status: 409,
     message: "Another organization holds a claim on this repository.",
     resolution: "Retrying never helps: the other organization must revoke its claim before this one can claim the repository.",
     retrySafe: false,
+    exitStatus: 9,
   },
   export_not_ready: {
     status: 409,
