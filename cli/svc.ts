@@ -1,4 +1,6 @@
-// The operator command line: what runs outside the Worker. `npm run --silent svc -- <command>`.
+// The `svc` command line, for two audiences: the people of an organization (cli/people/: HTTP to the
+// control plane only) and its operators (what runs outside the Worker, against the database).
+// `npx svc <command>` or `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "./env-file";
 import { admin } from "./commands/admin";
 import { analytics } from "./commands/analytics";
@@ -13,8 +15,11 @@ import { partitions } from "./commands/partitions";
 import { reseal } from "./commands/reseal";
 import { tokens } from "./commands/tokens";
 import { UsageError, type Command } from "./command";
+import { PEOPLE_COMMANDS, PEOPLE_USAGE } from "./people";
+import { Stop } from "./people/refusal";
 
 const COMMANDS: Record<string, Command> = {
+  ...PEOPLE_COMMANDS,
   migrate,
   config: configCheck,
   orgs,
@@ -30,6 +35,10 @@ const COMMANDS: Record<string, Command> = {
 };
 
 const USAGE = `usage: svc <command>
+
+${PEOPLE_USAGE}
+
+for operators (against the database; beside \`npm start\` they read .data/local.env):
   migrate                                   apply pending migrations (SVC_MIGRATION_DATABASE_URL)
   config check                              validate the environment exactly like the Worker does
   orgs create <slug> [--name N] [--plan P]  create an organization
@@ -59,6 +68,12 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command(args, withLocalDefaults(process.env));
   } catch (error) {
+    if (error instanceof Stop) {
+      // The service's sentence (never a token); with --json, its JSON answer too, for scripts.
+      if (args.includes("--json") && error.body !== undefined) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
+      console.error(error.message);
+      return error.exitStatus;
+    }
     if (error instanceof UsageError) {
       console.error(`${error.message}\n\n${USAGE}`);
       return 64;

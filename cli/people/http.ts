@@ -1,0 +1,54 @@
+// The people's commands talk to the control plane over HTTP only: JSON in and out, the stored CLI
+// token as the bearer. A refusal becomes a Stop carrying the service's sentence.
+import { refusalOf, Stop } from "./refusal";
+
+export interface Answer {
+  status: number;
+  code: string | null;
+  body: unknown;
+}
+
+/** Unreachable is the CLI's own sentence; the service's catalog says nothing about it (EX_UNAVAILABLE). */
+const UNREACHABLE_EXIT = 69;
+
+export async function send(
+  url: string,
+  method: string,
+  path: string,
+  init: { token?: string; json?: unknown; form?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  let body: string | undefined;
+  if (init.form) {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    body = new URLSearchParams(init.form).toString();
+  } else if (init.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(init.json);
+  }
+  let response: Response;
+  try {
+    response = await fetch(new URL(path, `${url.replace(/\/+$/, "")}/`), { method, headers, body });
+  } catch (error) {
+    throw new Stop(
+      `Could not reach the control plane at ${url} (${(error as Error).cause ?? (error as Error).message}); is it running? Set SVC_CONTROL_PLANE or --url.`,
+      UNREACHABLE_EXIT,
+    );
+  }
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { error: `The control plane answered ${response.status} with a body that is not JSON.` };
+  }
+  return { status: response.status, code: response.headers.get("x-svc-error-code"), body: parsed };
+}
+
+/** The answer's body when its status is `expected`; the refusal as a Stop otherwise. */
+export async function expectOk<T>(url: string, method: string, path: string, expected: number, init: Parameters<typeof send>[3] = {}): Promise<T> {
+  const answer = await send(url, method, path, init);
+  if (answer.status === expected) return answer.body as T;
+  throw refusalOf(url, answer.status, answer.code, answer.body);
+}

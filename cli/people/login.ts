@@ -1,0 +1,115 @@
+// svc login, logout, whoami: the device flow of RFC 8628 against /auth/device/code and
+// /auth/device/token (worker/device/routes.ts), the token kept in the credentials file and shown by
+// nobody: the person is told where to approve, and later who the token acts for (GET /v1/cli/whoami).
+import type { CommandEnv } from "../command";
+import { credentialsPath, forgetToken, storeToken } from "./credentials";
+import { expectOk, send } from "./http";
+import { expectArguments } from "./options";
+import { pollForToken, type PollAnswer } from "./polling";
+import { exitStatusFor, Stop } from "./refusal";
+import { invocation, print, storedToken, type Invocation } from "./session";
+
+export const CLIENT_ID = "svc-cli";
+const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+
+interface DeviceCode {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete?: string;
+  expires_in: number;
+  interval?: number;
+}
+
+export interface CliIdentity {
+  tokenId: string;
+  person: { id: string; login: string | null };
+  organization: { id: string; slug: string };
+  role: string;
+  scopes: string[];
+  effectiveScopes: string[];
+  expiresAt: string | null;
+}
+
+/** An RFC 6749 5.2 error body, or a Refusal: its sentence. */
+const describe = (body: unknown) => {
+  const error = body as { error?: unknown; error_description?: unknown } | null;
+  return typeof error?.error_description === "string" ? error.error_description : typeof error?.error === "string" ? error.error : "";
+};
+
+async function startSignIn(run: Invocation): Promise<DeviceCode> {
+  const answer = await send(run.url, "POST", "/auth/device/code", { form: { client_id: CLIENT_ID, scope: run.scopes.join(" ") } });
+  if (answer.status === 200) return answer.body as DeviceCode;
+  const code = (answer.body as { error?: string } | null)?.error;
+  throw new Stop(
+    describe(answer.body) || `The control plane answered ${answer.status}.`,
+    exitStatusFor(code === "invalid_scope" ? "invalid_request" : (answer.code ?? "invalid_request")),
+    answer.body,
+  );
+}
+
+async function pollOnce(run: Invocation, deviceCode: string): Promise<PollAnswer> {
+  const answer = await send(run.url, "POST", "/auth/device/token", { form: { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: CLIENT_ID } });
+  const body = answer.body as { access_token?: string; scope?: string; error?: string } | null;
+  if (answer.status === 200 && body?.access_token) return { status: "issued", token: body.access_token, scope: body.scope ?? "" };
+  const status = body?.error;
+  if (status === "authorization_pending" || status === "slow_down" || status === "expired_token" || status === "access_denied" || status === "invalid_grant") {
+    return { status, description: describe(body) } as PollAnswer;
+  }
+  throw new Stop(describe(body) || `The control plane answered ${answer.status} while waiting for the sign-in.`, exitStatusFor(answer.code), body);
+}
+
+const whoamiOf = (run: Invocation, token: string) => expectOk<CliIdentity>(run.url, "GET", "/v1/cli/whoami", 200, { token });
+
+const list = (scopes: string[]) => (scopes.length ? scopes.join(", ") : "none");
+
+const describeIdentity = (identity: CliIdentity, url: string) =>
+  [
+    `${identity.person.login ?? identity.person.id} in ${identity.organization.slug} (${identity.role}) at ${url}`,
+    `granted scopes:   ${list(identity.scopes)}`,
+    `effective scopes: ${list(identity.effectiveScopes)} (what the role allows now)`,
+    `expires:          ${identity.expiresAt ?? "never"}`,
+  ].join("\n");
+
+export async function login(args: string[], env: CommandEnv): Promise<number> {
+  const run = invocation(args, env);
+  expectArguments(run, []);
+  const started = await startSignIn(run);
+  // On standard error: standard output carries only the result (the JSON one with --json).
+  process.stderr.write(
+    `To sign in, open ${started.verification_uri} in a browser where you are signed in, and enter the code ${started.user_code}\n` +
+      `(or open ${started.verification_uri_complete ?? started.verification_uri}). Check that the page shows the same code.\n` +
+      `Waiting for approval; the code expires in ${Math.round(started.expires_in / 60)} minutes.\n`,
+  );
+  const outcome = await pollForToken({
+    interval: started.interval ?? 5,
+    expiresIn: started.expires_in,
+    poll: () => pollOnce(run, started.device_code),
+    sleep: (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000)),
+    now: () => Date.now() / 1000,
+  });
+  if (outcome.status === "access_denied") throw new Stop("The sign-in was denied in the browser; nothing was stored.", exitStatusFor("forbidden"), outcome);
+  if (outcome.status !== "issued") throw new Stop(`${outcome.description} Run \`svc login\` again.`, exitStatusFor("unauthenticated"), outcome);
+  const scopes = outcome.scope.split(" ").filter(Boolean);
+  storeToken(env, run.url, { token: outcome.token, scopes, obtainedAt: new Date().toISOString() });
+  const identity = await whoamiOf(run, outcome.token);
+  return print(run, identity, () => `Signed in: ${describeIdentity(identity, run.url)}\nThe token is stored in ${credentialsPath(env)}.`);
+}
+
+export async function logout(args: string[], env: CommandEnv): Promise<number> {
+  const run = invocation(args, env);
+  expectArguments(run, []);
+  const forgotten = forgetToken(env, run.url);
+  return print(run, { controlPlane: run.url, forgotten }, () =>
+    forgotten
+      ? `Signed out of ${run.url}: its token is forgotten here (it stays valid until it expires or is revoked in the console).`
+      : `Not signed in to ${run.url}.`,
+  );
+}
+
+export async function whoami(args: string[], env: CommandEnv): Promise<number> {
+  const run = invocation(args, env);
+  expectArguments(run, []);
+  const identity = await whoamiOf(run, storedToken(run));
+  return print(run, identity, () => describeIdentity(identity, run.url));
+}

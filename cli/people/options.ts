@@ -1,0 +1,49 @@
+// The people's commands' options: `--url` (else SVC_CONTROL_PLANE, else the local stack), `--json`,
+// and repeated `--scope`; whatever else is a positional argument, and an unknown option is a usage error.
+import { UsageError, type CommandEnv } from "../command";
+
+export const DEFAULT_CONTROL_PLANE = "http://127.0.0.1:8080";
+
+export interface PeopleOptions {
+  url: string;
+  json: boolean;
+  scopes: string[];
+  positional: string[];
+}
+
+export function parseOptions(args: readonly string[], env: CommandEnv): PeopleOptions {
+  const options: PeopleOptions = { url: env.SVC_CONTROL_PLANE || DEFAULT_CONTROL_PLANE, json: false, scopes: [], positional: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [name, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = () => {
+      const given = inline ?? args[++i];
+      if (given === undefined || given === "") throw new UsageError(`${name} needs a value.`);
+      return given;
+    };
+    if (name === "--json") options.json = true;
+    else if (name === "--url") options.url = value();
+    else if (name === "--scope")
+      options.scopes.push(
+        ...value()
+          .split(/[\s,]+/)
+          .filter(Boolean),
+      );
+    else if (name.startsWith("-") && name !== "-") throw new UsageError(`Unknown option ${name}.`);
+    else options.positional.push(arg);
+  }
+  try {
+    new URL(options.url);
+  } catch {
+    throw new UsageError(`The control plane address ${options.url} is not a URL.`);
+  }
+  return options;
+}
+
+/** Exactly `count` positional arguments, named in the usage error otherwise. */
+export function expectArguments(options: PeopleOptions, names: string[]): string[] {
+  if (options.positional.length !== names.length) {
+    throw new UsageError(names.length ? `Expected ${names.map((name) => `<${name}>`).join(" ")}.` : `Unexpected argument ${options.positional[0]}.`);
+  }
+  return options.positional;
+}

@@ -1,0 +1,115 @@
+// The people's `svc` commands without a control plane: their options, the device flow's polling
+// schedule (slow_down adds five seconds for good), the credentials store (0700, 0600, one entry per
+// control plane) and the exit statuses the error catalog gives refusals.
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UsageError } from "../../cli/command";
+import { credentialsPath, forgetToken, readToken, storeToken } from "../../cli/people/credentials";
+import { DEFAULT_CONTROL_PLANE, parseOptions } from "../../cli/people/options";
+import { pollForToken, type PollAnswer } from "../../cli/people/polling";
+import { exitStatusFor, refusalOf } from "../../cli/people/refusal";
+import { ERROR_CATALOG } from "../../worker/http/catalog";
+
+describe("options", () => {
+  it("takes the control plane from --url, else SVC_CONTROL_PLANE, else the local stack", () => {
+    expect(parseOptions([], {}).url).toBe(DEFAULT_CONTROL_PLANE);
+    expect(parseOptions([], { SVC_CONTROL_PLANE: "https://cp.example" }).url).toBe("https://cp.example");
+    expect(parseOptions(["--url", "https://other.example"], { SVC_CONTROL_PLANE: "https://cp.example" }).url).toBe("https://other.example");
+  });
+
+  it("collects repeated scopes, --json and positional arguments; refuses an unknown option or a missing value", () => {
+    expect(parseOptions(["--scope", "tokens.manage", "--scope=billing.manage", "a/b", "--json"], {})).toMatchObject({
+      scopes: ["tokens.manage", "billing.manage"],
+      json: true,
+      positional: ["a/b"],
+    });
+    expect(() => parseOptions(["--key", "sk-secret"], {})).toThrow(UsageError);
+    expect(() => parseOptions(["--scope"], {})).toThrow(UsageError);
+    expect(() => parseOptions(["--url", "not a url"], {})).toThrow(UsageError);
+  });
+});
+
+describe("the polling schedule", () => {
+  /** Runs the schedule against scripted answers; the seconds slept before each poll. */
+  async function slept(answers: PollAnswer["status"][], expiresIn = 600) {
+    const sleeps: number[] = [];
+    let clock = 0;
+    const script = [...answers];
+    const outcome = await pollForToken({
+      interval: 5,
+      expiresIn,
+      now: () => clock,
+      sleep: async (seconds) => {
+        sleeps.push(seconds);
+        clock += seconds;
+      },
+      poll: async () => {
+        const status = script.shift() ?? "authorization_pending";
+        return status === "issued" ? { status, token: "svc_cli_x", scope: "tokens.manage" } : { status, description: `said ${status}` };
+      },
+    });
+    return { sleeps, outcome };
+  }
+
+  it("waits the interval before each poll while pending, and five seconds more for good after each slow_down", async () => {
+    const { sleeps, outcome } = await slept(["authorization_pending", "slow_down", "authorization_pending", "slow_down", "issued"]);
+    expect(sleeps).toEqual([5, 5, 10, 10, 15]);
+    expect(outcome).toEqual({ status: "issued", token: "svc_cli_x", scope: "tokens.manage" });
+  });
+
+  it("stops at expired_token, access_denied and an unknown code, and when the code's lifetime is over", async () => {
+    expect((await slept(["authorization_pending", "expired_token"])).outcome.status).toBe("expired_token");
+    expect((await slept(["access_denied"])).outcome).toEqual({ status: "access_denied", description: "said access_denied" });
+    expect((await slept(["invalid_grant"])).outcome.status).toBe("invalid_grant");
+    const { sleeps, outcome } = await slept([], 20);
+    expect(outcome.status).toBe("expired_token");
+    expect(sleeps).toEqual([5, 5, 5, 5]);
+  });
+});
+
+describe("the credentials store", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "svc-credentials-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("keeps one entry per control plane in $XDG_CONFIG_HOME/svc/credentials.json, directory 0700, file 0600", () => {
+    const env = { XDG_CONFIG_HOME: join(dir, "config") };
+    const path = credentialsPath(env);
+    expect(path).toBe(join(dir, "config", "svc", "credentials.json"));
+    storeToken(env, "http://127.0.0.1:8080/", { token: "svc_cli_local", scopes: ["tokens.manage"], obtainedAt: "2026-01-01T00:00:00Z" });
+    storeToken(env, "https://cp.example", { token: "svc_cli_remote", scopes: [], obtainedAt: "2026-01-01T00:00:00Z" });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "config", "svc")).mode & 0o777).toBe(0o700);
+    expect(readToken(env, "http://127.0.0.1:8080")?.token).toBe("svc_cli_local");
+    expect(forgetToken(env, "http://127.0.0.1:8080")).toBe(true);
+    expect(forgetToken(env, "http://127.0.0.1:8080")).toBe(false);
+    expect(readToken(env, "http://127.0.0.1:8080")).toBeNull();
+    expect(readToken(env, "https://cp.example")?.token).toBe("svc_cli_remote");
+  });
+
+  it("defaults to ~/.config/svc/credentials.json", () => {
+    expect(credentialsPath({ HOME: dir })).toBe(join(dir, ".config", "svc", "credentials.json"));
+  });
+});
+
+describe("refusals", () => {
+  it("exit with the catalog's status for the code, 1 for a code without one", () => {
+    expect(exitStatusFor("forbidden")).toBe(ERROR_CATALOG.forbidden.exitStatus);
+    expect(exitStatusFor("rate_limited")).toBe(1);
+    expect(exitStatusFor(null)).toBe(1);
+    expect(exitStatusFor("toString")).toBe(1);
+  });
+
+  it("print the service's sentence, and tell a 401 to log in again", () => {
+    const forbidden = refusalOf("http://cp", 403, "forbidden", { error: "This CLI token lacks tokens.manage; run `svc login --scope tokens.manage`." });
+    expect(forbidden.message).toBe("This CLI token lacks tokens.manage; run `svc login --scope tokens.manage`.");
+    expect(forbidden.exitStatus).toBe(4);
+    const unauthenticated = refusalOf("http://cp", 401, "unauthenticated", { error: "The CLI token is unknown, expired or revoked." });
+    expect(unauthenticated.message).toMatch(/no longer valid.*run `svc login` again/);
+    expect(unauthenticated.exitStatus).toBe(3);
+  });
+});
