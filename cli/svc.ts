@@ -2,36 +2,30 @@
 // control plane only) and its operators (what runs outside the Worker, against the database).
 // `npx svc <command>` or `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "./env-file";
-import { admin } from "./commands/admin";
-import { analytics } from "./commands/analytics";
-import { audit } from "./commands/audit";
-import { configCheck } from "./commands/config-check";
-import { dataExport } from "./commands/export";
-import { frames } from "./commands/frames";
-import { licence } from "./commands/licence";
-import { migrate } from "./commands/migrate";
-import { orgs } from "./commands/orgs";
-import { partitions } from "./commands/partitions";
-import { reseal } from "./commands/reseal";
-import { tokens } from "./commands/tokens";
 import { UsageError, type Command } from "./command";
 import { PEOPLE_COMMANDS, PEOPLE_USAGE } from "./people";
 import { Stop } from "./people/refusal";
 
-const COMMANDS: Record<string, Command> = {
-  ...PEOPLE_COMMANDS,
-  migrate,
-  config: configCheck,
-  orgs,
-  tokens,
-  partitions,
-  audit,
-  export: dataExport,
-  reseal,
-  licence,
-  admin,
-  analytics,
-  frames,
+// Operator commands load on demand: their database drivers would add a second to every people's command.
+const OPERATOR_COMMANDS: Record<string, () => Promise<Command>> = {
+  migrate: async () => (await import("./commands/migrate")).migrate,
+  config: async () => (await import("./commands/config-check")).configCheck,
+  orgs: async () => (await import("./commands/orgs")).orgs,
+  tokens: async () => (await import("./commands/tokens")).tokens,
+  partitions: async () => (await import("./commands/partitions")).partitions,
+  audit: async () => (await import("./commands/audit")).audit,
+  export: async () => (await import("./commands/export")).dataExport,
+  reseal: async () => (await import("./commands/reseal")).reseal,
+  licence: async () => (await import("./commands/licence")).licence,
+  admin: async () => (await import("./commands/admin")).admin,
+  analytics: async () => (await import("./commands/analytics")).analytics,
+  frames: async () => (await import("./commands/frames")).frames,
+};
+
+const commandNamed = async (name: string | undefined): Promise<Command | undefined> => {
+  if (!name) return undefined;
+  if (Object.hasOwn(PEOPLE_COMMANDS, name)) return PEOPLE_COMMANDS[name];
+  return Object.hasOwn(OPERATOR_COMMANDS, name) ? OPERATOR_COMMANDS[name]!() : undefined;
 };
 
 const USAGE = `usage: svc <command>
@@ -60,7 +54,7 @@ for operators (against the database; beside \`npm start\` they read .data/local.
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
-  const command = name ? COMMANDS[name] : undefined;
+  const command = await commandNamed(name);
   if (!command) {
     console.error(USAGE);
     return name === "help" || name === "--help" ? 0 : 64;
