@@ -9,6 +9,7 @@ import { UsageError } from "../../cli/command";
 import { credentialsPath, forgetToken, readToken, storeToken } from "../../cli/people/credentials";
 import { DEFAULT_CONTROL_PLANE, parseOptions } from "../../cli/people/options";
 import { pollForToken, type PollAnswer } from "../../cli/people/polling";
+import { providers } from "../../cli/people/providers";
 import { exitStatusFor, refusalOf } from "../../cli/people/refusal";
 import { ERROR_CATALOG } from "../../worker/http/catalog";
 
@@ -28,6 +29,12 @@ describe("options", () => {
     expect(() => parseOptions(["--key", "sk-secret"], {})).toThrow(UsageError);
     expect(() => parseOptions(["--scope"], {})).toThrow(UsageError);
     expect(() => parseOptions(["--url", "not a url"], {})).toThrow(UsageError);
+  });
+
+  it("never takes a provider key as an argument, before asking the control plane anything", async () => {
+    await expect(providers(["set-key", "chat-provider", "sk-secret"], { SVC_CONTROL_PLANE: "http://127.0.0.1:1" })).rejects.toThrow(
+      /never given as an argument/,
+    );
   });
 });
 
