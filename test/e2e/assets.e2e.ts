@@ -45,6 +45,28 @@ describe("Workers Assets", () => {
     expect(asset.headers.get("content-type")).toContain("javascript");
   });
 
+  it("answers every other method on an address outside the API prefixes with the 404 Refusal, and a GET there with the page", async () => {
+    for (const path of ["/no/such/address", "/o/some-org/tokens", "/account", "/assets/nothing.js"]) {
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+        const response = await fetch(base + path, { method, headers: { "content-type": "application/json" }, body: "{}" });
+        expect({ path, method, status: response.status, code: response.headers.get("x-svc-error-code") }).toEqual({
+          path,
+          method,
+          status: 404,
+          code: "not_found",
+        });
+        expect(response.headers.get("x-request-id")).toMatch(/\S/);
+        expect(await response.json()).toEqual({ error: "Nothing is served at this address." });
+      }
+    }
+    for (const path of ["/no/such/address", "/o/some-org/tokens"]) {
+      const page = await fetch(base + path);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      expect(await page.text()).toContain(CONSOLE_MARK);
+    }
+  });
+
   it("gives the console's pages the Worker's page policy through console/public/_headers", async () => {
     const file = readFileSync(new URL("../../console/public/_headers", import.meta.url), "utf8");
     expect(file).toContain(`  Content-Security-Policy: ${contentSecurityPolicy()}\n`);

@@ -1,7 +1,7 @@
-// Console pages. Workers Assets answer every page address with the console's index.html before the
-// Worker runs; a page address reaches the Worker only when there is no build (or when the Worker is
-// called directly, as the tests do), and then it answers the built index.html if the ASSETS binding
-// has one, else a page saying how to build the console: never a blank page or a 500.
+// Console pages. Workers Assets answer only the build's own files (`/`, `/assets/...`); every other
+// page address (a console route such as `/o/acme/tokens`) reaches the Worker, which answers a GET with
+// the built index.html if the ASSETS binding has one, else a page saying how to build the console:
+// never a blank page or a 500. Any other method on an unknown address is the 404 Refusal.
 import type { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "../http/context";
@@ -23,7 +23,8 @@ export const notBuiltPage = () =>
 export function registerConsole(app: Hono<AppEnv>): void {
   app.get("*", planGate("reachable"), async (c) => {
     if (isApiPath(c.req.path)) return c.notFound();
-    const built = await c.env.ASSETS?.fetch(new URL("/index.html", c.req.url));
+    // `/`, not `/index.html`, which Assets answer with a redirect to `/`.
+    const built = await c.env.ASSETS?.fetch(new URL("/", c.req.url));
     if (built?.ok) return new Response(built.body, built);
     return c.html(notBuiltPage(), NOT_BUILT_STATUS);
   });
