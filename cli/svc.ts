@@ -3,6 +3,7 @@
 // `npx svc <command>` or `npm run --silent svc -- <command>`.
 import { withLocalDefaults } from "./env-file";
 import { UsageError, type Command } from "./command";
+import { databaseUnreachableSentence } from "./database-unreachable";
 import { PEOPLE_COMMANDS, PEOPLE_USAGE } from "./people";
 import { Stop } from "./people/refusal";
 
@@ -59,8 +60,9 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return name === "help" || name === "--help" ? 0 : 64;
   }
+  const env = withLocalDefaults(process.env);
   try {
-    return await command(args, withLocalDefaults(process.env));
+    return await command(args, env);
   } catch (error) {
     if (error instanceof Stop) {
       // The service's sentence (never a token); with --json, its JSON answer too, for scripts.
@@ -71,6 +73,12 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n\n${USAGE}`);
       return 64;
+    }
+    // A database that refuses the connection (the local stack not running): say so, and which variable named it.
+    const unreachable = databaseUnreachableSentence(error, env);
+    if (unreachable) {
+      console.error(unreachable);
+      return 69;
     }
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
