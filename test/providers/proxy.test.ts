@@ -117,6 +117,41 @@ describe("the chat provider through openai", () => {
   });
 });
 
+describe("model names as clients send them", () => {
+  it("prices a dated snapshot as its model and sends the name as given", async () => {
+    const { orgId, engine, keys } = await org();
+    const worker = workerFetch();
+    const answer = await messagesClient(engine, worker).messages.create({
+      model: "claude-haiku-4-5-20251001",
+      max_tokens: 16,
+      messages: [{ role: "user", content: "Say hello" }],
+    });
+    await worker.settled();
+    expect(await fakeCalls("messages", keys["messages-provider"])).toEqual([expect.objectContaining({ model: "claude-haiku-4-5-20251001" })]);
+    expect(await spendOf(orgId, "messages-provider")).toEqual({
+      spent: cost(HAIKU, answer.usage.input_tokens, answer.usage.output_tokens),
+      reserved: 0,
+      requests: 1,
+    });
+  });
+
+  it("charges SVC_MODEL_PRICES's price over the built-in one, for the model's snapshots too", async () => {
+    const { orgId, engine } = await org();
+    const worker = workerFetch(proxyEnv({ SVC_MODEL_PRICES: "gpt-4o-mini=2/20" }));
+    const answer = await chatClient(engine, worker).chat.completions.create({
+      model: "gpt-4o-mini-2024-07-18",
+      max_tokens: 16,
+      messages: [{ role: "user", content: "Say hello" }],
+    });
+    await worker.settled();
+    expect(await spendOf(orgId, "chat-provider")).toEqual({
+      spent: cost({ input: 2, output: 20 }, answer.usage!.prompt_tokens, answer.usage!.completion_tokens),
+      reserved: 0,
+      requests: 1,
+    });
+  });
+});
+
 describe("refusals before any upstream call", () => {
   it("refuses a model with no price, naming SVC_MODEL_PRICES, and asks the provider nothing", async () => {
     const { orgId, engine, keys } = await org();

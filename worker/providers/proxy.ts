@@ -7,6 +7,7 @@ import { openPool } from "../../db/neon";
 import { assertNoTransaction, inTenant, type Connection } from "../../db/transaction";
 import { sendAfterResponse } from "../analytics/client";
 import { asProxyCaller, authenticateProxyCaller } from "../auth/bearer";
+import { resolveModelPrice } from "../config/model-prices";
 import type { ModelPrice } from "../config/types";
 import type { AppContext } from "../http/context";
 import { decodeUtf8, isJsonType, readBytes } from "../http/input";
@@ -52,7 +53,8 @@ export async function forward(c: AppContext, dialect: Dialect): Promise<Response
   const { config } = c.var;
   const ready = await asProxyCaller(c, async (tx, principal) => {
     const request = dialect.read(jsonObject(c, bytes));
-    const price = config.modelPrices.get(request.model);
+    // A dated snapshot (`claude-sonnet-4-5-20250929`) is priced as its model; the provider gets the name as sent.
+    const price = resolveModelPrice(config.modelPrices, request.model)?.price;
     if (!price) {
       throw new Refusal(
         "model_unpriced",
