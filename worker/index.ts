@@ -16,6 +16,10 @@ await startWith(env);
 export default {
   // The apps (their routes and schemas) are built on first use, not at isolate start (bench/startup.ts):
   // each request awaits its own import, and each module is evaluated once.
-  fetch: async (request, environment, ctx) => (await (await import("./apps")).appFor(request)).fetch(request, environment, ctx),
+  fetch: async (request, environment, ctx) => {
+    // The local stack's cron route (worker/scheduled.ts): only while npm start sets its secret.
+    const local = environment.SVC_LOCAL_CRON_SECRET ? await (await import("./scheduled")).localCron(request, environment) : null;
+    return local ?? (await (await import("./apps")).appFor(request)).fetch(request, environment, ctx);
+  },
   scheduled: async (controller, environment, _ctx) => (await import("./scheduled")).scheduled(controller, environment),
 } satisfies ExportedHandler<Env>;

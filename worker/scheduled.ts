@@ -1,5 +1,8 @@
 // Cron Triggers (wrangler.toml [triggers]): the daily partition pass; every five minutes the deadline
 // sweep that backs up the environment objects' alarms, and the steps of organization deletions.
+// Each run logs its start and its outcome with its duration (cron.started, cron.finished); a job that
+// throws logs the diagnosis a failing request logs (cron.failed) and lands in the failure store with
+// its job name as the route, then fails the invocation.
 import { openPool, useBridge, withDb } from "../db/neon";
 import type { Config } from "./config/types";
 import { analyticsRollupFromWorker } from "./analytics/rollup-job";
@@ -8,14 +11,14 @@ import { destroyExpiredExports } from "./deletion/work";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import { partitionPassFromWorker } from "./events/partitions/run";
+import { constantTimeEqual } from "./http/constant-time";
+import { diagnose, FAILURE_CODE } from "./http/diagnosis";
 import { log } from "./log";
-import { pruneFailureGroups } from "./operators/failure-store";
+import { pruneFailureGroups, storeFailure } from "./operators/failure-store";
 import { abandonOverdueEverywhere } from "./workloads/abandon";
+import { ANALYTICS_CRON, cronNamed, JOB_NAMES, LOCAL_CRON_PATH, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
 
-export const PARTITION_CRON = "17 3 * * *";
-export const SWEEP_CRON = "*/5 * * * *";
-/** Installation analytics: the daily rollup of beacon events and own usage, and raw-event retention. */
-export const ANALYTICS_CRON = "41 2 * * *";
+export { ANALYTICS_CRON, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
 
 type Job = (env: Env, config: Config, at: Date) => Promise<unknown>;
 
@@ -34,7 +37,88 @@ export async function scheduled(controller: ScheduledController, env: Env): Prom
     log("error", "cron.unknown", { cron: controller.cron, known: Object.keys(CRON_JOBS) });
     throw new Error(`No job is defined for the Cron Trigger "${controller.cron}"; this Worker runs "${known}".`);
   }
-  await job(env, configFor(env), new Date(controller.scheduledTime));
+  await runJob(controller.cron, env, new Date(controller.scheduledTime));
+}
+
+export interface JobFailed {
+  runId: string;
+  code: string;
+}
+
+/** One run of a cron's job, logged and, when it throws, diagnosed and stored; resolves to the job's report. */
+export async function runJob(cron: string, env: Env, at: Date): Promise<{ runId: string; durationMs: number; report: unknown }> {
+  const job = CRON_JOBS[cron]!;
+  const name = JOB_NAMES[cron] ?? cron;
+  const config = configFor(env);
+  const runId = crypto.randomUUID();
+  const started = Date.now();
+  log("info", "cron.started", { runId, job: name, cron });
+  try {
+    const report = await job(env, config, at);
+    const durationMs = Date.now() - started;
+    log("info", "cron.finished", { runId, job: name, cron, outcome: "ok", durationMs });
+    return { runId, durationMs, report };
+  } catch (error) {
+    const durationMs = Date.now() - started;
+    const diagnosis = diagnose(error);
+    const code = FAILURE_CODE[diagnosis.kind];
+    log("error", "cron.failed", { requestId: runId, code, method: "CRON", route: name, cron, outcome: "failed", durationMs, ...diagnosis });
+    // Awaited, not left to waitUntil: the invocation ends with the job. Its own failure never hides the job's.
+    await storeFailure(config, { requestId: runId, code, method: "CRON", route: name, diagnosis }).catch(() =>
+      log("warn", "failure.store_failed", { requestId: runId }),
+    );
+    throw Object.assign(new CronJobFailed(name, code, runId), { cause: error });
+  }
+}
+
+/** What a failed job throws: its name, the catalog code and the run id its log line and failure-store entry carry. */
+export class CronJobFailed extends Error {
+  override readonly name = "CronJobFailed";
+  constructor(
+    readonly job: string,
+    readonly code: string,
+    readonly runId: string,
+  ) {
+    super(`The ${job} job failed (${code}); its diagnosis is logged and stored under run ${runId}.`);
+  }
+}
+
+/**
+ * `POST /local/cron?job=<cron or job name>` with `authorization: Bearer <SVC_LOCAL_CRON_SECRET>`: runs
+ * the job now and answers its report (`svc cron run`, local/crons.ts). Null (the app answers, 404) for
+ * any other address, without the variable, or off a loopback host: a deployed Worker has none of it.
+ */
+export async function localCron(request: Request, env: Env): Promise<Response | null> {
+  const secret = env.SVC_LOCAL_CRON_SECRET;
+  const url = new URL(request.url);
+  if (!secret || url.pathname !== LOCAL_CRON_PATH || !LOOPBACK.has(url.hostname)) return null;
+  const given = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+  if (!constantTimeEqual(given, secret)) return Response.json({ error: "The local cron secret is missing or wrong." }, { status: 401 });
+  if (request.method !== "POST") return Response.json({ error: "POST runs a job." }, { status: 405, headers: { allow: "POST" } });
+  const cron = cronNamed(url.searchParams.get("job") ?? "");
+  if (!cron || !CRON_JOBS[cron])
+    return Response.json({ error: "No such job.", jobs: Object.entries(JOB_NAMES).map(([cron, job]) => ({ job, cron })) }, { status: 404 });
+  const job = JOB_NAMES[cron];
+  try {
+    const { runId, durationMs, report } = await runJob(cron, env, new Date());
+    return Response.json({ job, cron, runId, outcome: "ok", durationMs, report: report ?? null });
+  } catch (error) {
+    if (!(error instanceof CronJobFailed)) throw error;
+    const { runId, code } = error;
+    return Response.json({ job, cron, runId, outcome: "failed", code }, { status: 500 });
+  }
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** What one maintenance pass did. */
+export interface SweepReport {
+  abandonedRuns: number;
+  failureGroupsDeleted: number;
+  heldExportsDestroyed: number;
+  /** Each due deletion's organization and what advancing it did. */
+  deletions: Record<string, unknown>;
+  skipped?: string;
 }
 
 /**
@@ -43,26 +127,29 @@ export async function scheduled(controller: ScheduledController, env: Env): Prom
  * organization, removes held deletion exports whose link expired, then advances each due deletion as
  * the application role acting as its organization.
  */
-async function maintenancePass(env: Env, config: Config): Promise<void> {
+async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
   const url = config.database.maintenanceUrl;
   if (!url) {
-    log("warn", "sweep.skipped", {
-      reason: "No maintenance or migration role is configured; deadlines rely on the environment alarms alone, and deletions wait.",
-    });
-    return;
+    const reason = "No maintenance or migration role is configured; deadlines rely on the environment alarms alone, and deletions wait.";
+    log("warn", "sweep.skipped", { reason });
+    return { abandonedRuns: 0, failureGroupsDeleted: 0, heldExportsDestroyed: 0, deletions: {}, skipped: reason };
   }
   useBridge(config.database.wsProxy);
-  const due = await withDb(url, async (client) => {
-    log("info", "sweep.deadlines", { abandoned: await abandonOverdueEverywhere(client) });
-    log("info", "sweep.failure_groups", { deleted: await pruneFailureGroups(client, config.failures.retentionDays) });
-    log("info", "sweep.held_exports", { destroyed: await destroyExpiredExports(client, env.EXPORTS) });
-    return dueDeletions(client);
+  const { due, ...counts } = await withDb(url, async (client) => {
+    const abandonedRuns = await abandonOverdueEverywhere(client);
+    log("info", "sweep.deadlines", { abandoned: abandonedRuns });
+    const failureGroupsDeleted = await pruneFailureGroups(client, config.failures.retentionDays);
+    log("info", "sweep.failure_groups", { deleted: failureGroupsDeleted });
+    const heldExportsDestroyed = await destroyExpiredExports(client, env.EXPORTS);
+    log("info", "sweep.held_exports", { destroyed: heldExportsDestroyed });
+    return { abandonedRuns, failureGroupsDeleted, heldExportsDestroyed, due: await dueDeletions(client) };
   });
-  if (due.length === 0) return;
+  if (due.length === 0) return { ...counts, deletions: {} };
   const pool = openPool(config.database.url, config.database.poolMax);
   try {
     const outcomes = await advanceDueDeletions({ connect: pool.connect, config, env }, due);
     log("info", "deletions.advanced", { outcomes: Object.values(outcomes) });
+    return { ...counts, deletions: outcomes };
   } finally {
     await pool.end();
   }

@@ -19,6 +19,8 @@ export const API_PREFIXES = [
   "/sso",
   "/sso/*",
   "/scim/*",
+  // The local stack's cron route (worker/cron-names.ts LOCAL_CRON_PATH); elsewhere it answers 404.
+  "/local/*",
 ] as const;
 
 /** Whether `path` is one of the Worker's own addresses, as Workers Assets match the patterns above. */
