@@ -21,6 +21,7 @@ const OPERATOR_COMMANDS: Record<string, () => Promise<Command>> = {
   admin: async () => (await import("./commands/admin")).admin,
   analytics: async () => (await import("./commands/analytics")).analytics,
   frames: async () => (await import("./commands/frames")).frames,
+  cron: async () => (await import("./commands/cron")).cron,
 };
 
 const commandNamed = async (name: string | undefined): Promise<Command | undefined> => {
@@ -50,6 +51,8 @@ for operators (against the database; beside \`npm start\` they read .data/local.
                                             SVC_ADMIN_BOOTSTRAP_PASSWORD or standard input (SVC_ADMIN_DATABASE_URL)
   admin remove <login> | admin list         remove an operator (and their sessions); list operators
   analytics rollup                          roll beacon events and own usage into daily aggregates now (the daily cron's job)
+  cron list                                 the Cron Triggers of wrangler.toml: each job, its schedule and next run (UTC)
+  cron run <cron or job name> [--url URL]   run one job now in the local Worker (\`npm start\`) and print its report
   frames --map <index.js.map> [file]        a failure sample's (or log line's) frames at their places in our source, by the
                                             deploy's source map (wrangler deploy --outdir); standard input without a file`;
 

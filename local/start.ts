@@ -13,6 +13,7 @@ import { startLocalFakeCodehost } from "./fake-codehost";
 import { startLocalFakeBilling } from "./fake-billing";
 import { startLocalModelProviders } from "./fake-model-providers";
 import { partitionPassFromNode } from "../cli/commands/partitions";
+import { startLocalCrons } from "./crons";
 
 const POSTGRES_PORT = 54329;
 const POSTGRES_DATA_DIR = DATA_DIR + "postgres";
@@ -54,7 +55,10 @@ async function main(): Promise<number> {
     SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(persistentSecret("analytics-surrogate.key"), "base64").toString("hex"),
     SVC_ANALYTICS_OPERATOR_ORG: DEMO_SLUG,
   };
+  // The Worker's local-only cron route (local/crons.ts, `svc cron run`) answers only with this secret.
+  const cronVariables = { SVC_LOCAL_CRON_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex") };
   const env = workerEnvironment(stack, port, {
+    ...cronVariables,
     ...codehost?.variables,
     ...billing?.variables,
     ...modelProviders.variables,
@@ -98,6 +102,8 @@ async function main(): Promise<number> {
     });
   }
   if ((await workerAnswers(port)) && (await siteAnswers(sitePort))) {
+    const crons = startLocalCrons({ base: `http://127.0.0.1:${port}`, secret: env.SVC_LOCAL_CRON_SECRET! });
+    wrangler.on("exit", () => crons.stop());
     console.log(`
 control plane  http://127.0.0.1:${port}   (the console; GET /health, /readyz, /openapi.json, /metrics, /.well-known/svc-enterprise)
 site           http://127.0.0.1:${sitePort}   (the static site and docs; its forms post to the control plane)
@@ -109,6 +115,8 @@ an engine token for the demo organization:
   npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind engine
 a CLI token acting for a member who signed in (its scopes work while their role holds them):
   npm run --silent svc -- tokens create --org <slug> --kind cli --person <login> --scope tokens.manage
+the Cron Triggers of wrangler.toml fire on their schedules (UTC); \`svc cron list\` shows them, and one runs now with:
+  npm run --silent svc -- cron run sweep
 the operator portal at http://127.0.0.1:${port}/admin, after making an operator (password on standard input):
   npm run --silent svc -- admin bootstrap <login>
 Ctrl-C stops everything.

@@ -1,0 +1,28 @@
+// `svc cron` and the local stack's scheduler read the Cron Triggers from wrangler.toml alone, name each
+// one's job, and compute next runs in UTC; the local cron route's secret is never part of a deployment.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { schedule, wranglerCrons } from "../../cli/commands/cron";
+import { cronNamed, JOB_NAMES } from "../../worker/cron-names";
+
+describe("svc cron", () => {
+  it("reads wrangler.toml's crons, each with a named job", () => {
+    expect([...wranglerCrons()].sort()).toEqual(Object.keys(JOB_NAMES).sort());
+    expect(() => wranglerCrons("[triggers]\n")).toThrow(/no `crons = \[...\]` line/);
+  });
+
+  it("finds a job by its cron or its name", () => {
+    expect(cronNamed("sweep")).toBe("*/5 * * * *");
+    expect(cronNamed("17 3 * * *")).toBe("17 3 * * *");
+    expect(cronNamed("nightly")).toBeUndefined();
+  });
+
+  it("gives each cron's next run in UTC", () => {
+    const next = Object.fromEntries(schedule(wranglerCrons(), new Date("2026-03-01T03:16:10Z")).map(({ job, next }) => [job, next?.toISOString()]));
+    expect(next).toEqual({ sweep: "2026-03-01T03:20:00.000Z", partitions: "2026-03-01T03:17:00.000Z", "analytics-rollup": "2026-03-02T02:41:00.000Z" });
+  });
+
+  it("keeps the local cron secret out of the deployed configuration", () => {
+    expect(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8")).not.toContain("SVC_LOCAL_CRON_SECRET");
+  });
+});
