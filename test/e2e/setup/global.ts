@@ -52,6 +52,8 @@ export default async function setup(project: TestProject) {
     SVC_SITE_ORIGIN: `${site},${beaconPage}`,
     SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
     SVC_ANALYTICS_OPERATOR_ORG: analyticsOperator,
+    // As npm start: the local cron route, for `svc cron run` (test/e2e/crons.e2e.ts).
+    SVC_LOCAL_CRON_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
   };
   const parsed = parseConfig(env);
   if (!parsed.ok) throw new Error(`the end-to-end configuration is refused: ${JSON.stringify(parsed.errors)}`);

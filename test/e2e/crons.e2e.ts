@@ -1,0 +1,63 @@
+// Cron Triggers under the local stack: an owner requests their organization's deletion, the export
+// link answers 409 until the sweep runs, `svc cron run sweep` runs it now in the local Worker and prints
+// what it did, and the link then downloads the export.
+import { spawnSync } from "node:child_process";
+import type { Browser } from "playwright-core";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { base, installedAccount, launch, signedIn, unique } from "./support/browser";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const BIN = `${ROOT}cli/bin.mjs`;
+const { workerEnv } = inject("e2e");
+
+/** The operator's `svc` (the package's bin), pointed at the suite's Worker with the local stack's cron secret. */
+function svc(args: string[]) {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONTROL_PLANE: base, SVC_LOCAL_CRON_SECRET: workerEnv.SVC_LOCAL_CRON_SECRET };
+  return spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", env });
+}
+
+let browser: Browser;
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("Cron Triggers under the local stack", () => {
+  it("lists the jobs of wrangler.toml", () => {
+    const listed = svc(["cron", "list"]);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toMatch(/^sweep\s+\*\/5 \* \* \* \*\s+next /m);
+  });
+
+  it("runs the sweep on demand, which completes a requested deletion; the export link then downloads", async () => {
+    browser = await launch();
+    const login = unique("sweep");
+    await installedAccount(login);
+    const page = await signedIn(browser, login);
+    await page.waitForURL(/\/o\/[^/]+\/environments$/);
+    const slug = new URL(page.url()).pathname.split("/")[2]!;
+    const requested = await page.evaluate(async (confirm) => {
+      const session = (await (await fetch("/auth/session")).json()) as { csrfToken: string; organizations: Array<{ id: string; slug: string }> };
+      const orgId = session.organizations.find((organization) => organization.slug === confirm)!.id;
+      const response = await fetch("/rpc/deletion.request", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-svc-csrf": session.csrfToken },
+        body: JSON.stringify({ orgId, confirm }),
+      });
+      return { status: response.status, body: (await response.json()) as { result: { data: { exportLink: string } } } };
+    }, slug);
+    expect(requested.status).toBe(200);
+    const link = requested.body.result.data.exportLink;
+    expect((await fetch(link)).status).toBe(409);
+
+    const run = svc(["cron", "run", "sweep"]);
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as { job: string; outcome: string; report: { deletions: Record<string, string> } };
+    expect(report).toMatchObject({ job: "sweep", outcome: "ok" });
+    expect(Object.values(report.report.deletions)).toContain("deleted");
+
+    const download = await fetch(link);
+    expect(download.status).toBe(200);
+    expect(await download.json()).toMatchObject({ organization: expect.objectContaining({ slug }) });
+  });
+});
