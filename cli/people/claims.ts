@@ -1,17 +1,13 @@
 // svc claims add|list|revoke over /v1/oidc/bindings (worker/repository-claims/routes.ts): which
 // repositories' workflows may exchange identity tokens for this organization's engine tokens.
+import type * as z from "zod";
+import type { BindingList, OidcBinding } from "../../worker/repository-claims/schemas";
 import { UsageError, type CommandEnv } from "../command";
 import { expectOk } from "./http";
 import { expectArguments } from "./options";
 import { invocation, print, storedToken } from "./session";
 
-interface Binding {
-  id: string;
-  repository: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+type Binding = z.infer<typeof OidcBinding>;
 
 const REPOSITORY = /^[^/\s]+\/[^/\s]+$/;
 
@@ -27,7 +23,7 @@ export async function claims(args: string[], env: CommandEnv): Promise<number> {
     }
     case "list": {
       expectArguments(run, []);
-      const list = await expectOk<{ audience: string; bindings: Binding[] }>(run.url, "GET", "/v1/oidc/bindings", 200, { token: storedToken(run) });
+      const list = await expectOk<z.infer<typeof BindingList>>(run.url, "GET", "/v1/oidc/bindings", 200, { token: storedToken(run) });
       return print(run, list, () =>
         [
           `Workflows request identity tokens for the audience ${list.audience}`,
