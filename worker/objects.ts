@@ -3,6 +3,7 @@
 // those classes, except the entry that hands them to the platform), and how a call's failure is read.
 import { assertNoTransaction } from "../db/transaction";
 import type { GateSide } from "./billing/gate";
+import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import type { ProjectionEvent } from "./environments/projection";
 import type { ErrorCode } from "./http/catalog";
@@ -38,9 +39,19 @@ export interface EnvironmentApi extends Rpc.DurableObjectBranded {
 
 export const environmentObjectName = (orgId: string, envId: string) => `${orgId}/${envId}`;
 
+/**
+ * The object called `name`. One that does not exist yet starts where SVC_OBJECT_LOCATION_HINT says (near
+ * the database, which the environment object talks to on every call), else near this first caller,
+ * which may be an edge location far from the database before Smart Placement has placed the Worker.
+ */
+export function namedObject<T extends Rpc.DurableObjectBranded | undefined>(env: Env, namespace: DurableObjectNamespace<T>, name: string) {
+  const locationHint = configFor(env).database.objectLocationHint;
+  return namespace.get(namespace.idFromName(name), locationHint ? { locationHint } : undefined);
+}
+
 export function environmentObject(env: Env, orgId: string, envId: string) {
   assertNoTransaction("An environment's Durable Object");
-  return env.ENVIRONMENTS.get(env.ENVIRONMENTS.idFromName(environmentObjectName(orgId, envId)));
+  return namedObject(env, env.ENVIRONMENTS, environmentObjectName(orgId, envId));
 }
 
 export interface BucketRule {

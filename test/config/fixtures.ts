@@ -99,6 +99,7 @@ export const fullEnv: Readonly<Record<string, string>> = {
   SVC_ANALYTICS_VENDOR_REGION: "eu",
   SVC_ANALYTICS_VENDOR_PROJECT_KEY: "analytics-project-key-55e0c3",
   SVC_DATABASE_WS_PROXY: "127.0.0.1:54330",
+  SVC_OBJECT_LOCATION_HINT: "enam",
   SVC_INGEST_RATE_LIMIT: "500/5000",
   SVC_MESSAGES_PROVIDER_API_BASE: "http://127.0.0.1:8103",
   SVC_CHAT_PROVIDER_API_BASE: "http://127.0.0.1:8104",

@@ -72,6 +72,7 @@ const refusals: RefusalCase[] = [
   { name: "SVC_INGEST_RATE_LIMIT not rate/burst", changes: { SVC_INGEST_RATE_LIMIT: "fast" }, refused: ["SVC_INGEST_RATE_LIMIT"] },
   { name: "SVC_INGEST_RATE_LIMIT zero", changes: { SVC_INGEST_RATE_LIMIT: "0/10" }, refused: ["SVC_INGEST_RATE_LIMIT"] },
   { name: "SVC_DATABASE_WS_PROXY not host:port", changes: { SVC_DATABASE_WS_PROXY: "ws://bridge" }, refused: ["SVC_DATABASE_WS_PROXY"] },
+  { name: "SVC_OBJECT_LOCATION_HINT not a hint", changes: { SVC_OBJECT_LOCATION_HINT: "us-east-1" }, refused: ["SVC_OBJECT_LOCATION_HINT"] },
   { name: "SVC_EVENT_RETENTION_MONTHS zero", changes: { SVC_EVENT_RETENTION_MONTHS: "0" }, refused: ["SVC_EVENT_RETENTION_MONTHS"] },
   { name: "SVC_EVENT_RETENTION_MONTHS not whole", changes: { SVC_EVENT_RETENTION_MONTHS: "1.5" }, refused: ["SVC_EVENT_RETENTION_MONTHS"] },
   { name: "SVC_FAILURE_RETENTION_DAYS zero", changes: { SVC_FAILURE_RETENTION_DAYS: "0" }, refused: ["SVC_FAILURE_RETENTION_DAYS"] },
@@ -400,6 +401,7 @@ describe("parseConfig defaults", () => {
     expect(config.mail.productName).toBe("Acme Cloud");
     expect(config.events).toEqual({ retentionMonths: 13, archiveDir: "archive/events", ingestRateLimit: { refillPerSecond: 500, capacity: 5000 } });
     expect(config.database.wsProxy).toBe("127.0.0.1:54330");
+    expect(config.database.objectLocationHint).toBe("enam");
     expect(config.failures).toEqual({ store: false, retentionDays: 7 });
     expect(config.analytics).toEqual({
       surrogateSecret: "ab".repeat(32),

@@ -24,7 +24,20 @@ export function readDatabase(r: EnvReader): DatabaseConfig {
     maintenanceUrl,
     resealUrl: readConnectionString(r, "SVC_RESEAL_DATABASE_URL"),
     wsProxy: readWsProxy(r),
+    objectLocationHint: readLocationHint(r),
   };
+}
+
+/** The regions a Durable Object can be asked to start in (Cloudflare's location hints). */
+const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "apac-ne", "apac-se", "oc", "afr", "me"] as const;
+export type LocationHint = (typeof LOCATION_HINTS)[number];
+
+function readLocationHint(r: EnvReader): LocationHint | null {
+  const text = r.text("SVC_OBJECT_LOCATION_HINT");
+  if (text === undefined) return null;
+  const hint = LOCATION_HINTS.find((known) => known === text);
+  if (!hint) r.refuse("SVC_OBJECT_LOCATION_HINT", `SVC_OBJECT_LOCATION_HINT must be one of ${LOCATION_HINTS.join(", ")}.`);
+  return hint ?? null;
 }
 
 function readWsProxy(r: EnvReader): string | null {

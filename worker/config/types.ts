@@ -1,5 +1,6 @@
 // The typed configuration the rest of the Worker reads instead of the raw environment.
 // Optional features are `null` when off, so a caller cannot use a half-configured one.
+import type { LocationHint } from "./database";
 
 export type Edition = "enterprise" | "community";
 
@@ -66,6 +67,8 @@ export interface DatabaseConfig {
   resealUrl: string | null;
   /** `host:port` of the local WebSocket-to-TCP bridge; null in production. */
   wsProxy: string | null;
+  /** Where new Durable Objects start (SVC_OBJECT_LOCATION_HINT): near the database; null: near their first caller. */
+  objectLocationHint: LocationHint | null;
 }
 
 export interface CodehostConfig {

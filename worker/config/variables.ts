@@ -72,6 +72,8 @@ export const OPTIONAL_VARIABLES = [
 export const EXTENSION_VARIABLES = [
   // `host:port` of the local WebSocket-to-TCP bridge; unset in production (Neon's own proxy).
   "SVC_DATABASE_WS_PROXY",
+  // The region new Durable Objects start in (a location hint: `enam`, `weur`, ...), near the database.
+  "SVC_OBJECT_LOCATION_HINT",
   // Event ingestion allowance per organization: `<events per second>/<burst>`, or `off`.
   "SVC_INGEST_RATE_LIMIT",
   // Where the model proxy forwards to: the providers' public APIs unless set (tests, self-hosting).

@@ -1,16 +1,13 @@
 // One batch from an engine: validate each event, store the valid ones idempotently, then project
 // environment events through each environment's Durable Object (one call per environment per batch).
-import { environmentObjectName, retryOnceIfRetryable, type EnvironmentApi } from "../objects";
-import { assertNoTransaction, type Tx } from "../../db/transaction";
+import { environmentObject, retryOnceIfRetryable } from "../objects";
+import type { Tx } from "../../db/transaction";
+import type { Env } from "../env";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
 import { storeEvents, type StoredEvent, type StoreStep } from "./store";
 import { eventType } from "./types";
 import { checkEvent } from "./validate";
-
-export interface IngestDeps {
-  environments: DurableObjectNamespace<EnvironmentApi>;
-}
 
 interface Valid {
   position: number;
@@ -60,12 +57,12 @@ export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: re
 }
 
 /** After the store committed: environment events through their objects, and the answer. */
-export async function projectBatch(deps: IngestDeps, orgId: string, { outcomes, valid, stored, storeNotes }: StoredBatch): Promise<IngestResult> {
+export async function projectBatch(env: Env, orgId: string, { outcomes, valid, stored, storeNotes }: StoredBatch): Promise<IngestResult> {
   valid.forEach((v, i) => {
     outcomes[v.position] = { id: v.event.id, status: stored.has(i) ? "accepted" : "duplicate" };
   });
 
-  const notes = await project(deps, orgId, valid);
+  const notes = await project(env, orgId, valid);
   for (const [ref, note] of storeNotes) notes.set(ref, note);
   let unprojected = 0;
   for (const v of valid) {
@@ -88,7 +85,7 @@ const PROJECTION_CONCURRENCY = 32;
  * again too: projection is idempotent, and it lets a retry finish a projection an earlier attempt
  * stored but never applied.
  */
-async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[]): Promise<Map<number, string>> {
+async function project(env: Env, orgId: string, valid: readonly Valid[]): Promise<Map<number, string>> {
   const notes = new Map<number, string>();
   const byEnvironment = new Map<string, ProjectionEvent[]>();
   for (const { position, event, at } of valid) {
@@ -96,7 +93,6 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
     if (!type) {
       notes.set(position, `${event.type} is not a type this service knows; it is stored and projects nothing.`);
     } else if (!("projects" in type)) {
-      continue; // its store steps noted it, above
     } else if (!event.envId) {
       notes.set(position, "The event names no envId, so it cannot project onto an environment.");
     } else {
@@ -109,9 +105,7 @@ async function project(deps: IngestDeps, orgId: string, valid: readonly Valid[])
   // side by side; the bound keeps a batch of many environments from waking hundreds at once. A
   // transient platform fault is retried once, through a fresh stub (a stub that failed may stay broken).
   await forEachLimited([...byEnvironment], PROJECTION_CONCURRENCY, async ([envId, events]) => {
-    assertNoTransaction("An environment's Durable Object");
-    const id = deps.environments.idFromName(environmentObjectName(orgId, envId));
-    const projected = await retryOnceIfRetryable(() => deps.environments.get(id).project(orgId, envId, events));
+    const projected = await retryOnceIfRetryable(() => environmentObject(env, orgId, envId).project(orgId, envId, events));
     for (const { ref, note } of projected) notes.set(ref, note);
   });
   return notes;

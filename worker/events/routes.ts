@@ -44,7 +44,7 @@ const postEvents = route({
     const { orgId, tokenId } = await asEngineToken(c, async (_tx, principal) => principal);
     await takeIngestAllowance(c, orgId, events.length);
     const batch = await inTenant(c.var.database().connect, orgId, (tx) => storeBatch(tx, orgId, tokenId, events, Date.now()));
-    const result = await projectBatch({ environments: c.env.ENVIRONMENTS }, orgId, batch);
+    const result = await projectBatch(c.env, orgId, batch);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "duplicate" }, result.duplicates);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "rejected" }, result.rejected);

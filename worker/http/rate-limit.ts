@@ -1,7 +1,7 @@
 // Rate limits: a token bucket per key in the RateLimiter Durable Object (exact across isolates and
 // locations). A refusal is 429 with Retry-After and retryAfterSeconds.
 import { assertNoTransaction } from "../../db/transaction";
-import type { BucketRule } from "../objects";
+import { namedObject, type BucketRule } from "../objects";
 import type { Env } from "../env";
 import { Refusal } from "./refusal";
 
@@ -10,7 +10,7 @@ export const PER_ADDRESS_RULE: BucketRule = { capacity: 20, refillPerSecond: 20 
 
 export async function enforceRateLimit(env: Env, key: string, rule: BucketRule, cost = 1, message?: string): Promise<void> {
   assertNoTransaction("The rate limiter (a Durable Object)");
-  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(key));
+  const limiter = namedObject(env, env.RATE_LIMITER, key);
   const taken = await limiter.take(cost, rule);
   if (!taken.ok) throw new Refusal("rate_limited", message, taken.retryAfterSeconds);
 }

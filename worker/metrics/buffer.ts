@@ -3,7 +3,7 @@
 // its response), and GET /metrics adds what is left and reads the deployment's totals in one call.
 // Nothing here holds an I/O object across requests: only numbers.
 import { assertNoTransaction } from "../../db/transaction";
-import { METRICS_OBJECT_NAME, type MetricsBatch } from "../objects";
+import { METRICS_OBJECT_NAME, namedObject, type MetricsBatch } from "../objects";
 import type { Env } from "../env";
 import { LATENCY_BUCKETS, seriesKey, type Labels, type MetricName } from "./series";
 
@@ -63,7 +63,7 @@ export class MetricsBuffer {
 
   private aggregator(env: Env) {
     assertNoTransaction("The metrics aggregator (a Durable Object)");
-    return env.METRICS.get(env.METRICS.idFromName(this.objectName));
+    return namedObject(env, env.METRICS, this.objectName);
   }
 
   private add(key: string, amount: number): void {
