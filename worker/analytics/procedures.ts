@@ -30,8 +30,14 @@ const operating = signedIn.use(async ({ ctx, meta, path, next }) => {
   }
   await ctx.transaction(async (tx) => {
     const orgId = await operatingOrganization(tx, slug, { pin: true });
+    if (orgId === null) {
+      throw new Refusal(
+        "forbidden",
+        "SVC_ANALYTICS_OPERATOR_ORG names no operating organization now (no organization has that slug, or another one than it named when first used); the operator names it again by its current slug.",
+      );
+    }
     // A bearer bound to one organization acts for that one only.
-    if (orgId === null || (ctx.onlyOrgId !== null && ctx.onlyOrgId !== orgId)) throw notOperating();
+    if (ctx.onlyOrgId !== null && ctx.onlyOrgId !== orgId) throw notOperating();
     const grant = await authorize(tx, { kind: "session", personId: ctx.session.personId }, orgId, meta.permission).catch((error: unknown) => {
       throw error instanceof Denied && error.reason === "not_member" ? notOperating() : error;
     });
