@@ -2,7 +2,7 @@
 // organization's sections (/o/<slug>/<section>[/<id>]).
 import { useEffect, useState } from "preact/hooks";
 import { FailureNote } from "./components/feedback";
-import { Layout, SECTIONS } from "./components/layout";
+import { Layout, SECTIONS, sectionRefusal } from "./components/layout";
 import { Link } from "./components/link";
 import { AcceptInvitationPage, takePendingInvitation } from "./pages/accept";
 import { AccountPage } from "./pages/account";
@@ -122,16 +122,11 @@ function route(path: string, session: Session) {
   }
   const view = orgView(org);
   const section = SECTIONS.find((entry) => entry.path === params.section)!;
+  const refusal = sectionRefusal(section, view);
   return (
     <Layout view={view} section={section.path}>
       <Remember slug={org.slug} />
-      {section.permission && !view.can(section.permission) ? (
-        <p role="alert">
-          Your role ({org.role}) does not include {section.permission}, so this section is not shown to you.
-        </p>
-      ) : (
-        <Page view={view} id={params.id} />
-      )}
+      {refusal ? <p role="alert">{refusal}</p> : <Page view={view} id={params.id} />}
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
-// Who is signed in (GET /auth/session): their organizations with their roles, and the CSRF token
-// every mutation carries. The organization a page acts on comes from its address.
+// Who is signed in (GET /auth/session): their organizations with their roles (and which one is the
+// installation analytics' operating organization), and the CSRF token every mutation carries. The
+// organization a page acts on comes from its address.
 import { createContext } from "preact";
 import { roleAllows, type Permission } from "../../worker/shared/permissions";
 import type { Role } from "../../worker/shared/enums";
@@ -11,6 +12,8 @@ export interface Membership {
   name: string;
   plan: string;
   role: string;
+  /** The installation analytics' operating organization (SVC_ANALYTICS_OPERATOR_ORG): its Analytics section is offered. */
+  operating: boolean;
 }
 
 export interface Session {

@@ -245,10 +245,33 @@ describe("the daily rollup", () => {
 });
 
 describe("analytics.overview and analytics.catalog", () => {
+  // As the contract's table gives them: no organization in the input (catalog: none at all).
   const ask = (session: string, name: string, input: unknown, settings: Record<string, string>) =>
-    callWith({ ...own.bindings, ...settings }, `/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+    callWith({ ...own.bindings, ...settings }, `/rpc/${name}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, {
       headers: { cookie: `svc_session=${session}` },
     });
+  const INPUTS: Record<string, unknown> = { "analytics.catalog": undefined, "analytics.overview": { days: 7 } };
+  const refusal = async (response: Response) => ({
+    status: response.status,
+    message: ((await response.json()) as { error: { message: string } }).error.message,
+  });
+
+  /** An owner of a new organization of their own (one per call). */
+  async function ownerElsewhere(prefix: string) {
+    const org = await seedOrganization(prefix, own.database);
+    const session = await seedSession(
+      await seedPerson(`${prefix}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.id, role: "owner" }], own.database),
+      own.database,
+    );
+    return { org, session };
+  }
+
+  /** What /auth/session tells the console about each of the person's organizations: which is the operating one. */
+  async function operatingFlags(session: string, settings: Record<string, string>) {
+    const response = await callWith({ ...own.bindings, ...settings }, "/auth/session", { headers: { cookie: `svc_session=${session}` } });
+    const body = (await response.json()) as { organizations: Array<{ slug: string; operating: boolean }> };
+    return Object.fromEntries(body.organizations.map((org) => [org.slug, org.operating]));
+  }
 
   async function operatorOrganization() {
     const org = await seedOrganization("operator", own.database);
@@ -261,55 +284,74 @@ describe("analytics.overview and analytics.catalog", () => {
     return { orgId: org.id, slug: org.slug, sessions, settings: { SVC_ANALYTICS_OPERATOR_ORG: org.slug } };
   }
 
-  it("are read only by owners and admins of the operating organization; another organization or the variable unset: nobody", async () => {
+  it("are read, with the contract's input, only by owners and admins of the operating organization; another organization's owner or the variable unset: 403", async () => {
     const operator = await operatorOrganization();
-    const other = await seedOrganization("not-operator", own.database);
-    const otherOwner = await seedSession(
-      await seedPerson(`other-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: other.id, role: "owner" }], own.database),
-      own.database,
-    );
-    for (const name of ["analytics.catalog", "analytics.overview"]) {
+    const other = await ownerElsewhere("not-operator");
+    for (const [name, input] of Object.entries(INPUTS)) {
       const statuses: Record<string, number> = {};
       for (const [role, session] of Object.entries(operator.sessions)) {
-        const response = await ask(session, name, { orgId: operator.orgId }, operator.settings);
+        const response = await ask(session, name, input, operator.settings);
         statuses[role] = response.status;
         await response.text();
       }
       expect({ name, statuses }).toEqual({ name, statuses: { owner: 200, admin: 200, member: 403, viewer: 403 } });
-      const elsewhere = await ask(otherOwner, name, { orgId: other.id }, operator.settings);
-      expect({ name, elsewhere: elsewhere.status }).toEqual({ name, elsewhere: 403 });
-      expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toMatch(/operating organization/);
-      const unset = await ask(operator.sessions.owner!, name, { orgId: operator.orgId }, {});
-      expect({ name, unset: unset.status }).toEqual({ name, unset: 403 });
-      await unset.text();
+      const elsewhere = await refusal(await ask(other.session, name, input, operator.settings));
+      expect({ name, elsewhere }).toEqual({ name, elsewhere: { status: 403, message: expect.stringMatching(/operating organization.*not a member/) } });
+      const unset = await refusal(await ask(operator.sessions.owner!, name, input, {}));
+      expect({ name, unset }).toEqual({ name, unset: { status: 403, message: expect.stringMatching(/SVC_ANALYTICS_OPERATOR_ORG.*is not set/) } });
     }
+    // An organization named in the input (as the input once had) changes nothing: it is not read.
+    const stale = (session: string, orgId: string) =>
+      ask(session, "analytics.overview", { orgId, days: 7 }, operator.settings).then((response) => response.status);
+    expect({ operator: await stale(operator.sessions.owner!, other.org.id), other: await stale(other.session, operator.orgId) }).toEqual({
+      operator: 200,
+      other: 403,
+    });
+  });
+
+  it("tell the console which organization is the operating one (GET /auth/session), none when the variable is unset", async () => {
+    const operator = await operatorOrganization();
+    const other = await ownerElsewhere("not-operator");
+    // The operating organization's admin also owns another organization: the flag is per organization.
+    const both = await seedSession(
+      await seedPerson(
+        `both-${crypto.randomUUID().slice(0, 6)}`,
+        [
+          { orgId: operator.orgId, role: "admin" },
+          { orgId: other.org.id, role: "owner" },
+        ],
+        own.database,
+      ),
+      own.database,
+    );
+    expect(await operatingFlags(both, operator.settings)).toEqual({ [operator.slug]: true, [other.org.slug]: false });
+    expect(await operatingFlags(operator.sessions.viewer!, operator.settings)).toEqual({ [operator.slug]: true });
+    expect(await operatingFlags(other.session, operator.settings)).toEqual({ [other.org.slug]: false });
+    expect(await operatingFlags(operator.sessions.owner!, {})).toEqual({ [operator.slug]: false });
   });
 
   it("follows the organization the slug named when first used: a slug taken over by another organization names nobody", async () => {
     const operator = await operatorOrganization();
-    expect((await ask(operator.sessions.owner!, "analytics.catalog", { orgId: operator.orgId }, operator.settings)).status).toBe(200);
+    expect((await ask(operator.sessions.owner!, "analytics.catalog", undefined, operator.settings)).status).toBe(200);
     // The operating organization's slug changes, and another organization takes the old one.
     const renamed = `${operator.slug}-was`;
     await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [operator.orgId, renamed]), own.database);
-    const taker = await seedOrganization("taker", own.database);
-    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [taker.id, operator.slug]), own.database);
-    const takerOwner = await seedSession(
-      await seedPerson(`taker-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: taker.id, role: "owner" }], own.database),
-      own.database,
-    );
-    const taken = await ask(takerOwner, "analytics.overview", { orgId: taker.id }, operator.settings);
-    expect(taken.status).toBe(403);
-    expect(((await taken.json()) as { error: { message: string } }).error.message).toMatch(/operating organization/);
-    expect((await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId }, operator.settings)).status).toBe(403);
+    const taker = await ownerElsewhere("taker");
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET slug = $2 WHERE id = $1", [taker.org.id, operator.slug]), own.database);
+    const taken = await refusal(await ask(taker.session, "analytics.overview", { days: 28 }, operator.settings));
+    expect(taken).toEqual({ status: 403, message: expect.stringMatching(/names no operating organization now/) });
+    expect(await operatingFlags(taker.session, operator.settings)).toEqual({ [operator.slug]: false });
+    expect((await ask(operator.sessions.owner!, "analytics.overview", { days: 28 }, operator.settings)).status).toBe(403);
     // The operator names the organization by its new slug: it reads the dashboard again.
-    const response = await ask(operator.sessions.owner!, "analytics.catalog", { orgId: operator.orgId }, { SVC_ANALYTICS_OPERATOR_ORG: renamed });
+    const response = await ask(operator.sessions.owner!, "analytics.catalog", undefined, { SVC_ANALYTICS_OPERATOR_ORG: renamed });
     expect(response.status).toBe(200);
     await response.text();
+    expect(await operatingFlags(operator.sessions.owner!, { SVC_ANALYTICS_OPERATOR_ORG: renamed })).toEqual({ [renamed]: true });
   });
 
   it("names the closed catalog and what each metric means", async () => {
     const operator = await operatorOrganization();
-    const response = await ask(operator.sessions.admin!, "analytics.catalog", { orgId: operator.orgId }, operator.settings);
+    const response = await ask(operator.sessions.admin!, "analytics.catalog", undefined, operator.settings);
     const { result } = (await response.json()) as {
       result: {
         data: { events: Array<{ name: string; fields: Array<{ name: string }> }>; metrics: Array<{ metric: string }>; limits: Record<string, number> };
@@ -348,7 +390,7 @@ describe("analytics.overview and analytics.catalog", () => {
       own.database,
     );
     const overview = async (input: Record<string, unknown>) => {
-      const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, ...input }, operator.settings);
+      const response = await ask(operator.sessions.owner!, "analytics.overview", input, operator.settings);
       expect(response.status).toBe(200);
       return (
         (await response.json()) as {
@@ -391,7 +433,7 @@ describe("analytics.overview and analytics.catalog", () => {
     expect(quarter.series).toHaveLength(90);
 
     for (const days of [30, 0, "28"]) {
-      const refused = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, days }, operator.settings);
+      const refused = await ask(operator.sessions.owner!, "analytics.overview", { days }, operator.settings);
       expect({ days, status: refused.status }).toEqual({ days, status: 400 });
       await refused.text();
     }
@@ -418,7 +460,7 @@ describe("analytics.overview and analytics.catalog", () => {
       },
       own.database,
     );
-    const response = await ask(operator.sessions.owner!, "analytics.overview", { orgId: operator.orgId, days: 7 }, operator.settings);
+    const response = await ask(operator.sessions.owner!, "analytics.overview", { days: 7 }, operator.settings);
     const { retention } = (
       (await response.json()) as {
         result: {

@@ -1,11 +1,12 @@
 // The installation analytics dashboard in Chromium: beacon events recorded by the control plane, the
 // rollup run (svc analytics rollup), and the operating organization's owner reads totals, charts, the
-// funnel and the retention cohorts; an owner of any other organization is told it is not theirs.
+// funnel and the retention cohorts; an owner of any other organization is offered no Analytics link,
+// and an address typed by hand says once that the analytics are not theirs.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { analyticsRollupFromNode } from "../../cli/commands/analytics";
 import { parseConfig } from "../../worker/config/parse";
-import { base, installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
+import { base, installedAccount, launch, screenshot, signedIn, unique } from "./support/browser";
 
 const { analyticsOperator, workerEnv } = inject("e2e");
 let browser: Browser;
@@ -56,6 +57,8 @@ afterAll(async () => {
 
 describe("the analytics dashboard", () => {
   it("shows the operating organization's owner the totals, charts, funnel and retention cohorts", async () => {
+    // Offered in the operating organization, in a group of its own.
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("group", { name: "Installation" }).getByRole("link", { name: "Analytics" }).waitFor();
     await open(page, "Analytics", "Installation analytics");
     const totals = page.locator("dl.totals");
     await totals.waitFor();
@@ -89,15 +92,26 @@ describe("the analytics dashboard", () => {
     await page.getByText("usage.active_organizations").waitFor();
   });
 
-  it("tells an owner of another organization that the analytics are not theirs", async () => {
+  it("offers an owner of another organization no Analytics link, and says once that they are not theirs", async () => {
     const login = unique("not-operator");
     await installedAccount(login);
     const other = await signedIn(browser, login);
     await other.waitForURL(/\/o\/[^/]+\/environments$/);
-    // The section is offered to owners and admins; the server tells anyone but the operating organization's.
-    await open(other, "Analytics", "Installation analytics");
-    await said(other, /read only by owners and admins of the operating organization/);
+    const nav = other.getByRole("navigation", { name: "Sections" });
+    await nav.getByRole("link", { name: "Settings" }).waitFor();
+    await expect(nav.getByRole("link", { name: "Analytics" }).count()).resolves.toBe(0);
+    // The address typed by hand: one sentence, and the console does not even ask the server.
+    const asked: string[] = [];
+    other.on("request", (request) => {
+      if (new URL(request.url()).pathname.includes("analytics.")) asked.push(request.url());
+    });
+    await other.goto(other.url().replace(/\/environments$/, "/analytics"));
+    const sentence = other.getByText(/read only in the operating organization/);
+    await sentence.waitFor();
+    await expect(sentence.count()).resolves.toBe(1);
+    await expect(other.getByRole("alert").count()).resolves.toBe(1);
     await expect(other.locator("dl.totals").count()).resolves.toBe(0);
+    expect(asked).toEqual([]);
     await other.context().close();
   });
 });

@@ -1,6 +1,6 @@
 // Two people in two browsers: an owner invites a second person, who accepts from the link after
-// signing in, sees the organization as a viewer (no mutating actions), and sees their view change
-// when the owner makes them an admin.
+// signing in, sees the organization as a viewer (no mutating actions, no link to a page their role
+// cannot open), and sees their view change when the owner makes them an admin.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique } from "./support/browser";
@@ -29,6 +29,14 @@ const section = async (page: Page, name: string) => {
   await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name }).click();
   await page.getByRole("heading", { level: 1, name }).waitFor();
 };
+
+/** The navigation as the person sees it: each group's heading and its links, in order. */
+async function navigation(page: Page): Promise<Record<string, string[]>> {
+  const groups = await page.getByRole("navigation", { name: "Sections" }).getByRole("group").all();
+  const seen: Record<string, string[]> = {};
+  for (const group of groups) seen[(await group.getByRole("heading").textContent())!] = await group.getByRole("link").allTextContents();
+  return seen;
+}
 
 describe("inviting someone", () => {
   it("shows the owner the invitation link once", async () => {
@@ -63,8 +71,15 @@ describe("inviting someone", () => {
   it("shows a viewer no action their role may not take", async () => {
     await guest.getByRole("heading", { level: 1, name: "Environments" }).waitFor();
     await expect(guest.getByRole("button", { name: "Create environment" }).count()).resolves.toBe(0);
+    // Grouped by task, only what a viewer may open (not Runtimes, Sessions, the Access group, Billing,
+    // Leaving; Analytics is the operating organization's only).
+    expect(await navigation(guest)).toEqual({
+      Work: ["Environments", "Workloads", "Proposals"],
+      People: ["Members", "Connected clients"],
+      Organization: ["Settings", "Audit log"],
+    });
     const nav = guest.getByRole("navigation", { name: "Sections" });
-    for (const hidden of ["Tokens", "Sessions", "Repository claims"]) await expect(nav.getByRole("link", { name: hidden }).count()).resolves.toBe(0);
+    await expect(nav.getByRole("link", { name: "Environments" }).getAttribute("aria-current")).resolves.toBe("page");
     await section(guest, "Members");
     await guest.getByRole("row", { name: new RegExp(ownerLogin) }).waitFor();
     for (const action of ["Change role", "Remove", "Invite", "Sync from the code host"]) {
@@ -85,6 +100,12 @@ describe("inviting someone", () => {
     await screenshot(owner, "members");
     await guest.reload();
     await guest.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Tokens" }).waitFor();
+    expect(await navigation(guest)).toEqual({
+      Work: ["Environments", "Workloads", "Runtimes", "Proposals"],
+      People: ["Members", "Sessions", "Connected clients"],
+      Access: ["Tokens", "Repository claims", "Model provider keys"],
+      Organization: ["Settings", "Audit log", "Leaving"],
+    });
     await section(guest, "Members");
     await guest.getByRole("button", { name: "Invite", exact: true }).waitFor();
     // An admin may not touch the owner: the owner's row offers nothing.

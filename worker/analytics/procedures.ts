@@ -1,54 +1,59 @@
-// analytics.catalog and analytics.overview (analytics.read, and the organization must be the one
-// SVC_ANALYTICS_OPERATOR_ORG names; unset: nobody): the installation analytics dashboard. The slug is
-// resolved to an organization id on each request and compared by id with the one it named when the
-// dashboard was first asked for (pinned): a slug freed and taken by another organization names nobody.
+// analytics.catalog and analytics.overview: the installation analytics dashboard. Their input names no
+// organization (the spec's: none, and `days`): the caller needs `analytics.read` in the operating
+// organization, the one SVC_ANALYTICS_OPERATOR_ORG names (operating.ts; unset: nobody).
 // Reachable whatever the plan: the operating organization reads it, and no plan gates that one.
-import { eq } from "drizzle-orm";
 import * as z from "zod";
-import { analyticsOperatorPins } from "../../db/schema/analytics";
+import { authorize, Denied } from "../auth/authorize";
+import { checkPlanGate } from "../billing/gate";
 import { Refusal } from "../http/refusal";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
+import { operatingOrganization } from "./operating";
 import { OVERVIEW_DAYS, readOverview } from "./overview";
-import type { Tx } from "../../db/transaction";
-import { addLookup } from "../../db/acting";
-import { findOrganizationId } from "../organizations/store";
-import { inOrganization, router } from "../rpc/trpc";
+import { router, signedIn } from "../rpc/trpc";
+
+const notOperating = () =>
+  new Refusal(
+    "forbidden",
+    "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); you are not a member of it.",
+  );
 
 /**
- * The operating organization's id: the one `slug` names now, pinned at its first use; null when the
- * slug names nothing, or another organization than the pinned one (the operator names the new one by
- * its own slug, which pins it).
+ * A signed-in caller whose role in the operating organization holds the procedure's permission
+ * (meta.permission, checked by `authorize` against the permission table), then the plan gate on its
+ * side. Not a member of it: 403 too, not 404 (the organization is the installation's, not a hidden one).
  */
-async function operatingOrganization(tx: Tx, slug: string): Promise<string | null> {
-  await addLookup(tx, "org_slug", slug);
-  const named = await findOrganizationId(tx, slug);
-  if (!named) return null;
-  // Two first requests pin at once (the console asks for the catalog and the overview together): the
-  // one whose insert waits sees the other's pin only in a statement that starts after it committed.
-  const pins = analyticsOperatorPins;
-  const inserted = await tx
-    .insert(pins)
-    .values({ slug, operatorOrg: named })
-    .onConflictDoNothing({ target: pins.slug })
-    .returning({ operatorOrg: pins.operatorOrg });
-  const pinned = inserted[0]?.operatorOrg ?? (await tx.select({ operatorOrg: pins.operatorOrg }).from(pins).where(eq(pins.slug, slug)))[0]?.operatorOrg;
-  return pinned === named ? named : null;
-}
-
-/** After `analytics.read`: the organization acted on must be the operating organization. */
-const operating = inOrganization.use(async ({ ctx, next }) => {
-  const operatorOrg = ctx.config.analytics.operatorOrg;
-  if (operatorOrg === null || (await ctx.transaction((tx) => operatingOrganization(tx, operatorOrg))) !== ctx.org.id) {
-    throw new Refusal(
-      "forbidden",
-      "The installation analytics are read only by owners and admins of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); this is not it.",
-    );
+const operating = signedIn.use(async ({ ctx, meta, path, next }) => {
+  if (meta === undefined) throw new Error(`Procedure ${path} declares no permission.`);
+  const slug = ctx.config.analytics.operatorOrg;
+  if (slug === null) {
+    throw new Refusal("forbidden", "Nobody reads the installation analytics here: SVC_ANALYTICS_OPERATOR_ORG, the operating organization, is not set.");
   }
+  await ctx.transaction(async (tx) => {
+    const orgId = await operatingOrganization(tx, slug, { pin: true });
+    if (orgId === null) {
+      throw new Refusal(
+        "forbidden",
+        "SVC_ANALYTICS_OPERATOR_ORG names no operating organization now (no organization has that slug, or another one than it named when first used); the operator names it again by its current slug.",
+      );
+    }
+    // A bearer bound to one organization acts for that one only.
+    if (ctx.onlyOrgId !== null && ctx.onlyOrgId !== orgId) throw notOperating();
+    const grant = await authorize(tx, { kind: "session", personId: ctx.session.personId }, orgId, meta.permission).catch((error: unknown) => {
+      throw error instanceof Denied && error.reason === "not_member" ? notOperating() : error;
+    });
+    checkPlanGate(ctx.config, grant.plan, meta.gate);
+  });
   return next();
 });
 
+const OPERATING_ONLY = " (the permission is checked in the operating organization, SVC_ANALYTICS_OPERATOR_ORG)";
+
 const catalog = operating
-  .meta({ permission: "analytics.read", gate: "reachable", summary: "The beacon's closed catalog of events and fields, and what each dashboard metric means" })
+  .meta({
+    permission: "analytics.read",
+    gate: "reachable",
+    summary: `The beacon's closed catalog of events and fields, and what each dashboard metric means${OPERATING_ONLY}`,
+  })
   .query(() => ({
     events: Object.entries(EVENT_CATALOG).map(([name, entry]) => ({
       name,
@@ -66,7 +71,7 @@ const overview = operating
   .meta({
     permission: "analytics.read",
     gate: "reachable",
-    summary: "Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days",
+    summary: `Totals, daily series, funnel and weekly retention cohorts over the last 7, 28 or 90 days${OPERATING_ONLY}`,
   })
   .input(z.object({ days: Days.default(28).describe("7, 28 or 90; default 28.") }))
   .query(({ ctx, input }) => ctx.transaction((tx) => readOverview(tx, input.days)));

@@ -1,8 +1,9 @@
-// GET /auth/session (the CSRF token and who is signed in), POST /auth/signout, GET /auth/sessions.
+// GET /auth/session (the CSRF token, who is signed in, their organizations), POST /auth/signout, GET /auth/sessions.
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import type { AppEnv } from "../http/context";
-import { personContext } from "../people/store";
+import { readPersonContext } from "../people/store";
+import { operatingOrganization } from "../analytics/operating";
 import { clearSessionCookie } from "./cookie";
 import { csrfTokenFor } from "./csrf";
 import { requireSession } from "./middleware";
@@ -12,11 +13,18 @@ import { planGate } from "../billing/gate";
 export function registerSessions(app: Hono<AppEnv>): void {
   app.get("/auth/session", planGate("reachable"), requireSession, async (c) => {
     const { token, personId } = c.var.session;
-    const context = await personContext(c.var.database().connect, personId);
+    const operatorSlug = c.var.config.analytics.operatorOrg;
+    const { person, organizations } = await inTransaction(c.var.database().connect, { lookups: { person_id: personId } }, async (tx) => {
+      const context = await readPersonContext(tx, personId);
+      // Which of their organizations is the operating one (installation analytics), so the console
+      // offers the dashboard there only; the dashboard's own check decides who reads it.
+      const operating = operatorSlug !== null && context.organizations.length > 0 ? await operatingOrganization(tx, operatorSlug, { pin: false }) : null;
+      return { ...context, organizations: context.organizations.map((org) => ({ ...org, operating: org.id === operating })) };
+    });
     // A person with no organization waits for an installation or an invitation; where the App's
     // install address is configured, they are offered it.
-    const waiting = context.organizations.length === 0;
-    return c.json({ csrfToken: await csrfTokenFor(token), ...context, waiting, installUrl: waiting ? c.var.config.codehost.installUrl : null });
+    const waiting = organizations.length === 0;
+    return c.json({ csrfToken: await csrfTokenFor(token), person, organizations, waiting, installUrl: waiting ? c.var.config.codehost.installUrl : null });
   });
 
   app.post("/auth/signout", planGate("reachable"), requireSession, async (c) => {

@@ -1,36 +1,66 @@
-// The frame of every signed-in page: the organization switcher, the sections the person's role may
-// see, their account and sign-out.
+// The frame of every signed-in page: the organization switcher, the sections the person may open
+// there (grouped by task), their account and sign-out.
 import type { ComponentChildren } from "preact";
 import { useContext, useEffect, useState } from "preact/hooks";
 import type { Permission } from "../../../worker/shared/permissions";
 import { navigate } from "../router";
-import { SessionContext, signOut, type OrgView } from "../session";
+import { orgView, SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";
 import { Link } from "./link";
 import { AnnounceContext } from "../announce";
 
-/** The organization's sections, and the permission each needs to be shown (null: any member). */
-export const SECTIONS: Array<{ path: string; title: string; permission: Permission | null }> = [
-  { path: "environments", title: "Environments", permission: "environments.view" },
-  { path: "workloads", title: "Workloads", permission: "workloads.view" },
-  { path: "members", title: "Members", permission: null },
-  { path: "tokens", title: "Tokens", permission: "tokens.manage" },
-  { path: "claims", title: "Repository claims", permission: "tokens.manage" },
+/** The task a section serves: the navigation's groups, in the order of their first section below. */
+type Group = "Work" | "People" | "Access" | "Organization" | "Installation";
+
+export interface Section {
+  path: string;
+  title: string;
+  group: Group;
+  /** The permission it needs to be shown (null: any member). */
+  permission: Permission | null;
+  /** Shown only in the operating organization (SVC_ANALYTICS_OPERATOR_ORG; the session says which). */
+  operatingOnly?: true;
+}
+
+/** The organization's sections, grouped by task: the navigation and the pages both read this list. */
+export const SECTIONS: Section[] = [
+  { path: "environments", title: "Environments", group: "Work", permission: "environments.view" },
+  { path: "workloads", title: "Workloads", group: "Work", permission: "workloads.view" },
+  { path: "runtimes", title: "Runtimes", group: "Work", permission: "runtimes.manage" },
   // Masking and egress proposals, their pull requests, fork commits waiting for approval.
-  { path: "proposals", title: "Proposals", permission: null },
-  { path: "sessions", title: "Sessions", permission: "sessions.manage" },
-  { path: "audit", title: "Audit log", permission: "audit.read" },
-  { path: "settings", title: "Settings", permission: null },
-  { path: "providers", title: "Model provider keys", permission: "tokens.manage" },
-  { path: "billing", title: "Billing", permission: "billing.manage" },
-  // Managers export; the deletion on the same page is the owners' (organization.delete).
-  { path: "leaving", title: "Leaving", permission: "data.export" },
-  { path: "runtimes", title: "Runtimes", permission: "runtimes.manage" },
+  { path: "proposals", title: "Proposals", group: "Work", permission: null },
+  { path: "members", title: "Members", group: "People", permission: null },
+  { path: "sessions", title: "Sessions", group: "People", permission: "sessions.manage" },
   // The model clients the person connected through /mcp: their own, whatever their role.
-  { path: "connected-clients", title: "Connected clients", permission: null },
-  // Installation analytics: the server also requires the operating organization (SVC_ANALYTICS_OPERATOR_ORG).
-  { path: "analytics", title: "Analytics", permission: "analytics.read" },
+  { path: "connected-clients", title: "Connected clients", group: "People", permission: null },
+  { path: "tokens", title: "Tokens", group: "Access", permission: "tokens.manage" },
+  { path: "claims", title: "Repository claims", group: "Access", permission: "tokens.manage" },
+  { path: "providers", title: "Model provider keys", group: "Access", permission: "tokens.manage" },
+  { path: "settings", title: "Settings", group: "Organization", permission: null },
+  { path: "billing", title: "Billing", group: "Organization", permission: "billing.manage" },
+  { path: "audit", title: "Audit log", group: "Organization", permission: "audit.read" },
+  // Managers export; the deletion on the same page is the owners' (organization.delete).
+  { path: "leaving", title: "Leaving", group: "Organization", permission: "data.export" },
+  // Installation analytics: the server checks analytics.read in the operating organization itself.
+  { path: "analytics", title: "Analytics", group: "Installation", permission: "analytics.read", operatingOnly: true },
 ];
+
+/** Why the person may not open `section` in this organization (the page says it once), or null when they may. */
+export function sectionRefusal(section: Section, view: OrgView): string | null {
+  if (section.operatingOnly && !view.org.operating) {
+    return `The installation analytics are read only in the operating organization (SVC_ANALYTICS_OPERATOR_ORG); ${view.org.name} is not it.`;
+  }
+  if (section.permission && !view.can(section.permission)) {
+    return `Your role (${view.org.role}) does not include ${section.permission}, so this section is not shown to you.`;
+  }
+  return null;
+}
+
+/** The sections the person may open here, by group (a group with none is left out). */
+function offeredGroups(view: OrgView): Array<{ group: Group; sections: Section[] }> {
+  const offered = SECTIONS.filter((section) => sectionRefusal(section, view) === null);
+  return [...new Set(offered.map((section) => section.group))].map((group) => ({ group, sections: offered.filter((section) => section.group === group) }));
+}
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {
   const state = useContext(SessionContext)!;
@@ -53,9 +83,12 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
             Organization
             <select
               value={view?.org.slug ?? ""}
-              onChange={(event) =>
-                navigate(`/o/${encodeURIComponent(event.currentTarget.value)}/${SECTIONS.some((entry) => entry.path === section) ? section : "environments"}`)
-              }
+              onChange={(event) => {
+                const target = organizations.find((org) => org.slug === event.currentTarget.value)!;
+                // The same section there when it is offered there, else its environments.
+                const same = SECTIONS.find((entry) => entry.path === section);
+                navigate(`/o/${encodeURIComponent(target.slug)}/${same && sectionRefusal(same, orgView(target)) === null ? section : "environments"}`);
+              }}
             >
               {!view && <option value="">Choose...</option>}
               {organizations.map((org) => (
@@ -82,11 +115,20 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
         </span>
       </header>
       {view && (
-        <nav aria-label="Sections">
-          {SECTIONS.filter((entry) => entry.permission === null || view.can(entry.permission)).map((entry) => (
-            <Link key={entry.path} href={`/o/${encodeURIComponent(view.org.slug)}/${entry.path}`} current={entry.path === section}>
-              {entry.title}
-            </Link>
+        <nav aria-label="Sections" class="sections">
+          {offeredGroups(view).map(({ group, sections }) => (
+            <div key={group} class="group" role="group" aria-labelledby={`nav-${group}`}>
+              <h2 id={`nav-${group}`}>{group}</h2>
+              <ul>
+                {sections.map((entry) => (
+                  <li key={entry.path}>
+                    <Link href={`/o/${encodeURIComponent(view.org.slug)}/${entry.path}`} current={entry.path === section}>
+                      {entry.title}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
           ))}
         </nav>
       )}

@@ -1,11 +1,11 @@
 // The installation analytics dashboard (analytics.overview, analytics.catalog): for owners and admins
-// of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); any other organization is told so by the
-// server's sentence. Charts are inline SVG: no chart library ships to the browser.
+// of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); the frame offers it there only (the
+// session's `operating`), and says why not anywhere else. Their input names no organization: the
+// installation's analytics are no organization's. Charts are inline SVG: no chart library ships.
 import { useState } from "preact/hooks";
 import { Show } from "../components/feedback";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
-import type { OrgView } from "../session";
 
 type Overview = Outputs["analytics"]["overview"];
 type Point = Overview["series"][number];
@@ -129,11 +129,10 @@ function Retention({ retention }: { retention: Overview["retention"] }) {
   );
 }
 
-export function AnalyticsPage({ view }: { view: OrgView }) {
-  const { org } = view;
+export function AnalyticsPage() {
   const [days, setDays] = useState<(typeof SPANS)[number]>(28);
-  const overview = useLoad(() => rpc.analytics.overview.query({ orgId: org.id, days }), [org.id, days]);
-  const catalog = useLoad(() => rpc.analytics.catalog.query({ orgId: org.id }), [org.id]);
+  const overview = useLoad(() => rpc.analytics.overview.query({ days }), [days]);
+  const catalog = useLoad(() => rpc.analytics.catalog.query(), []);
   return (
     <>
       <h1>Installation analytics</h1>
@@ -196,29 +195,32 @@ export function AnalyticsPage({ view }: { view: OrgView }) {
           </>
         )}
       </Show>
-      <Show loaded={catalog}>
-        {(data) => (
-          <details>
-            <summary>What is counted</summary>
-            <p>The site beacon sends only these events, each with only these fields; anything else is refused and counted.</p>
-            <ul>
-              {data.events.map((event) => (
-                <li key={event.name}>
-                  <code>{event.name}</code>: {event.description} ({event.fields.map((field) => field.name).join(", ")})
-                </li>
-              ))}
-            </ul>
-            <dl class="facts">
-              {data.metrics.map((metric) => [
-                <dt key={`${metric.metric}-t`}>
-                  <code>{metric.metric}</code>
-                </dt>,
-                <dd key={`${metric.metric}-d`}>{metric.description}</dd>,
-              ])}
-            </dl>
-          </details>
-        )}
-      </Show>
+      {/* After the overview only: a refusal (the role changed meanwhile) is said once, by the overview. */}
+      {overview.data && (
+        <Show loaded={catalog}>
+          {(data) => (
+            <details>
+              <summary>What is counted</summary>
+              <p>The site beacon sends only these events, each with only these fields; anything else is refused and counted.</p>
+              <ul>
+                {data.events.map((event) => (
+                  <li key={event.name}>
+                    <code>{event.name}</code>: {event.description} ({event.fields.map((field) => field.name).join(", ")})
+                  </li>
+                ))}
+              </ul>
+              <dl class="facts">
+                {data.metrics.map((metric) => [
+                  <dt key={`${metric.metric}-t`}>
+                    <code>{metric.metric}</code>
+                  </dt>,
+                  <dd key={`${metric.metric}-d`}>{metric.description}</dd>,
+                ])}
+              </dl>
+            </details>
+          )}
+        </Show>
+      )}
     </>
   );
 }
