@@ -3,7 +3,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit";
 import * as z from "zod";
-import { verifyChain } from "./verify";
+import { VERIFY_BATCH, verifyChain } from "./verify";
 import { inOrganization, router } from "../rpc/trpc";
 
 const list = inOrganization
@@ -36,7 +36,20 @@ const list = inOrganization
   );
 
 const verify = inOrganization
-  .meta({ permission: "audit.export", gate: "gated", summary: "Verify the audit log's hash chain" })
-  .query(({ ctx }) => ctx.transaction((tx) => verifyChain(tx, ctx.org.id)));
+  .meta({
+    permission: "audit.export",
+    gate: "gated",
+    summary: "Verify the audit log's hash chain, up to `limit` entries a call; call again with `after` set to `next` until `next` is null",
+  })
+  .input(
+    z.object({
+      after: z
+        .object({ seq: z.int().min(1), hash: z.string().regex(/^[0-9a-f]{64}$/) })
+        .optional()
+        .describe("The previous call's `next`: the last entry it checked and its hash, which the chain must continue."),
+      limit: z.int().min(1).max(VERIFY_BATCH).default(VERIFY_BATCH),
+    }),
+  )
+  .query(({ ctx, input }) => ctx.transaction((tx) => verifyChain(tx, ctx.org.id, input.after ?? null, input.limit)));
 
 export const auditRouter = router({ list, verify });
