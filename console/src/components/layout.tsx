@@ -8,6 +8,7 @@ import { SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";
 import { Link } from "./link";
 import { AnnounceContext } from "../announce";
+import { useAssistantOffered } from "../pages/assistant";
 
 /** The organization's sections, and the permission each needs to be shown (null: any member). */
 export const SECTIONS: Array<{ path: string; title: string; permission: Permission | null }> = [
@@ -30,6 +31,8 @@ export const SECTIONS: Array<{ path: string; title: string; permission: Permissi
   { path: "connected-clients", title: "Connected clients", permission: null },
   // Installation analytics: the server also requires the operating organization (SVC_ANALYTICS_OPERATOR_ORG).
   { path: "analytics", title: "Analytics", permission: "analytics.read" },
+  // The website assistant: offered to owners only while it is on (useAssistantOffered).
+  { path: "assistant", title: "Assistant", permission: null },
 ];
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {
@@ -41,6 +44,8 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
   }, [title, view?.org.name]);
   const [announced, setAnnounced] = useState<string | null>(null);
   useEffect(() => setAnnounced(null), [section, view?.org.slug]);
+  const assistantOffered = useAssistantOffered(view);
+  const offered = (entry: { path: string }) => entry.path !== "assistant" || assistantOffered;
   return (
     <>
       <a class="skip" href="#content">
@@ -83,7 +88,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
       </header>
       {view && (
         <nav aria-label="Sections">
-          {SECTIONS.filter((entry) => entry.permission === null || view.can(entry.permission)).map((entry) => (
+          {SECTIONS.filter((entry) => (entry.permission === null || view.can(entry.permission)) && offered(entry)).map((entry) => (
             <Link key={entry.path} href={`/o/${encodeURIComponent(view.org.slug)}/${entry.path}`} current={entry.path === section}>
               {entry.title}
             </Link>
