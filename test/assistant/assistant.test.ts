@@ -110,6 +110,14 @@ describe("asking", () => {
     expect(await fakeCalls("messages", key)).toEqual([]);
   });
 
+  it("refuses a question longer than 2,000 characters with 400 naming it", async () => {
+    const { key: _key, ...env } = assistantEnv();
+    const owner = await caller("owner", env);
+    const response = await owner.ask("x".repeat(2001));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("question");
+  });
+
   it("is off without SVC_CMS_MODEL_API_KEY: the status says so naming the variable, and asking is refused", async () => {
     const owner = await caller("owner", proxyEnv());
     const status = await owner.status();
