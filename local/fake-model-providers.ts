@@ -1,6 +1,7 @@
 // `npm start`: the fakes of both model providers (fakes/model-providers), each unless the shell
 // names that provider's real upstream, and a local sealing key for provider keys unless the shell
-// configures sealing itself, so the proxy can be tried with curl or an SDK.
+// configures sealing itself, so the proxy can be tried with curl or an SDK; and, while the messages
+// fake stands in for the provider, a local key for the website assistant unless the shell sets one.
 import { startFakeModelProvider, type ProviderKind } from "../fakes/model-providers/server";
 import { persistentSecret } from "../cli/env-file";
 
@@ -21,6 +22,7 @@ export async function startLocalModelProviders() {
     closers.push(fake.close);
     banner += `fake ${kind.padEnd(9)}${fake.url}  (README: "Model provider keys and the proxy")\n`;
   }
+  if (variables.SVC_MESSAGES_PROVIDER_API_BASE && process.env.SVC_CMS_MODEL_API_KEY === undefined) variables.SVC_CMS_MODEL_API_KEY = "sk-local-assistant";
   if (!SEALING_VARIABLES.some((name) => process.env[name] !== undefined)) variables.SVC_PROVIDER_KEY_SECRET = persistentSecret("provider-key-sealing.key");
   return { variables, banner, close: async () => void (await Promise.all(closers.map((close) => close()))) };
 }

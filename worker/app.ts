@@ -4,6 +4,7 @@ import { appBase } from "./app-base";
 import type { AppEnv } from "./http/context";
 import { pageHeaders } from "./http/page-headers";
 import { registerAnalyticsProxy } from "./analytics-proxy/routes";
+import { registerAssistant } from "./assistant/routes";
 import { registerAuditExport } from "./audit/routes";
 import { registerSiteBeacon } from "./analytics/beacon-route";
 import { registerBillingWebhooks } from "./billing/routes";
@@ -55,6 +56,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerDeviceFlow(app);
   registerMagicLinks(app);
   registerProviders(app);
+  registerAssistant(app);
   registerOperators(app);
   registerMcp(app);
   registerSiteBeacon(app);

@@ -7,6 +7,7 @@ import { Link } from "./components/link";
 import { AcceptInvitationPage, takePendingInvitation } from "./pages/accept";
 import { AccountPage } from "./pages/account";
 import { AnalyticsPage } from "./pages/analytics";
+import { AssistantPage } from "./pages/assistant";
 import { AuditPage } from "./pages/audit";
 import { BillingPage } from "./pages/billing";
 import { ClaimsPage } from "./pages/claims";
@@ -44,6 +45,7 @@ const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JS
   runtimes: RuntimesPage,
   "connected-clients": ConnectedClientsPage,
   analytics: AnalyticsPage,
+  assistant: AssistantPage,
 };
 
 export function App() {

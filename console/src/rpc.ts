@@ -12,6 +12,8 @@ let csrfToken = "";
 export const setCsrfToken = (token: string) => {
   csrfToken = token;
 };
+/** For the session routes a page calls with its own fetch (the assistant's streamed answer). */
+export const currentCsrfToken = () => csrfToken;
 
 export const rpc = createTRPCClient<AppRouter>({
   links: [

@@ -21,3 +21,4 @@ export * from "./proposals";
 export * from "./operators";
 export * from "./site";
 export * from "./analytics";
+export * from "./assistant";

@@ -1,9 +1,10 @@
 // A fake of one model provider (the messages API or the chat-completions API), reached by the proxy
 // through SVC_MESSAGES_PROVIDER_API_BASE / SVC_CHAT_PROVIDER_API_BASE. It answers plain and streamed
-// requests with usage, as the real one does; records every request by the key it came with (never
-// more than the model and the output bound), and refuses a key on demand. A model whose name contains
-// `slow` streams 40 parts 25 ms apart; one whose name contains `fetching` reports a million more input
-// tokens than it was sent (a document it fetched itself). Ids carry a per-start prefix.
+// requests with usage, as the real one does (the website assistant's questions with the words of the
+// first excerpt they were sent); records every request by the key it came with (never more than the
+// model and the output bound), and refuses a key on demand. A model whose name contains `slow` streams
+// 40 parts 25 ms apart; one whose name contains `fetching` reports a million more input tokens than it
+// was sent (a document it fetched itself). Ids carry a per-start prefix.
 // Control routes: GET /_fake/requests?key=, POST /_fake/refusals { key, status, message }.
 import { createServer } from "node:http";
 import { fields, json, serve, type Route } from "../codehost/http";
@@ -25,15 +26,25 @@ export interface RecordedCall {
 
 const APIS: Record<ProviderKind, ProviderApi> = { messages: messagesApi, chat: chatApi };
 
-/** Output the fake produces: at most 16 words (40 for a slow model), never more than the request allows. */
+/**
+ * What the website assistant's instructions number first (`[1] <title> (<path>)` and its text), so a
+ * local answer reads like one that cites its source.
+ */
+const firstExcerpt = (system: unknown) => /^\[1\] .*\n(.+)$/m.exec(typeof system === "string" ? system : "")?.[1]?.split(" ") ?? null;
+
+/**
+ * Output the fake produces: at most 16 words (40 for a slow model), never more than the request
+ * allows: `word0 word1 ...`, or for the website assistant "According to [1]: " and the first excerpt's words.
+ */
 function shapeOf(body: Record<string, unknown>, id: string, limit: number): AnswerShape {
   const slow = String(body.model).includes("slow");
   const fetched = String(body.model).includes("fetching") ? 1_000_000 : 0;
   const count = Math.max(1, Math.min(limit, slow ? 40 : 16));
+  const excerpt = firstExcerpt(body.system);
   return {
     id,
     inputTokens: Math.ceil(JSON.stringify(body.messages ?? []).length / 4) + fetched,
-    words: Array.from({ length: count }, (_, i) => `word${i}`),
+    words: excerpt ? ["According", "to", "[1]:", ...excerpt].slice(0, count) : Array.from({ length: count }, (_, i) => `word${i}`),
     delayMs: slow ? 25 : 0,
   };
 }

@@ -46,6 +46,10 @@ const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
     why: "the site's contact form, from anyone, before any organization: the application role may only insert (db/migrations/0019_leads.sql)",
   },
   site_applications: { rls: true, why: "the site's application form, from anyone, before any organization: the application role may only insert" },
+  assistant_usage: {
+    rls: true,
+    why: "the website assistant's daily limits are a person's, whichever organization they ask from: like a session, seen only by its person's lookup",
+  },
   protocol_clients: {
     rls: true,
     why: "a model client registers before anyone signs in, so it belongs to no organization; found only by the client_id a request names",

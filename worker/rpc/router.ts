@@ -1,6 +1,7 @@
 // Every console procedure, by name (/rpc/<name>).
 import { accountRouter } from "../people/procedures";
 import { analyticsRouter } from "../analytics/procedures";
+import { assistantRouter } from "../assistant/procedures";
 import { auditRouter } from "../audit/procedures";
 import { billingRouter, subscriptionsRouter } from "../billing/procedures";
 import { claimsRouter } from "../repository-claims/procedures";
@@ -50,6 +51,7 @@ export const appRouter = router({
   runtimes: runtimesRouter,
   connectedClients: connectedClientsRouter,
   analytics: analyticsRouter,
+  assistant: assistantRouter,
 });
 
 export type AppRouter = typeof appRouter;

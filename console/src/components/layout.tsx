@@ -8,9 +8,10 @@ import { orgView, SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";
 import { Link } from "./link";
 import { AnnounceContext } from "../announce";
+import { useAssistantOffered } from "../pages/assistant";
 
 /** The task a section serves: the navigation's groups, in the order of their first section below. */
-type Group = "Work" | "People" | "Access" | "Organization" | "Installation";
+type Group = "Work" | "People" | "Access" | "Organization" | "Installation" | "Help";
 
 export interface Section {
   path: string;
@@ -43,6 +44,8 @@ export const SECTIONS: Section[] = [
   { path: "leaving", title: "Leaving", group: "Organization", permission: "data.export" },
   // Installation analytics: the server checks analytics.read in the operating organization itself.
   { path: "analytics", title: "Analytics", group: "Installation", permission: "analytics.read", operatingOnly: true },
+  // The website assistant: offered to owners only while it is on (useAssistantOffered).
+  { path: "assistant", title: "Assistant", group: "Help", permission: null },
 ];
 
 /** Why the person may not open `section` in this organization (the page says it once), or null when they may. */
@@ -57,8 +60,8 @@ export function sectionRefusal(section: Section, view: OrgView): string | null {
 }
 
 /** The sections the person may open here, by group (a group with none is left out). */
-function offeredGroups(view: OrgView): Array<{ group: Group; sections: Section[] }> {
-  const offered = SECTIONS.filter((section) => sectionRefusal(section, view) === null);
+function offeredGroups(view: OrgView, assistantOffered: boolean): Array<{ group: Group; sections: Section[] }> {
+  const offered = SECTIONS.filter((section) => sectionRefusal(section, view) === null && (section.path !== "assistant" || assistantOffered));
   return [...new Set(offered.map((section) => section.group))].map((group) => ({ group, sections: offered.filter((section) => section.group === group) }));
 }
 
@@ -71,6 +74,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
   }, [title, view?.org.name]);
   const [announced, setAnnounced] = useState<string | null>(null);
   useEffect(() => setAnnounced(null), [section, view?.org.slug]);
+  const assistantOffered = useAssistantOffered(view);
   return (
     <>
       <a class="skip" href="#content">
@@ -116,7 +120,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
       </header>
       {view && (
         <nav aria-label="Sections" class="sections">
-          {offeredGroups(view).map(({ group, sections }) => (
+          {offeredGroups(view, assistantOffered).map(({ group, sections }) => (
             <div key={group} class="group" role="group" aria-labelledby={`nav-${group}`}>
               <h2 id={`nav-${group}`}>{group}</h2>
               <ul>

@@ -13,6 +13,7 @@ import { startWrangler, workerAnswers } from "../../../local/wrangler";
 import { buildSite, siteAnswers, startSite } from "../../../local/site";
 import { parseConfig } from "../../../worker/config/parse";
 import { startFakeCodehost } from "../../../fakes/codehost/server";
+import { startFakeModelProvider } from "../../../fakes/model-providers/server";
 import { freePort } from "../../../local/free-port";
 import { findChromium } from "./chromium";
 
@@ -40,6 +41,8 @@ export default async function setup(project: TestProject) {
   // The site host on its own port: its origin (127.0.0.1 only, so localhost is a foreign origin) may post the forms.
   const sitePort = String(await freePort());
   const site = `http://127.0.0.1:${sitePort}`;
+  // The website assistant answers through the fake messages provider, as under npm start (test/e2e/assistant.e2e.ts).
+  const messagesProvider = await startFakeModelProvider("messages");
   const ssoKey = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
   const env = {
     ...localWorkerDefaults(stack, port, ssoKey),
@@ -50,6 +53,8 @@ export default async function setup(project: TestProject) {
     // Provider keys can be stored (sealed under v1) and tried from the console.
     SVC_PROVIDER_KEY_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
     SVC_SITE_ORIGIN: `${site},${beaconPage}`,
+    SVC_MESSAGES_PROVIDER_API_BASE: messagesProvider.url,
+    SVC_CMS_MODEL_API_KEY: "sk-e2e-assistant",
     SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
     SVC_ANALYTICS_OPERATOR_ORG: analyticsOperator,
     // As npm start: the local cron route, for `svc cron run` (test/e2e/crons.e2e.ts).
@@ -69,6 +74,7 @@ export default async function setup(project: TestProject) {
     wrangler.kill("SIGTERM");
     siteHost?.kill("SIGTERM");
     await codehost.close();
+    await messagesProvider.close();
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   };
