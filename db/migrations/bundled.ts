@@ -26,6 +26,7 @@ import _0023_approval_pages from "./0023_approval_pages.sql";
 import _0024_provider_overrun from "./0024_provider_overrun.sql";
 import _0025_codehost_delivery_bodies from "./0025_codehost_delivery_bodies.sql";
 import _0026_held_export_expiry from "./0026_held_export_expiry.sql";
+import _0027_keyset_pages from "./0027_keyset_pages.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -53,4 +54,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0024_provider_overrun", sql: _0024_provider_overrun },
   { name: "0025_codehost_delivery_bodies", sql: _0025_codehost_delivery_bodies },
   { name: "0026_held_export_expiry", sql: _0026_held_export_expiry },
+  { name: "0027_keyset_pages", sql: _0027_keyset_pages },
 ];
