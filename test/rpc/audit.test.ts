@@ -11,7 +11,7 @@ describe("audit procedures", () => {
     const client = await rpcClient(session);
     await client.organization.settings.mutate({ orgId, name: "First" });
     await client.organization.settings.mutate({ orgId, name: "Second" });
-    const entries = await client.audit.list.query({ orgId });
+    const { items: entries } = await client.audit.list.query({ orgId });
     expect(entries.map((entry) => entry.action).slice(0, 2)).toEqual(["organization.renamed", "organization.renamed"]);
     expect(entries[0]!.data).toEqual({ from: "First", to: "Second" });
     expect(await client.audit.verify.query({ orgId })).toEqual({

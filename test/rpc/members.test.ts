@@ -25,7 +25,7 @@ const roleOf = (personId: string, org = orgId) =>
 describe("members", () => {
   it("lists members with their roles", async () => {
     const admin = await seedPerson(`adm-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }]);
-    const list = await (await rpcClient(ownerSession)).members.list.query({ orgId });
+    const { items: list } = await (await rpcClient(ownerSession)).members.list.query({ orgId });
     expect(list.map((member) => [member.personId, member.role]).sort()).toEqual(
       [
         [admin, "admin"],

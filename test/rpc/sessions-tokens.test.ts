@@ -56,7 +56,7 @@ describe("tokens procedures", () => {
     expect(created.token).toMatch(/^svc_eng_/);
     expect((await postEvents(created.token, [makeEvent()])).status).toBe(202);
 
-    const listed = await client.tokens.list.query({ orgId });
+    const { items: listed } = await client.tokens.list.query({ orgId });
     expect(JSON.stringify(listed)).not.toContain(created.token);
     expect(listed.find((token) => token.id === created.id)).toMatchObject({ name: "preview runner", kind: "engine", revokedAt: null });
 

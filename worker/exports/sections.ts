@@ -4,6 +4,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Tx } from "../../db/transaction";
 import { STORED_TIME } from "../audit/append";
+import { keyset } from "../http/paging";
 
 const iso = (value: Date | null) => value?.toISOString() ?? null;
 
@@ -28,14 +29,7 @@ export interface Section {
 }
 
 /** The condition for the rows after `after` in `part`'s key order. */
-export function following(part: Part, after: unknown[] | null): SQL {
-  return after === null
-    ? sql`true`
-    : sql`(${part.key}) > (${sql.join(
-        after.map((value) => sql`${value}`),
-        sql`, `,
-      )})`;
-}
+export const following = (part: Part, after: unknown[] | null): SQL => keyset([part.key], after, "asc");
 
 const each = (map: (row: any) => unknown) => (_tx: Tx, _orgId: string, rows: Row[]) => rows.map(map);
 
