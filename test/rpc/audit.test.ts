@@ -14,6 +14,8 @@ describe("audit procedures", () => {
     const { items: entries } = await client.audit.list.query({ orgId });
     expect(entries.map((entry) => entry.action).slice(0, 2)).toEqual(["organization.renamed", "organization.renamed"]);
     expect(entries[0]!.data).toEqual({ from: "First", to: "Second" });
+    const newest = await client.audit.list.query({ orgId, limit: 1 });
+    expect(await client.audit.list.query({ orgId, limit: 1, cursor: newest.nextCursor! })).toMatchObject({ items: [{ seq: entries[1]!.seq }] });
     expect(await client.audit.verify.query({ orgId })).toEqual({
       entries: entries.length,
       intact: true,

@@ -59,6 +59,11 @@ describe("tokens procedures", () => {
     const { items: listed } = await client.tokens.list.query({ orgId });
     expect(JSON.stringify(listed)).not.toContain(created.token);
     expect(listed.find((token) => token.id === created.id)).toMatchObject({ name: "preview runner", kind: "engine", revokedAt: null });
+    // Newest first, a page at a time.
+    const again = await client.tokens.create.mutate({ orgId, name: "second runner" });
+    const newest = await client.tokens.list.query({ orgId, limit: 1 });
+    expect(newest.items.map((token) => token.id)).toEqual([again.id]);
+    expect((await client.tokens.list.query({ orgId, limit: 1, cursor: newest.nextCursor! })).items.map((token) => token.id)).toEqual([created.id]);
 
     expect(await client.tokens.revoke.mutate({ orgId, tokenId: created.id })).toEqual({ revoked: true, alreadyRevoked: false });
     expect(await client.tokens.revoke.mutate({ orgId, tokenId: created.id })).toEqual({ revoked: true, alreadyRevoked: true });
