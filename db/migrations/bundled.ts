@@ -27,6 +27,7 @@ import _0024_provider_overrun from "./0024_provider_overrun.sql";
 import _0025_codehost_delivery_bodies from "./0025_codehost_delivery_bodies.sql";
 import _0026_held_export_expiry from "./0026_held_export_expiry.sql";
 import _0027_assistant_usage from "./0027_assistant_usage.sql";
+import _0028_keyset_pages from "./0028_keyset_pages.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -55,4 +56,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0025_codehost_delivery_bodies", sql: _0025_codehost_delivery_bodies },
   { name: "0026_held_export_expiry", sql: _0026_held_export_expiry },
   { name: "0027_assistant_usage", sql: _0027_assistant_usage },
+  { name: "0028_keyset_pages", sql: _0028_keyset_pages },
 ];

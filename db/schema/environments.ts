@@ -1,4 +1,4 @@
-import { bigint, doublePrecision, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { ENVIRONMENT_STATES } from "../enums";
 import { organizations } from "./organizations";
 import { maintenanceRollup, tenantPolicies } from "./policies";
@@ -23,5 +23,10 @@ export const environments = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     previewUrls: text("preview_urls").array().notNull().default([]),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.envId] }), ...tenantPolicies(), maintenanceRollup()],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.envId] }),
+    index("environments_recent").on(t.orgId, t.lastEventAt, t.envId),
+    ...tenantPolicies(),
+    maintenanceRollup(),
+  ],
 ).enableRLS();

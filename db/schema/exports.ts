@@ -16,5 +16,5 @@ export const dataExports = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
-  (t) => [index("data_exports_org").on(t.orgId, t.createdAt), ...tenantPolicies()],
+  (t) => [index("data_exports_org").on(t.orgId, t.createdAt, t.id), ...tenantPolicies()],
 ).enableRLS();

@@ -68,6 +68,7 @@ export const memberships = pgTable(
   (t) => [
     primaryKey({ columns: [t.orgId, t.personId] }),
     index("memberships_person").on(t.personId),
+    index("memberships_joined").on(t.orgId, t.createdAt, t.personId),
     ...tenantPolicies(),
     pgPolicy("own", { for: "select", using: sql`person_id = app_lookup('person_id')::uuid` }),
   ],

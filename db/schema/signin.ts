@@ -23,6 +23,7 @@ export const invitations = pgTable(
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
   (t) => [
+    index("invitations_org").on(t.orgId, t.id),
     index("invitations_email").on(t.email).where(sql`(accepted_at IS NULL) AND (revoked_at IS NULL)`),
     ...tenantPolicies(),
     pgPolicy("by_invited_email", {

@@ -30,9 +30,13 @@ export const tokens = pgTable(
   },
   (t) => [
     index("tokens_binding").on(t.bindingId).where(sql`binding_id IS NOT NULL`),
-    index("tokens_org").on(t.orgId),
+    index("tokens_org").on(t.orgId, t.id),
+    index("tokens_created").on(t.orgId, t.createdAt, t.id),
+    index("tokens_exchange_expiry").on(t.expiresAt).where(sql`binding_id IS NOT NULL`),
     index("tokens_person").on(t.personId).where(sql`person_id IS NOT NULL`),
     ...tenantPolicies(),
+    // The sweep deletes identity-exchange tokens whose 15 minutes are over (worker/tokens/prune.ts).
+    pgPolicy("maintenance_expired_exchange", { to: "svc_maintenance", using: sql`binding_id IS NOT NULL AND expires_at <= now()` }),
     pgPolicy("by_token", { for: "select", using: sql`token_hash = app_lookup('token_hash')` }),
   ],
 ).enableRLS();

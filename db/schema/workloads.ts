@@ -70,6 +70,9 @@ export const workloadRuns = pgTable(
   (t) => [
     index("workload_runs_deadline").on(t.deadlineAt).where(sql`state IN ('requested', 'accepted')`),
     index("workload_runs_waiting").on(t.orgId, t.envId, t.requestedAt).where(sql`state IN ('requested', 'accepted')`),
+    index("workload_runs_requested").on(t.orgId, t.requestedAt, t.id),
+    index("workload_runs_env_requested").on(t.orgId, t.envId, t.requestedAt, t.id),
+    index("workload_runs_org").on(t.orgId, t.id),
     ...tenantPolicies(),
     pgPolicy("maintenance_sweep_read", { for: "select", to: "svc_maintenance", using: sql`deadline_at < now()` }),
     pgPolicy("maintenance_sweep", {

@@ -63,12 +63,12 @@ describe("a CLI token follows its person", () => {
     expect(minted).toBe(0);
 
     // The console's token list shows the person and what the token may do now.
-    const listed = (await console.tokens.list.query({ orgId })).find((token) => token.kind === "cli")!;
+    const listed = (await console.tokens.list.query({ orgId })).items.find((token) => token.kind === "cli")!;
     expect(listed).toMatchObject({ scopes: ["tokens.manage"], effectiveScopes: [], person: { id: adminId } });
 
     await console.members.changeRole.mutate({ orgId, personId: adminId, role: "admin" });
     expect((await bindings(cliToken)).status).toBe(200);
-    expect((await console.tokens.list.query({ orgId })).find((token) => token.kind === "cli")!.effectiveScopes).toEqual(["tokens.manage"]);
+    expect((await console.tokens.list.query({ orgId })).items.find((token) => token.kind === "cli")!.effectiveScopes).toEqual(["tokens.manage"]);
   });
 
   it("is revoked in the same transaction that removes the person, audited with the count", async () => {

@@ -118,5 +118,11 @@ describe("billing.set", () => {
       async (client) => (await client.query("SELECT source, to_plan FROM billing_history WHERE org_id = $1", [orgId])).rows,
     );
     expect(rows).toEqual([{ source: "operator", to_plan: "enterprise" }]);
+    await rpc({ SVC_OPERATOR_SETS_PLAN: "1" }, "billing.set", { orgId, plan: "team" });
+    // billing.history: newest first, a page at a time.
+    const first = await rpc({}, "billing.history", { orgId, limit: 1 }, "GET");
+    expect(first.data).toMatchObject({ items: [{ source: "operator", from: "enterprise", to: "team" }], nextCursor: expect.any(String) });
+    const second = await rpc({}, "billing.history", { orgId, limit: 1, cursor: (first.data as { nextCursor: string }).nextCursor }, "GET");
+    expect(second.data).toEqual({ items: [expect.objectContaining({ from: "free", to: "enterprise" })], nextCursor: null });
   });
 });

@@ -69,7 +69,7 @@ describe("organization deletion", () => {
     // Wait: the paid period has not ended; everything still reads.
     expect(await step(place.orgId)).toBe("waiting");
     expect((await owner.deletion.status.query({ orgId: place.orgId })).deletion).toMatchObject({ nextStep: "wait", waitUntil: expect.any(String) });
-    expect(await owner.environments.list.query({ orgId: place.orgId })).toHaveLength(1);
+    expect((await owner.environments.list.query({ orgId: place.orgId })).items).toHaveLength(1);
     await timePasses(place.orgId);
     expect(await step(place.orgId)).toBe("advanced");
 

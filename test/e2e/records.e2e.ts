@@ -94,6 +94,17 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await page.getByTestId("decision").getByText("default-deny").waitFor();
     await screenshot(page, "environment-records");
 
+    // A page holds 20 decisions; "Show more" appends the next page.
+    for (let n = 0; n < 20; n += 1) await report(engineToken, "main-1", "network.decision", { host: `deny-${n}.example`, port: 443, decision: "denied" });
+    const decisions = page.getByRole("region", { name: "Network decisions" });
+    await decisions.getByLabel("Show").selectOption("");
+    await page.getByTestId("decision").filter({ hasText: "deny-0.example" }).waitFor();
+    await expect(page.getByTestId("decision").count()).resolves.toBe(20);
+    await decisions.getByRole("button", { name: "Show more" }).click();
+    await page.getByTestId("decision").filter({ hasText: "db.internal" }).waitFor();
+    await expect(page.getByTestId("decision").count()).resolves.toBe(22);
+    await decisions.getByRole("button", { name: "Show more" }).waitFor({ state: "detached" });
+
     // The engine's run named the registered runtime: its last seen time shows now.
     await open("Runtimes");
     await expect(page.getByTestId("runtime").filter({ hasText: "linux-large" }).getByTestId("runtime-seen").textContent()).resolves.not.toBe("never");

@@ -21,9 +21,10 @@ describe("data exports from the console", () => {
     const console = await rpcClient(admin);
     const created = await console.exports.create.mutate({ orgId });
     expect(created.sizeBytes).toBeGreaterThan(100);
-    expect(await console.exports.list.query({ orgId })).toEqual([
-      expect.objectContaining({ id: created.id, sizeBytes: created.sizeBytes, download: created.download }),
-    ]);
+    expect(await console.exports.list.query({ orgId })).toEqual({
+      items: [expect.objectContaining({ id: created.id, sizeBytes: created.sizeBytes, download: created.download })],
+      nextCursor: null,
+    });
     const response = await get(admin, created.download);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-disposition")).toMatch(/attachment/);

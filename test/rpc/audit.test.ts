@@ -11,9 +11,11 @@ describe("audit procedures", () => {
     const client = await rpcClient(session);
     await client.organization.settings.mutate({ orgId, name: "First" });
     await client.organization.settings.mutate({ orgId, name: "Second" });
-    const entries = await client.audit.list.query({ orgId });
+    const { items: entries } = await client.audit.list.query({ orgId });
     expect(entries.map((entry) => entry.action).slice(0, 2)).toEqual(["organization.renamed", "organization.renamed"]);
     expect(entries[0]!.data).toEqual({ from: "First", to: "Second" });
+    const newest = await client.audit.list.query({ orgId, limit: 1 });
+    expect(await client.audit.list.query({ orgId, limit: 1, cursor: newest.nextCursor! })).toMatchObject({ items: [{ seq: entries[1]!.seq }] });
     expect(await client.audit.verify.query({ orgId })).toEqual({
       entries: entries.length,
       intact: true,
@@ -31,7 +33,7 @@ describe("audit procedures", () => {
     const session = await seedSession(await seedPerson(`aup-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "owner" }]));
     const client = await rpcClient(session);
     for (const name of ["One", "Two", "Three", "Four"]) await client.organization.settings.mutate({ orgId, name });
-    const total = (await client.audit.list.query({ orgId })).length;
+    const total = (await client.audit.list.query({ orgId })).items.length;
     expect(total).toBeGreaterThanOrEqual(4);
 
     const first = await client.audit.verify.query({ orgId, limit: 2 });

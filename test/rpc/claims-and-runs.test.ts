@@ -67,15 +67,17 @@ describe("workloads.runs", () => {
     await fireAlarm(place.orgId, envId);
 
     const viewer = await rpcClient(place.sessions.viewer);
-    const runs = await viewer.workloads.runs.query({ orgId: place.orgId, envId });
+    const { items: runs } = await viewer.workloads.runs.query({ orgId: place.orgId, envId });
     expect(runs.map((run) => run.id)).toEqual([second, first]);
     expect(runs[0]).toMatchObject({ state: "abandoned", abandonReason: "never_claimed", lease: { held: false } });
     expect(runs[1]).toMatchObject({ state: "accepted", abandonReason: null, claims: 1, lease: { held: true, expiresAt: expect.any(String) } });
     expect(JSON.stringify(runs)).not.toContain(claimed.run!.lease.id);
 
-    const page = await viewer.workloads.runs.query({ orgId: place.orgId, envId, limit: 1, before: runs[0]!.requestedAt });
-    expect(page.map((run) => run.id)).toEqual([first]);
-    expect(await viewer.workloads.runs.query({ orgId: place.orgId, envId: "elsewhere" })).toEqual([]);
+    const page = await viewer.workloads.runs.query({ orgId: place.orgId, envId, limit: 1 });
+    expect(page.items.map((run) => run.id)).toEqual([second]);
+    const next = await viewer.workloads.runs.query({ orgId: place.orgId, envId, limit: 1, cursor: page.nextCursor! });
+    expect(next).toEqual({ items: [expect.objectContaining({ id: first })], nextCursor: null });
+    expect(await viewer.workloads.runs.query({ orgId: place.orgId, envId: "elsewhere" })).toEqual({ items: [], nextCursor: null });
   });
 
   it("never shows another organization's runs", async () => {
@@ -83,6 +85,6 @@ describe("workloads.runs", () => {
     const envId = newEnvId();
     await reportEnvironment(other, envId);
     await seedRun(other.orgId, envId);
-    expect(await (await rpcClient(place.sessions.owner)).workloads.runs.query({ orgId: place.orgId })).toEqual([]);
+    expect(await (await rpcClient(place.sessions.owner)).workloads.runs.query({ orgId: place.orgId })).toEqual({ items: [], nextCursor: null });
   });
 });

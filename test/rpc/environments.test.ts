@@ -41,7 +41,7 @@ describe("environments.list and environments.get", () => {
     await reportEnvironment(place, plain, { branch: "main" }, "environment.creating");
 
     const viewer = await rpcClient(place.sessions.viewer);
-    const list = await viewer.environments.list.query({ orgId: place.orgId });
+    const { items: list } = await viewer.environments.list.query({ orgId: place.orgId });
     expect(list.map((environment) => environment.envId).sort()).toEqual([plain, preview].sort());
     expect(await viewer.environments.get.query({ orgId: place.orgId, envId: preview })).toEqual({
       envId: preview,
@@ -56,7 +56,11 @@ describe("environments.list and environments.get", () => {
       createdAt: expect.any(String),
       teardown: null,
     });
-    expect((await viewer.environments.list.query({ orgId: place.orgId, limit: 1 })).length).toBe(1);
+    const first = await viewer.environments.list.query({ orgId: place.orgId, limit: 1 });
+    const second = await viewer.environments.list.query({ orgId: place.orgId, limit: 1, cursor: first.nextCursor! });
+    expect([...first.items, ...second.items].map((environment) => environment.envId)).toEqual(list.map((environment) => environment.envId));
+    expect(second.nextCursor).toBeNull();
+    expect((await rpcGet(place.sessions.viewer, "environments.list", { orgId: place.orgId, cursor: "not-a-cursor" })).status).toBe(400);
     expect((await rpcGet(place.sessions.viewer, "environments.list", { orgId: place.orgId, limit: 201 })).status).toBe(400);
   });
 
@@ -68,7 +72,7 @@ describe("environments.list and environments.get", () => {
     const missing = await rpcGet(place.sessions.owner, "environments.get", { orgId: place.orgId, envId: newEnvId() });
     expect(answer.status).toBe(404);
     expect(await answer.json()).toEqual(await missing.json());
-    expect(await (await rpcClient(place.sessions.owner)).environments.list.query({ orgId: place.orgId })).toEqual([]);
+    expect((await (await rpcClient(place.sessions.owner)).environments.list.query({ orgId: place.orgId })).items).toEqual([]);
   });
 });
 
@@ -101,7 +105,7 @@ describe("environments.create", () => {
       }),
     ]);
     // The row comes from the engine's events, not from the request.
-    expect(await member.environments.list.query({ orgId: place.orgId })).toEqual([]);
+    expect((await member.environments.list.query({ orgId: place.orgId })).items).toEqual([]);
 
     const byBranch = await member.environments.create.mutate({ orgId: place.orgId, repository: place.repository.full, branch: "Feature/Sign-Up!" });
     expect(byBranch.envId).toMatch(/^feature-sign-up-[0-9a-f]{8}$/);

@@ -25,13 +25,18 @@ const roleOf = (personId: string, org = orgId) =>
 describe("members", () => {
   it("lists members with their roles", async () => {
     const admin = await seedPerson(`adm-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }]);
-    const list = await (await rpcClient(ownerSession)).members.list.query({ orgId });
+    const client = await rpcClient(ownerSession);
+    const { items: list } = await client.members.list.query({ orgId });
     expect(list.map((member) => [member.personId, member.role]).sort()).toEqual(
       [
         [admin, "admin"],
         [owner, "owner"],
       ].sort(),
     );
+    // In the order they joined, a page at a time.
+    const first = await client.members.list.query({ orgId, limit: 1 });
+    const second = await client.members.list.query({ orgId, limit: 1, cursor: first.nextCursor! });
+    expect([...first.items, ...second.items].map((member) => member.personId)).toEqual([owner, admin]);
   });
 
   it("promotes to owner as a manual change that a later sign-in never overwrites; only owners make owners", async () => {

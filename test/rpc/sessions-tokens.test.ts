@@ -56,9 +56,14 @@ describe("tokens procedures", () => {
     expect(created.token).toMatch(/^svc_eng_/);
     expect((await postEvents(created.token, [makeEvent()])).status).toBe(202);
 
-    const listed = await client.tokens.list.query({ orgId });
+    const { items: listed } = await client.tokens.list.query({ orgId });
     expect(JSON.stringify(listed)).not.toContain(created.token);
     expect(listed.find((token) => token.id === created.id)).toMatchObject({ name: "preview runner", kind: "engine", revokedAt: null });
+    // Newest first, a page at a time.
+    const again = await client.tokens.create.mutate({ orgId, name: "second runner" });
+    const newest = await client.tokens.list.query({ orgId, limit: 1 });
+    expect(newest.items.map((token) => token.id)).toEqual([again.id]);
+    expect((await client.tokens.list.query({ orgId, limit: 1, cursor: newest.nextCursor! })).items.map((token) => token.id)).toEqual([created.id]);
 
     expect(await client.tokens.revoke.mutate({ orgId, tokenId: created.id })).toEqual({ revoked: true, alreadyRevoked: false });
     expect(await client.tokens.revoke.mutate({ orgId, tokenId: created.id })).toEqual({ revoked: true, alreadyRevoked: true });

@@ -23,8 +23,8 @@ describe("the console's first queries through every link of @trpc/client", () =>
         client.environments.list.query({ orgId }),
       ]);
       expect(context.organizations.map((org) => org.id)).toContain(orgId);
-      expect(members).toEqual([expect.objectContaining({ role: "owner" })]);
-      expect(environments).toEqual([]);
+      expect(members.items).toEqual([expect.objectContaining({ role: "owner" })]);
+      expect(environments).toEqual({ items: [], nextCursor: null });
     });
   }
 });

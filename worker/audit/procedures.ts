@@ -5,34 +5,37 @@ import { auditLog } from "../../db/schema/audit";
 import * as z from "zod";
 import { VERIFY_BATCH, verifyChain } from "./verify";
 import { inOrganization, router } from "../rpc/trpc";
+import type { Tx } from "../../db/transaction";
+import { decodeCursor, KeySeq, Paging, pageOf } from "../http/paging";
+
+/** A page of the organization's audit entries, newest first, before `after`'s seq (its primary key). */
+export const auditPage = (tx: Tx, orgId: string, after: readonly [number] | null, limit: number) =>
+  tx
+    .select({
+      seq: auditLog.seq,
+      action: auditLog.action,
+      actorLabel: auditLog.actorLabel,
+      target: auditLog.target,
+      data: auditLog.data,
+      createdAt: auditLog.createdAt,
+    })
+    .from(auditLog)
+    .where(and(eq(auditLog.orgId, orgId), after === null ? undefined : lt(auditLog.seq, after[0])))
+    .orderBy(desc(auditLog.seq))
+    .limit(limit);
 
 const list = inOrganization
-  .meta({ permission: "audit.read", gate: "gated", summary: "Audit entries, newest first" })
-  .input(z.object({ before: z.int().min(1).optional().describe("Entries before this sequence number (paging)."), limit: z.int().min(1).max(200).default(50) }))
+  .meta({ permission: "audit.read", gate: "gated", summary: "Audit entries, newest first (paged)" })
+  .input(z.object({ ...Paging }))
   .query(({ ctx, input }) =>
-    ctx.transaction(async (tx) => {
-      const rows = await tx
-        .select({
-          seq: auditLog.seq,
-          action: auditLog.action,
-          actorLabel: auditLog.actorLabel,
-          target: auditLog.target,
-          data: auditLog.data,
-          createdAt: auditLog.createdAt,
-        })
-        .from(auditLog)
-        .where(and(eq(auditLog.orgId, ctx.org.id), input.before === undefined ? undefined : lt(auditLog.seq, input.before)))
-        .orderBy(desc(auditLog.seq))
-        .limit(input.limit);
-      return rows.map((row) => ({
-        seq: row.seq,
-        action: row.action,
-        actor: row.actorLabel,
-        target: row.target,
-        data: row.data,
-        at: row.createdAt.toISOString(),
-      }));
-    }),
+    ctx.transaction(async (tx) =>
+      pageOf(
+        await auditPage(tx, ctx.org.id, decodeCursor(input.cursor, [KeySeq]), input.limit + 1),
+        input.limit,
+        (row) => [row.seq],
+        (row) => ({ seq: row.seq, action: row.action, actor: row.actorLabel, target: row.target, data: row.data, at: row.createdAt.toISOString() }),
+      ),
+    ),
   );
 
 const verify = inOrganization

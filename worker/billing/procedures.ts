@@ -1,7 +1,7 @@
 // billing.get, billing.portal, billing.set and subscriptions.checkout (billing.manage, owners): the
 // plan, the subscription and billing history; checkout and the customer portal at the provider;
 // the operator-decided plan (spec: Authentication rule 8, Other refusals).
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import * as z from "zod";
 import { billingCustomers, billingHistory, subscriptions } from "../../db/schema/billing";
 import { organizations } from "../../db/schema/organizations";
@@ -12,6 +12,7 @@ import { BILLING_OFF, BillingUnreachable, callBilling, describeBillingAnswer } f
 import type { BillingProvider } from "../config/types";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 import type { Tx } from "../../db/transaction";
+import { decodeCursor, KeySeq, Paging, pageOf } from "../http/paging";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -40,7 +41,11 @@ async function providerUrl(ctx: OrgContext, provider: BillingProvider, path: str
 }
 
 const get = inOrganization
-  .meta({ permission: "billing.manage", gate: "reachable", summary: "The plan, the subscriptions as the provider last described them, and billing history" })
+  .meta({
+    permission: "billing.manage",
+    gate: "reachable",
+    summary: "The plan and the subscriptions as the provider last described them (billing.history lists the changes)",
+  })
   .query(({ ctx }) =>
     ctx.transaction(async (tx) => {
       const [org] = await tx.select({ plan: organizations.plan }).from(organizations).where(eq(organizations.id, ctx.org.id));
@@ -55,19 +60,6 @@ const get = inOrganization
         .from(subscriptions)
         .where(eq(subscriptions.orgId, ctx.org.id))
         .orderBy(desc(subscriptions.eventCreated));
-      const history = await tx
-        .select({
-          at: billingHistory.at,
-          source: billingHistory.source,
-          fromPlan: billingHistory.fromPlan,
-          toPlan: billingHistory.toPlan,
-          status: billingHistory.status,
-          note: billingHistory.note,
-        })
-        .from(billingHistory)
-        .where(eq(billingHistory.orgId, ctx.org.id))
-        .orderBy(desc(billingHistory.id))
-        .limit(100);
       const { provider, operatorSetsPlan, hostedRequiredPlan } = ctx.config.billing;
       return {
         plan: org!.plan as string,
@@ -80,16 +72,39 @@ const get = inOrganization
           cancelAtPeriodEnd: row.cancelAtPeriodEnd,
           currentPeriodEnd: iso(row.currentPeriodEnd),
         })),
-        history: history.map((row) => ({
-          at: row.at.toISOString(),
-          source: row.source as string,
-          from: row.fromPlan,
-          to: row.toPlan,
-          status: row.status,
-          note: row.note,
-        })),
       };
     }),
+  );
+
+/** A page of the organization's billing history, newest first, before `after`'s id (index billing_history_org). */
+export const billingHistoryPage = (tx: Tx, orgId: string, after: readonly [number] | null, limit: number) =>
+  tx
+    .select({
+      id: billingHistory.id,
+      at: billingHistory.at,
+      source: billingHistory.source,
+      fromPlan: billingHistory.fromPlan,
+      toPlan: billingHistory.toPlan,
+      status: billingHistory.status,
+      note: billingHistory.note,
+    })
+    .from(billingHistory)
+    .where(and(eq(billingHistory.orgId, orgId), after === null ? undefined : lt(billingHistory.id, after[0])))
+    .orderBy(desc(billingHistory.id))
+    .limit(limit);
+
+const history = inOrganization
+  .meta({ permission: "billing.manage", gate: "reachable", summary: "Billing history, newest first: each plan change, its source and status (paged)" })
+  .input(z.object({ ...Paging }))
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) =>
+      pageOf(
+        await billingHistoryPage(tx, ctx.org.id, decodeCursor(input.cursor, [KeySeq]), input.limit + 1),
+        input.limit,
+        (row) => [row.id],
+        (row) => ({ at: row.at.toISOString(), source: row.source as string, from: row.fromPlan, to: row.toPlan, status: row.status, note: row.note }),
+      ),
+    ),
   );
 
 const checkout = inOrganization
@@ -163,5 +178,5 @@ const set = inOrganization
     }),
   );
 
-export const billingRouter = router({ get, portal, set });
+export const billingRouter = router({ get, history, portal, set });
 export const subscriptionsRouter = router({ checkout });

@@ -9,6 +9,7 @@ import { appendAudit } from "../audit/append";
 import { RepositoryName } from "../codehost/repository";
 import { enqueueCommand } from "../commands/enqueue";
 import { listEnvironments } from "./read";
+import { Paging } from "../http/paging";
 import { inOrganization, router } from "../rpc/trpc";
 import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
 
@@ -16,10 +17,10 @@ const list = inOrganization
   .meta({
     permission: "environments.view",
     gate: "gated",
-    summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown",
+    summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown (paged)",
   })
-  .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
-  .query(({ ctx, input }) => ctx.transaction((tx) => listEnvironments(tx, ctx.org.id, input.limit)));
+  .input(z.object({ ...Paging }))
+  .query(({ ctx, input }) => ctx.transaction((tx) => listEnvironments(tx, ctx.org.id, input.cursor, input.limit)));
 
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One environment: state, branch, pull request, expiry, teardown" })

@@ -3,6 +3,8 @@
 import { sql } from "drizzle-orm";
 import type { EnvironmentState } from "../../db/schema";
 import type { Tx } from "../../db/transaction";
+import * as z from "zod";
+import { decodeCursor, KeyTime, keyset, type Page, pageOf } from "../http/paging";
 
 interface Row {
   env_id: string;
@@ -23,7 +25,7 @@ interface Row {
 }
 
 const SELECT_ENVIRONMENTS = sql`
-SELECT e.env_id, e.state, e.repository, e.branch, e.pull_request, e.started_at, e.expires_at, e.preview_urls, e.last_event_at, e.created_at,
+SELECT e.env_id, e.last_event_at::text AS key_at, e.state, e.repository, e.branch, e.pull_request, e.started_at, e.expires_at, e.preview_urls, e.last_event_at, e.created_at,
        t.id AS teardown_id, t.created_at AS teardown_requested_at, t.state AS teardown_state, t.outcome AS teardown_outcome,
        t.confirmed_at AS teardown_confirmed_at
 FROM environments e
@@ -61,10 +63,17 @@ function view(row: Row) {
 
 export type EnvironmentView = ReturnType<typeof view>;
 
-/** The organization's environments, most recently heard from first. */
-export async function listEnvironments(tx: Tx, orgId: string, limit: number): Promise<EnvironmentView[]> {
-  const { rows } = await tx.execute<Row>(sql`${SELECT_ENVIRONMENTS} WHERE e.org_id = ${orgId} ORDER BY e.last_event_at DESC, e.env_id LIMIT ${limit}`);
-  return rows.map(view);
+/** A list page's key: when the environment was last heard from, then its envId (index environments_recent). */
+export const EnvironmentKey = [KeyTime, z.string()] as const;
+
+/** A page of the organization's environments, most recently heard from first, after `after`'s key. */
+export const environmentsPage = (orgId: string, after: readonly [string, string] | null, limit: number) =>
+  sql`${SELECT_ENVIRONMENTS} WHERE e.org_id = ${orgId} AND ${keyset([sql`e.last_event_at`, sql`e.env_id`], after, "desc")}
+      ORDER BY e.last_event_at DESC, e.env_id DESC LIMIT ${limit}`;
+
+export async function listEnvironments(tx: Tx, orgId: string, cursor: string | undefined, limit: number): Promise<Page<EnvironmentView>> {
+  const { rows } = await tx.execute<Row & { key_at: string }>(environmentsPage(orgId, decodeCursor(cursor, EnvironmentKey), limit + 1));
+  return pageOf(rows, limit, (row) => [row.key_at, row.env_id], view);
 }
 
 export async function findEnvironment(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView | null> {

@@ -6,7 +6,7 @@ import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection } from "../../db/transaction";
 import type { ArchiveWriter } from "../storage/sink";
 import { exportedFiles, PROPOSAL_SECTIONS } from "../proposals/export";
-import { NOT_INCLUDED, SECTIONS } from "./sections";
+import { following, NOT_INCLUDED, SECTIONS } from "./sections";
 
 export type Sink = Pick<ArchiveWriter, "append">;
 
@@ -30,19 +30,21 @@ export async function writeDataExport(connect: () => Promise<Connection>, orgId:
   );
   for (const section of [...SECTIONS, ...PROPOSAL_SECTIONS]) {
     await sink.append(`,${JSON.stringify(section.name)}:[`);
-    let after = "";
     let first = true;
-    for (;;) {
-      const items = await inTenant(connect, orgId, async (tx) => {
-        const { rows } = await tx.execute<Record<string, unknown> & { k: string }>(section.sql(orgId, after, PAGE));
-        if (rows.length) after = rows[rows.length - 1]!.k;
-        return { count: rows.length, items: await section.rows(tx, orgId, rows) };
-      });
-      if (items.items.length) {
-        await sink.append((first ? "" : ",") + items.items.map((item) => JSON.stringify(item)).join(","));
-        first = false;
+    for (const part of section.parts) {
+      let after: unknown[] | null = null;
+      for (;;) {
+        const page = await inTenant(connect, orgId, async (tx) => {
+          const { rows } = await tx.execute<Record<string, unknown>>(part.sql(orgId, following(part, after), PAGE));
+          if (rows.length) after = part.keyOf(rows[rows.length - 1]!);
+          return { count: rows.length, items: await part.rows(tx, orgId, rows) };
+        });
+        if (page.items.length) {
+          await sink.append((first ? "" : ",") + page.items.map((item) => JSON.stringify(item)).join(","));
+          first = false;
+        }
+        if (page.count < PAGE) break;
       }
-      if (items.count < PAGE) break;
     }
     await sink.append("]");
   }

@@ -1,6 +1,9 @@
 // exports.create and exports.list (data.export): the data export document, written into the exports
 // bucket as a stream and downloaded from GET /console/api/exports/{exportId}?orgId=.
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
+import * as z from "zod";
+import type { Tx } from "../../db/transaction";
+import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 import { dataExports } from "../../db/schema/exports";
 import { people } from "../../db/schema/people";
 import { exportForPerson } from "./store";
@@ -23,31 +26,43 @@ const create = inOrganization
     return { id: stored.id, sizeBytes: stored.sizeBytes, download: downloadPath(ctx.org.id, stored.id) };
   });
 
-const list = inOrganization.meta({ permission: "data.export", gate: "reachable", summary: "Data exports taken, newest first" }).query(({ ctx }) =>
-  ctx.transaction(async (tx) => {
-    const rows = await tx
-      .select({
-        id: dataExports.id,
-        sizeBytes: dataExports.sizeBytes,
-        login: people.login,
-        createdAt: dataExports.createdAt,
-        completedAt: dataExports.completedAt,
-      })
-      .from(dataExports)
-      .leftJoin(people, eq(people.id, dataExports.requestedBy))
-      .where(eq(dataExports.orgId, ctx.org.id))
-      .orderBy(desc(dataExports.createdAt))
-      .limit(50);
-    return rows.map((row) => ({
-      id: row.id,
-      sizeBytes: row.sizeBytes,
-      requestedBy: row.login,
-      createdAt: row.createdAt.toISOString(),
-      /** Null: the export did not finish (try again). */
-      completedAt: row.completedAt?.toISOString() ?? null,
-      download: row.completedAt ? downloadPath(ctx.org.id, row.id) : null,
-    }));
-  }),
-);
+/** A page of the organization's exports, newest first, after `after`'s key (index data_exports_org). */
+export const exportsPage = (tx: Tx, orgId: string, after: readonly [string, string] | null, limit: number) =>
+  tx
+    .select({
+      id: dataExports.id,
+      sizeBytes: dataExports.sizeBytes,
+      login: people.login,
+      createdAt: dataExports.createdAt,
+      keyAt: sql<string>`${dataExports.createdAt}::text`,
+      completedAt: dataExports.completedAt,
+    })
+    .from(dataExports)
+    .leftJoin(people, eq(people.id, dataExports.requestedBy))
+    .where(and(eq(dataExports.orgId, orgId), keyset([sql`${dataExports.createdAt}`, sql`${dataExports.id}`], after, "desc")))
+    .orderBy(desc(dataExports.createdAt), desc(dataExports.id))
+    .limit(limit);
+
+const list = inOrganization
+  .meta({ permission: "data.export", gate: "reachable", summary: "Data exports taken, newest first (paged)" })
+  .input(z.object({ ...Paging }))
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) =>
+      pageOf(
+        await exportsPage(tx, ctx.org.id, decodeCursor(input.cursor, [KeyTime, KeyUuid]), input.limit + 1),
+        input.limit,
+        (row) => [row.keyAt, row.id],
+        (row) => ({
+          id: row.id,
+          sizeBytes: row.sizeBytes,
+          requestedBy: row.login,
+          createdAt: row.createdAt.toISOString(),
+          /** Null: the export did not finish (try again). */
+          completedAt: row.completedAt?.toISOString() ?? null,
+          download: row.completedAt ? downloadPath(ctx.org.id, row.id) : null,
+        }),
+      ),
+    ),
+  );
 
 export const exportsRouter = router({ create, list });

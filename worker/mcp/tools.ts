@@ -41,7 +41,7 @@ export const TOOLS: readonly Tool[] = [
     procedures: ["environments.get", "workloads.runs"],
     run: async (caller, orgId, input) => {
       const environment = await caller.environments.get({ orgId, ...input } as never);
-      const latestRuns = await caller.workloads.runs({ orgId, envId: environment.envId, limit: LATEST_RUNS });
+      const latestRuns = (await caller.workloads.runs({ orgId, envId: environment.envId, limit: LATEST_RUNS })).items;
       return { ...environment, latestRuns };
     },
   },

@@ -18,6 +18,7 @@ import type { CodehostConfig } from "../config/types";
 import { decideRole, keepLastOwner, onlyOwnerTouchesOwners } from "./role-rules";
 import { removeMember } from "./remove";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 
 const members = (tx: Tx, orgId: string) =>
   tx
@@ -57,19 +58,46 @@ function target(rows: MemberRow[], personId: string): MemberRow {
   return row;
 }
 
-const list = inOrganization.meta({ permission: null, gate: "gated", summary: "The organization's members and their roles" }).query(({ ctx }) =>
-  ctx.transaction(async (tx) =>
-    (await members(tx, ctx.org.id)).map((row) => ({
-      personId: row.personId,
-      login: row.login,
-      name: row.name,
-      avatarUrl: row.avatarUrl,
-      role: row.role,
-      manual: row.roleSource === "manual",
-      joinedAt: row.createdAt.toISOString(),
-    })),
-  ),
-);
+/** A page of the organization's members in the order they joined, after `after`'s key (index memberships_joined). */
+export const membersPage = (tx: Tx, orgId: string, after: readonly [string, string] | null, limit: number) =>
+  tx
+    .select({
+      personId: memberships.personId,
+      login: people.login,
+      name: people.name,
+      avatarUrl: people.avatarUrl,
+      role: memberships.role,
+      roleSource: memberships.roleSource,
+      createdAt: memberships.createdAt,
+      keyAt: sql<string>`${memberships.createdAt}::text`,
+    })
+    .from(memberships)
+    .innerJoin(people, eq(people.id, memberships.personId))
+    .where(and(eq(memberships.orgId, orgId), keyset([sql`${memberships.createdAt}`, sql`${memberships.personId}`], after, "asc")))
+    .orderBy(asc(memberships.createdAt), asc(memberships.personId))
+    .limit(limit);
+
+const list = inOrganization
+  .meta({ permission: null, gate: "gated", summary: "The organization's members and their roles, in the order they joined (paged)" })
+  .input(z.object({ ...Paging }))
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) =>
+      pageOf(
+        await membersPage(tx, ctx.org.id, decodeCursor(input.cursor, [KeyTime, KeyUuid]), input.limit + 1),
+        input.limit,
+        (row) => [row.keyAt, row.personId],
+        (row) => ({
+          personId: row.personId,
+          login: row.login,
+          name: row.name,
+          avatarUrl: row.avatarUrl,
+          role: row.role,
+          manual: row.roleSource === "manual",
+          joinedAt: row.createdAt.toISOString(),
+        }),
+      ),
+    ),
+  );
 
 const changeRole = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Change a member's role; owner promotion is marked manual" })

@@ -9,14 +9,20 @@ import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "./
 
 const proposalsOf = (name: string, kind: ProposalKind): Section => ({
   name,
-  sql: (orgId, after, limit) =>
-    sql`SELECT id::text AS k, * FROM change_proposals WHERE org_id = ${orgId} AND kind = ${kind} AND id::text > ${after} ORDER BY k LIMIT ${limit}`,
-  rows: (_tx, _orgId, rows) =>
-    rows.map((row) => {
-      const { id: _id, mine: _mine, ...proposal } = toProposal(row as unknown as ProposalRow);
-      const { attempts, branch, number, url, refusal, attemptedAt } = proposal.pullRequest;
-      return { ...proposal, pullRequest: { attempts, branch, number, url, refusal, attemptedAt, state: proposal.pullRequest.state } };
-    }),
+  parts: [
+    {
+      key: sql`id`,
+      keyOf: (row) => [row.id],
+      sql: (orgId, following, limit) =>
+        sql`SELECT * FROM change_proposals WHERE org_id = ${orgId} AND kind = ${kind} AND ${following} ORDER BY id LIMIT ${limit}`,
+      rows: (_tx, _orgId, rows) =>
+        rows.map((row) => {
+          const { id: _id, mine: _mine, ...proposal } = toProposal(row as unknown as ProposalRow);
+          const { attempts, branch, number, url, refusal, attemptedAt } = proposal.pullRequest;
+          return { ...proposal, pullRequest: { attempts, branch, number, url, refusal, attemptedAt, state: proposal.pullRequest.state } };
+        }),
+    },
+  ],
 });
 
 export const PROPOSAL_SECTIONS: readonly Section[] = [proposalsOf("maskingRules", "masking"), proposalsOf("egressPolicy", "egress")];

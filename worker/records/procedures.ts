@@ -6,16 +6,12 @@ import { EngineRunId } from "./payloads";
 import { findRun, listDecisions, listRuns } from "./read";
 import { inOrganization, router } from "../rpc/trpc";
 import { EnvId } from "../environments/engine-work";
-
-const Paging = {
-  cursor: z.int().min(1).optional().describe("The nextCursor of the previous page."),
-  limit: z.int().min(1).max(200).default(50),
-};
+import { Paging } from "../http/paging";
 
 const list = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "Runs of an environment, newest first: outcome, timings, runtime, verdict counts (paged)" })
   .input(z.object({ envId: EnvId, ...Paging }))
-  .query(({ ctx, input }) => ctx.transaction((tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor ?? null, input.limit)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor, input.limit)));
 
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One run with its verdicts, artifacts (metadata only) and the goldens it published" })
@@ -35,7 +31,7 @@ const decisions = inOrganization
     summary: "Network (egress) decisions of an environment, newest first, optionally only allowed or denied (paged)",
   })
   .input(z.object({ envId: EnvId, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
-  .query(({ ctx, input }) => ctx.transaction((tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor ?? null, input.limit)));
+  .query(({ ctx, input }) => ctx.transaction((tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor, input.limit)));
 
 export const runsRouter = router({ list, get });
 export const decisionsRouter = router({ list: decisions });

@@ -1,9 +1,11 @@
 // What a person sees of the engine records: runs of an environment (paged), one run with its
 // verdicts, artifacts and goldens, and network decisions of an environment (paged, filterable).
-// Pages are ordered by each table's `seq`, newest first; `cursor` is the last item's seq.
+// Pages are ordered by each table's `seq`, newest first (indexes engine_runs_env, network_decisions_env);
+// the cursor carries the last item's seq.
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { goldens, networkDecisions, runArtifacts, runVerdicts } from "../../db/schema/records";
 import type { Tx } from "../../db/transaction";
+import { decodeCursor, KeySeq, keyset, type Page, pageOf } from "../http/paging";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -52,22 +54,16 @@ function runView(row: RunRow) {
 
 export type RunView = ReturnType<typeof runView>;
 
-export interface Page<T> {
-  items: T[];
-  /** Pass as `cursor` for the next page; null when this is the last. */
-  nextCursor: number | null;
-}
+const SeqKey = [KeySeq] as const;
+const page = <R extends { seq: string | number }, T>(rows: R[], limit: number, view: (row: R) => T) => pageOf(rows, limit, (row) => [Number(row.seq)], view);
 
-function page<R extends { seq: string | number }, T>(rows: R[], limit: number, view: (row: R) => T): Page<T> {
-  const items = rows.slice(0, limit);
-  return { items: items.map(view), nextCursor: rows.length > limit ? Number(items.at(-1)!.seq) : null };
-}
+/** A page of an environment's runs, newest first, after `after`'s seq. */
+export const runsPage = (orgId: string, envId: string, after: readonly [number] | null, limit: number) =>
+  sql`SELECT ${RUN_COLUMNS} FROM engine_runs r
+     WHERE r.org_id = ${orgId} AND r.env_id = ${envId} AND ${keyset([sql`r.seq`], after, "desc")} ORDER BY r.seq DESC LIMIT ${limit}`;
 
-export async function listRuns(tx: Tx, orgId: string, envId: string, cursor: number | null, limit: number): Promise<Page<RunView>> {
-  const { rows } = await tx.execute<RunRow>(
-    sql`SELECT ${RUN_COLUMNS} FROM engine_runs r
-     WHERE r.org_id = ${orgId} AND r.env_id = ${envId} AND (${cursor}::bigint IS NULL OR r.seq < ${cursor}) ORDER BY r.seq DESC LIMIT ${limit + 1}`,
-  );
+export async function listRuns(tx: Tx, orgId: string, envId: string, cursor: string | undefined, limit: number): Promise<Page<RunView>> {
+  const { rows } = await tx.execute<RunRow>(runsPage(orgId, envId, decodeCursor(cursor, SeqKey), limit + 1));
   return page(rows, limit, runView);
 }
 
@@ -111,8 +107,9 @@ export async function findRun(tx: Tx, orgId: string, runId: string) {
   };
 }
 
-export async function listDecisions(tx: Tx, orgId: string, envId: string, decision: "allowed" | "denied" | null, cursor: number | null, limit: number) {
-  const rows = await tx
+/** A page of an environment's network decisions, newest first, after `after`'s seq. */
+export const decisionsPage = (tx: Tx, orgId: string, envId: string, decision: "allowed" | "denied" | null, after: readonly [number] | null, limit: number) =>
+  tx
     .select({
       seq: networkDecisions.seq,
       eventId: networkDecisions.eventId,
@@ -129,11 +126,14 @@ export async function listDecisions(tx: Tx, orgId: string, envId: string, decisi
         eq(networkDecisions.orgId, orgId),
         eq(networkDecisions.envId, envId),
         decision === null ? undefined : eq(networkDecisions.allowed, decision === "allowed"),
-        cursor === null ? undefined : lt(networkDecisions.seq, cursor),
+        after === null ? undefined : lt(networkDecisions.seq, after[0]),
       ),
     )
     .orderBy(desc(networkDecisions.seq))
-    .limit(limit + 1);
+    .limit(limit);
+
+export async function listDecisions(tx: Tx, orgId: string, envId: string, decision: "allowed" | "denied" | null, cursor: string | undefined, limit: number) {
+  const rows = await decisionsPage(tx, orgId, envId, decision, decodeCursor(cursor, SeqKey), limit + 1);
   return page(rows, limit, (row) => ({
     eventId: row.eventId,
     at: row.occurredAt.toISOString(),

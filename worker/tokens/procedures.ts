@@ -12,49 +12,66 @@ import { appendAudit } from "../audit/append";
 import { effectiveScopes } from "../auth/authorize";
 import { createEngineToken } from "./issue";
 import { inOrganization, router } from "../rpc/trpc";
+import type { Tx } from "../../db/transaction";
+import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
+
+/** A list page's key: when the token was made, then its id (index tokens_created). */
+const TokenKey = [KeyTime, KeyUuid] as const;
+
+/** A page of the organization's tokens, newest first, after `after`'s key. */
+export const tokensPage = (tx: Tx, orgId: string, after: readonly [string, string] | null, limit: number) =>
+  tx
+    .select({
+      id: tokens.id,
+      kind: tokens.kind,
+      name: tokens.name,
+      displayPrefix: tokens.displayPrefix,
+      scopes: tokens.scopes,
+      createdAt: tokens.createdAt,
+      keyAt: sql<string>`${tokens.createdAt}::text`,
+      lastUsedAt: tokens.lastUsedAt,
+      expiresAt: tokens.expiresAt,
+      revokedAt: tokens.revokedAt,
+      bindingId: tokens.bindingId,
+      personId: tokens.personId,
+      personLogin: people.login,
+      personRole: memberships.role,
+    })
+    .from(tokens)
+    .leftJoin(people, eq(people.id, tokens.personId))
+    .leftJoin(memberships, and(eq(memberships.personId, tokens.personId), eq(memberships.orgId, tokens.orgId)))
+    .where(and(eq(tokens.orgId, orgId), keyset([sql`${tokens.createdAt}`, sql`${tokens.id}`], after, "desc")))
+    .orderBy(desc(tokens.createdAt), desc(tokens.id))
+    .limit(limit);
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 const list = inOrganization
-  .meta({ permission: "tokens.manage", gate: "gated", summary: "Engine and CLI tokens: prefix, scopes, last use; never the value" })
-  .query(({ ctx }) =>
-    ctx.transaction(async (tx) => {
-      const rows = await tx
-        .select({
-          id: tokens.id,
-          kind: tokens.kind,
-          name: tokens.name,
-          displayPrefix: tokens.displayPrefix,
-          scopes: tokens.scopes,
-          createdAt: tokens.createdAt,
-          lastUsedAt: tokens.lastUsedAt,
-          expiresAt: tokens.expiresAt,
-          revokedAt: tokens.revokedAt,
-          bindingId: tokens.bindingId,
-          personId: tokens.personId,
-          personLogin: people.login,
-          personRole: memberships.role,
-        })
-        .from(tokens)
-        .leftJoin(people, eq(people.id, tokens.personId))
-        .leftJoin(memberships, and(eq(memberships.personId, tokens.personId), eq(memberships.orgId, tokens.orgId)))
-        .where(eq(tokens.orgId, ctx.org.id))
-        .orderBy(desc(tokens.createdAt));
-      const iso = (date: Date | null) => date?.toISOString() ?? null;
-      return rows.map((row) => ({
-        id: row.id,
-        kind: row.kind,
-        name: row.name,
-        prefix: row.displayPrefix,
-        scopes: row.scopes,
-        /** What a CLI token may do now; empty once its person is no longer a member. */
-        effectiveScopes: row.personRole ? effectiveScopes(row.personRole, row.scopes) : [],
-        person: row.personId ? { id: row.personId, login: row.personLogin } : null,
-        createdAt: row.createdAt.toISOString(),
-        lastUsedAt: iso(row.lastUsedAt),
-        expiresAt: iso(row.expiresAt),
-        revokedAt: iso(row.revokedAt),
-        fromRepositoryClaim: row.bindingId !== null,
-      }));
-    }),
+  .meta({ permission: "tokens.manage", gate: "gated", summary: "Engine and CLI tokens, newest first: prefix, scopes, last use; never the value (paged)" })
+  .input(z.object({ ...Paging }))
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) =>
+      pageOf(
+        await tokensPage(tx, ctx.org.id, decodeCursor(input.cursor, TokenKey), input.limit + 1),
+        input.limit,
+        (row) => [row.keyAt, row.id],
+        (row) => ({
+          id: row.id,
+          kind: row.kind,
+          name: row.name,
+          prefix: row.displayPrefix,
+          scopes: row.scopes,
+          /** What a CLI token may do now; empty once its person is no longer a member. */
+          effectiveScopes: row.personRole ? effectiveScopes(row.personRole, row.scopes) : [],
+          person: row.personId ? { id: row.personId, login: row.personLogin } : null,
+          createdAt: row.createdAt.toISOString(),
+          lastUsedAt: iso(row.lastUsedAt),
+          expiresAt: iso(row.expiresAt),
+          revokedAt: iso(row.revokedAt),
+          fromRepositoryClaim: row.bindingId !== null,
+        }),
+      ),
+    ),
   );
 
 const create = inOrganization

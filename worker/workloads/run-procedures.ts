@@ -5,65 +5,74 @@ import * as z from "zod";
 import { workloadRuns as runsTable, workloads, workloadVersions } from "../../db/schema/workloads";
 import { inOrganization } from "../rpc/trpc";
 import { EnvId } from "../environments/engine-work";
+import type { Tx } from "../../db/transaction";
+import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 
 /** Whether an engine holds the run's lease right now. */
 const HELD = sql<boolean>`${runsTable.state} = 'accepted' AND ${runsTable.leaseExpiresAt} > now()`;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
+/** A list page's key: when the run was requested, then its id (indexes workload_runs_requested, workload_runs_env_requested). */
+const RunKey = [KeyTime, KeyUuid] as const;
+
+/** A page of workload runs (of one environment, or all), newest first, after `after`'s key. */
+export const workloadRunsPage = (tx: Tx, orgId: string, envId: string | undefined, after: readonly [string, string] | null, limit: number) =>
+  tx
+    .select({
+      id: runsTable.id,
+      envId: runsTable.envId,
+      workload: workloads.name,
+      version: workloadVersions.number,
+      state: runsTable.state,
+      requestedAt: runsTable.requestedAt,
+      // To the microsecond, for the cursor (a JS Date keeps milliseconds).
+      keyAt: sql<string>`${runsTable.requestedAt}::text`,
+      deadlineAt: runsTable.deadlineAt,
+      leaseExpiresAt: runsTable.leaseExpiresAt,
+      held: HELD,
+      claims: runsTable.claims,
+      abandonReason: runsTable.abandonReason,
+      endedAt: runsTable.endedAt,
+    })
+    .from(runsTable)
+    .innerJoin(workloads, eq(workloads.id, runsTable.workloadId))
+    .innerJoin(workloadVersions, eq(workloadVersions.id, runsTable.versionId))
+    .where(
+      and(
+        eq(runsTable.orgId, orgId),
+        envId === undefined ? undefined : eq(runsTable.envId, envId),
+        keyset([sql`${runsTable.requestedAt}`, sql`${runsTable.id}`], after, "desc"),
+      ),
+    )
+    .orderBy(desc(runsTable.requestedAt), desc(runsTable.id))
+    .limit(limit);
+
 const runs = inOrganization
-  .meta({ permission: "workloads.view", gate: "gated", summary: "Workload runs, newest first: state, lease, deadline, abandon reason" })
-  .input(
-    z.object({
-      envId: EnvId.optional().describe("Only this environment's runs."),
-      before: z.iso.datetime().optional().describe("Runs requested before this time (paging: the last run's requestedAt)."),
-      limit: z.int().min(1).max(200).default(50),
-    }),
-  )
+  .meta({ permission: "workloads.view", gate: "gated", summary: "Workload runs, newest first: state, lease, deadline, abandon reason (paged)" })
+  .input(z.object({ envId: EnvId.optional().describe("Only this environment's runs."), ...Paging }))
   .query(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
-      const rows = await tx
-        .select({
-          id: runsTable.id,
-          envId: runsTable.envId,
-          workload: workloads.name,
-          version: workloadVersions.number,
-          state: runsTable.state,
-          requestedAt: runsTable.requestedAt,
-          deadlineAt: runsTable.deadlineAt,
-          leaseExpiresAt: runsTable.leaseExpiresAt,
-          held: HELD,
-          claims: runsTable.claims,
-          abandonReason: runsTable.abandonReason,
-          endedAt: runsTable.endedAt,
-        })
-        .from(runsTable)
-        .innerJoin(workloads, eq(workloads.id, runsTable.workloadId))
-        .innerJoin(workloadVersions, eq(workloadVersions.id, runsTable.versionId))
-        .where(
-          and(
-            eq(runsTable.orgId, ctx.org.id),
-            input.envId === undefined ? undefined : eq(runsTable.envId, input.envId),
-            // Read by PostgreSQL to the microsecond (a JS Date would keep milliseconds).
-            input.before === undefined ? undefined : sql`${runsTable.requestedAt} < ${input.before}::timestamptz`,
-          ),
-        )
-        .orderBy(desc(runsTable.requestedAt), runsTable.id)
-        .limit(input.limit);
-      return rows.map((row) => ({
-        id: row.id,
-        envId: row.envId,
-        workload: row.workload,
-        version: row.version,
-        state: row.state,
-        requestedAt: row.requestedAt.toISOString(),
-        deadline: row.deadlineAt.toISOString(),
-        /** Whether an engine holds the run's lease right now, and until when. */
-        lease: { held: row.held, expiresAt: iso(row.leaseExpiresAt) },
-        claims: row.claims,
-        abandonReason: row.abandonReason,
-        endedAt: iso(row.endedAt),
-      }));
+      const rows = await workloadRunsPage(tx, ctx.org.id, input.envId, decodeCursor(input.cursor, RunKey), input.limit + 1);
+      return pageOf(
+        rows,
+        input.limit,
+        (row) => [row.keyAt, row.id],
+        (row) => ({
+          id: row.id,
+          envId: row.envId,
+          workload: row.workload,
+          version: row.version,
+          state: row.state,
+          requestedAt: row.requestedAt.toISOString(),
+          deadline: row.deadlineAt.toISOString(),
+          /** Whether an engine holds the run's lease right now, and until when. */
+          lease: { held: row.held, expiresAt: iso(row.leaseExpiresAt) },
+          claims: row.claims,
+          abandonReason: row.abandonReason,
+          endedAt: iso(row.endedAt),
+        }),
+      );
     }),
   );
 

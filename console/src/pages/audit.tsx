@@ -1,29 +1,16 @@
-// The audit log, newest first, a page at a time (before = the last sequence shown); verifying its
-// hash chain for those who may export it.
-import { useEffect, useState } from "preact/hooks";
+// The audit log, newest first, a page at a time ("Show more"); verifying its hash chain for those who
+// may export it.
 import { ActionButton } from "../components/actions";
-import { Empty, FailureNote, When } from "../components/feedback";
-import { describeFailure, rpc, type Failure, type Outputs } from "../rpc";
+import { Empty, Show, When } from "../components/feedback";
+import { ShowMore, usePaged } from "../components/paged";
+import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 
 const PAGE = 50;
 
 export function AuditPage({ view }: { view: OrgView }) {
   const { org, can } = view;
-  const [entries, setEntries] = useState<Outputs["audit"]["list"] | null>(null);
-  const [more, setMore] = useState(false);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const load = async (before?: number) => {
-    try {
-      const page = await rpc.audit.list.query({ orgId: org.id, limit: PAGE, ...(before ? { before } : {}) });
-      setEntries((shown) => (before ? [...(shown ?? []), ...page] : page));
-      setMore(page.length === PAGE);
-      setFailure(null);
-    } catch (error) {
-      setFailure(describeFailure(error));
-    }
-  };
-  useEffect(() => void load(), [org.id]);
+  const entries = usePaged((cursor) => rpc.audit.list.query({ orgId: org.id, limit: PAGE, cursor }), [org.id]);
   return (
     <>
       <h1>Audit log</h1>
@@ -43,54 +30,47 @@ export function AuditPage({ view }: { view: OrgView }) {
           }}
         />
       )}
-      {failure && <FailureNote failure={failure} />}
-      {entries === null ? (
-        !failure && (
-          <p role="status" class="muted">
-            Loading...
-          </p>
-        )
-      ) : entries.length === 0 ? (
-        <Empty>Nothing recorded yet: sign-ins, tokens, members and environments changes appear here as they happen.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>#</th>
-                <th>When</th>
-                <th>Who</th>
-                <th>What</th>
-                <th>Target</th>
-                <th>Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.seq}>
-                  <td>{entry.seq}</td>
-                  <td>
-                    <When at={entry.at} />
-                  </td>
-                  <td>{entry.actor}</td>
-                  <td>
-                    <code>{entry.action}</code>
-                  </td>
-                  <td>{entry.target ?? ""}</td>
-                  <td>
-                    <code class="muted">{entry.data === null ? "" : JSON.stringify(entry.data)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {more && (
-        <button type="button" class="secondary" onClick={() => void load(entries!.at(-1)!.seq)}>
-          Older entries
-        </button>
-      )}
+      <Show loaded={entries}>
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty>Nothing recorded yet: sign-ins, tokens, members and environments changes appear here as they happen.</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>#</th>
+                    <th>When</th>
+                    <th>Who</th>
+                    <th>What</th>
+                    <th>Target</th>
+                    <th>Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((entry) => (
+                    <tr key={entry.seq}>
+                      <td>{entry.seq}</td>
+                      <td>
+                        <When at={entry.at} />
+                      </td>
+                      <td>{entry.actor}</td>
+                      <td>
+                        <code>{entry.action}</code>
+                      </td>
+                      <td>{entry.target ?? ""}</td>
+                      <td>
+                        <code class="muted">{entry.data === null ? "" : JSON.stringify(entry.data)}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+      <ShowMore paged={entries} />
     </>
   );
 }

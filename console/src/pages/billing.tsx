@@ -4,6 +4,7 @@ import { ActionButton, ActionForm, field } from "../components/actions";
 import { Empty, Show, When } from "../components/feedback";
 import { PLANS } from "../../../worker/shared/enums";
 import { useLoad } from "../load";
+import { ShowMore, usePaged } from "../components/paged";
 import { useLocation } from "../router";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -24,6 +25,7 @@ export function BillingPage({ view }: { view: OrgView }) {
   const { org } = view;
   const returned = CHECKOUT_RETURN[useLocation().searchParams.get("checkout") ?? ""];
   const billing = useLoad(() => rpc.billing.get.query({ orgId: org.id }), [org.id]);
+  const history = usePaged((cursor) => rpc.billing.history.query({ orgId: org.id, cursor }), [org.id]);
   const checkout = (plan: "team" | "enterprise") => async () => goTo((await rpc.subscriptions.checkout.mutate({ orgId: org.id, plan })).url);
   return (
     <>
@@ -60,6 +62,7 @@ export function BillingPage({ view }: { view: OrgView }) {
                 submit={async (fields) => {
                   const set = await rpc.billing.set.mutate({ orgId: org.id, plan: field(fields, "plan") as (typeof PLANS)[number] });
                   billing.reload();
+                  history.reload();
                   return set.changed ? `The plan is now ${set.plan} (was ${set.from}).` : `The plan was already ${set.plan}.`;
                 }}
               >
@@ -112,42 +115,47 @@ export function BillingPage({ view }: { view: OrgView }) {
                 </table>
               </div>
             )}
-            <h2>History</h2>
-            {about.history.length === 0 ? (
-              <Empty>The plan has not changed yet.</Empty>
-            ) : (
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>When</th>
-                      <th>Change</th>
-                      <th>Decided by</th>
-                      <th>Status</th>
-                      <th>Note</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {about.history.map((entry, index) => (
-                      <tr key={index}>
-                        <td>
-                          <When at={entry.at} />
-                        </td>
-                        <td>
-                          {entry.from} to {entry.to}
-                        </td>
-                        <td>{entry.source}</td>
-                        <td>{entry.status ?? ""}</td>
-                        <td>{entry.note}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
           </>
         )}
       </Show>
+      <h2>History</h2>
+      <Show loaded={history}>
+        {(entries) =>
+          entries.length === 0 ? (
+            <Empty>The plan has not changed yet.</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>When</th>
+                    <th>Change</th>
+                    <th>Decided by</th>
+                    <th>Status</th>
+                    <th>Note</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {entries.map((entry, index) => (
+                    <tr key={index}>
+                      <td>
+                        <When at={entry.at} />
+                      </td>
+                      <td>
+                        {entry.from} to {entry.to}
+                      </td>
+                      <td>{entry.source}</td>
+                      <td>{entry.status ?? ""}</td>
+                      <td>{entry.note}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+      <ShowMore paged={history} />
     </>
   );
 }

@@ -1,43 +1,31 @@
 // Environments: newest first with state, expiry and teardown; create one for a branch or pull request.
-import { useState } from "preact/hooks";
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
 import { Empty, Show, When } from "../components/feedback";
 import { Link } from "../components/link";
-import { useLoad } from "../load";
+import { ShowMore, usePaged } from "../components/paged";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
 
-const PAGE = 50;
-const MOST = 200; // environments.list's largest page
-
 export function EnvironmentsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
-  const [limit, setLimit] = useState(PAGE);
-  const environments = useLoad(() => rpc.environments.list.query({ orgId: org.id, limit }), [org.id, limit]);
+  const environments = usePaged((cursor) => rpc.environments.list.query({ orgId: org.id, cursor }), [org.id]);
   return (
     <>
       <h1>Environments</h1>
       <Show loaded={environments}>
-        {(rows) => (
-          <>
-            {rows.length === 0 ? (
-              <Empty>
-                No environments yet. {can("environments.create") ? "Create one for a branch below" : "Someone with a member role can create one"}; it appears
-                here when its engine reports (its first event to POST /v1/events).
-              </Empty>
-            ) : (
-              <EnvironmentTable slug={org.slug} rows={rows} />
-            )}
-            {rows.length === limit && limit < MOST && (
-              <button type="button" class="secondary" onClick={() => setLimit(MOST)}>
-                Show up to {MOST}
-              </button>
-            )}
-            {rows.length === MOST && <p class="muted">Showing the {MOST} most recently active environments.</p>}
-          </>
-        )}
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty>
+              No environments yet. {can("environments.create") ? "Create one for a branch below" : "Someone with a member role can create one"}; it appears here
+              when its engine reports (its first event to POST /v1/events).
+            </Empty>
+          ) : (
+            <EnvironmentTable slug={org.slug} rows={rows} />
+          )
+        }
       </Show>
+      <ShowMore paged={environments} />
       {can("environments.create") && (
         <>
           <h2>Create an environment</h2>
@@ -84,7 +72,7 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
 export const teardownText = (teardown: Outputs["environments"]["get"]["teardown"]) =>
   !teardown ? "none" : teardown.confirmed ? "confirmed by the engine" : `requested, waiting for the engine (${teardown.state})`;
 
-function EnvironmentTable({ slug, rows }: { slug: string; rows: Outputs["environments"]["list"] }) {
+function EnvironmentTable({ slug, rows }: { slug: string; rows: Outputs["environments"]["list"]["items"] }) {
   return (
     <div class="table-wrap">
       <table>

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
 import { Empty, Show, When } from "../components/feedback";
 import { useLoad } from "../load";
+import { ShowMore, usePaged } from "../components/paged";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 
@@ -32,7 +33,7 @@ export function LeavingPage({ view }: { view: OrgView }) {
 }
 
 function DataExports({ orgId }: { orgId: string }) {
-  const exports = useLoad(() => rpc.exports.list.query({ orgId }), [orgId]);
+  const exports = usePaged((cursor) => rpc.exports.list.query({ orgId, cursor }), [orgId]);
   return (
     <>
       <h2>Data exports</h2>
@@ -86,6 +87,7 @@ function DataExports({ orgId }: { orgId: string }) {
           )
         }
       </Show>
+      <ShowMore paged={exports} />
     </>
   );
 }

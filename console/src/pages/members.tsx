@@ -5,6 +5,7 @@ import type { Role } from "../../../worker/shared/enums";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
 import { Empty, Show, When } from "../components/feedback";
 import { useLoad } from "../load";
+import { ShowMore, usePaged } from "../components/paged";
 import { rpc, type Outputs } from "../rpc";
 import { SessionContext, type OrgView } from "../session";
 
@@ -14,11 +15,12 @@ const INVITATIONS_PAGE = 50;
 export function MembersPage({ view }: { view: OrgView }) {
   const { org, can } = view;
   const manage = can("members.manage");
-  const members = useLoad(() => rpc.members.list.query({ orgId: org.id }), [org.id]);
+  const members = usePaged((cursor) => rpc.members.list.query({ orgId: org.id, cursor }), [org.id]);
   return (
     <>
       <h1>Members</h1>
       <Show loaded={members}>{(rows) => <MemberTable view={view} rows={rows} reload={members.reload} />}</Show>
+      <ShowMore paged={members} />
       {manage && (
         <div class="row-actions">
           <ActionButton
@@ -38,7 +40,7 @@ export function MembersPage({ view }: { view: OrgView }) {
   );
 }
 
-function MemberTable({ view, rows, reload }: { view: OrgView; rows: Outputs["members"]["list"]; reload: () => void }) {
+function MemberTable({ view, rows, reload }: { view: OrgView; rows: Outputs["members"]["list"]["items"]; reload: () => void }) {
   const { org, can } = view;
   const me = useContext(SessionContext)!.session.person.id;
   // Only an owner makes owners or changes an owner's role; the server refuses the rest too.

@@ -1,53 +1,31 @@
 // Engine records on the environment page: its runs (paged), one run with its verdicts, artifacts and
 // goldens, and its network (egress) decisions, filtered by allowed or denied (paged).
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { Empty, FailureNote, Show, When } from "../components/feedback";
 import { useLoad } from "../load";
-import { describeFailure, rpc, type Failure, type Outputs } from "../rpc";
+import { rpc, type Outputs } from "../rpc";
+import { ShowMore, usePaged } from "../components/paged";
 
 const PAGE = 20;
-
-/** A newest-first list read a page at a time; "More" continues from the last page's cursor. */
-function usePaged<T>(load: (cursor: number | undefined) => Promise<{ items: T[]; nextCursor: number | null }>, deps: unknown[]) {
-  const [items, setItems] = useState<T[] | null>(null);
-  const [next, setNext] = useState<number | null>(null);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const [loading, setLoading] = useState(false);
-  const fetchPage = async (cursor?: number) => {
-    setLoading(true);
-    try {
-      const page = await load(cursor);
-      setItems((shown) => (cursor ? [...(shown ?? []), ...page.items] : page.items));
-      setNext(page.nextCursor);
-      setFailure(null);
-    } catch (error) {
-      setFailure(describeFailure(error));
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => void fetchPage(), deps);
-  return { items, failure, loading, more: next === null ? null : () => void fetchPage(next), refresh: () => void fetchPage() };
-}
 
 type Run = Outputs["runs"]["list"]["items"][number];
 
 const duration = (ms: number | null) => (ms === null ? "" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
-  const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, ...(cursor ? { cursor } : {}) }), [orgId, envId]);
+  const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, cursor }), [orgId, envId]);
   const [open, setOpen] = useState<string | null>(null);
   return (
     <section aria-label="Runs">
       <h2>Runs</h2>
       {runs.failure && <FailureNote failure={runs.failure} />}
-      {runs.items === null ? (
+      {runs.data === undefined ? (
         !runs.failure && (
           <p role="status" class="muted">
             Loading...
           </p>
         )
-      ) : runs.items.length === 0 ? (
+      ) : runs.data.length === 0 ? (
         <Empty>No runs reported here yet. The engine's run.started and run.finished events show up here.</Empty>
       ) : (
         <div class="table-wrap">
@@ -65,7 +43,7 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
               </tr>
             </thead>
             <tbody>
-              {runs.items.map((run: Run) => (
+              {runs.data.map((run: Run) => (
                 <tr key={run.runId} data-testid="engine-run">
                   <td>
                     <code>{run.runId}</code>
@@ -102,15 +80,11 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
         </div>
       )}
       <div class="row-actions">
-        <button type="button" class="secondary" disabled={runs.loading} onClick={runs.refresh}>
+        <button type="button" class="secondary" disabled={runs.loading} onClick={runs.reload}>
           Refresh runs
         </button>
-        {runs.more && (
-          <button type="button" class="secondary" disabled={runs.loading} onClick={runs.more}>
-            Older runs
-          </button>
-        )}
       </div>
+      <ShowMore paged={runs} />
       {open && <RunDetail orgId={orgId} runId={open} />}
     </section>
   );
@@ -195,7 +169,7 @@ type Decision = Outputs["decisions"]["list"]["items"][number];
 export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: string }) {
   const [filter, setFilter] = useState<"" | "allowed" | "denied">("");
   const decisions = usePaged(
-    (cursor) => rpc.decisions.list.query({ orgId, envId, limit: PAGE, ...(filter ? { decision: filter } : {}), ...(cursor ? { cursor } : {}) }),
+    (cursor) => rpc.decisions.list.query({ orgId, envId, limit: PAGE, ...(filter ? { decision: filter } : {}), cursor }),
     [orgId, envId, filter],
   );
   return (
@@ -210,13 +184,13 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
         </select>
       </label>
       {decisions.failure && <FailureNote failure={decisions.failure} />}
-      {decisions.items === null ? (
+      {decisions.data === undefined ? (
         !decisions.failure && (
           <p role="status" class="muted">
             Loading...
           </p>
         )
-      ) : decisions.items.length === 0 ? (
+      ) : decisions.data.length === 0 ? (
         <Empty>No {filter || ""} egress decisions reported here.</Empty>
       ) : (
         <div class="table-wrap">
@@ -231,7 +205,7 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
               </tr>
             </thead>
             <tbody>
-              {decisions.items.map((d: Decision) => (
+              {decisions.data.map((d: Decision) => (
                 <tr key={d.eventId} data-testid="decision">
                   <td>
                     <When at={d.at} />
@@ -246,11 +220,7 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
           </table>
         </div>
       )}
-      {decisions.more && (
-        <button type="button" class="secondary" disabled={decisions.loading} onClick={decisions.more}>
-          Older decisions
-        </button>
-      )}
+      <ShowMore paged={decisions} />
     </section>
   );
 }

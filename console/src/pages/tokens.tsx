@@ -3,13 +3,13 @@
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
 import { Empty, Show, When } from "../components/feedback";
-import { useLoad } from "../load";
+import { ShowMore, usePaged } from "../components/paged";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 
 export function TokensPage({ view }: { view: OrgView }) {
   const { org } = view;
-  const tokens = useLoad(() => rpc.tokens.list.query({ orgId: org.id }), [org.id]);
+  const tokens = usePaged((cursor) => rpc.tokens.list.query({ orgId: org.id, cursor }), [org.id]);
   const [created, setCreated] = useState<string | null>(null);
   return (
     <>
@@ -115,6 +115,7 @@ export function TokensPage({ view }: { view: OrgView }) {
           )
         }
       </Show>
+      <ShowMore paged={tokens} />
     </>
   );
 }

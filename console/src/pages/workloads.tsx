@@ -1,18 +1,17 @@
 // Workloads: definitions with their current version, defining one, managing one (versions,
 // explorations, promotion, archive: workload-lifecycle.tsx), starting a run on an environment, and the
-// runs with their lease, deadline and abandon reason (paged by requestedAt), cancelled or retried.
-import { useEffect, useState } from "preact/hooks";
+// runs with their lease, deadline and abandon reason (paged), cancelled or retried.
+import { useState } from "preact/hooks";
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
 import { Empty, FailureNote, Show, When } from "../components/feedback";
 import { useLoad } from "../load";
-import { describeFailure, rpc, type Failure, type Outputs } from "../rpc";
+import { rpc, type Outputs } from "../rpc";
+import { ShowMore, usePaged } from "../components/paged";
 import type { OrgView } from "../session";
 import { RunActions, WorkloadDetail } from "./workload-lifecycle";
 
 const PAGE = 25;
-
-type Run = Outputs["workloads"]["runs"][number];
 
 export function WorkloadsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
@@ -118,8 +117,9 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
 
 function StartRun({ view, definitions, onStarted }: { view: OrgView; definitions: Outputs["workloads"]["list"]; onStarted: () => void }) {
   const { org } = view;
+  // The most recently active environments (a page of the largest size): the ones a run is likely for.
   const environments = useLoad(() => rpc.environments.list.query({ orgId: org.id, limit: 200 }), [org.id]);
-  const workable = environments.data?.filter((env) => env.state !== "torn_down" && env.branch !== null) ?? [];
+  const workable = environments.data?.items.filter((env) => env.state !== "torn_down" && env.branch !== null) ?? [];
   return (
     <>
       <h2>Start a run</h2>
@@ -173,26 +173,10 @@ function StartRun({ view, definitions, onStarted }: { view: OrgView; definitions
   );
 }
 
-/** Runs, newest first, a page at a time; "Older runs" continues from the last one shown. */
+/** Runs, newest first, a page at a time; "Show more" continues after the last one shown. */
 export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; envId?: string; canRun?: boolean }) {
-  const [runs, setRuns] = useState<Run[] | null>(null);
-  const [more, setMore] = useState(false);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const [loading, setLoading] = useState(false);
-  const load = async (before?: string) => {
-    setLoading(true);
-    try {
-      const page = await rpc.workloads.runs.query({ orgId, limit: PAGE, ...(envId ? { envId } : {}), ...(before ? { before } : {}) });
-      setRuns((shown) => (before ? [...(shown ?? []), ...page] : page));
-      setMore(page.length === PAGE);
-      setFailure(null);
-    } catch (error) {
-      setFailure(describeFailure(error));
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => void load(), [orgId, envId]);
+  const paged = usePaged((cursor) => rpc.workloads.runs.query({ orgId, limit: PAGE, cursor, ...(envId ? { envId } : {}) }), [orgId, envId]);
+  const { data: runs = null, failure, loading } = paged;
   return (
     <>
       {failure && <FailureNote failure={failure} />}
@@ -257,7 +241,7 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
                   <td>{run.endedAt ? <When at={run.endedAt} /> : <span class="muted">running or waiting</span>}</td>
                   {canRun && (
                     <td>
-                      <RunActions orgId={orgId} run={run} onChanged={() => void load()} />
+                      <RunActions orgId={orgId} run={run} onChanged={paged.reload} />
                     </td>
                   )}
                 </tr>
@@ -267,15 +251,11 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
         </div>
       )}
       <div class="row-actions">
-        <button type="button" class="secondary" disabled={loading} onClick={() => void load()}>
+        <button type="button" class="secondary" disabled={loading} onClick={paged.reload}>
           Refresh runs
         </button>
-        {more && (
-          <button type="button" class="secondary" disabled={loading} onClick={() => void load(runs!.at(-1)!.requestedAt)}>
-            Older runs
-          </button>
-        )}
       </div>
+      <ShowMore paged={paged} />
     </>
   );
 }

@@ -1,0 +1,176 @@
+// Every list the console shows reads a page as a range of an index, however large the organization
+// (issue 36): one organization with 20,000 rows in each listed table beside a few small ones, then
+// PostgreSQL's plan (EXPLAIN) of each list's own query, as the application role acting as that
+// organization, for the first page and a page deep in the list. A sequential scan of a large table fails.
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inTenant, type Tx } from "../../db/transaction";
+import { auditPage } from "../../worker/audit/procedures";
+import { billingHistoryPage } from "../../worker/billing/procedures";
+import { environmentsPage } from "../../worker/environments/read";
+import { exportsPage } from "../../worker/exports/procedures";
+import { PAGE_DEFAULT } from "../../worker/http/paging";
+import { membersPage } from "../../worker/members/procedures";
+import { decisionsPage, runsPage } from "../../worker/records/read";
+import { tokensPage } from "../../worker/tokens/procedures";
+import { workloadRunsPage } from "../../worker/workloads/run-procedures";
+import { ownDatabase, type OwnDatabase } from "../support/own-database";
+import { seedOrganization } from "../support/seed";
+import { appPool, asRole } from "../support/sql";
+
+const ROWS = 20_000;
+/** The tables a large organization fills; a plan must never read one of them whole. */
+const LARGE = [
+  "environments",
+  "engine_runs",
+  "run_verdicts",
+  "network_decisions",
+  "workload_runs",
+  "memberships",
+  "people",
+  "tokens",
+  "audit_log",
+  "data_exports",
+  "billing_history",
+];
+
+let own: OwnDatabase;
+let large: string;
+const ENV = "env-1";
+
+/** One organization's rows: `n` of each, spread over ten environments and a year. */
+async function fill(orgId: string, n: number) {
+  await asRole(
+    "superuser",
+    async (client) => {
+      // The rows are made to fit: no foreign-key checks row by row (a superuser's session only).
+      await client.query("SET session_replication_role = replica");
+      const q = (text: string) => client.query(text, [orgId, n]);
+      await q(`WITH p AS (INSERT INTO people (login) SELECT 'p-' || $1::text || '-' || i FROM generate_series(1, $2::int) i RETURNING id)
+               INSERT INTO memberships (org_id, person_id, role, role_source, created_at)
+               SELECT $1::uuid, id, 'member', 'sync', now() - (row_number() OVER ()) * interval '1 minute' FROM p`);
+      await q(`INSERT INTO environments (org_id, env_id, repository, state, last_event_at)
+               SELECT $1::uuid, 'env-' || i, 'acme/shop', 'ready', now() - i * interval '1 minute' FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO engine_runs (org_id, run_id, env_id) SELECT $1::uuid, 'run-' || i, 'env-' || (i % 10 + 1) FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO run_verdicts (org_id, run_id, name, verdict, recorded_at, event_id)
+               SELECT $1::uuid, 'run-' || i, 'check', 'pass', now(), 'v-' || i FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO network_decisions (org_id, event_id, occurred_at, env_id, host, port, allowed)
+               SELECT $1::uuid, 'd-' || i, now() - i * interval '1 second', 'env-' || (i % 10 + 1), 'h.example', 443, i % 3 <> 0 FROM generate_series(1, $2::int) i`);
+      await q(`WITH w AS (INSERT INTO workloads (org_id, name) SELECT $1::uuid, 'load' WHERE $2::int > 0 RETURNING id, org_id),
+                    v AS (INSERT INTO workload_versions (org_id, workload_id, number, compiled) SELECT org_id, id, 1, '{}' FROM w RETURNING id, workload_id, org_id)
+               INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, state, requested_at, deadline_at)
+               SELECT v.org_id, 'env-' || (i % 10 + 1), v.workload_id, v.id, 'finished', now() - i * interval '1 minute', now() FROM v, generate_series(1, $2::int) i`);
+      await q(`INSERT INTO tokens (org_id, kind, name, token_hash, display_prefix, created_at)
+               SELECT $1::uuid, 'engine', 't', 'h-' || $1::text || '-' || i, 'svc_eng_x', now() - i * interval '1 minute' FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO audit_log (org_id, seq, action, actor_label, hash)
+               SELECT $1::uuid, i + 1, 'x.done', 'seed', md5(i::text) FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO data_exports (org_id, object_key, created_at)
+               SELECT $1::uuid, 'k-' || i, now() - i * interval '1 minute' FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO billing_history (org_id, source, from_plan, to_plan, note)
+               SELECT $1::uuid, 'operator', 'free', 'team', '' FROM generate_series(1, $2::int) i`);
+    },
+    own.database,
+  );
+}
+
+beforeAll(async () => {
+  own = await ownDatabase();
+  large = (await seedOrganization("large", own.database)).id;
+  await fill(large, ROWS);
+  for (let small = 0; small < 3; small += 1) await fill((await seedOrganization("small", own.database)).id, 5);
+  // As autovacuum keeps them in a live database: the planner's statistics of every table.
+  await asRole("superuser", (client) => client.query("ANALYZE"), own.database);
+}, 120_000);
+
+/** A key deep in a list (the row at position 15,000 in the list's order), read as the list's cursor carries it. */
+async function deepKey<K extends unknown[]>(query: string): Promise<K> {
+  return asRole("superuser", async (client) => Object.values((await client.query(query, [large])).rows[0]!) as K, own.database);
+}
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  Plans?: PlanNode[];
+}
+
+const scans = (node: PlanNode): string[] => [
+  ...(node["Node Type"] === "Seq Scan" && node["Relation Name"] ? [node["Relation Name"]] : []),
+  ...(node.Plans ?? []).flatMap(scans),
+];
+
+/** The tables the plan of `query` reads whole, among the large ones. */
+async function wholeTables(query: (tx: Tx) => SQLWrapper | SQL): Promise<string[]> {
+  const pool = appPool(own.database);
+  try {
+    const { rows } = await inTenant(pool.connect, large, (tx) =>
+      tx.execute<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(sql`EXPLAIN (FORMAT JSON) ${query(tx)}`),
+    );
+    return scans(rows[0]!["QUERY PLAN"][0]!.Plan).filter((table) => LARGE.includes(table));
+  } finally {
+    await pool.end();
+  }
+}
+
+const DEEP = 15_000;
+const limit = PAGE_DEFAULT + 1;
+
+describe("each list's query, on a large organization", () => {
+  it("is judged by a check that sees a whole table read", async () => {
+    expect(await wholeTables(() => sql`SELECT id FROM tokens WHERE name = 'nobody' LIMIT ${limit}`)).toEqual(["tokens"]);
+  });
+
+  it("environments.list reads an index range, first page and deep", async () => {
+    const deep = await deepKey<[string, string]>(
+      `SELECT last_event_at::text, env_id FROM environments WHERE org_id = $1 ORDER BY last_event_at DESC, env_id DESC OFFSET ${DEEP} LIMIT 1`,
+    );
+    expect(await wholeTables(() => environmentsPage(large, null, limit))).toEqual([]);
+    expect(await wholeTables(() => environmentsPage(large, deep, limit))).toEqual([]);
+  });
+
+  it("runs.list and decisions.list read an index range", async () => {
+    const run = await deepKey<[string]>(`SELECT seq FROM engine_runs WHERE org_id = $1 AND env_id = '${ENV}' ORDER BY seq DESC OFFSET 1500 LIMIT 1`);
+    const decision = await deepKey<[string]>(`SELECT seq FROM network_decisions WHERE org_id = $1 AND env_id = '${ENV}' ORDER BY seq DESC OFFSET 1500 LIMIT 1`);
+    expect(await wholeTables(() => runsPage(large, ENV, null, limit))).toEqual([]);
+    expect(await wholeTables(() => runsPage(large, ENV, [Number(run[0])], limit))).toEqual([]);
+    for (const filter of [null, "denied"] as const) {
+      expect(await wholeTables((tx) => decisionsPage(tx, large, ENV, filter, null, limit))).toEqual([]);
+      expect(await wholeTables((tx) => decisionsPage(tx, large, ENV, filter, [Number(decision[0])], limit))).toEqual([]);
+    }
+  });
+
+  it("workloads.runs reads an index range, for the organization and for one environment", async () => {
+    const deep = await deepKey<[string, string]>(
+      `SELECT requested_at::text, id::text FROM workload_runs WHERE org_id = $1 ORDER BY requested_at DESC, id DESC OFFSET ${DEEP} LIMIT 1`,
+    );
+    for (const envId of [undefined, ENV]) {
+      expect(await wholeTables((tx) => workloadRunsPage(tx, large, envId, null, limit))).toEqual([]);
+      expect(await wholeTables((tx) => workloadRunsPage(tx, large, envId, deep, limit))).toEqual([]);
+    }
+  });
+
+  it("members.list, tokens.list and exports.list read an index range", async () => {
+    const member = await deepKey<[string, string]>(
+      `SELECT created_at::text, person_id::text FROM memberships WHERE org_id = $1 ORDER BY created_at, person_id OFFSET ${DEEP} LIMIT 1`,
+    );
+    const token = await deepKey<[string, string]>(
+      `SELECT created_at::text, id::text FROM tokens WHERE org_id = $1 ORDER BY created_at DESC, id DESC OFFSET ${DEEP} LIMIT 1`,
+    );
+    const taken = await deepKey<[string, string]>(
+      `SELECT created_at::text, id::text FROM data_exports WHERE org_id = $1 ORDER BY created_at DESC, id DESC OFFSET ${DEEP} LIMIT 1`,
+    );
+    expect(await wholeTables((tx) => membersPage(tx, large, null, limit))).toEqual([]);
+    expect(await wholeTables((tx) => membersPage(tx, large, member, limit))).toEqual([]);
+    expect(await wholeTables((tx) => tokensPage(tx, large, null, limit))).toEqual([]);
+    expect(await wholeTables((tx) => tokensPage(tx, large, token, limit))).toEqual([]);
+    expect(await wholeTables((tx) => exportsPage(tx, large, null, limit))).toEqual([]);
+    expect(await wholeTables((tx) => exportsPage(tx, large, taken, limit))).toEqual([]);
+  });
+
+  it("audit.list and billing.history read an index range", async () => {
+    const history = await deepKey<[string]>(`SELECT id FROM billing_history WHERE org_id = $1 ORDER BY id DESC OFFSET ${DEEP} LIMIT 1`);
+    expect(await wholeTables((tx) => auditPage(tx, large, null, limit))).toEqual([]);
+    expect(await wholeTables((tx) => auditPage(tx, large, [ROWS - DEEP], limit))).toEqual([]);
+    expect(await wholeTables((tx) => billingHistoryPage(tx, large, null, limit))).toEqual([]);
+    expect(await wholeTables((tx) => billingHistoryPage(tx, large, [Number(history[0])], limit))).toEqual([]);
+  });
+});
