@@ -3,6 +3,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit";
 import * as z from "zod";
+import { storable } from "../http/text";
 import { VERIFY_BATCH, verifyChain } from "./verify";
 import { inOrganization, router } from "../rpc/trpc";
 import type { Tx } from "../../db/transaction";
@@ -47,7 +48,7 @@ const verify = inOrganization
   .input(
     z.object({
       after: z
-        .object({ seq: z.int().min(1), hash: z.string().regex(/^[0-9a-f]{64}$/) })
+        .object({ seq: z.int().min(1), hash: storable(z.string().regex(/^[0-9a-f]{64}$/)) })
         .optional()
         .describe("The previous call's `next`: the last entry it checked and its hash, which the chain must continue."),
       limit: z.int().min(1).max(VERIFY_BATCH).default(VERIFY_BATCH),

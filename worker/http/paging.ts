@@ -5,13 +5,14 @@
 import { type SQL, sql } from "drizzle-orm";
 import * as z from "zod";
 import { Refusal } from "./refusal";
+import { text } from "./text";
 
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 200;
 
 /** The paging fields of a list's input. */
 export const Paging = {
-  cursor: z.string().max(400).optional().describe("The previous page's `nextCursor`; absent for the first page."),
+  cursor: text({ max: 400 }).optional().describe("The previous page's `nextCursor`; absent for the first page."),
   limit: z.int().min(1).max(PAGE_MAX).default(PAGE_DEFAULT).describe(`Items a page: ${PAGE_DEFAULT} unless given, at most ${PAGE_MAX}.`),
 };
 
