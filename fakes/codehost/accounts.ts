@@ -85,11 +85,12 @@ export class FakeAccounts {
   private authorize(request: FakeRequest) {
     const query = request.url.searchParams;
     const redirect = query.get("redirect_uri");
-    if (!redirect) return { status: 400, text: "The fake signs in an existing ?login= and needs redirect_uri." };
+    if (!redirect) return { status: 400, text: "The fake's authorize address needs redirect_uri." };
     const login = query.get("login");
     if (login === null) return this.chooser(query, 200);
     const person = this.byLogin(login);
-    if (!person) return { status: 400, text: "The fake signs in an existing ?login= and needs redirect_uri." };
+    if (!person)
+      return { status: 400, text: "No account holds that ?login= (POST /_fake/users makes one; without login= a page lets a person pick or create one)." };
     return this.signIn(person, redirect, query.get("state"));
   }
 
@@ -97,10 +98,10 @@ export class FakeAccounts {
   private async create(request: FakeRequest): Promise<FakeResponse> {
     const form = new URLSearchParams(request.text);
     const redirect = form.get("redirect_uri");
-    if (!redirect) return { status: 400, text: "The fake's sign-in form needs redirect_uri." };
+    if (!redirect) return { status: 400, text: "The fake's authorize address needs redirect_uri." };
     const login = (form.get("login") ?? "").trim();
     if (!isLogin(login)) return this.chooser(form, 400, `"${login}" is not a login: ${LOGIN_RULE}`);
-    if (this.ids.holder(login) !== undefined) return this.chooser(form, 409, `${login} is already an account: pick it above, or choose another login.`);
+    if (this.ids.holder(login) !== undefined) return this.chooser(form, 409, `${login} is already an account: pick it from the list, or choose another login.`);
     const person = this.add({ login });
     if (form.get("install") !== null && this.app.canInstall) {
       const installed = await this.app.installOn(login);

@@ -56,7 +56,7 @@ describe("the fake code host's sign-in page", () => {
   it("refuses a login someone holds and one the code host would not allow, saying why on the page", async () => {
     const taken = await create({ login: "octocat" });
     expect(taken.status).toBe(409);
-    expect(alertOf(await taken.text())).toBe("octocat is already an account: pick it above, or choose another login.");
+    expect(alertOf(await taken.text())).toBe("octocat is already an account: pick it from the list, or choose another login.");
     const bad = await create({ login: "-not a login" });
     expect(bad.status).toBe(400);
     expect(alertOf(await bad.text())).toMatch(/^&quot;-not a login&quot; is not a login: Letters, digits and single hyphens/);
