@@ -5,6 +5,7 @@
 // code host's sign-in page, its organization, the README's event on screen, and a run's life.
 import type { Browser, Page } from "playwright-core";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { base, codehost, installedAccount, launch, personPage, said, screenshot, signedIn, unique } from "./support/browser";
@@ -25,6 +26,14 @@ async function legacyClaim(slug: string, repository: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** axe-core's serious and critical violations on the page (evaluated through the browser's protocol, which no page policy blocks). */
+async function seriousViolations(on: Page): Promise<string[]> {
+  await on.evaluate(readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"));
+  return on.evaluate<string[]>(
+    'axe.run(document).then((result) => result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id))',
+  );
 }
 
 let browser: Browser;
@@ -217,6 +226,7 @@ describe("the README's quick start, as written", () => {
     await quick.getByRole("heading", { name: "Sign in to the fake code host" }).waitFor();
     await quick.getByRole("button", { name: "Sign in as octocat" }).waitFor();
     await screenshot(quick, "codehost-signin");
+    await expect(seriousViolations(quick)).resolves.toEqual([]);
     await quick.getByLabel("Login").fill(person);
     await expect(quick.getByLabel(/Install the App on it/).isChecked()).resolves.toBe(true);
     await quick.getByRole("button", { name: "Create and sign in" }).click();
