@@ -1,7 +1,20 @@
 // `npm start` with no SVC_CODEHOST_API_BASE in the shell: the fake code host of the tests stands in for
 // the code host, and (unless the shell names an App) the Worker uses its App, so installing that App
-// through the fake delivers signed webhooks to the local Worker and its identity tokens exchange.
+// through the fake delivers signed webhooks to the local Worker and its identity tokens exchange. Every
+// repository holds the workflow files of local/workflows/ (the engine's), so the console's dispatches
+// are accepted.
+import { readdirSync, readFileSync } from "node:fs";
 import { startFakeCodehost } from "../fakes/codehost/server";
+
+const WORKFLOWS = new URL("./workflows/", import.meta.url);
+
+/** The workflow files of local/workflows/, by file name: what every fake repository holds. */
+export const localWorkflows = (): Record<string, string> =>
+  Object.fromEntries(
+    readdirSync(WORKFLOWS)
+      .filter((name) => /\.ya?ml$/.test(name))
+      .map((name) => [name, readFileSync(new URL(name, WORKFLOWS), "utf8")]),
+  );
 
 export const FAKE_CODEHOST_PORT = 54331;
 const APP_VARIABLES = ["SVC_CODEHOST_APP_ID", "SVC_CODEHOST_APP_PRIVATE_KEY", "SVC_CODEHOST_APP_WEBHOOK_SECRET"];
@@ -9,10 +22,12 @@ const APP_VARIABLES = ["SVC_CODEHOST_APP_ID", "SVC_CODEHOST_APP_PRIVATE_KEY", "S
 export async function startLocalFakeCodehost(port: string) {
   if (process.env.SVC_CODEHOST_API_BASE) return null;
   const base = `http://127.0.0.1:${port}`;
+  const workflows = localWorkflows();
   const fake = await startFakeCodehost({
     port: FAKE_CODEHOST_PORT,
     audience: (process.env.SVC_APP_BASE_URL ?? base).replace(/\/+$/, ""),
     webhookTarget: `${base}/webhooks/codehost`,
+    workflows,
   });
   const appFromShell = APP_VARIABLES.some((name) => process.env[name] !== undefined);
   return {
@@ -27,6 +42,6 @@ export async function startLocalFakeCodehost(port: string) {
           }),
     },
     close: fake.close,
-    banner: `fake code host ${fake.url}  (README: "The fake code host"; install the App: POST /_fake/app/installations)`,
+    banner: `fake code host ${fake.url}  (README: "The fake code host"; sign in to pick or create an account; every repository holds ${Object.keys(workflows).join(", ")})`,
   };
 }

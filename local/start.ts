@@ -111,6 +111,8 @@ PostgreSQL     127.0.0.1:${POSTGRES_PORT}  (data in ${POSTGRES_DATA_DIR})
 bridge         ws://${stack.bridge}  (WebSocket-to-TCP for the neon driver)
 ${codehost ? codehost.banner + "\n" : ""}${billing ? billing.banner + "\n" : ""}${modelProviders.banner}demo org       "${DEMO_SLUG}"
 
+sign in as a person at http://127.0.0.1:${port}/: on the fake code host's page pick an account, or create one with
+the App installed on it (an organization of its own); README.md's quick start goes on from there
 an engine token for the demo organization:
   npm run --silent svc -- tokens create --org ${DEMO_SLUG} --kind engine
 a CLI token acting for a member who signed in (its scopes work while their role holds them):

@@ -2,15 +2,23 @@
 // user, their organizations and membership roles, and organization member lists (both lists paged).
 // Control routes add people, rename an account (users and organizations alike: the account keeps its
 // numeric id and the old login is free for a new account, with a new id) and register an account under
-// a test's own id; `octocat` exists from the start. The authorize page signs in `?login=` (default octocat).
+// a test's own id; `octocat` exists from the start. The authorize page signs in `?login=` at once; without
+// it, it answers a page where a person picks an account or creates one (the App installed on it if asked).
 // An organization in `hiddenOrgs` lists the person but will not say their role (403), as one with
 // OAuth App access restrictions does.
-import { fields, json, type FakeRequest, type Route } from "./http";
+import { html } from "hono/html";
+import { fields, json, type FakeRequest, type FakeResponse, type Route } from "./http";
 import type { FakeApp } from "./app";
 import type { Ids } from "./ids";
 import type { FakePaging } from "./paging";
 
 type OrgRole = "admin" | "member";
+
+/** A login as the code host allows one. */
+const isLogin = (login: string) => login.length <= 39 && /^[A-Za-z0-9](?:-?[A-Za-z0-9])*$/.test(login);
+const LOGIN_RULE = "Letters, digits and single hyphens between them, at most 39 characters.";
+/** The client's parameters the sign-in page passes on to its forms. */
+const CARRIED = ["client_id", "redirect_uri", "state", "scope"];
 
 /** A user account; its login lives with its id in Ids (it can be renamed), its organizations by their ids. */
 interface Person {
@@ -63,17 +71,110 @@ export class FakeAccounts {
     return { login: this.ids.loginOf(id)!, id };
   }
 
-  private authorize(request: FakeRequest) {
-    const query = request.url.searchParams;
-    const person = this.byLogin(query.get("login") ?? "octocat");
-    const redirect = query.get("redirect_uri");
-    if (!person || !redirect) return { status: 400, text: "The fake signs in an existing ?login= and needs redirect_uri." };
+  /** Sends the browser back to the client with a code for `person`, as the code host does once the person agreed. */
+  private signIn(person: Person, redirect: string, state: string | null): FakeResponse {
     const code = crypto.randomUUID();
     this.codes.set(code, person.id);
     const target = new URL(redirect);
     target.searchParams.set("code", code);
-    if (query.get("state") !== null) target.searchParams.set("state", query.get("state")!);
+    if (state !== null) target.searchParams.set("state", state);
     return { status: 302, headers: { location: target.toString() } };
+  }
+
+  /** `?login=` signs that account in at once (tests, scripts); without it a person picks or creates the account. */
+  private authorize(request: FakeRequest) {
+    const query = request.url.searchParams;
+    const redirect = query.get("redirect_uri");
+    if (!redirect) return { status: 400, text: "The fake's authorize address needs redirect_uri." };
+    const login = query.get("login");
+    if (login === null) return this.chooser(query, 200);
+    const person = this.byLogin(login);
+    if (!person)
+      return { status: 400, text: "No account holds that ?login= (POST /_fake/users makes one; without login= a page lets a person pick or create one)." };
+    return this.signIn(person, redirect, query.get("state"));
+  }
+
+  /** The chooser's form for a new account: made (the App installed on it when asked), then signed in. */
+  private async create(request: FakeRequest): Promise<FakeResponse> {
+    const form = new URLSearchParams(request.text);
+    const redirect = form.get("redirect_uri");
+    if (!redirect) return { status: 400, text: "The fake's authorize address needs redirect_uri." };
+    const login = (form.get("login") ?? "").trim();
+    if (!isLogin(login)) return this.chooser(form, 400, `"${login}" is not a login: ${LOGIN_RULE}`);
+    if (this.ids.holder(login) !== undefined) return this.chooser(form, 409, `${login} is already an account: pick it from the list, or choose another login.`);
+    const person = this.add({ login });
+    if (form.get("install") !== null && this.app.canInstall) {
+      const installed = await this.app.installOn(login);
+      if (installed.delivered >= 300)
+        return this.chooser(form, 502, `${login} was made, but the App's installation webhook was answered ${installed.delivered}.`);
+    }
+    return this.signIn(person, redirect, form.get("state"));
+  }
+
+  /**
+   * The sign-in page: the accounts this fake holds (people, never organizations) to pick, and a form
+   * for a new one. It carries the client's parameters along, and shows logins and nothing else (no
+   * e-mail, no token, no secret), every value escaped.
+   */
+  private chooser(params: URLSearchParams, status: number, problem?: string): FakeResponse {
+    const carried = [...params].filter(([name]) => CARRIED.includes(name));
+    const hidden = carried.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+    const logins = [...this.people.keys()].map((id) => this.ids.loginOf(id)!).sort((a, b) => a.localeCompare(b));
+    const page = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · the fake code host</title>
+<style>
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 36rem; margin: 2rem auto; padding: 0 1rem; }
+ul { list-style: none; padding: 0; } li { margin: 0.25rem 0; }
+button, input { font: inherit; } :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
+[role="alert"] { color: #a51d2d; font-weight: 600; }
+</style>
+</head>
+<body>
+<main>
+<h1>Sign in to the fake code host</h1>
+<p>This is the local stand-in for the code host: it asks for no password. Pick the account that signs in, or create one.</p>
+${problem ? html`<p role="alert">${problem}</p>` : ""}
+<section aria-labelledby="accounts">
+<h2 id="accounts">Accounts</h2>
+<form method="get" action="/login/oauth/authorize">
+${hidden}
+<ul>
+${logins.map((login) => html`<li><button type="submit" name="login" value="${login}">Sign in as ${login}</button></li>`)}
+</ul>
+</form>
+</section>
+<section aria-labelledby="create">
+<h2 id="create">Create an account</h2>
+<form method="post" action="/login/oauth/authorize">
+${hidden}
+<p><label for="login">Login</label><br>
+<input id="login" name="login" required maxlength="39" autocomplete="off" aria-describedby="login-rule"></p>
+<p id="login-rule">${LOGIN_RULE}</p>
+${
+  this.app.canInstall
+    ? html`<p><input type="checkbox" id="install" name="install" value="1" checked>
+<label for="install">Install the App on it, so that it has an organization of its own once signed in</label></p>`
+    : ""
+}
+<button type="submit">Create and sign in</button>
+</form>
+</section>
+</main>
+</body>
+</html>
+`;
+    return {
+      status,
+      text: page.toString(),
+      headers: {
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      },
+    };
   }
 
   private token(request: FakeRequest) {
@@ -91,6 +192,7 @@ export class FakeAccounts {
     const unauthorized = json(401, { message: "Requires authentication" });
     return [
       ["GET", /^\/login\/oauth\/authorize$/, (request) => this.authorize(request)],
+      ["POST", /^\/login\/oauth\/authorize$/, (request) => this.create(request)],
       ["POST", /^\/login\/oauth\/access_token$/, (request) => this.token(request)],
       [
         "GET",

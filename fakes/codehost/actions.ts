@@ -1,7 +1,7 @@
 // Actions as the App reaches them: workflow files through the contents API, and workflow dispatch,
 // which refuses what the real one refuses (unknown workflow, undeclared inputs, no ref) or whatever it
 // was told to refuse, and records every dispatch it accepted. Control routes put workflow files in
-// place, set refusals and read the record.
+// place, set refusals and read the record. Workflow files it was started with are in every repository.
 import { parse } from "yaml";
 import { fields, json, type FakeRequest, type Route } from "./http";
 import type { FakeApp } from "./app";
@@ -21,7 +21,15 @@ export class FakeActions {
   private readonly refusals = new Map<string, { status: number; message: string }>();
   private readonly dispatches: RecordedDispatch[] = [];
 
-  constructor(private readonly app: FakeApp) {}
+  constructor(
+    private readonly app: FakeApp,
+    /** Workflow files every repository holds unless one of its own is put in place (by file name): `npm start` gives the engine's. */
+    private readonly everywhere: Readonly<Record<string, string>> = {},
+  ) {}
+
+  private workflow(repository: string, workflow: string): string | undefined {
+    return this.workflows.get(key(repository, workflow)) ?? (Object.hasOwn(this.everywhere, workflow) ? this.everywhere[workflow] : undefined);
+  }
 
   private declaredInputs(source: string): string[] {
     const on = (parse(source) as { on?: { workflow_dispatch?: { inputs?: Record<string, unknown> } | null } }).on;
@@ -33,7 +41,7 @@ export class FakeActions {
     if (this.app.installationOf(request.bearer) === null) return json(401, { message: "Bad credentials" });
     const [owner, repo, path] = request.params;
     const workflow = /^\.github\/workflows\/([^/]+)$/.exec(path!)?.[1];
-    const source = workflow ? this.workflows.get(key(`${owner}/${repo}`, workflow)) : undefined;
+    const source = workflow ? this.workflow(`${owner}/${repo}`, workflow) : undefined;
     if (source === undefined) return json(404, { message: "Not Found" });
     return json(200, {
       type: "file",
@@ -53,7 +61,7 @@ export class FakeActions {
     const repository = `${owner}/${repo}`;
     const refusal = this.refusals.get(key(repository, workflow));
     if (refusal) return json(refusal.status, { message: refusal.message });
-    const source = this.workflows.get(key(repository, workflow));
+    const source = this.workflow(repository, workflow);
     if (source === undefined) return json(404, { message: "Not Found" });
     const body = fields(request) as { ref?: unknown; inputs?: Record<string, unknown> };
     if (typeof body.ref !== "string") return json(422, { message: 'Invalid request. "ref" wasn\'t supplied.' });

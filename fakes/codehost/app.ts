@@ -70,14 +70,24 @@ export class FakeApp {
     return { status: 204 };
   }
 
+  /** Whether installing the App can deliver its webhook (the local stack's fake can; the worker tests' cannot). */
+  get canInstall(): boolean {
+    return this.webhookTarget !== undefined;
+  }
+
   private async install(request: FakeRequest) {
     const body = fields(request) as { account?: string; repositories?: string[] };
     if (typeof body.account !== "string") return json(400, { message: "account (a login) is required" });
-    if (!this.webhookTarget) return json(409, { message: "this fake was started without a webhook target" });
-    const installation = { id: this.ids.installation(), account: { login: body.account, id: this.ids.account(body.account), type: "Organization" } };
-    const repositories = (body.repositories ?? []).map((full_name) => ({ id: this.ids.repository(full_name), full_name, name: full_name.split("/")[1] }));
-    const payload = JSON.stringify({ action: "created", installation, repositories, sender: { login: body.account } });
-    const delivered = await fetch(this.webhookTarget, {
+    if (!this.canInstall) return json(409, { message: "this fake was started without a webhook target" });
+    return json(201, await this.installOn(body.account, body.repositories ?? []));
+  }
+
+  /** Installs the App on `account` and delivers the signed `installation.created` webhook (needs `canInstall`). */
+  async installOn(account: string, repositoryNames: string[] = []) {
+    const installation = { id: this.ids.installation(), account: { login: account, id: this.ids.account(account), type: "Organization" } };
+    const repositories = repositoryNames.map((full_name) => ({ id: this.ids.repository(full_name), full_name, name: full_name.split("/")[1] }));
+    const payload = JSON.stringify({ action: "created", installation, repositories, sender: { login: account } });
+    const delivered = await fetch(this.webhookTarget!, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -87,7 +97,7 @@ export class FakeApp {
       },
       body: payload,
     });
-    return json(201, { installation_id: installation.id, account_id: installation.account.id, delivered: delivered.status });
+    return { installation_id: installation.id, account_id: installation.account.id, delivered: delivered.status };
   }
 
   routes(): Route[] {

@@ -29,6 +29,8 @@ export interface FakeOptions {
   audience: string;
   /** Where installing the App through /_fake/app/installations delivers its webhook. */
   webhookTarget?: string;
+  /** Workflow files (by name under .github/workflows) every repository holds unless one of its own is put in place. */
+  workflows?: Record<string, string>;
 }
 
 export async function startFakeCodehost(options: FakeOptions): Promise<FakeCodehost> {
@@ -41,7 +43,7 @@ export async function startFakeCodehost(options: FakeOptions): Promise<FakeCodeh
   // How often each address (path and query) was asked for: tests count key-set fetches with it.
   const requests = new Map<string, number>();
   const paging = new FakePaging();
-  const actions = new FakeActions(app);
+  const actions = new FakeActions(app, options.workflows);
   const routes = [
     ...identity.routes(),
     ...app.routes(),

@@ -1,12 +1,16 @@
 // An owner's day in the console, in Chromium: sign in through the code host, create an engine token
 // (shown once), see the engine's environment, tear it down and see the engine confirm it, start a
 // workload run and see an engine claim it, verify the audit log, and be told why the last owner
-// cannot close their account.
+// cannot close their account. Then the README's quick start as written: a new login made on the fake
+// code host's sign-in page, its organization, the README's event on screen, and a run's life.
 import type { Browser, Page } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
-import { claimRun, report } from "./support/engine";
+import { base, codehost, installedAccount, launch, personPage, said, screenshot, signedIn, unique } from "./support/browser";
+import { claimRun, heartbeat, report } from "./support/engine";
+import { QUICK_START_LOGIN, quickStartEvents } from "./support/quick-start";
 
 /** A claim as the command line made it before claims needed proof, written as the application role acting as the organization. */
 async function legacyClaim(slug: string, repository: string): Promise<void> {
@@ -22,6 +26,14 @@ async function legacyClaim(slug: string, repository: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** axe-core's serious and critical violations on the page (evaluated through the browser's protocol, which no page policy blocks). */
+async function seriousViolations(on: Page): Promise<string[]> {
+  await on.evaluate(readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"));
+  return on.evaluate<string[]>(
+    'axe.run(document).then((result) => result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id))',
+  );
 }
 
 let browser: Browser;
@@ -40,10 +52,20 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const open = async (section: string) => {
-  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
-  await page.getByRole("heading", { level: 1, name: section }).waitFor();
+const openOn = async (on: Page, section: string) => {
+  await on.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
+  await on.getByRole("heading", { level: 1, name: section }).waitFor();
 };
+const open = (section: string) => openOn(page, section);
+
+/** Creates an engine token on the Tokens page; its value, shown once. */
+async function engineTokenFrom(on: Page, name: string): Promise<string> {
+  await openOn(on, "Tokens");
+  await on.getByLabel("Name").fill(name);
+  await on.getByRole("button", { name: "Create token" }).click();
+  await said(on, `Created ${name}.`);
+  return (await on.getByTestId("shown-once").textContent())!;
+}
 
 describe("the owner", () => {
   it("signs in through the code host and lands in their new organization, which has nothing yet", async () => {
@@ -59,10 +81,7 @@ describe("the owner", () => {
   it("creates an engine token, shown once", async () => {
     await open("Tokens");
     await said(page, /No tokens yet/);
-    await page.getByLabel("Name").fill("ci engine");
-    await page.getByRole("button", { name: "Create token" }).click();
-    await said(page, "Created ci engine.");
-    engineToken = (await page.getByTestId("shown-once").textContent())!;
+    engineToken = await engineTokenFrom(page, "ci engine");
     expect(engineToken.length).toBeGreaterThan(20);
     await page.getByRole("row", { name: /ci engine/ }).waitFor();
     await screenshot(page, "tokens");
@@ -95,18 +114,20 @@ describe("the owner", () => {
 
   it("starts load and agent runs on it, each reporting what the code host said", async () => {
     await page.getByRole("button", { name: "Run load" }).click();
-    await said(page, /^Load run requested\. The code host refused to start the workflow \(404\)/);
+    await said(page, /^Load run requested\. The workflow was started on the code host\./);
     await page.getByLabel(/Agent workflows/).fill("checkout, search");
     await page.getByRole("button", { name: "Run agents" }).click();
     await said(page, /^Agent run requested\./);
   });
 
-  it("asks the code host to create an environment for a branch", async () => {
+  it("asks the code host to create an environment for a branch, and is told the code host has no such workflow", async () => {
     await open("Environments");
     await page.getByLabel("Repository (owner/name)").fill(`${login}/shop`);
     await page.getByLabel("Branch").fill("feature/search");
+    // Every repository holds control-plane.yml (local/workflows/), not this one.
+    await page.getByLabel("Workflow file (optional)").fill("preview.yml");
     await page.getByRole("button", { name: "Create environment" }).click();
-    await said(page, /^Requested environment feature-search-[0-9a-f]{8}\./);
+    await said(page, /^Requested environment feature-search-[0-9a-f]{8}\. The code host refused to start the workflow \(404\)/);
     await page.getByRole("link", { name: "pr-7" }).click();
   });
 
@@ -188,5 +209,76 @@ describe("the owner", () => {
     const slug = orgPath.split("/")[2]!;
     await page.getByRole("alert").getByText(`You are the last owner of ${slug}; make someone else an owner first.`).waitFor();
     await screenshot(page, "account-refused");
+  });
+});
+
+describe("the README's quick start, as written", () => {
+  // README.md signs in as alice; on this shared fake a login of its own stands in for her.
+  const person = unique("quick");
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8").replaceAll(`${QUICK_START_LOGIN}/`, `${person}/`);
+  let quick: Page;
+  let token = "";
+
+  it("signs in through the fake code host's page, creating a new login with the App installed, and lands in its organization", async () => {
+    quick = await personPage(browser);
+    await quick.goto("/");
+    await quick.getByRole("link", { name: "Sign in with the code host" }).click();
+    await quick.getByRole("heading", { name: "Sign in to the fake code host" }).waitFor();
+    await quick.getByRole("button", { name: "Sign in as octocat" }).waitFor();
+    await screenshot(quick, "codehost-signin");
+    await expect(seriousViolations(quick)).resolves.toEqual([]);
+    await quick.getByLabel("Login").fill(person);
+    await expect(quick.getByLabel(/Install the App on it/).isChecked()).resolves.toBe(true);
+    await quick.getByRole("button", { name: "Create and sign in" }).click();
+    await quick.waitForURL(`${base}/o/${person}/environments`);
+    await said(quick, /No environments yet/);
+  });
+
+  it("posts the README's event with an engine token of that organization, and sees the environment with its preview address", async () => {
+    token = await engineTokenFrom(quick, "quick start");
+    const events = quickStartEvents(readme, new Date().toISOString().replace(/\.\d+Z$/, "Z"));
+    const answer = await fetch(`${base}/v1/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ events }),
+    });
+    expect(answer.status).toBe(202);
+    await openOn(quick, "Environments");
+    await quick.getByRole("link", { name: "pr-1" }).click();
+    await quick.getByRole("link", { name: "https://pr-1.preview.example/" }).waitFor();
+  });
+
+  it("requests a workload run that the code host starts, and the engine claims, keeps and finishes it", async () => {
+    await openOn(quick, "Workloads");
+    await quick.getByRole("form", { name: "Define workload" }).getByLabel("Name").fill("smoke");
+    await quick.getByRole("button", { name: "Define workload" }).click();
+    await said(quick, "Defined smoke (version 1).");
+    await quick.getByLabel("Environment").selectOption("pr-1");
+    await quick.getByRole("button", { name: "Start run" }).click();
+    await said(quick, /Run of smoke v1 recorded on pr-1.* The workflow was started on the code host\./);
+    const dispatched = (await (await fetch(`${codehost}/_fake/dispatches?repository=${person}/shop`)).json()) as {
+      dispatches: Array<{ workflow: string; ref: string; inputs: Record<string, string> }>;
+    };
+    expect(dispatched.dispatches).toEqual([
+      {
+        workflow: "control-plane.yml",
+        ref: "feature/cart",
+        inputs: { command: "workload", env_id: "pr-1", run_id: expect.any(String) },
+        repository: `${person}/shop`,
+        installation: expect.any(Number),
+      },
+    ]);
+
+    const claimed = await claimRun(token, "pr-1");
+    const run = claimed.body.run as { id: string; lease: { id: string } };
+    expect(run.id).toBe(dispatched.dispatches[0]!.inputs.run_id);
+    expect((await heartbeat(token, run.id, run.lease.id)).status).toBe(200);
+    await report(token, "pr-1", "workload.finished", { runId: run.id, leaseId: run.lease.id });
+    await quick.getByRole("button", { name: "Refresh runs" }).click();
+    await quick
+      .getByRole("row", { name: /smoke v1/ })
+      .getByTestId("run-state")
+      .getByText("finished", { exact: true })
+      .waitFor();
   });
 });

@@ -14,6 +14,7 @@ import { buildSite, siteAnswers, startSite } from "../../../local/site";
 import { parseConfig } from "../../../worker/config/parse";
 import { startFakeCodehost } from "../../../fakes/codehost/server";
 import { startFakeModelProvider } from "../../../fakes/model-providers/server";
+import { localWorkflows } from "../../../local/fake-codehost";
 import { freePort } from "../../../local/free-port";
 import { findChromium } from "./chromium";
 
@@ -37,7 +38,8 @@ export default async function setup(project: TestProject) {
   // and the organization of this login reads the dashboard (test/e2e/analytics.e2e.ts).
   const beaconPage = `http://127.0.0.1:${await freePort()}`;
   const analyticsOperator = `analytics-operator-${crypto.randomUUID().slice(0, 8)}`;
-  const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost` });
+  // As npm start: every repository holds the engine's workflow (local/workflows/).
+  const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost`, workflows: localWorkflows() });
   // The site host on its own port: its origin (127.0.0.1 only, so localhost is a foreign origin) may post the forms.
   const sitePort = String(await freePort());
   const site = `http://127.0.0.1:${sitePort}`;

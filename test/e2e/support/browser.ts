@@ -26,14 +26,23 @@ export async function installedAccount(login: string, repositories: string[] = [
   await fake("/_fake/app/installations", { account: login, repositories });
 }
 
-/** A new browser context signed in as `login` (made on the fake when missing); the page is the console. */
-export async function signedIn(browser: Browser, login: string, options: { startAt?: string } = {}): Promise<Page> {
+/** A new browser context of a person of their own, not signed in; its page is blank. */
+export async function personPage(browser: Browser): Promise<Page> {
   // Each person browses from an address of their own, as people do: sign-in is rate limited per
   // client address (X-Forwarded-For, one trusted hop), and one shared bucket would make the suite's
   // many sign-ins refuse each other.
   const address = `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 }, extraHTTPHeaders: { "x-forwarded-for": address } });
-  const page = await context.newPage();
+  return context.newPage();
+}
+
+/**
+ * A new browser context signed in as `login` (made on the fake when missing); the page is the console.
+ * It names the login on the fake's authorize address, which then signs in at once (the fake's sign-in
+ * page, where a person picks or creates the account, is test/e2e/owner.e2e.ts's quick start).
+ */
+export async function signedIn(browser: Browser, login: string, options: { startAt?: string } = {}): Promise<Page> {
+  const page = await personPage(browser);
   // The fake code host signs in the login its authorize address names: add it to the redirect there.
   await page.route(
     (url) => url.origin === base && url.pathname === "/auth/signin",

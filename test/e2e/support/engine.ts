@@ -1,4 +1,4 @@
-// What an engine does, with an engine token: report events and claim workload runs.
+// What an engine does, with an engine token: report events, claim workload runs and keep them.
 import { base } from "./browser";
 
 async function asEngine(token: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -20,3 +20,5 @@ export async function report(token: string, envId: string, type: string, payload
 }
 
 export const claimRun = (token: string, envId: string) => asEngine(token, "/v1/workloads/claim", { envId });
+
+export const heartbeat = (token: string, runId: string, leaseId: string) => asEngine(token, `/v1/workloads/runs/${runId}/heartbeat`, { leaseId });
