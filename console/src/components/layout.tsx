@@ -11,6 +11,8 @@ import { AnnounceContext } from "../announce";
 
 /** The organization's sections, and the permission each needs to be shown (null: any member). */
 export const SECTIONS: Array<{ path: string; title: string; permission: Permission | null }> = [
+  { path: "overview", title: "Overview", permission: "environments.view" },
+  { path: "getting-started", title: "Getting started", permission: "environments.view" },
   { path: "environments", title: "Environments", permission: "environments.view" },
   { path: "workloads", title: "Workloads", permission: "workloads.view" },
   { path: "members", title: "Members", permission: null },
