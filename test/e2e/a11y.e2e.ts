@@ -171,4 +171,17 @@ describe("accessibility", () => {
     }
     expect(found).toEqual({});
   });
+
+  it("finds none on Getting started and the overview in the dark scheme either", async () => {
+    await page.emulateMedia({ colorScheme: "dark" });
+    try {
+      for (const section of ["getting-started", "overview"]) {
+        await page.goto(`${orgPath}/${section}`);
+        await settled();
+        expect({ section, violations: await violations() }).toEqual({ section, violations: [] });
+      }
+    } finally {
+      await page.emulateMedia({ colorScheme: null });
+    }
+  });
 });
