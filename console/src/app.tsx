@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { FailureNote } from "./components/feedback";
 import { Layout, SECTIONS, sectionRefusal } from "./components/layout";
 import { Link } from "./components/link";
+import { useLoad } from "./load";
 import { AcceptInvitationPage, takePendingInvitation } from "./pages/accept";
 import { AccountPage } from "./pages/account";
 import { AnalyticsPage } from "./pages/analytics";
@@ -14,9 +15,11 @@ import { ClaimsPage } from "./pages/claims";
 import { ConnectedClientsPage } from "./pages/connected-clients";
 import { EnvironmentPage } from "./pages/environment";
 import { EnvironmentsPage } from "./pages/environments";
+import { GettingStartedPage } from "./pages/getting-started";
 import { LeavingPage } from "./pages/leaving";
 import { MembersPage } from "./pages/members";
 import { OrgSessionsPage } from "./pages/org-sessions";
+import { OverviewPage } from "./pages/overview";
 import { ProposalsPage } from "./pages/proposals";
 import { ProvidersPage } from "./pages/providers";
 import { RuntimesPage } from "./pages/runtimes";
@@ -25,11 +28,13 @@ import { SignInPage } from "./pages/signin";
 import { TokensPage } from "./pages/tokens";
 import { WaitingPage } from "./pages/waiting";
 import { WorkloadsPage } from "./pages/workloads";
-import { describeFailure, type Failure } from "./rpc";
+import { describeFailure, rpc, type Failure } from "./rpc";
 import { match, navigate, useLocation } from "./router";
 import { loadSession, orgView, rememberedOrganization, rememberOrganization, SessionContext, type OrgView, type Session } from "./session";
 
 const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JSX.Element> = {
+  overview: OverviewPage,
+  "getting-started": GettingStartedPage,
   environments: EnvironmentsPage,
   workloads: WorkloadsPage,
   members: MembersPage,
@@ -106,9 +111,12 @@ function route(path: string, session: Session) {
         <WaitingPage />
       </Layout>
     );
-  if (path === "/") return <Redirect to={landing(session, "environments")} />;
+  if (path === "/") return <Redirect to={landing(session, "")} />;
   // The billing provider's checkout comes back here (subscriptions.checkout names no organization).
   if (path === "/billing") return <Redirect to={landing(session, "billing") + location.search} />;
+  const home = match("/o/:slug", path);
+  const homeOrg = home && session.organizations.find((membership) => membership.slug === home.slug);
+  if (homeOrg) return <Home orgId={homeOrg.id} path={path} />;
   const params = match("/o/:slug/:section", path) ?? match("/o/:slug/:section/:id", path);
   const org = params && session.organizations.find((membership) => membership.slug === params.slug);
   const Page = params && (params.id ? (params.section === "environments" ? EnvironmentPage : undefined) : PAGES[params.section!]);
@@ -138,6 +146,21 @@ function landing(session: Session, section: string): string {
   const remembered = rememberedOrganization();
   const org = session.organizations.find((membership) => membership.slug === remembered) ?? session.organizations[0]!;
   return `/o/${encodeURIComponent(org.slug)}/${section}`;
+}
+
+/** An organization's home: getting started until an engine has reported, the overview after. */
+function Home({ orgId, path }: { orgId: string; path: string }) {
+  const started = useLoad(() => rpc.overview.gettingStarted.query({ orgId }), [orgId]);
+  // A failure lands on the overview, which shows it (and the role's refusal) in its own words.
+  if (started.data === undefined && !started.failure)
+    return (
+      <main class="narrow">
+        <p role="status" class="muted">
+          Loading...
+        </p>
+      </main>
+    );
+  return <Redirect to={`${path}/${started.data && !started.data.steps.reported ? "getting-started" : "overview"}`} />;
 }
 
 function Redirect({ to }: { to: string }) {

@@ -12,6 +12,7 @@ import { environmentsRouter } from "../environments/procedures";
 import { invitationsRouter } from "../invitations/procedures";
 import { membersRouter } from "../members/procedures";
 import { organizationRouter } from "../organizations/procedures";
+import { overviewRouter } from "../overview/procedures";
 import { agentsRouter, loadRouter, workloadStart } from "../workloads/procedures";
 import { workloadDefinitions } from "../workloads/definition-procedures";
 import { workloadLifecycle } from "../workloads/lifecycle-procedures";
@@ -52,6 +53,7 @@ export const appRouter = router({
   connectedClients: connectedClientsRouter,
   analytics: analyticsRouter,
   assistant: assistantRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -25,6 +25,9 @@ export interface Section {
 
 /** The organization's sections, grouped by task: the navigation and the pages both read this list. */
 export const SECTIONS: Section[] = [
+  // The organization's home once an engine has reported, and the steps until one has (console/README.md).
+  { path: "overview", title: "Overview", group: "Work", permission: "environments.view" },
+  { path: "getting-started", title: "Getting started", group: "Work", permission: "environments.view" },
   { path: "environments", title: "Environments", group: "Work", permission: "environments.view" },
   { path: "workloads", title: "Workloads", group: "Work", permission: "workloads.view" },
   { path: "runtimes", title: "Runtimes", group: "Work", permission: "runtimes.manage" },

@@ -1,0 +1,190 @@
+// Getting started: what an organization needs before its first engine reports, as a checklist whose
+// steps turn done from the server's rows (overview.gettingStarted), never from a flag kept here. It
+// asks again every few seconds until an environment has reported, then hands over to the overview.
+import { useEffect, useState } from "preact/hooks";
+import { Show } from "../components/feedback";
+import { Link } from "../components/link";
+import { Time } from "../components/time";
+import { useLoad } from "../load";
+import { rpc, type Outputs } from "../rpc";
+import type { OrgView } from "../session";
+
+type Started = Outputs["overview"]["gettingStarted"];
+
+/** How often the page asks whether the engine has reported. */
+const POLL_MS = 4000;
+
+export function GettingStartedPage({ view }: { view: OrgView }) {
+  const { org } = view;
+  const started = useLoad(() => rpc.overview.gettingStarted.query({ orgId: org.id }), [org.id]);
+  const connected = started.data?.connected ?? null;
+  useEffect(() => {
+    if (connected || started.failure) return;
+    const timer = setInterval(started.reload, POLL_MS);
+    return () => clearInterval(timer);
+  }, [connected, started.failure, started.reload]);
+  return (
+    <>
+      <h1>Getting started</h1>
+      <p>
+        The engine runs in your own repository's workflows and reports what it does here. Four steps get the first report in; each turns done by itself as it
+        happens.
+      </p>
+      <Show loaded={started}>{(data) => <Steps view={view} data={data} />}</Show>
+    </>
+  );
+}
+
+function Steps({ view, data }: { view: OrgView; data: Started }) {
+  const slug = encodeURIComponent(view.org.slug);
+  const { steps } = data;
+  return (
+    <ol class="steps">
+      <Step done={steps.installed} title="Install the App on your repositories">
+        {data.installations.length === 0 ? (
+          <p>The App is not installed on any account of this organization yet.</p>
+        ) : (
+          <ul>
+            {data.installations.map((installation) => (
+              <li key={installation.account}>
+                <strong>{installation.account}</strong>
+                {installation.suspended && <span class="flag danger">suspended</span>}:{" "}
+                {installation.repositoryCount === 0
+                  ? "all repositories the account grants, none listed yet"
+                  : `${installation.repositories.join(", ")}${installation.repositoryCount > installation.repositories.length ? ` and ${installation.repositoryCount - installation.repositories.length} more` : ""}`}
+              </li>
+            ))}
+          </ul>
+        )}
+        {data.installUrl ? (
+          <p>
+            <a class="button" href={data.installUrl}>
+              {data.installations.length === 0 ? "Install the App" : "Install on more repositories"}
+            </a>
+          </p>
+        ) : (
+          <p class="muted">Ask the operator of this service for the App's install link.</p>
+        )}
+      </Step>
+      <Step done={steps.workflowAdded} title={`Add the engine's workflow (.github/workflows/${data.workflowFile})`}>
+        <Workflow data={data} />
+      </Step>
+      <Step done={steps.identity} title="Let the workflow exchange its identity">
+        <p>
+          A workflow trades its identity token for an engine token at <code>{data.controlPlaneUrl}/v1/auth/codehost-oidc</code>. That works for a repository
+          this organization has claimed, or one whose owner has the App installed here (its claim is made on the first exchange).
+        </p>
+        {data.claims && data.claims.length > 0 && (
+          <ul>
+            {data.claims.map((claim) => (
+              <li key={claim.repository}>
+                {claim.repository}: {claim.proven ? "claimed" : "claimed, not proven yet"}, last used <Time at={claim.lastUsedAt} />
+              </li>
+            ))}
+          </ul>
+        )}
+        {view.can("tokens.manage") && (
+          <p>
+            <Link href={`/o/${slug}/claims`}>Repository claims</Link>
+          </p>
+        )}
+      </Step>
+      <Step done={steps.reported} title="Wait for the first event">
+        {data.connected ? (
+          <>
+            <p role="status" class="ok">
+              Connected: <Link href={`/o/${slug}/environments/${encodeURIComponent(data.connected.envId)}`}>{data.connected.envId}</Link> (
+              {data.connected.repository}, {data.connected.state}, last event <Time at={data.connected.lastEventAt} />
+              ).
+            </p>
+            <p>
+              <Link href={`/o/${slug}/overview`}>Go to the overview</Link>
+            </p>
+          </>
+        ) : (
+          <p role="status">Waiting for the first event... This page checks every few seconds; run the workflow (or open a pull request) to start it.</p>
+        )}
+      </Step>
+    </ol>
+  );
+}
+
+function Step({ done, title, children }: { done: boolean; title: string; children: preact.ComponentChildren }) {
+  return (
+    <li class={`panel step ${done ? "done" : "todo"}`}>
+      <h2>
+        {title} <span class={`flag ${done ? "ok" : "muted"}`}>{done ? "Done" : "Not done"}</span>
+      </h2>
+      {children}
+    </li>
+  );
+}
+
+/** The workflow file, with this control plane's address filled in, and a button that copies it. */
+export const workflowText = (controlPlaneUrl: string) => `name: control-plane
+on:
+  workflow_dispatch:
+    inputs:
+      command: { required: true }
+      env_id: { required: true }
+      branch: { required: false }
+      pull_request: { required: false }
+      workflows: { required: false }
+      run_id: { required: false }
+  pull_request:
+permissions:
+  id-token: write
+  contents: read
+jobs:
+  engine:
+    runs-on: ubuntu-latest
+    env:
+      SVC_CONTROL_PLANE: ${controlPlaneUrl}
+      ENV_ID: \${{ inputs.env_id || format('pr-{0}', github.event.pull_request.number) }}
+      BRANCH: \${{ inputs.branch || github.head_ref || github.ref_name }}
+    steps:
+      - uses: actions/checkout@v4
+      - name: Exchange the workflow's identity for an engine token
+        run: |
+          ID=$(curl -sfH "Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN" \\
+            "$ACTIONS_ID_TOKEN_REQUEST_URL&audience=$SVC_CONTROL_PLANE" | jq -r .value)
+          T=$(curl -sf -XPOST "$SVC_CONTROL_PLANE/v1/auth/codehost-oidc" \\
+            -H 'content-type: application/json' -d "{\\"token\\":\\"$ID\\"}" | jq -r .token)
+          echo "::add-mask::$T"
+          echo "SVC_CONTROL_PLANE_TOKEN=$T" >> "$GITHUB_ENV"
+      - name: Report the environment (the engine's first event)
+        run: |
+          curl -sf -XPOST "$SVC_CONTROL_PLANE/v1/events" -H "authorization: Bearer $SVC_CONTROL_PLANE_TOKEN" \\
+            -H 'content-type: application/json' -d '{"events":[{"id":"'"$GITHUB_RUN_ID-queued"'","type":"environment.queued",
+              "envId":"'"$ENV_ID"'","sequence":1,"occurredAt":"'"$(date -u +%FT%TZ)"'",
+              "payload":{"repository":"'"$GITHUB_REPOSITORY"'","branch":"'"$BRANCH"'"}}]}'
+      # Then the engine itself runs the command ($\{{ inputs.command }}) with SVC_CONTROL_PLANE and SVC_CONTROL_PLANE_TOKEN set.
+`;
+
+function Workflow({ data }: { data: Started }) {
+  const text = workflowText(data.controlPlaneUrl);
+  const [copied, setCopied] = useState<string>("");
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied("Copied the workflow to the clipboard.");
+    } catch {
+      setCopied("The browser did not allow copying; select the text and copy it instead.");
+    }
+  };
+  return (
+    <>
+      <p>
+        It reports to <code>{data.controlPlaneUrl}</code>; the console starts it by name to create environments and run work.
+      </p>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the file scrolls sideways; focusable, a keyboard scrolls it too */}
+      <pre class="file" role="region" tabIndex={0} aria-label={`The workflow file ${data.workflowFile}`}>
+        <code>{text}</code>
+      </pre>
+      <button type="button" class="secondary" onClick={() => void copy()}>
+        Copy the workflow
+      </button>{" "}
+      <span role="status">{copied}</span>
+    </>
+  );
+}
