@@ -7,7 +7,7 @@ import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { issueCommitCredential } from "./credential";
-import { findCredential, reportCheck } from "./report";
+import { reportCheck } from "./report";
 import { CommitCredential, CommitCredentialRefused, CommitCredentialRequest, PullRequestReport, PullRequestReported } from "./schemas";
 
 /**
@@ -26,12 +26,6 @@ const identityFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
     if (typeof token === "string" && token !== "") await verifyWorkflowIdentity(c, token);
   }
-  await next();
-};
-
-/** Authenticate before validating: the credential is found live before the body is read. */
-const credentialFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await findCredential(c.var.database().connect, presentedCredential(c));
   await next();
 };
 
@@ -97,7 +91,6 @@ const report = route({
   security: ["commitCredential"],
   // Reports on work a workflow already ran, like the identity exchange it builds on.
   gate: "reachable",
-  middleware: [credentialFirst],
   body: PullRequestReport,
   responses: {
     201: { description: "The check run the code host created", schema: PullRequestReported },
