@@ -191,10 +191,17 @@ describe("declared routes that take a credential", () => {
     expect(wrong.flat()).toEqual([]);
   });
 
-  it("authorize before validating where the credential names the organization: a CLI token without the scope is 403, not 400", async () => {
-    const response = await call("/v1/tokens", { method: "POST", token: noScopeCli, headers: { "content-type": "application/json" }, body: "{ not json" });
-    expect(response.status).toBe(403);
-    expect(response.headers.get("x-svc-error-code")).toBe("forbidden");
+  it("authorize before validating where the credential names the organization: a CLI token without the permission is 403, not 400", async () => {
+    const guarded = credentialed.filter((route) => route.security?.includes("cliToken") && route.permission);
+    expect(guarded.map((route) => key(route.method, route.path))).toEqual(expect.arrayContaining(["POST /v1/tokens", "POST /v1/oidc/bindings"]));
+    const answers = await Promise.all(
+      guarded.map(async (route) => {
+        const response = await strangerCall(route.method.toUpperCase(), route.path, { authorization: `Bearer ${noScopeCli}` });
+        await response.arrayBuffer();
+        return `${key(route.method, route.path)}: ${response.status} ${response.headers.get("x-svc-error-code")}`;
+      }),
+    );
+    expect(answers).toEqual(guarded.map((route) => `${key(route.method, route.path)}: 403 forbidden`));
   });
 
   it("still answer a known caller's malformed input with 400", async () => {
