@@ -14,6 +14,7 @@ import { call } from "../support/http";
 import { PROCEDURES } from "../support/procedures";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
+import { asRole } from "../support/sql";
 
 const app = createApp();
 const declared = declaredRoutes(app);
@@ -153,14 +154,19 @@ it("walks the engine app's routes too: each is one of the full app's", () => {
 let liveEngine: string;
 let noScopeCli: string;
 let session: string;
+let suspendedEngine: string;
 
 beforeAll(async () => {
-  const orgId = (await seedOrganization("who-first")).id;
-  [liveEngine, noScopeCli, session] = await Promise.all([
-    seedToken(orgId, "engine").then((token) => token.token),
-    seedToken(orgId, "cli").then((token) => token.token),
-    seedPerson(`who-first-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "viewer" }]).then(seedSession),
+  const [orgId, suspendedOrgId] = await Promise.all([seedOrganization("who-first"), seedOrganization("who-first-suspended")]).then((orgs) =>
+    orgs.map((org) => org.id),
+  );
+  [liveEngine, noScopeCli, session, suspendedEngine] = await Promise.all([
+    seedToken(orgId!, "engine").then((token) => token.token),
+    seedToken(orgId!, "cli").then((token) => token.token),
+    seedPerson(`who-first-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: orgId!, role: "viewer" }]).then(seedSession),
+    seedToken(suspendedOrgId!, "engine").then((token) => token.token),
   ]);
+  await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [suspendedOrgId]));
 });
 
 /** Credentials no better than none: an unknown one of each scheme the route takes, and a live one of a kind it does not. */
@@ -202,6 +208,20 @@ describe("declared routes that take a credential", () => {
       }),
     );
     expect(answers).toEqual(guarded.map((route) => `${key(route.method, route.path)}: 403 forbidden`));
+  });
+
+  it("refuse a suspended organization's engine token before its input (403), except where a suspended organization still reaches", async () => {
+    const engineRoutes = credentialed.filter((route) => route.security?.includes("engineToken"));
+    const answers = await Promise.all(
+      engineRoutes.map(async (route) => {
+        const response = await strangerCall(route.method.toUpperCase(), route.path, { authorization: `Bearer ${suspendedEngine}` });
+        await response.arrayBuffer();
+        return `${key(route.method, route.path)}: ${response.status} ${response.headers.get("x-svc-error-code")}`;
+      }),
+    );
+    const expected = (route: AnyRoute) => (route.allowSuspended ? "400 invalid_json" : "403 organization_suspended");
+    expect(answers).toEqual(engineRoutes.map((route) => `${key(route.method, route.path)}: ${expected(route)}`));
+    expect(engineRoutes.some((route) => route.allowSuspended)).toBe(true);
   });
 
   it("still answer a known caller's malformed input with 400", async () => {

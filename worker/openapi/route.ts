@@ -4,7 +4,7 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod";
-import { asCliToken, authenticate } from "../auth/bearer";
+import { asCliToken, asEngineToken } from "../auth/bearer";
 import { planGate, type GateSide } from "../billing/gate";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
@@ -71,6 +71,8 @@ export interface Route<
    * names the organization (a session route's `orgId`), the handler checks it once that is valid.
    */
   permission?: Permission | null;
+  /** An engine route a suspended organization still reaches (the command claim: a way out); others answer it 403. */
+  allowSuspended?: true;
   responses: R;
   /**
    * Its side of the required-plan gate (worker/billing/gate.ts): "gated" routes refuse an
@@ -109,12 +111,14 @@ export const serverFailure: ResponseDoc<typeof ServerFailureShape> = { descripti
 export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
 const bearer = (c: AppContext) => Boolean(c.req.header("authorization"));
+const nothing = async () => undefined;
 
 /**
  * How a declared security scheme knows its caller: whether the request carries the credential at all
  * (a request carrying none of a route's schemes is refused before anything is read), what to send
- * otherwise, and the full check (a live credential, a session's CSRF header on a change, a CLI
- * token's declared permission), which throws the spec's Refusal.
+ * otherwise, and the full check of what does not depend on the input (a live credential, a session's
+ * CSRF header on a change, a token's organization not suspended and its plan, a CLI token's declared
+ * permission), which throws the spec's Refusal.
  */
 interface Scheme {
   carried: (c: AppContext) => boolean;
@@ -123,12 +127,12 @@ interface Scheme {
 }
 
 const SCHEMES: Record<Security, Scheme> = {
-  engineToken: { carried: bearer, send: "an engine token as an HTTP bearer", check: (c) => authenticate(c, ["engine"]) },
-  cliToken: {
+  engineToken: {
     carried: bearer,
-    send: "a CLI token as an HTTP bearer",
-    check: (c, declared) => (declared.permission === undefined ? authenticate(c, ["cli"]) : asCliToken(c, declared.permission, async () => undefined)),
+    send: "an engine token as an HTTP bearer",
+    check: (c, declared) => asEngineToken(c, nothing, { allowSuspended: declared.allowSuspended === true }),
   },
+  cliToken: { carried: bearer, send: "a CLI token as an HTTP bearer", check: (c, declared) => asCliToken(c, declared.permission ?? null, nothing) },
   commitCredential: {
     carried: bearer,
     send: "the commit credential as an HTTP bearer",
@@ -148,8 +152,8 @@ function requireCredential(c: AppContext, schemes: Scheme[]): void {
 
 /**
  * Input refused on a credentialed route: the caller is checked first, so a stranger gets 401 (and a
- * CLI token without the route's permission 403) and learns nothing of the route's schema: who, then
- * what. A caller whose input is valid pays nothing for this: the handler checks the credential in the
+ * token without the route's permission, or of a suspended organization, 403) and learns nothing of
+ * the route's schema: who, then what. A caller whose input is valid pays nothing for this: the handler checks the credential in the
  * transaction that does its work.
  */
 async function checkCallerBeforeRefusing(c: AppContext, declared: AnyRoute, schemes: Scheme[], refused: unknown): Promise<never> {
