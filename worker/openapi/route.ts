@@ -10,7 +10,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { RefusalShape, ServerFailureShape } from "../http/shapes";
-import { findCredential } from "../pr-checks/report";
+import { findCredential, presentedCredential } from "../pr-checks/report";
 import { readSessionCookie } from "../sessions/cookie";
 import { authenticateSession } from "../sessions/middleware";
 import type { Permission } from "../shared/permissions";
@@ -136,8 +136,7 @@ const SCHEMES: Record<Security, Scheme> = {
   commitCredential: {
     carried: bearer,
     send: "the commit credential as an HTTP bearer",
-    // `carried` held: a bearer is there.
-    check: (c) => findCredential(c.var.database().connect, /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization")!)?.[1] ?? ""),
+    check: (c) => findCredential(c.var.database().connect, presentedCredential(c)),
   },
   session: { carried: (c) => readSessionCookie(c) !== null, send: "a browser session (sign in first)", check: authenticateSession },
 };

@@ -2,12 +2,11 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import { IdentityUnverified } from "../codehost/exchange-routes";
 import { admitWorkflowIdentity, verifyWorkflowIdentity } from "../codehost/workflow-identity";
-import type { AppContext, AppEnv } from "../http/context";
+import type { AppEnv } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
-import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { issueCommitCredential } from "./credential";
-import { reportCheck } from "./report";
+import { presentedCredential, reportCheck } from "./report";
 import { CommitCredential, CommitCredentialRefused, CommitCredentialRequest, PullRequestReport, PullRequestReported } from "./schemas";
 
 /**
@@ -27,12 +26,6 @@ const identityFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (typeof token === "string" && token !== "") await verifyWorkflowIdentity(c, token);
   }
   await next();
-};
-
-const presentedCredential = (c: AppContext) => {
-  const credential = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-  if (!credential) throw new Refusal("unauthenticated", "Send the commit credential as an HTTP bearer.");
-  return credential;
 };
 
 const callbackToken = route({
