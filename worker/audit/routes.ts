@@ -6,8 +6,8 @@ import type { Hono } from "hono";
 import { organizations } from "../../db/schema/organizations";
 import * as z from "zod";
 import type { AppEnv } from "../http/context";
-import { validate } from "../http/input";
 import { asSessionMember } from "../sessions/authority";
+import { validateForSession } from "../sessions/middleware";
 import { streamAuditExport } from "./export";
 import { planGate } from "../billing/gate";
 
@@ -16,7 +16,7 @@ const ExportQuery = z.object({ orgId: z.uuid().describe("The organization whose 
 export function registerAuditExport(app: Hono<AppEnv>): void {
   // Leaving cleanly: the audit log goes with the organization's other exits.
   app.get("/console/api/audit/export", planGate("reachable"), async (c) => {
-    const { orgId } = validate(ExportQuery, c.req.query());
+    const { orgId } = await validateForSession(c, ExportQuery, c.req.query());
     const slug = await asSessionMember(
       c,
       orgId,

@@ -8,6 +8,9 @@ import { refusal, register, route, serverFailure } from "../openapi/route";
 import { acknowledgeCommand, claimCommands } from "./lease";
 import { AckRequest, AckResult, ClaimCommandsRequest, CommandClaim, MAX_COMMANDS_PER_CLAIM } from "./schemas";
 
+// Teardowns stay claimable while the organization is suspended: a way out.
+const REACHABLE_SUSPENDED = { allowSuspended: true } as const;
+
 const claim = route({
   method: "post",
   path: "/v1/commands/claim",
@@ -17,6 +20,7 @@ const claim = route({
     "Reachable while the organization is suspended, so an engine can still tear down. A command leased but not acknowledged before its lease expires is handed out again.",
   tag: "commands",
   security: ["engineToken"],
+  ...REACHABLE_SUSPENDED,
   // Teardowns stay claimable: a way out.
   gate: "reachable",
   body: ClaimCommandsRequest,
@@ -29,7 +33,7 @@ const claim = route({
     500: serverFailure,
   },
   handler: async (c, { body: { limit = MAX_COMMANDS_PER_CLAIM }, reply }) => {
-    const commands = await asEngineToken(c, (tx, { orgId, tokenId }) => claimCommands(tx, orgId, tokenId, limit), { allowSuspended: true });
+    const commands = await asEngineToken(c, (tx, { orgId, tokenId }) => claimCommands(tx, orgId, tokenId, limit), REACHABLE_SUSPENDED);
     c.var.metrics.count("svc_claims_total", { kind: "command", outcome: commands.length > 0 ? "claimed" : "none" });
     return reply(200, { commands });
   },

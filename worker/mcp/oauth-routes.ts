@@ -163,11 +163,12 @@ export function registerOAuth(app: Hono<AppEnv>): void {
   app.post(OAUTH_PATHS.authorize, planGate("reachable"), async (c) => {
     consentHeaders(c);
     const { connect } = c.var.database();
-    const form = await readForm(c);
-    if (!form) return c.html(authorizationErrorPage("The consent form did not arrive whole."), 400);
+    // Who before what: the session before the form is read.
     const token = readSessionCookie(c);
     const session = token ? await resolveSession(connect, token) : null;
     if (!session) return c.html(authorizationErrorPage("Your session ended before you answered; sign in and start again."), 401);
+    const form = await readForm(c);
+    if (!form) return c.html(authorizationErrorPage("The consent form did not arrive whole."), 400);
     // A form post carries its CSRF token as a field; it must be this session's.
     const csrfOk = await checkCsrf(session.token, form.csrf).then(
       () => true,

@@ -4,13 +4,16 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod";
-import type { TokenKind } from "../../db/schema";
-import { authenticate } from "../auth/bearer";
+import { asCliToken, asEngineToken } from "../auth/bearer";
 import { planGate, type GateSide } from "../billing/gate";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { RefusalShape, ServerFailureShape } from "../http/shapes";
+import { findCredential, presentedCredential } from "../pr-checks/report";
+import { readSessionCookie } from "../sessions/cookie";
+import { authenticateSession } from "../sessions/middleware";
+import type { Permission } from "../shared/permissions";
 
 export type Security = "engineToken" | "cliToken" | "session" | "commitCredential";
 
@@ -62,6 +65,14 @@ export interface Route<
   body?: B;
   /** What a path parameter failing `params` answers, where the spec says more than 400 (an unknown id). */
   paramsRefusal?: () => Refusal;
+  /**
+   * What the caller needs when the organization is the credential's own (a CLI token's): checked,
+   * with the token, before refused input is answered (authorize, then validate). Where the input
+   * names the organization (a session route's `orgId`), the handler checks it once that is valid.
+   */
+  permission?: Permission | null;
+  /** An engine route a suspended organization still reaches (the command claim: a way out); others answer it 403. */
+  allowSuspended?: true;
   responses: R;
   /**
    * Its side of the required-plan gate (worker/billing/gate.ts): "gated" routes refuse an
@@ -99,25 +110,65 @@ export const serverFailure: ResponseDoc<typeof ServerFailureShape> = { descripti
 /** Hono's form of an OpenAPI path: `{id}` becomes `:id`. */
 export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
-const BEARER_KINDS: Partial<Record<Security, string>> = { engineToken: "an engine", cliToken: "a CLI", commitCredential: "a commit credential" };
-
-/** A bearer route refuses a request with no Authorization header before reading its body. */
-function requireBearerHeader(c: AppContext, security: Security[] | undefined): void {
-  const kinds = (security ?? []).map((scheme) => BEARER_KINDS[scheme]).filter((kind) => kind !== undefined);
-  if (kinds.length && !c.req.header("authorization")) throw new Refusal("unauthenticated", `Send ${kinds.join(" or ")} token as an HTTP bearer.`);
-}
-
-const TOKEN_KINDS: Partial<Record<Security, TokenKind>> = { engineToken: "engine", cliToken: "cli" };
+const bearer = (c: AppContext) => Boolean(c.req.header("authorization"));
+const nothing = async () => undefined;
 
 /**
- * Input refused on an engine or CLI token route: the token is checked first, so a stranger gets 401
- * and learns nothing of the route's schema (401 before 400 and 413). A caller whose input is valid
- * pays nothing for this: the handler checks the token in the transaction that does its work.
+ * How a declared security scheme knows its caller: whether the request carries the credential at all
+ * (a request carrying none of a route's schemes is refused before anything is read), what to send
+ * otherwise, and the full check of what does not depend on the input (a live credential, a session's
+ * CSRF header on a change, a token's organization not suspended and its plan, a CLI token's declared
+ * permission), which throws the spec's Refusal.
  */
-async function authenticateBeforeRefusing(c: AppContext, security: Security[] | undefined, refused: unknown): Promise<never> {
-  const kinds = (security ?? []).map((scheme) => TOKEN_KINDS[scheme]).filter((kind) => kind !== undefined);
-  if (kinds.length && refused instanceof Refusal) await authenticate(c, kinds);
-  throw refused;
+interface Scheme {
+  carried: (c: AppContext) => boolean;
+  send: string;
+  check: (c: AppContext, declared: AnyRoute) => Promise<unknown>;
+}
+
+const SCHEMES: Record<Security, Scheme> = {
+  engineToken: {
+    carried: bearer,
+    send: "an engine token as an HTTP bearer",
+    check: (c, declared) => asEngineToken(c, nothing, { allowSuspended: declared.allowSuspended === true }),
+  },
+  cliToken: { carried: bearer, send: "a CLI token as an HTTP bearer", check: (c, declared) => asCliToken(c, declared.permission ?? null, nothing) },
+  commitCredential: {
+    carried: bearer,
+    send: "the commit credential as an HTTP bearer",
+    check: (c) => findCredential(c.var.database().connect, presentedCredential(c)),
+  },
+  session: { carried: (c) => readSessionCookie(c) !== null, send: "a browser session (sign in first)", check: authenticateSession },
+};
+
+const schemesOf = (declared: AnyRoute) => (declared.security ?? []).map((name) => SCHEMES[name]);
+
+/** A credentialed route refuses a request carrying none of its schemes' credentials before reading anything of it. */
+function requireCredential(c: AppContext, schemes: Scheme[]): void {
+  if (schemes.length && !schemes.some((scheme) => scheme.carried(c)))
+    throw new Refusal("unauthenticated", `Send ${schemes.map((scheme) => scheme.send).join(", or ")}.`);
+}
+
+/**
+ * Input refused on a credentialed route: the caller is checked first, so a stranger gets 401 (and a
+ * token without the route's permission, or of a suspended organization, 403) and learns nothing of
+ * the route's schema: who, then what. A caller whose input is valid pays nothing for this: the handler checks the credential in the
+ * transaction that does its work.
+ */
+async function checkCallerBeforeRefusing(c: AppContext, declared: AnyRoute, schemes: Scheme[], refused: unknown): Promise<never> {
+  if (!(refused instanceof Refusal) || !schemes.length) throw refused;
+  const failures = await Promise.all(
+    schemes
+      .filter((scheme) => scheme.carried(c))
+      .map((scheme) =>
+        scheme.check(c, declared).then(
+          () => null,
+          (failure: unknown) => failure,
+        ),
+      ),
+  );
+  // One scheme that knows the caller is enough; otherwise the first scheme's refusal.
+  throw failures.includes(null) ? refused : failures[0];
 }
 
 function parseParams(c: AppContext, declared: AnyRoute) {
@@ -145,9 +196,10 @@ export function register<P extends z.ZodObject | undefined, Q extends z.ZodObjec
     query: loose.query ? validate(loose.query, c.req.query()) : undefined,
     body: loose.body ? await readBody(c, loose.body, loose.bodyOptions) : undefined,
   });
+  const schemes = schemesOf(loose);
   const hook: MiddlewareHandler<AppEnv> = async (c) => {
-    requireBearerHeader(c, loose.security);
-    const { params, query, body } = await input(c).catch((refused: unknown) => authenticateBeforeRefusing(c, loose.security, refused));
+    requireCredential(c, schemes);
+    const { params, query, body } = await input(c).catch((refused: unknown) => checkCallerBeforeRefusing(c, loose, schemes, refused));
     const reply = ((status: number, json: unknown) => c.json(json as object, status as ContentfulStatusCode)) as unknown as Reply<R>;
     return declared.handler(c, { params, query, body, reply } as Parameters<typeof declared.handler>[1]);
   };

@@ -10,6 +10,7 @@ import { repositoryClaims } from "../../db/schema/repository-claims";
 import { inTenant, inTransaction, tenantTransaction, type Connection, type Transaction } from "../../db/transaction";
 import { actAs } from "../../db/acting";
 import type { CodehostConfig } from "../config/types";
+import type { AppContext } from "../http/context";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
 import { ownerOf } from "../codehost/repository";
@@ -45,6 +46,13 @@ type CredentialRow = Pick<typeof prCredentials.$inferSelect, Exclude<keyof typeo
  * The live credential behind `credential`, or the 401 that says why there is none: unknown, expired,
  * or its repository claim revoked (or never proven) since it was issued: it dies with the claim.
  */
+/** The commit credential the caller sends as its bearer. */
+export function presentedCredential(c: AppContext): string {
+  const credential = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+  if (!credential) throw new Refusal("unauthenticated", "Send the commit credential as an HTTP bearer.");
+  return credential;
+}
+
 export async function findCredential(connect: () => Promise<Connection>, credential: string): Promise<CredentialRow> {
   const tokenHash = await hashToken(credential);
   const found = await inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {

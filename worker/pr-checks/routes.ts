@@ -2,12 +2,11 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import { IdentityUnverified } from "../codehost/exchange-routes";
 import { admitWorkflowIdentity, verifyWorkflowIdentity } from "../codehost/workflow-identity";
-import type { AppContext, AppEnv } from "../http/context";
+import type { AppEnv } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
-import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { issueCommitCredential } from "./credential";
-import { findCredential, reportCheck } from "./report";
+import { presentedCredential, reportCheck } from "./report";
 import { CommitCredential, CommitCredentialRefused, CommitCredentialRequest, PullRequestReport, PullRequestReported } from "./schemas";
 
 /**
@@ -27,18 +26,6 @@ const identityFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (typeof token === "string" && token !== "") await verifyWorkflowIdentity(c, token);
   }
   await next();
-};
-
-/** Authenticate before validating: the credential is found live before the body is read. */
-const credentialFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await findCredential(c.var.database().connect, presentedCredential(c));
-  await next();
-};
-
-const presentedCredential = (c: AppContext) => {
-  const credential = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-  if (!credential) throw new Refusal("unauthenticated", "Send the commit credential as an HTTP bearer.");
-  return credential;
 };
 
 const callbackToken = route({
@@ -97,7 +84,6 @@ const report = route({
   security: ["commitCredential"],
   // Reports on work a workflow already ran, like the identity exchange it builds on.
   gate: "reachable",
-  middleware: [credentialFirst],
   body: PullRequestReport,
   responses: {
     201: { description: "The check run the code host created", schema: PullRequestReported },

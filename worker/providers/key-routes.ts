@@ -142,6 +142,7 @@ export function registerProviderKeys(app: Hono<AppEnv>): void {
           description: `${surface.who} Needs ${operation.permission}.`,
           tag: "providers",
           security: [surface.security],
+          permission: operation.permission,
           gate: "gated",
           // Not among the operations the spec publishes (its payload shapes are not shown).
           published: false,

@@ -1,6 +1,6 @@
 // /v1/oidc/bindings (spec: Repository claims): a CLI token with tokens.manage claims a repository for
 // its organization, lists the claims with the audience to request, and revokes them.
-import type { Hono, MiddlewareHandler } from "hono";
+import type { Hono } from "hono";
 import * as z from "zod";
 import type { Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
@@ -8,6 +8,7 @@ import { appendAudit } from "../audit/append";
 import { asCliToken } from "../auth/bearer";
 import type { Grant } from "../auth/authorize";
 import type { AppContext, AppEnv } from "../http/context";
+import type { Permission } from "../shared/permissions";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { identityAudience } from "../codehost/issuer";
@@ -20,13 +21,9 @@ import { ownerOf, repositoryKey } from "../codehost/repository";
 
 // Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication,
 // rule 7). The required-plan gate, when on, answers 402 inside asCliToken (spec: Repository claims).
-const asClaimManager = <T>(c: AppContext, work: (tx: Tx, grant: Grant) => Promise<T>) => asCliToken(c, "tokens.manage", work);
-
-/** Authenticate, then authorize, then validate: the token and its scope are checked before the path or body is read. */
-const authorizedFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await asClaimManager(c, async () => undefined);
-  await next();
-};
+// Declared on each route too: the hook checks it before answering a refused path or body (who, then what).
+const MANAGES_CLAIMS = "tokens.manage" satisfies Permission;
+const asClaimManager = <T>(c: AppContext, work: (tx: Tx, grant: Grant) => Promise<T>) => asCliToken(c, MANAGES_CLAIMS, work);
 
 const common = {
   401: refusal("Not a valid CLI token"),
@@ -69,7 +66,7 @@ const create = route({
   tag: "bindings",
   security: ["cliToken"],
   gate: "gated",
-  middleware: [authorizedFirst],
+  permission: MANAGES_CLAIMS,
   body: CreateBindingRequest,
   responses: {
     201: { description: "The claim (the existing one when this organization already holds the repository)", schema: OidcBinding },
@@ -135,6 +132,7 @@ const list = route({
   description,
   tag: "bindings",
   security: ["cliToken"],
+  permission: MANAGES_CLAIMS,
   gate: "gated",
   responses: { 200: { description: "The binding list", schema: BindingList }, ...common },
   handler: async (c, { reply }) => {
@@ -175,7 +173,7 @@ const revokeById = route({
   tag: "bindings",
   security: ["cliToken"],
   gate: "gated",
-  middleware: [authorizedFirst],
+  permission: MANAGES_CLAIMS,
   params: BindingPath,
   paramsRefusal: notAClaimName,
   responses: revokeResponses,
@@ -191,7 +189,7 @@ const revokeByRepository = route({
   tag: "bindings",
   security: ["cliToken"],
   gate: "gated",
-  middleware: [authorizedFirst],
+  permission: MANAGES_CLAIMS,
   params: RepositoryPath,
   paramsRefusal: notAClaimName,
   responses: revokeResponses,

@@ -10,6 +10,8 @@ import { decodeUtf8, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { rpcContext } from "./context";
 import { planGate } from "../billing/gate";
+import { readOperatorCookie } from "../operators/sessions";
+import { authenticateSession } from "../sessions/middleware";
 
 export const RPC_PREFIX = "/rpc";
 /** Calls in one batch: each opens a transaction; the console sends one call a request. */
@@ -24,6 +26,7 @@ export function registerRpc(app: Hono<AppEnv>): void {
       import("./errors"),
     ]);
     const { request, refused } = await forAdapter(c);
+    const answered = refused && (await callerBefore(c, refused));
     return fetchRequestHandler({
       endpoint: RPC_PREFIX,
       req: request,
@@ -32,7 +35,7 @@ export function registerRpc(app: Hono<AppEnv>): void {
       responseMeta: errorCodeHeader,
       // A refused body answers every call of the request (each with its path) before any procedure runs.
       createContext: () => {
-        if (refused) throw asTrpcError(refused);
+        if (answered) throw asTrpcError(answered);
         return rpcContext(c);
       },
     });
@@ -40,15 +43,33 @@ export function registerRpc(app: Hono<AppEnv>): void {
 }
 
 /**
+ * Who before what: a body refused before any procedure runs (so before a procedure's own session
+ * check) is answered 401 to a request with no live session, and 403 to a session's change without its
+ * CSRF header; an operator's session cookie is checked by the admin.* procedures (worker/operators).
+ */
+async function callerBefore(c: AppContext, refused: Refusal): Promise<Refusal> {
+  if (readOperatorCookie(c)) return refused;
+  return authenticateSession(c).then(
+    () => refused,
+    (failure: unknown) => {
+      if (failure instanceof Refusal) return failure;
+      throw failure;
+    },
+  );
+}
+
+/**
  * The request as the adapter reads it. A mutation's body is read here, whole and bounded like every
  * body (413 before it is read whole), before any procedure opens a transaction; it must be JSON: the
- * adapter would also hand form and binary bodies to procedures, unread by this limit (415 as tRPC
- * answers other types itself).
+ * adapter would also hand form and binary bodies to procedures, unread by this limit (415).
  */
 async function forAdapter(c: AppContext): Promise<{ request: Request; refused?: Refusal }> {
   const raw = c.req.raw;
   if (raw.method !== "POST") return { request: raw };
-  const bodiless = new Request(raw.url, { method: raw.method, headers: raw.headers, signal: raw.signal });
+  // Typed JSON whatever was sent: the adapter then reaches createContext, which answers a refused body.
+  const headers = new Headers(raw.headers);
+  headers.set("content-type", "application/json");
+  const bodiless = new Request(raw.url, { method: raw.method, headers, signal: raw.signal });
   const media = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (media !== "application/json") {
     return { request: bodiless, refused: new Refusal("unsupported_media_type", "Mutations take a JSON body (content-type application/json).") };

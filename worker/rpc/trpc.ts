@@ -2,7 +2,7 @@
 // result and failure shapes are exactly the spec's. Every procedure states the permission it needs and
 // its side of the plan gate (meta), and one middleware checks both with `authorize` in a short
 // transaction of its own; the procedure then opens its own units of work (ctx.transaction).
-import { initTRPC } from "@trpc/server";
+import { initTRPC, type TRPCError } from "@trpc/server";
 import * as z from "zod";
 import type { Role } from "../../db/schema";
 import { inTransaction, type Scope, type Transaction, type Tx } from "../../db/transaction";
@@ -101,6 +101,23 @@ async function authorizeCaller<T>(ctx: RpcContext, mutation: boolean, also: (tx:
   });
 }
 
+/**
+ * Who, then what: tRPC parses an `.input()` where it stands in the chain, and `inOrganization` needs
+ * the orgId its input names to authorize, so its input is parsed first. A call whose input is refused
+ * (not JSON, a field missing or malformed) has its caller checked before the refusal is answered: no
+ * live session (or bearer) is 401, a change without its CSRF header 403, and a stranger learns
+ * nothing of the procedure's schema. A call whose input is valid pays nothing for this: its caller
+ * is found in the authorization transaction.
+ */
+const callerBeforeInput = procedure.use(async ({ ctx, type, next }) => {
+  const result = await next();
+  if (!result.ok && refusedInput(result.error)) await authorizeCaller(ctx, type === "mutation", async () => null);
+  return result;
+});
+
+/** A failure of the call's input: tRPC's 400 (a field, a batch's shape) or JSON it could not parse. */
+const refusedInput = (error: TRPCError) => error.code === "BAD_REQUEST" || error.cause instanceof SyntaxError;
+
 /** A live session (or the context's bearer); the procedure opens its own transactions. */
 export const signedIn = procedure.use(async ({ ctx, type, next }) => {
   const caller = await authorizeCaller(ctx, type === "mutation", async () => null);
@@ -134,7 +151,7 @@ export const OrgInput = z.object({ orgId: z.uuid().describe("The organization th
  * procedure's declared permission (meta.permission; null means any member), then the plan gate on
  * the procedure's declared side (meta.gate).
  */
-export const inOrganization = procedure.input(OrgInput).use(async ({ ctx, input, meta, path, type, next }) => {
+export const inOrganization = callerBeforeInput.input(OrgInput).use(async ({ ctx, input, meta, path, type, next }) => {
   if (meta === undefined) throw new Error(`Procedure ${path} declares no permission.`);
   const { orgId } = input as z.infer<typeof OrgInput>;
   const caller = await authorizeCaller(ctx, type === "mutation", async (tx, session, onlyOrgId) => {

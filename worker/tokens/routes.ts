@@ -8,6 +8,7 @@ import { createEngineToken } from "./issue";
 import { whoami } from "./whoami";
 import * as z from "zod";
 import { text } from "../http/text";
+import type { Permission } from "../shared/permissions";
 
 export const CreateEngineTokenRequest = z
   .strictObject({
@@ -24,6 +25,9 @@ export const CreatedEngineToken = z
   })
   .meta({ id: "CreatedEngineToken" });
 
+// Minting engine tokens is credential management.
+const MINTS = "tokens.manage" satisfies Permission;
+
 const createToken = route({
   method: "post",
   path: "/v1/tokens",
@@ -31,6 +35,7 @@ const createToken = route({
   summary: "Create an engine token for the CLI token's organization, shown once",
   tag: "tokens",
   security: ["cliToken"],
+  permission: MINTS,
   gate: "reachable",
   // Not in /openapi.json: the spec lists the operations it carries, and this is not one of them.
   published: false,
@@ -42,9 +47,7 @@ const createToken = route({
     500: serverFailure,
   },
   handler: async (c, { body: { name = "engine token" }, reply }) => {
-    const created = await asCliToken(c, "tokens.manage", (tx, grant) =>
-      createEngineToken(tx, grant.orgId, name, { personId: grant.personId, label: grant.actorLabel }),
-    );
+    const created = await asCliToken(c, MINTS, (tx, grant) => createEngineToken(tx, grant.orgId, name, { personId: grant.personId, label: grant.actorLabel }));
     return reply(201, created);
   },
 });
