@@ -43,11 +43,6 @@ const CREDENTIALED: Record<string, string> = {
   "ALL /rpc/*": "session (by procedure)",
 };
 
-/** A credentialed route that still reads input first, and the folder that owns the fix. */
-const KNOWN_GAPS: Record<string, string> = {
-  "GET /console/api/exports/:exportId": "worker/exports/routes.ts validates the export id and orgId before asSessionMember",
-};
-
 interface Open {
   why: string;
   /** What the same request (no credential, malformed input) answers. */
@@ -246,7 +241,7 @@ describe("declared routes that take a credential", () => {
 
 describe("routes mounted outside register that take a credential", () => {
   const walked = Object.entries(CREDENTIALED).filter(([name]) => name !== "ALL /rpc/*");
-  it.each(walked.filter(([name]) => !(name in KNOWN_GAPS) && name !== "POST /mcp"))("%s (%s) answers a stranger 401", async (name) => {
+  it.each(walked.filter(([name]) => name !== "POST /mcp"))("%s (%s) answers a stranger 401", async (name) => {
     const [method, path] = name.split(" ") as [string, string];
     await expectUnauthenticated(await strangerCall(method, path));
   });
@@ -255,12 +250,6 @@ describe("routes mounted outside register that take a credential", () => {
     const response = await strangerCall("POST", "/mcp");
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toContain("resource_metadata");
-  });
-
-  // Fails once its owner fixes it: then move it out of KNOWN_GAPS.
-  it.fails.each(Object.entries(KNOWN_GAPS))("%s still reads its input first (%s)", async (name) => {
-    const [method, path] = name.split(" ") as [string, string];
-    await expectUnauthenticated(await strangerCall(method, path));
   });
 });
 

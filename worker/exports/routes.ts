@@ -5,9 +5,9 @@ import type { Hono } from "hono";
 import { dataExports } from "../../db/schema/exports";
 import * as z from "zod";
 import type { AppEnv } from "../http/context";
-import { validate } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { asSessionMember } from "../sessions/authority";
+import { validateForSession } from "../sessions/middleware";
 import { jsonDownload } from "../storage/r2-sink";
 import { planGate } from "../billing/gate";
 
@@ -16,7 +16,7 @@ const Download = z.object({ exportId: z.uuid(), orgId: z.uuid() });
 export function registerExportDownloads(app: Hono<AppEnv>): void {
   // An exit: the organization's data goes with it, whatever its plan.
   app.get("/console/api/exports/:exportId", planGate("reachable"), async (c) => {
-    const { exportId, orgId } = validate(Download, { exportId: c.req.param("exportId"), orgId: c.req.query("orgId") });
+    const { exportId, orgId } = await validateForSession(c, Download, { exportId: c.req.param("exportId"), orgId: c.req.query("orgId") });
     const key = await asSessionMember(
       c,
       orgId,
