@@ -6,7 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { analyticsRollupFromNode } from "../../cli/commands/analytics";
 import { parseConfig } from "../../worker/config/parse";
-import { base, installedAccount, launch, screenshot, signedIn, unique } from "./support/browser";
+import { base, installedAccount, launch, screenshot, signedIn, unique, LANDED, orgPathOf } from "./support/browser";
 
 const { analyticsOperator, workerEnv } = inject("e2e");
 let browser: Browser;
@@ -38,7 +38,7 @@ beforeAll(async () => {
   browser = await launch();
   await installedAccount(analyticsOperator);
   page = await signedIn(browser, analyticsOperator);
-  await page.waitForURL(/\/o\/[^/]+\/environments$/);
+  await page.waitForURL(LANDED);
   const sent = await beacon([
     { name: "page_landed", channel: "search", page: "/" },
     { name: "page_landed", channel: "social", page: "/pricing" },
@@ -96,7 +96,7 @@ describe("the analytics dashboard", () => {
     const login = unique("not-operator");
     await installedAccount(login);
     const other = await signedIn(browser, login);
-    await other.waitForURL(/\/o\/[^/]+\/environments$/);
+    await other.waitForURL(LANDED);
     const nav = other.getByRole("navigation", { name: "Sections" });
     await nav.getByRole("link", { name: "Settings" }).waitFor();
     await expect(nav.getByRole("link", { name: "Analytics" }).count()).resolves.toBe(0);
@@ -105,7 +105,7 @@ describe("the analytics dashboard", () => {
     other.on("request", (request) => {
       if (new URL(request.url()).pathname.includes("analytics.")) asked.push(request.url());
     });
-    await other.goto(other.url().replace(/\/environments$/, "/analytics"));
+    await other.goto(`${new URL(other.url()).origin}${orgPathOf(other)}/analytics`);
     const sentence = other.getByText(/read only in the operating organization/);
     await sentence.waitFor();
     await expect(sentence.count()).resolves.toBe(1);

@@ -2,7 +2,7 @@
 // streamed in, citing the documentation page it came from.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED } from "./support/browser";
 
 let browser: Browser;
 let owner: Page;
@@ -12,7 +12,7 @@ beforeAll(async () => {
   browser = await launch();
   await installedAccount(login, [`${login}/shop`]);
   owner = await signedIn(browser, login);
-  await owner.waitForURL(/\/o\/[^/]+\/environments$/);
+  await owner.waitForURL(LANDED);
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import type { Browser } from "playwright-core";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { base, installedAccount, launch, signedIn, unique } from "./support/browser";
+import { base, installedAccount, launch, signedIn, unique, LANDED } from "./support/browser";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const BIN = `${ROOT}cli/bin.mjs`;
@@ -33,7 +33,7 @@ describe("Cron Triggers under the local stack", () => {
     const login = unique("sweep");
     await installedAccount(login);
     const page = await signedIn(browser, login);
-    await page.waitForURL(/\/o\/[^/]+\/environments$/);
+    await page.waitForURL(LANDED);
     const slug = new URL(page.url()).pathname.split("/")[2]!;
     const requested = await page.evaluate(async (confirm) => {
       const session = (await (await fetch("/auth/session")).json()) as { csrfToken: string; organizations: Array<{ id: string; slug: string }> };

@@ -3,7 +3,7 @@
 // with its export link shown once, followed and called off; a viewer sees none of it.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, orgPathOf } from "./support/browser";
 import { joinedAsViewer } from "./support/people";
 
 let browser: Browser;
@@ -15,8 +15,8 @@ beforeAll(async () => {
   browser = await launch();
   await installedAccount(login);
   page = await signedIn(browser, login);
-  await page.waitForURL(/\/o\/[^/]+\/environments$/);
-  orgPath = new URL(page.url()).pathname.replace(/\/environments$/, "");
+  await page.waitForURL(LANDED);
+  orgPath = orgPathOf(page);
 });
 
 afterAll(async () => {

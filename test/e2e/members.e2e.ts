@@ -3,7 +3,7 @@
 // cannot open), and sees their view change when the owner makes them an admin.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique, LANDED } from "./support/browser";
 import { fake } from "./support/browser";
 
 let browser: Browser;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   await installedAccount(ownerLogin);
   await fake("/_fake/users", { login: guestLogin, email: `${guestLogin}@example.test` });
   owner = await signedIn(browser, ownerLogin);
-  await owner.waitForURL(/\/o\/[^/]+\/environments$/);
+  await owner.waitForURL(LANDED);
 });
 
 afterAll(async () => {
@@ -65,16 +65,16 @@ describe("inviting someone", () => {
     await guest.getByRole("button", { name: "Accept the invitation" }).click();
     await said(guest, /You joined .* as viewer\./);
     await guest.getByRole("link", { name: "Go to the console" }).click();
-    await guest.waitForURL(/\/o\/[^/]+\/environments$/);
+    await guest.waitForURL(LANDED);
   });
 
   it("shows a viewer no action their role may not take", async () => {
-    await guest.getByRole("heading", { level: 1, name: "Environments" }).waitFor();
+    await section(guest, "Environments");
     await expect(guest.getByRole("button", { name: "Create environment" }).count()).resolves.toBe(0);
     // Grouped by task, only what a viewer may open (not Runtimes, Sessions, the Access group, Billing,
     // Leaving; Analytics is the operating organization's only).
     expect(await navigation(guest)).toEqual({
-      Work: ["Environments", "Workloads", "Proposals"],
+      Work: ["Overview", "Getting started", "Environments", "Workloads", "Proposals"],
       People: ["Members", "Connected clients"],
       Organization: ["Settings", "Audit log"],
     });
@@ -101,7 +101,7 @@ describe("inviting someone", () => {
     await guest.reload();
     await guest.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Tokens" }).waitFor();
     expect(await navigation(guest)).toEqual({
-      Work: ["Environments", "Workloads", "Runtimes", "Proposals"],
+      Work: ["Overview", "Getting started", "Environments", "Workloads", "Runtimes", "Proposals"],
       People: ["Members", "Sessions", "Connected clients"],
       Access: ["Tokens", "Repository claims", "Model provider keys"],
       Organization: ["Settings", "Audit log", "Leaving"],

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { base, codehost, installedAccount, launch, personPage, said, screenshot, signedIn, unique } from "./support/browser";
+import { base, codehost, installedAccount, launch, personPage, said, screenshot, signedIn, unique, orgPathOf } from "./support/browser";
 import { claimRun, heartbeat, report } from "./support/engine";
 import { QUICK_START_LOGIN, quickStartEvents } from "./support/quick-start";
 
@@ -69,9 +69,10 @@ async function engineTokenFrom(on: Page, name: string): Promise<string> {
 
 describe("the owner", () => {
   it("signs in through the code host and lands in their new organization, which has nothing yet", async () => {
-    await page.waitForURL(/\/o\/[^/]+\/environments$/);
-    orgPath = new URL(page.url()).pathname.replace(/\/environments$/, "");
-    await page.getByRole("heading", { name: "Environments" }).waitFor();
+    // Nothing has reported yet, so the organization's home is getting started.
+    await page.waitForURL(/\/getting-started$/);
+    orgPath = orgPathOf(page);
+    await open("Environments");
     await said(page, /No environments yet/);
     const nav = page.getByRole("navigation", { name: "Sections" });
     for (const section of ["Tokens", "Members", "Sessions", "Audit log", "Settings"])

@@ -4,7 +4,7 @@
 // approval of that exact commit before its check credential is granted.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base, codehost, fake, installedAccount, launch, said, screenshot, signedIn, signInFrom, unique } from "./support/browser";
+import { base, codehost, fake, installedAccount, launch, said, screenshot, signedIn, signInFrom, unique, LANDED, orgPathOf } from "./support/browser";
 
 let browser: Browser;
 let owner: Page;
@@ -51,8 +51,8 @@ beforeAll(async () => {
   browser = await launch();
   await installedAccount(login, [repository]);
   owner = await signedIn(browser, login);
-  await owner.waitForURL(/\/o\/[^/]+\/environments$/);
-  orgPath = new URL(owner.url()).pathname.replace(/\/environments$/, "");
+  await owner.waitForURL(LANDED);
+  orgPath = orgPathOf(owner);
   // The repository's first identity exchange claims it for the organization holding the App's installation.
   expect((await post(`${base}/v1/auth/codehost-oidc`, { token: await identityToken() })).status).toBe(200);
   member = await joinedAsMember();

@@ -4,7 +4,7 @@
 // workload archived; a runtime is registered, labelled, seen by the engine and removed.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED } from "./support/browser";
 import { report } from "./support/engine";
 
 let browser: Browser;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   browser = await launch();
   await installedAccount(login, [`${login}/shop`]);
   page = await signedIn(browser, login);
-  await page.waitForURL(/\/o\/[^/]+\/environments$/);
+  await page.waitForURL(LANDED);
 });
 
 afterAll(async () => {

@@ -74,3 +74,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Waits for the sentence an action reports (role=status) or a refusal (role=alert). */
 export const said = (page: Page, text: string | RegExp) => page.getByText(text).first().waitFor();
+
+/** Where a signed-in person lands in an organization: getting started until an engine has reported, then the overview. */
+export const LANDED = /\/o\/[^/]+\/(getting-started|overview)$/;
+
+/** The organization's address (`/o/<slug>`) of a page that landed there. */
+export const orgPathOf = (page: { url(): string }) => new URL(page.url()).pathname.replace(/\/(getting-started|overview)$/, "");
