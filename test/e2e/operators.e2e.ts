@@ -1,7 +1,7 @@
 // Operators: `svc admin` creates them (the password only from SVC_ADMIN_BOOTSTRAP_PASSWORD or standard
 // input, at least 12 characters, no surrounding whitespace), and an operator signs in to /admin in
 // Chromium, finds an organization, suspends it and lifts the suspension, and sees the other pages.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { base, launch, said, screenshot, unique } from "./support/browser";
@@ -9,71 +9,89 @@ import { base, launch, said, screenshot, unique } from "./support/browser";
 const database = inject("e2eDatabase");
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** The operator command line as a person runs it: `npm run --silent svc -- <args>`, here through tsx directly. */
+/**
+ * The operator command line as a person runs it: the package's `svc` bin (cli/bin.mjs, tsx's loader in
+ * the one process, where `tsx cli/svc.ts` starts a second Node), to its end. Spawned, not spawnSync, so
+ * that a test can run independent commands at once.
+ */
 function svc(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
-  const result = spawnSync(`${ROOT}node_modules/.bin/tsx`, [`${ROOT}cli/svc.ts`, ...args], {
+  const child = spawn(process.execPath, [`${ROOT}cli/bin.mjs`, ...args], {
     cwd: ROOT,
-    input: options.input ?? "",
-    encoding: "utf8",
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_ADMIN_DATABASE_URL: database.operator, SVC_DATABASE_URL: database.app, ...options.env },
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  // A command that refuses before reading its input closes the pipe first.
+  child.stdin.on("error", () => {});
+  child.stdin.end(options.input ?? "");
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
-const operators = () => svc(["admin", "list"]).stdout.split("\n").filter(Boolean);
+const operators = async () => (await svc(["admin", "list"])).stdout.split("\n").filter(Boolean);
 const login = unique("ops");
 const password = "a sound operator password";
 
 describe("svc admin", () => {
-  it("never takes the password as an argument", () => {
-    for (const args of [
+  it("never takes the password as an argument", async () => {
+    const argumentsTried = [
       ["admin", "bootstrap", login, password],
       ["admin", "bootstrap", login, "--password", password],
       ["admin", "bootstrap", login, `--password=${password}`],
-    ]) {
-      const run = svc(args);
+    ];
+    // At once: each is refused before anything is written.
+    const runs = await Promise.all(argumentsTried.map((args) => svc(args)));
+    for (const [index, run] of runs.entries()) {
+      const args = argumentsTried[index]!;
       expect({ args, status: run.status }).toEqual({ args, status: 64 });
       expect(run.stderr).toMatch(/never given as an argument; set SVC_ADMIN_BOOTSTRAP_PASSWORD or send it on standard input/);
     }
-    expect(operators()).not.toContain(login);
+    expect(await operators()).not.toContain(login);
   });
 
-  it("refuses a password under 12 characters or with leading or trailing whitespace, from either source", () => {
-    const refusals = [
-      { run: svc(["admin", "bootstrap", login], { input: "elevenchars\n" }), reason: /from standard input is refused: .*at least 12 characters/ },
-      {
-        run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: "elevenchars" } }),
-        reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*at least 12 characters/,
-      },
-      { run: svc(["admin", "bootstrap", login], { input: ` ${password}\n` }), reason: /from standard input is refused: .*whitespace/ },
-      { run: svc(["admin", "bootstrap", login], { input: `${password} \n` }), reason: /from standard input is refused: .*whitespace/ },
-      {
-        run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: `${password}\t` } }),
-        reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*whitespace/,
-      },
-    ];
+  it("refuses a password under 12 characters or with leading or trailing whitespace, from either source", async () => {
+    // At once: each is refused before anything is written.
+    const refusals = await Promise.all(
+      [
+        { run: svc(["admin", "bootstrap", login], { input: "elevenchars\n" }), reason: /from standard input is refused: .*at least 12 characters/ },
+        {
+          run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: "elevenchars" } }),
+          reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*at least 12 characters/,
+        },
+        { run: svc(["admin", "bootstrap", login], { input: ` ${password}\n` }), reason: /from standard input is refused: .*whitespace/ },
+        { run: svc(["admin", "bootstrap", login], { input: `${password} \n` }), reason: /from standard input is refused: .*whitespace/ },
+        {
+          run: svc(["admin", "bootstrap", login], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: `${password}\t` } }),
+          reason: /from SVC_ADMIN_BOOTSTRAP_PASSWORD is refused: .*whitespace/,
+        },
+      ].map(async ({ run, reason }) => ({ run: await run, reason })),
+    );
     for (const { run, reason } of refusals) {
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(reason);
     }
-    expect(operators()).not.toContain(login);
+    expect(await operators()).not.toContain(login);
   });
 
-  it("bootstraps the first operator from standard input, once; adds, resets and removes others", () => {
-    const first = svc(["admin", "bootstrap", login], { input: `${password}\n` });
+  it("bootstraps the first operator from standard input, once; adds, resets and removes others", async () => {
+    const first = await svc(["admin", "bootstrap", login], { input: `${password}\n` });
     expect(first.status).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ login });
-    const again = svc(["admin", "bootstrap", unique("ops")], { input: `${password}\n` });
+    const again = await svc(["admin", "bootstrap", unique("ops")], { input: `${password}\n` });
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/already exists/);
 
     const other = unique("ops");
-    expect(svc(["admin", "add", other], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: password } }).status).toBe(0);
-    expect(svc(["admin", "reset-password", other], { input: "another sound password\n" }).status).toBe(0);
-    expect(operators()).toEqual(expect.arrayContaining([login, other]));
-    expect(svc(["admin", "remove", other]).status).toBe(0);
-    expect(operators()).not.toContain(other);
-    expect(svc(["admin", "remove", other]).status).toBe(1);
+    expect((await svc(["admin", "add", other], { env: { SVC_ADMIN_BOOTSTRAP_PASSWORD: password } })).status).toBe(0);
+    expect((await svc(["admin", "reset-password", other], { input: "another sound password\n" })).status).toBe(0);
+    expect(await operators()).toEqual(expect.arrayContaining([login, other]));
+    expect((await svc(["admin", "remove", other])).status).toBe(0);
+    expect(await operators()).not.toContain(other);
+    expect((await svc(["admin", "remove", other])).status).toBe(1);
   });
 });
 
@@ -86,7 +104,7 @@ describe("the operator portal in Chromium", () => {
 
   beforeAll(async () => {
     browser = await launch();
-    const created = svc(["orgs", "create", slug, "--name", name]);
+    const created = await svc(["orgs", "create", slug, "--name", name]);
     if (created.status !== 0) throw new Error(`orgs create failed: ${created.stderr}`);
     page = await (await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } })).newPage();
   });

@@ -131,10 +131,13 @@ describe("magic-link sign-in", () => {
 
   it("is rate limited per client address", async () => {
     const from = address();
-    const statuses: number[] = [];
-    for (let i = 0; i < 22; i++) {
-      statuses.push((await callWith(MAIL(), "/auth/magic-link", { method: "POST", json: { email }, headers: { "x-forwarded-for": from } })).status);
-    }
+    // At once: the limiter's bucket (20 a minute) takes them in whatever order they arrive.
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 22 },
+        async () => (await callWith(MAIL(), "/auth/magic-link", { method: "POST", json: { email }, headers: { "x-forwarded-for": from } })).status,
+      ),
+    );
     expect(statuses).toContain(429);
   });
 });

@@ -40,15 +40,22 @@ export async function rpcClient(sessionToken: string | null, options: ClientOpti
   });
 }
 
+/**
+ * How a raw request reaches the Worker: through SELF (`call`, the default), or `callWith({}, ...)`, the
+ * Worker called in the test's own context with its body read, whose cost stays flat where each SELF
+ * request of a file costs more than the one before (for a walk of hundreds of requests).
+ */
+type Send = typeof call;
+
 /** A raw query: GET /rpc/<name>?input=<json>. */
-export const rpcGet = (sessionToken: string | null, name: string, input?: unknown) =>
-  call(`/rpc/${name}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, {
+export const rpcGet = (sessionToken: string | null, name: string, input?: unknown, send: Send = call) =>
+  send(`/rpc/${name}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, {
     headers: sessionToken ? { cookie: `svc_session=${sessionToken}` } : {},
   });
 
 /** A raw mutation: POST /rpc/<name> with a JSON body. */
-export const rpcPost = (sessionToken: string | null, name: string, input: unknown, csrf?: string) =>
-  call(`/rpc/${name}`, {
+export const rpcPost = (sessionToken: string | null, name: string, input: unknown, csrf?: string, send: Send = call) =>
+  send(`/rpc/${name}`, {
     method: "POST",
     json: input,
     headers: { ...(sessionToken ? { cookie: `svc_session=${sessionToken}` } : {}), ...(csrf ? { "x-svc-csrf": csrf } : {}) },
