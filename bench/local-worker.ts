@@ -11,6 +11,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import type { Readable } from "node:stream";
 import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
@@ -34,7 +35,12 @@ export function buildWorker(outdir: string): void {
   execFileSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { stdio: ["ignore", "pipe", "pipe"] });
 }
 
-export async function withBenchWorker<T>(variables: Record<string, string>, run: (worker: BenchWorker) => Promise<T>): Promise<T> {
+export async function withBenchWorker<T>(
+  variables: Record<string, string>,
+  run: (worker: BenchWorker) => Promise<T>,
+  // BENCH_INSPECTOR_PORT: attach DevTools (or bench/profile.ts) to the Worker while it is measured.
+  inspectorPort = process.env.BENCH_INSPECTOR_PORT ? Number(process.env.BENCH_INSPECTOR_PORT) : undefined,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const outdir = join(dir, "worker");
   buildWorker(outdir);
@@ -56,11 +62,18 @@ export async function withBenchWorker<T>(variables: Record<string, string>, run:
     host: "127.0.0.1",
     port: Number(port),
     log: new Log(LogLevel.WARN),
+    // The Worker's own output on stderr: a benchmark's stdout holds only its figures (`bench:scale --json`).
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      stdout.pipe(process.stderr);
+      stderr.pipe(process.stderr);
+    },
+    handleStructuredLogs: ({ message }: { message: string }) => {
+      process.stderr.write(`${message}\n`);
+    },
     // No request to the internet for Request.cf (a failed one could reset the first request).
     cf: false,
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-    // BENCH_INSPECTOR_PORT: attach DevTools (or bench/profile.ts) to the Worker while it is measured.
-    ...(process.env.BENCH_INSPECTOR_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) } : {}),
+    ...(inspectorPort ? { inspectorPort } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
   const pool = nodePool(stack.urls.app);
   try {
