@@ -45,9 +45,27 @@ export async function withBenchWorker<T>(
   const outdir = join(dir, "worker");
   buildWorker(outdir);
   const stack = await startLocalStack({ dataDir: join(dir, "data"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
-  const port = String(await freePort());
+  let worker: Miniflare | null = null;
+  const pool = nodePool(stack.urls.app);
+  try {
+    // Made inside `try`: options Miniflare refuses must not leave PostgreSQL running.
+    const port = String(await freePort());
+    worker = startWorker(stack, port, outdir, variables, inspectorPort);
+    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
+    await worker.ready;
+    const direct = (await worker.unsafeGetDirectURL()).origin;
+    return await run({ stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map") });
+  } finally {
+    await pool.end();
+    await worker?.dispose();
+    await stack.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function startWorker(stack: LocalStack, port: string, outdir: string, variables: Record<string, string>, inspectorPort: number | undefined): Miniflare {
   const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
-  const worker = new Miniflare({
+  return new Miniflare({
     ...workerOptions,
     modules: true,
     scriptPath: join(outdir, "index.js"),
@@ -75,16 +93,4 @@ export async function withBenchWorker<T>(
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
     ...(inspectorPort ? { inspectorPort } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
-  const pool = nodePool(stack.urls.app);
-  try {
-    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
-    await worker.ready;
-    const direct = (await worker.unsafeGetDirectURL()).origin;
-    return await run({ stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map") });
-  } finally {
-    await pool.end();
-    await worker.dispose();
-    await stack.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

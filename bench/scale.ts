@@ -11,8 +11,9 @@
 //   BENCH_RUNS       claims: runs requested during the measure (default 200, at 20 a second)
 //   BENCH_SAMPLES    requests per console list (default 40)
 import { readdirSync, readFileSync } from "node:fs";
-import pg from "pg";
-import { inTenant } from "../db/transaction";
+import { sql } from "drizzle-orm";
+import { withNodeDb } from "../db/node-pool";
+import { type Db, inTenant } from "../db/transaction";
 import { freePort } from "../local/free-port";
 import { requestDeletion } from "../worker/deletion/request";
 import { LOCAL_CRON_PATH } from "../worker/cron-names";
@@ -84,12 +85,10 @@ const rssMb = (pids: number[]) =>
     }
   }, 0);
 
-function watcher(inspectorPort: number, superuserUrl: string) {
-  const database = new pg.Client({ connectionString: superuserUrl });
-  const ready = database.connect();
+/** `database`: a connection of the superuser's, which sees every session in pg_stat_activity. */
+function watcher(inspectorPort: number, database: Db) {
   return {
-    async watch<T>(work: () => Promise<T>, onTick: (database: pg.Client) => Promise<void> = async () => {}, everyMs = 100): Promise<Watched<T>> {
-      await ready;
+    async watch<T>(work: () => Promise<T>, onTick: (database: Db) => Promise<void> = async () => {}, everyMs = 100): Promise<Watched<T>> {
       // A DevTools session only while an operation is watched, so the rest of the run is measured without one.
       const session = await inspect(inspectorPort);
       // The inspector answers only when the isolate gets to it: a command not answered in time reads as no sample.
@@ -111,8 +110,8 @@ function watcher(inspectorPort: number, superuserUrl: string) {
           const heap = (await heapMb()) / MB;
           if (Number.isFinite(heap)) heapPeak = Number.isFinite(heapPeak) ? Math.max(heapPeak, heap) : heap;
           rssPeak = Math.max(rssPeak, rssMb(pids));
-          const { rows } = await database.query<{ ms: number }>(
-            `SELECT coalesce(max(extract(epoch FROM clock_timestamp() - xact_start) * 1000), 0)::float8 AS ms FROM pg_stat_activity
+          const { rows } = await database.execute<{ ms: number }>(
+            sql`SELECT coalesce(max(extract(epoch FROM clock_timestamp() - xact_start) * 1000), 0)::float8 AS ms FROM pg_stat_activity
              WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`,
           );
           longest = Math.max(longest, rows[0]!.ms);
@@ -133,10 +132,6 @@ function watcher(inspectorPort: number, superuserUrl: string) {
         session.close();
       }
     },
-    async close() {
-      await ready.catch(() => {});
-      await database.end().catch(() => {});
-    },
   };
 }
 
@@ -150,7 +145,8 @@ function consoleOf(base: string, sessionToken: string) {
   };
   let csrf: string | null = null;
   return {
-    query: async (name: string, input: unknown) =>
+    /** A query procedure. */
+    ask: async (name: string, input: unknown) =>
       answer(await fetch(`${base}/rpc/${name}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie } })),
     mutation: async (name: string, input: unknown) => {
       csrf ??= ((await (await fetch(`${base}/auth/session`, { headers: { cookie } })).json()) as { csrfToken: string }).csrfToken;
@@ -227,11 +223,11 @@ async function measureLists(console_: Console, calls: ListCall[]): Promise<{ ms:
     let pages = 0;
     let size = 0;
     const times: number[] = [];
-    await console_.query(call.procedure, call.input); // warm: the router and the isolate's first use of the procedure
+    await console_.ask(call.procedure, call.input); // warm: the router and the isolate's first use of the procedure
     for (let i = 0; i < SAMPLES; i++) {
       const input = cursor === null ? call.input : { ...call.input, cursor };
       const started = performance.now();
-      const { status, data, text } = await console_.query(call.procedure, input);
+      const { status, data, text } = await console_.ask(call.procedure, input);
       times.push(performance.now() - started);
       if (status !== 200) {
         // Not a page of the list (the empty database has no such run, say): no figure.
@@ -294,7 +290,7 @@ async function measureColumn(
 
   say(`${name}: audit.verify`);
   const verifyStarted = performance.now();
-  const verified = await console_.query("audit.verify", { orgId: seeded.orgId });
+  const verified = await console_.ask("audit.verify", { orgId: seeded.orgId });
   const verdict = verified.data as { intact?: boolean; entries?: number } | undefined;
   const verify = { seconds: (performance.now() - verifyStarted) / 1000, intact: verdict?.intact ?? null, entries: verdict?.entries ?? 0 };
 
@@ -336,7 +332,7 @@ async function measureColumn(
       return swept.report?.deletions?.[seeded.orgId] ?? "not run";
     },
     async (database) => {
-      const { rows } = await database.query<{ step: string }>("SELECT step FROM deletion_steps WHERE org_id = $1", [seeded.orgId]);
+      const { rows } = await database.execute<{ step: string }>(sql`SELECT step FROM deletion_steps WHERE org_id = ${seeded.orgId}`);
       for (const { step } of rows) if (!done.has(step)) done.set(step, performance.now() - sweepStarted);
     },
     20,
@@ -438,8 +434,8 @@ async function main() {
   await withBenchWorker(
     variables,
     async (worker) => {
-      const watch = watcher(inspectorPort, worker.stack.superuserUrl);
-      try {
+      await withNodeDb(worker.stack.superuserUrl, async (database) => {
+        const watch = watcher(inspectorPort, database);
         say(`bench:scale at BENCH_SCALE=${args.scale}: ${JSON.stringify(counts)}`);
         const empty = await seedYear(worker.stack, worker.pool, "bench-empty", EMPTY, 1_000_000_000);
         const emptyColumn = await measureColumn(worker, watch, "empty", empty, EMPTY, 0);
@@ -454,9 +450,7 @@ async function main() {
           console.log(`bench:scale at BENCH_SCALE=${args.scale}, seeded in ${large.seconds.toFixed(0)} s: ${JSON.stringify(large.rows)}`);
           console.log(table(counts, emptyColumn, seededColumn, e, s));
         }
-      } finally {
-        await watch.close();
-      }
+      });
     },
     inspectorPort,
   );

@@ -6,9 +6,9 @@
 // partition pass, run for each month). The audit log continues the organization's hash chain in SQL,
 // each entry hashed as worker/audit/append.ts hashes it (`chainText`), so `audit.verify` holds.
 // Everything ends with ANALYZE, so the real queries get the plans they get on such a database.
-import type pg from "pg";
-import { withNodeClient, withNodeDb, type nodePool } from "../db/node-pool";
-import { inTenant } from "../db/transaction";
+import { type SQL, sql } from "drizzle-orm";
+import { withNodeDb, type nodePool } from "../db/node-pool";
+import { type Db, inTenant } from "../db/transaction";
 import type { LocalStack } from "../local/stack";
 import { runPartitionPass } from "../worker/events/partitions/pass";
 import { createOrganization } from "../worker/organizations/store";
@@ -57,48 +57,44 @@ export async function seedYear(
   });
 
   const rows: Record<string, number> = {};
-  await withNodeClient(stack.superuserUrl, async (client) => {
-    const step = async (table: string, text: string, values: unknown[]) => {
+  await withNodeDb(stack.superuserUrl, async (db) => {
+    const step = async (table: string, statement: SQL) => {
       const at = performance.now();
-      const { rowCount } = await client.query(text, values);
+      const { rowCount } = await db.execute(statement);
       rows[table] = (rows[table] ?? 0) + (rowCount ?? 0);
       progress(`  ${table}: ${rowCount} rows, ${((performance.now() - at) / 1000).toFixed(1)} s`);
     };
-    await client.query("SET synchronous_commit = off");
-    await client.query(`INSERT INTO memberships (org_id, person_id, role, role_source) VALUES ($1, $2, 'owner', 'bootstrap')`, [org.id, ownerId]);
+    await db.execute(sql`SET synchronous_commit = off`);
+    await db.execute(sql`INSERT INTO memberships (org_id, person_id, role, role_source) VALUES (${org.id}, ${ownerId}, 'owner', 'bootstrap')`);
 
-    const small = await client.query<{ id: string }>(
-      `INSERT INTO organizations (id, slug, name, plan, created_at)
-       SELECT gen_random_uuid(), $1::text || '-small-' || n, 'Small ' || n, 'free', now() - make_interval(days => n % 365)
-       FROM generate_series(1, $2::int) AS n RETURNING id`,
-      [label, counts.smallOrganizations],
+    const small = await db.execute<{ id: string }>(
+      sql`INSERT INTO organizations (id, slug, name, plan, created_at)
+       SELECT gen_random_uuid(), ${label}::text || '-small-' || n, 'Small ' || n, 'free', now() - make_interval(days => n % 365)
+       FROM generate_series(1, ${counts.smallOrganizations}::int) AS n RETURNING id`,
     );
     rows.organizations = 1 + small.rowCount!;
     const smallIds = small.rows.map((row) => row.id);
     await step(
       "people",
-      `INSERT INTO people (codehost_user_id, login, name, created_at)
-       SELECT $1::bigint + n, $2::text || '-person-' || n, 'Person ' || n, now() - make_interval(days => n % 365) FROM generate_series(1, $3::int + $4::int) AS n`,
-      [codehostBase, label, counts.members, smallIds.length],
+      sql`INSERT INTO people (codehost_user_id, login, name, created_at)
+       SELECT ${codehostBase}::bigint + n, ${label}::text || '-person-' || n, 'Person ' || n, now() - make_interval(days => n % 365) FROM generate_series(1, ${counts.members}::int + ${smallIds.length}::int) AS n`,
     );
     await step(
       "memberships",
-      `INSERT INTO memberships (org_id, person_id, role, role_source, created_at)
-       SELECT CASE WHEN n <= $3::int THEN $1::uuid ELSE ($4::uuid[])[n - $3::int] END, p.id,
-              CASE WHEN n > $3::int THEN 'owner' WHEN n % 50 = 0 THEN 'admin' WHEN n % 10 = 0 THEN 'viewer' ELSE 'member' END,
-              CASE WHEN n > $3::int THEN 'bootstrap' ELSE 'sync' END, p.created_at
-       FROM generate_series(1, $3::int + cardinality($4::uuid[])) AS n JOIN people p ON p.codehost_user_id = $2::bigint + n`,
-      [org.id, codehostBase, counts.members, smallIds],
+      sql`INSERT INTO memberships (org_id, person_id, role, role_source, created_at)
+       SELECT CASE WHEN n <= ${counts.members}::int THEN ${org.id}::uuid ELSE (${sql.param(smallIds)}::uuid[])[n - ${counts.members}::int] END, p.id,
+              CASE WHEN n > ${counts.members}::int THEN 'owner' WHEN n % 50 = 0 THEN 'admin' WHEN n % 10 = 0 THEN 'viewer' ELSE 'member' END,
+              CASE WHEN n > ${counts.members}::int THEN 'bootstrap' ELSE 'sync' END, p.created_at
+       FROM generate_series(1, ${counts.members}::int + cardinality(${sql.param(smallIds)}::uuid[])) AS n JOIN people p ON p.codehost_user_id = ${codehostBase}::bigint + n`,
     );
     await step(
       "environments",
-      `INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, created_at, updated_at)
+      sql`INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, created_at, updated_at)
        SELECT o.org_id, 'env-' || lpad(n::text, 5, '0'), 'acme/shop', 'feature-' || n, CASE WHEN n % 3 = 0 THEN n END,
               (ARRAY['ready', 'sleeping', 'torn_down', 'failed', 'ready'])[1 + n % 5], n,
               now() - make_interval(mins => n), now() - make_interval(mins => n + 60), 86400, now() - make_interval(mins => n) + interval '1 day',
               now() - make_interval(mins => n + 60), now() - make_interval(mins => n)
-       FROM (SELECT $1::uuid AS org_id, $2::int AS count UNION ALL SELECT unnest($3::uuid[]), 2) AS o, generate_series(0, o.count - 1) AS n`,
-      [org.id, counts.environments, smallIds],
+       FROM (SELECT ${org.id}::uuid AS org_id, ${counts.environments}::int AS count UNION ALL SELECT unnest(${sql.param(smallIds)}::uuid[]), 2) AS o, generate_series(0, o.count - 1) AS n`,
     );
 
     // Events: a tenth of them the small organizations', spread over each month of the year up to now.
@@ -109,14 +105,13 @@ export async function seedYear(
       const to = new Date(Math.min(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1), now.getTime()));
       await step(
         "events",
-        `INSERT INTO events (org_id, id, occurred_at, type, env_id, sequence, payload, received_at)
-         SELECT CASE WHEN n % 10 = 0 AND cardinality($2::uuid[]) > 0 THEN ($2::uuid[])[1 + (n / 10) % cardinality($2::uuid[])] ELSE $1::uuid END,
+        sql`INSERT INTO events (org_id, id, occurred_at, type, env_id, sequence, payload, received_at)
+         SELECT CASE WHEN n % 10 = 0 AND cardinality(${sql.param(smallIds)}::uuid[]) > 0 THEN (${sql.param(smallIds)}::uuid[])[1 + (n / 10) % cardinality(${sql.param(smallIds)}::uuid[])] ELSE ${org.id}::uuid END,
                 gen_random_uuid()::text, t,
                 (ARRAY['run.started', 'run.finished', 'verdict.recorded', 'network.decision', 'engine.progress', 'environment.ready'])[1 + n % 6],
-                'env-' || lpad(((n::bigint * 7919) % $3::int)::text, 5, '0'), n,
-                jsonb_build_object('runId', 'run-' || (n % $4::int), 'step', 'load', 'durationMs', n % 5000), t
-         FROM generate_series(1, $5::int) AS n, LATERAL (SELECT $6::timestamptz + make_interval(secs => n * $7::double precision) AS t) AS at`,
-        [org.id, smallIds, counts.environments, counts.engineRuns, perMonth, from.toISOString(), (to.getTime() - from.getTime()) / 1000 / (perMonth + 1)],
+                'env-' || lpad(((n::bigint * 7919) % ${counts.environments}::int)::text, 5, '0'), n,
+                jsonb_build_object('runId', 'run-' || (n % ${counts.engineRuns}::int), 'step', 'load', 'durationMs', n % 5000), t
+         FROM generate_series(1, ${perMonth}::int) AS n, LATERAL (SELECT ${from.toISOString()}::timestamptz + make_interval(secs => n * ${(to.getTime() - from.getTime()) / 1000 / (perMonth + 1)}::double precision) AS t) AS at`,
       );
     }
 
@@ -124,93 +119,77 @@ export async function seedYear(
     const yearSeconds = 365 * DAY_SECONDS;
     await step(
       "engine_runs",
-      `INSERT INTO engine_runs (org_id, run_id, env_id, name, runtime, started_at, started_event_id, finished_at, finished_event_id, outcome, duration_ms, created_at, updated_at)
-       SELECT $1, 'run-' || n, CASE WHEN n % 5 = 0 THEN 'env-00000' ELSE 'env-' || lpad((n % $3::int)::text, 5, '0') END, 'checkout flow', 'linux-x64',
+      sql`INSERT INTO engine_runs (org_id, run_id, env_id, name, runtime, started_at, started_event_id, finished_at, finished_event_id, outcome, duration_ms, created_at, updated_at)
+       SELECT ${org.id}, 'run-' || n, CASE WHEN n % 5 = 0 THEN 'env-00000' ELSE 'env-' || lpad((n % ${counts.environments}::int)::text, 5, '0') END, 'checkout flow', 'linux-x64',
               t, 'ev-s-' || n, t + interval '90 seconds', 'ev-f-' || n, (ARRAY['passed', 'failed', 'errored', 'passed'])[1 + n % 4], 90000, t, t
-       FROM generate_series(1, $2::int) AS n, LATERAL (SELECT now() - make_interval(secs => ($2::int - n + 1) * $4::double precision) AS t) AS at
+       FROM generate_series(1, ${counts.engineRuns}::int) AS n, LATERAL (SELECT now() - make_interval(secs => (${counts.engineRuns}::int - n + 1) * ${yearSeconds / counts.engineRuns}::double precision) AS t) AS at
        ORDER BY n`,
-      [org.id, counts.engineRuns, counts.environments, yearSeconds / counts.engineRuns],
     );
     await step(
       "run_verdicts",
-      `INSERT INTO run_verdicts (org_id, run_id, name, verdict, detail, recorded_at, event_id)
+      sql`INSERT INTO run_verdicts (org_id, run_id, name, verdict, detail, recorded_at, event_id)
        SELECT r.org_id, r.run_id, (ARRAY['build', 'test', 'lint', 'visual', 'perf'])[k], (ARRAY['pass', 'fail', 'warn', 'pass', 'skip'])[k],
               'checked ' || k, r.finished_at, 'ev-v-' || r.run_id || '-' || k
-       FROM engine_runs r, generate_series(1, $2::int) AS k WHERE r.org_id = $1`,
-      [org.id, counts.verdictsPerRun],
+       FROM engine_runs r, generate_series(1, ${counts.verdictsPerRun}::int) AS k WHERE r.org_id = ${org.id}`,
     );
     await step(
       "run_artifacts",
-      `INSERT INTO run_artifacts (org_id, run_id, name, size_bytes, digest, location, content_type, stored_at, event_id)
+      sql`INSERT INTO run_artifacts (org_id, run_id, name, size_bytes, digest, location, content_type, stored_at, event_id)
        SELECT org_id, run_id, 'report.html', 20480, 'sha256:' || md5(run_id) || md5(run_id), 'r2://artifacts/' || run_id || '/report.html', 'text/html',
               finished_at, 'ev-a-' || run_id
-       FROM engine_runs WHERE org_id = $1`,
-      [org.id],
+       FROM engine_runs WHERE org_id = ${org.id}`,
     );
     await step(
       "network_decisions",
-      `INSERT INTO network_decisions (org_id, event_id, occurred_at, env_id, run_id, host, port, allowed, rule)
+      sql`INSERT INTO network_decisions (org_id, event_id, occurred_at, env_id, run_id, host, port, allowed, rule)
        SELECT r.org_id, 'ev-n-' || r.run_id || '-' || k, r.started_at + make_interval(secs => k), r.env_id, r.run_id,
               (ARRAY['registry.npmjs.org', 'api.stripe.com', 'tracker.example'])[1 + k % 3], 443, k % 3 <> 2, 'default'
-       FROM engine_runs r, generate_series(1, $2::int) AS k WHERE r.org_id = $1 ORDER BY r.started_at, k`,
-      [org.id, counts.decisionsPerRun],
+       FROM engine_runs r, generate_series(1, ${counts.decisionsPerRun}::int) AS k WHERE r.org_id = ${org.id} ORDER BY r.started_at, k`,
     );
     await step(
       "workload_runs",
-      `INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, state, requested_at, deadline_at, lease_ids, claims, abandon_reason, started_at, ended_at)
-       SELECT $1, 'env-' || lpad((n % $3::int)::text, 5, '0'), ($4::uuid[])[1 + n % 5], ($5::uuid[])[1 + n % 5],
+      sql`INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, state, requested_at, deadline_at, lease_ids, claims, abandon_reason, started_at, ended_at)
+       SELECT ${org.id}, 'env-' || lpad((n % ${counts.environments}::int)::text, 5, '0'), (${sql.param(workloads.map((w) => w.workloadId))}::uuid[])[1 + n % 5], (${sql.param(workloads.map((w) => w.versionId))}::uuid[])[1 + n % 5],
               CASE n % 50 WHEN 0 THEN 'abandoned' WHEN 1 THEN 'cancelled' ELSE 'finished' END, t, t + interval '1 hour',
               CASE WHEN n % 50 = 0 THEN '{}'::uuid[] ELSE ARRAY[gen_random_uuid()] END, CASE WHEN n % 50 = 0 THEN 0 ELSE 1 END,
               CASE WHEN n % 50 = 0 THEN 'never_claimed' END, CASE WHEN n % 50 <> 0 THEN t + interval '1 minute' END, t + interval '10 minutes'
-       FROM generate_series(1, $2::int) AS n, LATERAL (SELECT now() - make_interval(secs => ($2::int - n + 1) * $6::double precision) AS t) AS at`,
-      [
-        org.id,
-        counts.workloadRuns,
-        counts.environments,
-        workloads.map((w) => w.workloadId),
-        workloads.map((w) => w.versionId),
-        yearSeconds / counts.workloadRuns,
-      ],
+       FROM generate_series(1, ${counts.workloadRuns}::int) AS n, LATERAL (SELECT now() - make_interval(secs => (${counts.workloadRuns}::int - n + 1) * ${yearSeconds / counts.workloadRuns}::double precision) AS t) AS at`,
     );
     // Tokens: most of them the expired 15-minute engine tokens of identity exchanges, a tenth CLI tokens (each acts for a person).
     await step(
       "tokens",
-      `INSERT INTO tokens (org_id, kind, name, token_hash, display_prefix, created_by, person_id, expires_at, last_used_at, created_at)
-       SELECT $1, CASE WHEN n % 10 = 0 THEN 'cli' ELSE 'engine' END, 'token-' || n, h, 'svc_' || left(h, 8), $3,
-              CASE WHEN n % 10 = 0 THEN $3::uuid END, t + CASE WHEN n % 10 = 0 THEN interval '30 days' ELSE interval '15 minutes' END,
+      sql`INSERT INTO tokens (org_id, kind, name, token_hash, display_prefix, created_by, person_id, expires_at, last_used_at, created_at)
+       SELECT ${org.id}, CASE WHEN n % 10 = 0 THEN 'cli' ELSE 'engine' END, 'token-' || n, h, 'svc_' || left(h, 8), ${ownerId},
+              CASE WHEN n % 10 = 0 THEN ${ownerId}::uuid END, t + CASE WHEN n % 10 = 0 THEN interval '30 days' ELSE interval '15 minutes' END,
               t + interval '1 minute', t
-       FROM generate_series(1, $2::int) AS n,
-            LATERAL (SELECT encode(sha256(convert_to($4::text || '-token-' || n, 'UTF8')), 'hex') AS h, now() - make_interval(secs => ($2::int - n + 1) * $5::double precision) AS t) AS v`,
-      [org.id, counts.tokens, ownerId, label, yearSeconds / counts.tokens],
+       FROM generate_series(1, ${counts.tokens}::int) AS n,
+            LATERAL (SELECT encode(sha256(convert_to(${label}::text || '-token-' || n, 'UTF8')), 'hex') AS h, now() - make_interval(secs => (${counts.tokens}::int - n + 1) * ${yearSeconds / counts.tokens}::double precision) AS t) AS v`,
     );
     await step(
       "data_exports",
-      `INSERT INTO data_exports (org_id, object_key, size_bytes, requested_by, created_at, completed_at)
-       SELECT $1::uuid, 'data-exports/' || $1::uuid::text || '/' || gen_random_uuid() || '.json', 1048576 * n, $3, t, t + interval '1 minute'
-       FROM generate_series(1, $2::int) AS n, LATERAL (SELECT now() - make_interval(days => $2::int - n + 1) AS t) AS v`,
-      [org.id, counts.dataExports, ownerId],
+      sql`INSERT INTO data_exports (org_id, object_key, size_bytes, requested_by, created_at, completed_at)
+       SELECT ${org.id}::uuid, 'data-exports/' || ${org.id}::uuid::text || '/' || gen_random_uuid() || '.json', 1048576 * n, ${ownerId}, t, t + interval '1 minute'
+       FROM generate_series(1, ${counts.dataExports}::int) AS n, LATERAL (SELECT now() - make_interval(days => ${counts.dataExports}::int - n + 1) AS t) AS v`,
     );
     await step(
       "billing_history",
-      `INSERT INTO billing_history (org_id, at, source, event_id, subscription_id, status, from_plan, to_plan, note)
-       SELECT $1, now() - make_interval(days => $2::int - n + 1), 'provider', 'evt_' || n, 'sub_bench', 'active',
+      sql`INSERT INTO billing_history (org_id, at, source, event_id, subscription_id, status, from_plan, to_plan, note)
+       SELECT ${org.id}, now() - make_interval(days => ${counts.billingHistory}::int - n + 1), 'provider', 'evt_' || n, 'sub_bench', 'active',
               CASE WHEN n % 2 = 0 THEN 'team' ELSE 'enterprise' END, CASE WHEN n % 2 = 0 THEN 'enterprise' ELSE 'team' END, 'subscription updated'
-       FROM generate_series(1, $2::int) AS n`,
-      [org.id, counts.billingHistory],
+       FROM generate_series(1, ${counts.billingHistory}::int) AS n`,
     );
-    await seedAuditChain(client, org.id, counts.auditEntries - 1, step);
+    await seedAuditChain(db, org.id, counts.auditEntries - 1, step);
     await step(
       "site_events",
-      `INSERT INTO site_events (id, name, session_key, channel, page, received_at)
+      sql`INSERT INTO site_events (id, name, session_key, channel, page, received_at)
        SELECT gen_random_uuid(), (ARRAY['page_landed', 'page_landed', 'page_landed', 'signup_reached', 'contact_requested'])[1 + n % 5],
               encode(sha256(convert_to('session-' || (n / 4), 'UTF8')), 'hex'),
               (ARRAY['direct', 'search', 'social', 'email', 'referral', 'campaign', 'internal'])[1 + n % 7], '/pricing',
-              date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day' + make_interval(secs => n * $2::double precision)
-       FROM generate_series(0, $1::int - 1) AS n`,
-      [counts.beaconEvents, DAY_SECONDS / counts.beaconEvents],
+              date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day' + make_interval(secs => n * ${DAY_SECONDS / counts.beaconEvents}::double precision)
+       FROM generate_series(0, ${counts.beaconEvents}::int - 1) AS n`,
     );
     const at = performance.now();
-    await client.query("ANALYZE");
+    await db.execute(sql`ANALYZE`);
     progress(`  ANALYZE: ${((performance.now() - at) / 1000).toFixed(1)} s`);
   });
   return {
@@ -229,26 +208,26 @@ export async function seedYear(
  * hashes each entry as `chainText` does (the JSON array of the stored fields, keys sorted, no spaces;
  * timestamps as STORED_TIME writes them) with the hash before it, one microsecond apart.
  */
-async function seedAuditChain(client: pg.Client, orgId: string, entries: number, step: (table: string, text: string, values: unknown[]) => Promise<void>) {
+async function seedAuditChain(db: Db, orgId: string, entries: number, step: (table: string, statement: SQL) => Promise<void>) {
   if (entries <= 0) return;
-  const { rows } = await client.query<{ last: string }>("SELECT max(seq) AS last FROM audit_log WHERE org_id = $1", [orgId]);
+  const { rows } = await db.execute<{ last: string }>(sql`SELECT max(seq) AS last FROM audit_log WHERE org_id = ${orgId}`);
+  const until = Number(rows[0]!.last) + entries;
   await step(
     "audit_log",
-    `INSERT INTO audit_log (org_id, seq, action, actor_label, target, data, prev_hash, hash, created_at)
+    sql`INSERT INTO audit_log (org_id, seq, action, actor_label, target, data, prev_hash, hash, created_at)
      WITH RECURSIVE chain (seq, hash, created_at, action, target, prev_hash) AS (
-       (SELECT seq, hash, created_at, NULL::text, NULL::text, NULL::text FROM audit_log WHERE org_id = $1::uuid ORDER BY seq DESC LIMIT 1)
+       (SELECT seq, hash, created_at, NULL::text, NULL::text, NULL::text FROM audit_log WHERE org_id = ${orgId}::uuid ORDER BY seq DESC LIMIT 1)
        UNION ALL
        SELECT v.seq, encode(sha256(convert_to(format('[%s,%s,%s,%s,null,"bench",%s,{"n":%s},%s]',
-                to_json(c.hash)::text, v.seq, to_json($1::uuid::text)::text, to_json(v.action)::text, to_json(v.target)::text, v.seq,
+                to_json(c.hash)::text, v.seq, to_json(${orgId}::uuid::text)::text, to_json(v.action)::text, to_json(v.target)::text, v.seq,
                 to_json(to_char(v.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text), 'UTF8')), 'hex'),
               v.at, v.action, v.target, c.hash
        FROM chain AS c,
             LATERAL (SELECT c.seq + 1 AS seq, c.created_at + interval '1 microsecond' AS at,
                             (ARRAY['member.role_changed', 'token.created', 'environment.created', 'session.started'])[1 + (c.seq + 1) % 4] AS action,
                             'target-' || (c.seq + 1) AS target) AS v
-       WHERE c.seq < $2::bigint
+       WHERE c.seq < ${until}::bigint
      )
-     SELECT $1::uuid, seq, action, 'bench', target, jsonb_build_object('n', seq), prev_hash, hash, created_at FROM chain WHERE action IS NOT NULL`,
-    [orgId, Number(rows[0]!.last) + entries],
+     SELECT ${orgId}::uuid, seq, action, 'bench', target, jsonb_build_object('n', seq), prev_hash, hash, created_at FROM chain WHERE action IS NOT NULL`,
   );
 }
