@@ -11,6 +11,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import type { Readable } from "node:stream";
 import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
@@ -34,14 +35,37 @@ export function buildWorker(outdir: string): void {
   execFileSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { stdio: ["ignore", "pipe", "pipe"] });
 }
 
-export async function withBenchWorker<T>(variables: Record<string, string>, run: (worker: BenchWorker) => Promise<T>): Promise<T> {
+export async function withBenchWorker<T>(
+  variables: Record<string, string>,
+  run: (worker: BenchWorker) => Promise<T>,
+  // BENCH_INSPECTOR_PORT: attach DevTools (or bench/profile.ts) to the Worker while it is measured.
+  inspectorPort = process.env.BENCH_INSPECTOR_PORT ? Number(process.env.BENCH_INSPECTOR_PORT) : undefined,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const outdir = join(dir, "worker");
   buildWorker(outdir);
   const stack = await startLocalStack({ dataDir: join(dir, "data"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
-  const port = String(await freePort());
+  let worker: Miniflare | null = null;
+  const pool = nodePool(stack.urls.app);
+  try {
+    // Made inside `try`: options Miniflare refuses must not leave PostgreSQL running.
+    const port = String(await freePort());
+    worker = startWorker(stack, port, outdir, variables, inspectorPort);
+    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
+    await worker.ready;
+    const direct = (await worker.unsafeGetDirectURL()).origin;
+    return await run({ stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map") });
+  } finally {
+    await pool.end();
+    await worker?.dispose();
+    await stack.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function startWorker(stack: LocalStack, port: string, outdir: string, variables: Record<string, string>, inspectorPort: number | undefined): Miniflare {
   const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
-  const worker = new Miniflare({
+  return new Miniflare({
     ...workerOptions,
     modules: true,
     scriptPath: join(outdir, "index.js"),
@@ -56,22 +80,17 @@ export async function withBenchWorker<T>(variables: Record<string, string>, run:
     host: "127.0.0.1",
     port: Number(port),
     log: new Log(LogLevel.WARN),
+    // The Worker's own output on stderr: a benchmark's stdout holds only its figures (`bench:scale --json`).
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      stdout.pipe(process.stderr);
+      stderr.pipe(process.stderr);
+    },
+    handleStructuredLogs: ({ message }: { message: string }) => {
+      process.stderr.write(`${message}\n`);
+    },
     // No request to the internet for Request.cf (a failed one could reset the first request).
     cf: false,
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-    // BENCH_INSPECTOR_PORT: attach DevTools (or bench/profile.ts) to the Worker while it is measured.
-    ...(process.env.BENCH_INSPECTOR_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) } : {}),
+    ...(inspectorPort ? { inspectorPort } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
-  const pool = nodePool(stack.urls.app);
-  try {
-    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
-    await worker.ready;
-    const direct = (await worker.unsafeGetDirectURL()).origin;
-    return await run({ stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map") });
-  } finally {
-    await pool.end();
-    await worker.dispose();
-    await stack.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

@@ -26,7 +26,8 @@ function namer(sourceMapFile: string): (node: Node) => string {
   };
 }
 
-export async function profiled(inspectorPort: number, sourceMapFile: string, work: () => Promise<void>): Promise<string> {
+/** A DevTools protocol session with the Worker's isolate (the first target workerd's inspector lists). */
+export async function inspect(inspectorPort: number): Promise<{ command: (method: string, params?: object) => Promise<any>; close: () => void }> {
   const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
   const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl);
   await new Promise((resolve) => socket.once("open", resolve));
@@ -41,11 +42,16 @@ export async function profiled(inspectorPort: number, sourceMapFile: string, wor
       waiting.set(++sent, resolve);
       socket.send(JSON.stringify({ id: sent, method, params }));
     });
+  return { command, close: () => socket.close() };
+}
+
+export async function profiled(inspectorPort: number, sourceMapFile: string, work: () => Promise<void>): Promise<string> {
+  const { command, close } = await inspect(inspectorPort);
   await command("Profiler.enable");
   await command("Profiler.start");
   await work();
   const { profile } = (await command("Profiler.stop")) as { profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] } };
-  socket.close();
+  close();
 
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);

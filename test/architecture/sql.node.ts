@@ -24,7 +24,7 @@ const RAW_CLIENTS = new Set([
   "db/migrate.ts",
   "local/provision.ts",
   "local/backend-pool.ts",
-  "bench/ingest.ts",
+  "bench/ingest-work.ts",
 ]);
 
 /** The measured hot paths (bench/): ingestion's token look-up, the environment projection, the workload claim. */

@@ -1,0 +1,114 @@
+// The pure parts of the benchmarks: percentiles, the scale's arithmetic, `bench:scale`'s arguments and
+// the JSON document it prints (test/bench/scale.node.ts). Nothing here measures.
+
+/** The value at or below which `p` percent of the values lie (nearest rank); NaN for no values. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** The middle value (the upper one of an even count), as `bench:ingest` prints its rounds. */
+export const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export interface ScaleArgs {
+  json: boolean;
+  scale: number;
+}
+
+/** `--json` and BENCH_SCALE (a positive multiplier of every count, default 1). */
+export function parseScaleArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ScaleArgs {
+  const unknown = argv.filter((arg) => arg !== "--json");
+  if (unknown.length > 0) throw new Error(`bench:scale takes only --json (got ${unknown.join(" ")})`);
+  const scale = env.BENCH_SCALE === undefined || env.BENCH_SCALE === "" ? 1 : Number(env.BENCH_SCALE);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 10) throw new Error(`BENCH_SCALE is a number above 0 and at most 10 (got ${env.BENCH_SCALE})`);
+  return { json: argv.includes("--json"), scale };
+}
+
+/** The counts of a year of data at scale 1 (issue 36), before BENCH_SCALE multiplies them. */
+export const YEAR = {
+  smallOrganizations: 1_000,
+  events: 10_000_000,
+  months: 12,
+  environments: 10_000,
+  engineRuns: 200_000,
+  verdictsPerRun: 3,
+  decisionsPerRun: 2,
+  workloadRuns: 100_000,
+  members: 5_000,
+  tokens: 60_000,
+  auditEntries: 1_000_000,
+  beaconEvents: 1_000_000,
+  dataExports: 50,
+  billingHistory: 100,
+  claimBacklog: 10_000,
+} as const;
+
+export type Counts = { -readonly [K in keyof typeof YEAR]: number };
+
+/** Every count multiplied by `scale`, rounded, at least 1 (months and per-run ratios are not scaled). */
+export function scaledCounts(scale: number): Counts {
+  const fixed = new Set<keyof Counts>(["months", "verdictsPerRun", "decisionsPerRun"]);
+  return Object.fromEntries(
+    Object.entries(YEAR).map(([key, value]) => [key, fixed.has(key as keyof Counts) ? value : Math.max(1, Math.round(value * scale))]),
+  ) as Counts;
+}
+
+export interface Timing {
+  p50Ms: number;
+  p95Ms: number;
+}
+
+export interface Heavy {
+  seconds: number;
+  peakMemoryMb: number;
+  longestStepMs: number;
+}
+
+/** One column of `bench:scale --json`. */
+export interface Figures {
+  ingestRatio: number;
+  claimP99Ms: number;
+  lists: Record<string, Timing>;
+  auditExport: { entriesPerSecond: number; peakMemoryMb: number };
+  dataExport: Heavy;
+  deletion: Heavy;
+}
+
+/** What a column measured, in the raw form the run collects. */
+export interface Measured {
+  ingestRatios: number[];
+  claimMs: number[];
+  lists: Record<string, number[]>;
+  auditExport: { entries: number; seconds: number; peakMemoryMb: number };
+  dataExport: Heavy;
+  deletion: Heavy;
+}
+
+const round = (value: number, digits: number) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
+
+/** A column's figures: the worse ingestion mix, the p99 of every claim, p50/p95 per list. */
+export function figures(measured: Measured): Figures {
+  return {
+    ingestRatio: round(Math.min(...measured.ingestRatios), 2)!,
+    claimP99Ms: round(percentile(measured.claimMs, 99), 1)!,
+    lists: Object.fromEntries(
+      Object.entries(measured.lists).map(([name, ms]) => [name, { p50Ms: round(percentile(ms, 50), 1)!, p95Ms: round(percentile(ms, 95), 1)! }]),
+    ),
+    auditExport: {
+      entriesPerSecond: Math.round(measured.auditExport.entries / measured.auditExport.seconds),
+      peakMemoryMb: round(measured.auditExport.peakMemoryMb, 1)!,
+    },
+    dataExport: heavy(measured.dataExport),
+    deletion: heavy(measured.deletion),
+  };
+}
+
+const heavy = (value: Heavy): Heavy => ({
+  seconds: round(value.seconds, 2)!,
+  peakMemoryMb: round(value.peakMemoryMb, 1)!,
+  longestStepMs: round(value.longestStepMs, 0)!,
+});
+
+/** `--json`'s document: exactly `{ "empty": F, "seeded": F }`. */
+export const scaleDocument = (empty: Figures, seeded: Figures) => JSON.stringify({ empty, seeded }, null, 2);

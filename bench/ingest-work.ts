@@ -1,0 +1,161 @@
+// The work of `bench:ingest`, shared with `bench:scale`: 500-event batches through POST /v1/events and
+// a raw multi-row INSERT ... ON CONFLICT DO NOTHING of same-shaped rows into the same PostgreSQL from
+// Node, in three mixes (see MIXES), rounds alternating the two so that a drift of the machine weighs
+// on both alike.
+import { Agent, request } from "node:http";
+import { type Connection, inTenant } from "../db/transaction";
+import { median } from "./figures";
+import type { BenchWorker } from "./local-worker";
+import { createOrganization } from "../worker/organizations/store";
+import { issueToken } from "../worker/tokens/issue";
+
+export const BATCH = 500;
+
+export interface Row {
+  id: string;
+  type: string;
+  envId: string;
+  sequence: number;
+  occurredAt: string;
+  payload: Record<string, unknown>;
+}
+
+// "stored only": a type the service stores and projects nothing for (as run.finished was when issue 19
+// measured "today's mix"); "run.finished": each one also projected onto a run record in the insert's
+// transaction; "10% environment.*": the stored-only mix with every tenth event an environment.ready
+// over 20 environments, so the environment objects' projection is on the path.
+export type Mix = "stored only" | "run.finished" | "10% environment.*";
+export const MIXES: Mix[] = ["stored only", "run.finished", "10% environment.*"];
+let environmentSequence = 0;
+
+function event(mix: Mix, i: number, now: number): Row {
+  const common = { id: crypto.randomUUID(), envId: `env-${i % 20}`, sequence: i, occurredAt: new Date(now - i).toISOString() };
+  if (mix === "10% environment.*" && i % 10 === 0) {
+    // A valid environment.ready: the environment object projects it.
+    return { ...common, type: "environment.ready", sequence: ++environmentSequence, payload: { repository: "bench/shop", branch: `branch-${i % 20}` } };
+  }
+  if (mix === "run.finished") {
+    // A valid run.finished (worker/records/payloads.ts): each one projects onto a run record too.
+    return { ...common, type: "run.finished", payload: { runId: `run-${crypto.randomUUID()}`, outcome: "passed", durationMs: 1234 } };
+  }
+  return { ...common, type: "engine.progress", payload: { run: i, step: "load", durationMs: 1234 } };
+}
+
+export function batch(mix: Mix): Row[] {
+  const now = Date.now();
+  return Array.from({ length: BATCH }, (_, i) => event(mix, i, now));
+}
+
+/** Sends `work` with `concurrency` workers; returns events per second. */
+export async function measure(concurrency: number, work: Row[][], send: (rows: Row[]) => Promise<void>): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < work.length) await send(work[next++]!);
+    }),
+  );
+  return (work.length * BATCH) / ((performance.now() - started) / 1000);
+}
+
+// The engines' side as lean as the raw insert's: node:http on kept-alive connections (fetch's client
+// costs this machine's shared cores more per request than the Worker's own parsing of the batch).
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+function post(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      url,
+      { method: "POST", agent, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        answer.on("error", reject);
+      },
+    );
+    sent.on("error", reject);
+    sent.end(body);
+  });
+}
+
+export interface Senders {
+  /** Through the service, first sending. */
+  firstSending: (rows: Row[]) => Promise<void>;
+  /** The same batch again: every event a duplicate. */
+  retry: (rows: Row[]) => Promise<void>;
+  /** The baseline: the driver's own multi-row insert in the same tenant transaction. */
+  viaRawInsert: (rows: Row[]) => Promise<void>;
+}
+
+/** Two organizations (`bench-service<suffix>`, `bench-raw<suffix>`), an engine token, warmed paths. */
+export async function ingestSenders({ pool, base }: BenchWorker, suffix = ""): Promise<Senders> {
+  const service = await createOrganization(pool.connect, { slug: `bench-service${suffix}`, actorLabel: "bench" });
+  const raw = await createOrganization(pool.connect, { slug: `bench-raw${suffix}`, actorLabel: "bench" });
+  const { token, id: tokenId } = await inTenant(pool.connect, service.id, (tx) => issueToken(tx, { orgId: service.id, kind: "engine", name: "bench" }));
+
+  const viaService = async (rows: Row[]) => {
+    const { status, text } = await post(`${base}/v1/events`, token, JSON.stringify({ events: rows }));
+    if (status !== 202) throw new Error(`POST /v1/events answered ${status}: ${text}`);
+    const body = JSON.parse(text) as { accepted: number; duplicates: number; rejected: number };
+    if (body.rejected) throw new Error(`POST /v1/events rejected ${body.rejected} events`);
+    return body;
+  };
+  const senders: Senders = {
+    firstSending: async (rows) => {
+      await viaService(rows);
+    },
+    retry: async (rows) => {
+      const body = await viaService(rows);
+      if (body.duplicates !== rows.length) throw new Error(`a retry found ${body.duplicates} of ${rows.length} events already stored`);
+    },
+    // The same rows' shape, one multi-row statement per batch, as the application role in a tenant transaction.
+    viaRawInsert: async (rows) => {
+      const params: unknown[] = [raw.id, tokenId];
+      const values = rows.map((row) => {
+        params.push(row.id, row.occurredAt, row.type, row.envId, row.sequence, JSON.stringify(row.payload));
+        const n = params.length;
+        return `($1, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}, $2)`;
+      });
+      // The baseline is the driver's own multi-row insert, with no query builder in front of it: the
+      // connection's raw client, inside the same tenant transaction the service's insert runs in.
+      let connection: Connection | null = null;
+      const connect = async () => (connection = await pool.connect());
+      await inTenant(connect, raw.id, () =>
+        connection!.raw.query(
+          `INSERT INTO events (org_id, id, occurred_at, type, env_id, sequence, payload, token_id) VALUES ${values.join(", ")} ON CONFLICT DO NOTHING`,
+          params,
+        ),
+      );
+    },
+  };
+  await senders.firstSending(batch("run.finished")); // warm the isolate, the Durable Object and the pools
+  await senders.viaRawInsert(batch("run.finished"));
+  return senders;
+}
+
+export interface IngestFigures {
+  service: number;
+  again: number;
+  direct: number;
+}
+
+/** Medians of `rounds` alternating rounds of `batches` batches: service, retry and raw insert, in ev/s. */
+export async function ingestRounds(senders: Senders, mix: Mix, concurrency: number, rounds: number, batches: number): Promise<IngestFigures> {
+  const measured: IngestFigures[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const work = Array.from({ length: batches }, () => batch(mix));
+    const service = await measure(concurrency, work, senders.firstSending);
+    const again = await measure(concurrency, work, senders.retry);
+    const direct = await measure(
+      concurrency,
+      Array.from({ length: batches }, () => batch(mix)),
+      senders.viaRawInsert,
+    );
+    measured.push({ service, again, direct });
+  }
+  return {
+    service: median(measured.map((r) => r.service)),
+    again: median(measured.map((r) => r.again)),
+    direct: median(measured.map((r) => r.direct)),
+  };
+}
