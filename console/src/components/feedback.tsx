@@ -56,13 +56,3 @@ export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (da
 
 /** What to do when a list is empty. */
 export const Empty = ({ children }: { children: ComponentChildren }) => <p class="panel muted">{children}</p>;
-
-/** A moment in the reader's own time zone; `none` says what its absence means (default "never"). */
-export function When({ at, none = "never" }: { at: string | null; none?: string }) {
-  if (!at) return <span class="muted">{none}</span>;
-  return (
-    <time dateTime={at} title={at}>
-      {new Date(at).toLocaleString()}
-    </time>
-  );
-}

@@ -2,7 +2,8 @@
 // the account (refused, with the reason, for the last owner of an organization).
 import { useContext } from "preact/hooks";
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Show, When } from "../components/feedback";
+import { Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { navigate } from "../router";
 import { authCall, rpc } from "../rpc";
@@ -52,11 +53,11 @@ export function AccountPage() {
                 {rows.map((row) => (
                   <tr key={row.id}>
                     <td>
-                      <When at={row.createdAt} />
+                      <Time at={row.createdAt} />
                       {row.current && <strong> (this browser)</strong>}
                     </td>
                     <td>
-                      <When at={row.lastSeenAt} />
+                      <Time at={row.lastSeenAt} />
                     </td>
                     <td>{row.clientAddress ?? <span class="muted">unknown</span>}</td>
                     <td class="muted">{row.userAgent ?? ""}</td>

@@ -1,7 +1,8 @@
 // The website assistant (owners only, while the operator set its model key): a question, the answer
 // as it streams in, the documentation pages it cites, and what is left of today's limits.
 import { useEffect, useState } from "preact/hooks";
-import { FailureNote, Show, When } from "../components/feedback";
+import { FailureNote, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { currentCsrfToken, describeFailure, rpc, type Failure } from "../rpc";
 import type { OrgView } from "../session";
@@ -114,7 +115,7 @@ export function AssistantPage({ view }: { view: OrgView }) {
               <p class="muted">
                 Answers questions about using this service from its documentation, citing the pages it used. It is sent your question and the documentation
                 excerpts only, nothing of your organization. Left today: {today.remaining.requests} of {today.limits.requests} questions and{" "}
-                {today.remaining.tokens.toLocaleString()} of {today.limits.tokens.toLocaleString()} tokens; the limits reset at <When at={today.resetsAt} />.
+                {today.remaining.tokens.toLocaleString()} of {today.limits.tokens.toLocaleString()} tokens; the limits reset at <Time at={today.resetsAt} />.
               </p>
               <form
                 class="panel"

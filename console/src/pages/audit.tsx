@@ -1,7 +1,8 @@
 // The audit log, newest first, a page at a time ("Show more"); verifying its hash chain for those who
 // may export it.
 import { ActionButton } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { ShowMore, usePaged } from "../components/paged";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -52,7 +53,7 @@ export function AuditPage({ view }: { view: OrgView }) {
                     <tr key={entry.seq}>
                       <td>{entry.seq}</td>
                       <td>
-                        <When at={entry.at} />
+                        <Time at={entry.at} />
                       </td>
                       <td>{entry.actor}</td>
                       <td>

@@ -1,7 +1,8 @@
 // The plan and what decides it: the subscriptions the billing provider last described, billing
 // history; checkout and the provider's portal (the browser goes there), or the operator-set plan.
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { PLANS } from "../../../worker/shared/enums";
 import { useLoad } from "../load";
 import { ShowMore, usePaged } from "../components/paged";
@@ -107,7 +108,7 @@ export function BillingPage({ view }: { view: OrgView }) {
                         <td>{subscription.status}</td>
                         <td>{subscription.cancelAtPeriodEnd ? "yes" : "no"}</td>
                         <td>
-                          <When at={subscription.currentPeriodEnd} none="unknown" />
+                          <Time at={subscription.currentPeriodEnd} none="unknown" />
                         </td>
                       </tr>
                     ))}
@@ -139,7 +140,7 @@ export function BillingPage({ view }: { view: OrgView }) {
                   {entries.map((entry, index) => (
                     <tr key={index}>
                       <td>
-                        <When at={entry.at} />
+                        <Time at={entry.at} />
                       </td>
                       <td>
                         {entry.from} to {entry.to}

@@ -2,7 +2,8 @@
 // Claiming stays with the CLI; revoking one kills every engine token minted through it. A claim made
 // before claims needed proof is marked unproven, with how to prove it.
 import { ActionButton } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -49,15 +50,15 @@ export function ClaimsPage({ view }: { view: OrgView }) {
                           )}
                         </td>
                         <td>
-                          <When at={claim.createdAt} />
+                          <Time at={claim.createdAt} />
                         </td>
                         <td>
-                          <When at={claim.lastUsedAt} />
+                          <Time at={claim.lastUsedAt} />
                         </td>
                         <td>
                           {claim.revokedAt ? (
                             <>
-                              revoked <When at={claim.revokedAt} />
+                              revoked <Time at={claim.revokedAt} />
                             </>
                           ) : (
                             <ActionButton

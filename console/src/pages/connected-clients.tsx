@@ -1,7 +1,8 @@
 // The model clients (editors, desktop assistants) the signed-in person connected to this
 // organization through the /mcp consent: what each is, when it was last used; disconnect one.
 import { ActionButton } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -39,11 +40,11 @@ export function ConnectedClientsPage({ view }: { view: OrgView }) {
                       <td>{client.clientName}</td>
                       <td class="muted">{client.redirectUri}</td>
                       <td>
-                        <When at={client.connectedAt} />
+                        <Time at={client.connectedAt} />
                       </td>
-                      <td>{client.lastUsedAt ? <When at={client.lastUsedAt} /> : <span class="muted">never</span>}</td>
+                      <td>{client.lastUsedAt ? <Time at={client.lastUsedAt} /> : <span class="muted">never</span>}</td>
                       <td>
-                        <When at={client.expiresAt} />
+                        <Time at={client.expiresAt} />
                       </td>
                       <td>
                         <div class="row-actions">

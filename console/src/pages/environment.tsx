@@ -2,7 +2,8 @@
 // decisions (records.tsx), its workload runs, and the engine work a member may start on it.
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
-import { Show, When } from "../components/feedback";
+import { Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { Link } from "../components/link";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
@@ -39,15 +40,15 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
               </dd>
               <dt>Started</dt>
               <dd>
-                <When at={env.startedAt} none="not reported yet" />
+                <Time at={env.startedAt} none="not reported yet" />
               </dd>
               <dt>Expires</dt>
               <dd>
-                <When at={env.expiresAt} none="no expiry reported" />
+                <Time at={env.expiresAt} none="no expiry reported" />
               </dd>
               <dt>Last heard from</dt>
               <dd>
-                <When at={env.lastEventAt} />
+                <Time at={env.lastEventAt} />
               </dd>
               <dt>Latest teardown</dt>
               <dd data-testid="teardown">
@@ -55,7 +56,7 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
                 {env.teardown && (
                   <>
                     {" "}
-                    (requested <When at={env.teardown.requestedAt} />)
+                    (requested <Time at={env.teardown.requestedAt} />)
                   </>
                 )}
               </dd>

@@ -1,7 +1,8 @@
 // Environments: newest first with state, expiry and teardown; create one for a branch or pull request.
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { Link } from "../components/link";
 import { ShowMore, usePaged } from "../components/paged";
 import { rpc, type Outputs } from "../rpc";
@@ -101,7 +102,7 @@ function EnvironmentTable({ slug, rows }: { slug: string; rows: Outputs["environ
                 {env.pullRequest ? ` (#${env.pullRequest})` : ""}
               </td>
               <td>
-                <When at={env.expiresAt} none="not reported" />
+                <Time at={env.expiresAt} none="not reported" />
               </td>
               <td>{teardownText(env.teardown)}</td>
             </tr>

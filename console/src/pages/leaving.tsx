@@ -2,7 +2,8 @@
 // organization's deletion (request it by typing the slug, follow its steps, call it off while it waits).
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { ShowMore, usePaged } from "../components/paged";
 import { rpc } from "../rpc";
@@ -66,7 +67,7 @@ function DataExports({ orgId }: { orgId: string }) {
                   {rows.map((row) => (
                     <tr key={row.id}>
                       <td>
-                        <When at={row.createdAt} />
+                        <Time at={row.createdAt} />
                       </td>
                       <td>{row.requestedBy ?? <span class="muted">closed account</span>}</td>
                       <td>{row.sizeBytes === null ? "" : `${row.sizeBytes} bytes`}</td>
@@ -130,13 +131,13 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
               <dl class="facts" data-testid="deletion">
                 <dt>Requested</dt>
                 <dd>
-                  <When at={deletion.requestedAt} />
+                  <Time at={deletion.requestedAt} />
                 </dd>
                 {deletion.calledOffAt ? (
                   <>
                     <dt>Called off</dt>
                     <dd>
-                      <When at={deletion.calledOffAt} />
+                      <Time at={deletion.calledOffAt} />
                     </dd>
                   </>
                 ) : (
@@ -151,7 +152,7 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
                   <>
                     <dt>Waits until</dt>
                     <dd>
-                      <When at={deletion.waitUntil} />
+                      <Time at={deletion.waitUntil} />
                     </dd>
                   </>
                 )}
@@ -161,7 +162,7 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
                     <dd>
                       {deletion.lastError}{" "}
                       <span class="muted">
-                        ({deletion.failedAttempts} attempts; next <When at={deletion.nextAttemptAt} />)
+                        ({deletion.failedAttempts} attempts; next <Time at={deletion.nextAttemptAt} />)
                       </span>
                     </dd>
                   </>
@@ -174,7 +175,7 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
                     <ol>
                       {deletion.steps.map((step) => (
                         <li key={step.step}>
-                          <code>{step.step}</code> <When at={step.doneAt} />: {step.note}
+                          <code>{step.step}</code> <Time at={step.doneAt} />: {step.note}
                         </li>
                       ))}
                     </ol>

@@ -3,7 +3,8 @@
 import { useContext, useState } from "preact/hooks";
 import type { Role } from "../../../worker/shared/enums";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { ShowMore, usePaged } from "../components/paged";
 import { rpc, type Outputs } from "../rpc";
@@ -71,7 +72,7 @@ function MemberTable({ view, rows, reload }: { view: OrgView; rows: Outputs["mem
                   {member.manual && <span class="muted"> (set by hand)</span>}
                 </td>
                 <td>
-                  <When at={member.joinedAt} />
+                  <Time at={member.joinedAt} />
                 </td>
                 {can("members.manage") && (
                   <td>
@@ -193,7 +194,7 @@ function Invitations({ view }: { view: OrgView }) {
                         <td>{invitation.state}</td>
                         <td>{invitation.invitedBy ?? <span class="muted">a former member</span>}</td>
                         <td>
-                          <When at={invitation.expiresAt} />
+                          <Time at={invitation.expiresAt} />
                         </td>
                         <td>
                           {invitation.state !== "accepted" && invitation.state !== "revoked" && (

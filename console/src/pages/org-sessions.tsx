@@ -1,6 +1,7 @@
 // The live sessions of the organization's members: sign one out, or a person everywhere.
 import { ActionButton } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -37,10 +38,10 @@ export function OrgSessionsPage({ view }: { view: OrgView }) {
                         {session.current && <span class="muted"> (this browser)</span>}
                       </td>
                       <td>
-                        <When at={session.createdAt} />
+                        <Time at={session.createdAt} />
                       </td>
                       <td>
-                        <When at={session.lastSeenAt} />
+                        <Time at={session.lastSeenAt} />
                       </td>
                       <td>{session.clientAddress ?? <span class="muted">unknown</span>}</td>
                       <td class="muted">{session.userAgent ?? ""}</td>

@@ -3,7 +3,8 @@
 // refused with the code host's words and tried again), and fork pull-request commits waiting for a
 // maintainer to approve that exact commit.
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
@@ -226,7 +227,7 @@ function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgV
                       </td>
                       <td>
                         {proposal.proposedBy}
-                        {proposal.mine && " (you)"}, <When at={proposal.proposedAt} />
+                        {proposal.mine && " (you)"}, <Time at={proposal.proposedAt} />
                       </td>
                       <td>
                         {proposal.state}
@@ -323,12 +324,12 @@ function ForkCommits({ view }: { view: OrgView }) {
                         <code>{row.commit}</code>
                       </td>
                       <td>
-                        <When at={row.requestedAt} />
+                        <Time at={row.requestedAt} />
                       </td>
                       <td>
                         {row.approvedAt ? (
                           <>
-                            approved by {row.approvedBy}, <When at={row.approvedAt} />
+                            approved by {row.approvedBy}, <Time at={row.approvedAt} />
                           </>
                         ) : (
                           <ActionButton

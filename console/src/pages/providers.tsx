@@ -5,7 +5,8 @@ import { useState } from "preact/hooks";
 import type * as z from "zod";
 import type { ProviderList } from "../../../worker/providers/schemas";
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Show, When } from "../components/feedback";
+import { Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { authCall } from "../rpc";
 import type { OrgView } from "../session";
@@ -56,7 +57,7 @@ function Provider({ orgId, state, view, reload }: { orgId: string; state: Provid
             <>
               ending <code>{key.lastFour}</code>{" "}
               <span class="muted">
-                (stored <When at={key.createdAt} />, sealed under {key.sealedUnder})
+                (stored <Time at={key.createdAt} />, sealed under {key.sealedUnder})
               </span>
             </>
           ) : (

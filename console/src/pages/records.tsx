@@ -1,7 +1,8 @@
 // Engine records on the environment page: its runs (paged), one run with its verdicts, artifacts and
 // goldens, and its network (egress) decisions, filtered by allowed or denied (paged).
 import { useState } from "preact/hooks";
-import { Empty, FailureNote, Show, When } from "../components/feedback";
+import { Empty, FailureNote, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import { ShowMore, usePaged } from "../components/paged";
@@ -52,7 +53,7 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
                   <td>{run.state}</td>
                   <td data-testid="run-outcome">{run.outcome ?? <span class="muted">not finished</span>}</td>
                   <td>
-                    <When at={run.startedAt} none="not reported" />
+                    <Time at={run.startedAt} none="not reported" />
                   </td>
                   <td>{duration(run.durationMs)}</td>
                   <td>
@@ -105,11 +106,11 @@ function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
               <dd>{detail.outcome ?? "not finished"}</dd>
               <dt>Started</dt>
               <dd>
-                <When at={detail.startedAt} none="not reported" />
+                <Time at={detail.startedAt} none="not reported" />
               </dd>
               <dt>Finished</dt>
               <dd>
-                <When at={detail.finishedAt} none="not yet" />
+                <Time at={detail.finishedAt} none="not yet" />
               </dd>
               {detail.workloadRunId && (
                 <>
@@ -208,7 +209,7 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
               {decisions.data.map((d: Decision) => (
                 <tr key={d.eventId} data-testid="decision">
                   <td>
-                    <When at={d.at} />
+                    <Time at={d.at} />
                   </td>
                   <td>{d.host}</td>
                   <td>{d.port}</td>

@@ -2,7 +2,8 @@
 // its engines report, label it, take labels off, remove it (runs that named it keep the name).
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -68,7 +69,7 @@ export function RuntimesPage({ view }: { view: OrgView }) {
                         {runtime.removedAt && (
                           <span class="muted">
                             {" "}
-                            (removed <When at={runtime.removedAt} />)
+                            (removed <Time at={runtime.removedAt} />)
                           </span>
                         )}
                       </td>
@@ -94,11 +95,11 @@ export function RuntimesPage({ view }: { view: OrgView }) {
                         )}
                       </td>
                       <td data-testid="runtime-seen">
-                        <When at={runtime.lastSeenAt} />
+                        <Time at={runtime.lastSeenAt} />
                       </td>
                       <td>{runtime.runs}</td>
                       <td>
-                        <When at={runtime.createdAt} />
+                        <Time at={runtime.createdAt} />
                       </td>
                       <td>
                         {!runtime.removedAt && (

@@ -1,6 +1,7 @@
 // The organization's facts and its display name.
 import { ActionForm, field } from "../components/actions";
-import { Show, When } from "../components/feedback";
+import { Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -29,7 +30,7 @@ export function SettingsPage({ view }: { view: OrgView }) {
             <dd>{about.suspended ? "yes" : "no"}</dd>
             <dt>Created</dt>
             <dd>
-              <When at={about.createdAt} />
+              <Time at={about.createdAt} />
             </dd>
             <dt>Your role</dt>
             <dd>{about.role}</dd>

@@ -2,7 +2,8 @@
 // and what it may do now, revoke.
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
-import { Empty, Show, When } from "../components/feedback";
+import { Empty, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { ShowMore, usePaged } from "../components/paged";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -84,15 +85,15 @@ export function TokensPage({ view }: { view: OrgView }) {
                         )}
                       </td>
                       <td>
-                        <When at={token.lastUsedAt} />
+                        <Time at={token.lastUsedAt} />
                       </td>
                       <td>
-                        <When at={token.expiresAt} />
+                        <Time at={token.expiresAt} />
                       </td>
                       <td>
                         {token.revokedAt ? (
                           <>
-                            revoked <When at={token.revokedAt} />
+                            revoked <Time at={token.revokedAt} />
                           </>
                         ) : (
                           <ActionButton

@@ -2,7 +2,8 @@
 // promoted), adding a version or an exploration, promoting one, archiving; and a run's cancel and retry.
 import { ActionButton, ActionForm } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
-import { Show, When } from "../components/feedback";
+import { Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -24,7 +25,7 @@ export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView;
               {w.archivedAt && (
                 <span class="muted">
                   {" "}
-                  (archived <When at={w.archivedAt} />)
+                  (archived <Time at={w.archivedAt} />)
                 </span>
               )}
             </h2>
@@ -47,12 +48,12 @@ export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView;
                         {v.promotedAt && (
                           <span class="muted">
                             {" "}
-                            (promoted <When at={v.promotedAt} />)
+                            (promoted <Time at={v.promotedAt} />)
                           </span>
                         )}
                       </td>
                       <td>
-                        <When at={v.createdAt} />
+                        <Time at={v.createdAt} />
                       </td>
                       <td>
                         {can("workloads.edit") && !w.archivedAt && v.exploratory && !v.current && (

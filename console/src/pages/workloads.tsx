@@ -4,7 +4,8 @@
 import { useState } from "preact/hooks";
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
-import { Empty, FailureNote, Show, When } from "../components/feedback";
+import { Empty, FailureNote, Show } from "../components/feedback";
+import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import { ShowMore, usePaged } from "../components/paged";
@@ -48,7 +49,7 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
                       <td data-testid="current-version">v{workload.currentVersion.number}</td>
                       <td>{workload.explorations || <span class="muted">none</span>}</td>
                       <td>
-                        <When at={workload.createdAt} />
+                        <Time at={workload.createdAt} />
                       </td>
                       <td>
                         <button type="button" class="secondary" onClick={() => setManaging(managing === workload.id ? null : workload.id)}>
@@ -223,22 +224,22 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
                     {run.abandonReason && <span class="warn"> ({run.abandonReason})</span>}
                   </td>
                   <td>
-                    <When at={run.requestedAt} />
+                    <Time at={run.requestedAt} />
                   </td>
                   <td>
                     {run.lease.held ? (
                       <>
-                        held until <When at={run.lease.expiresAt} />
+                        held until <Time at={run.lease.expiresAt} />
                       </>
                     ) : (
                       <span class="muted">not held</span>
                     )}
                   </td>
                   <td>
-                    <When at={run.deadline} />
+                    <Time at={run.deadline} />
                   </td>
                   <td>{run.claims}</td>
-                  <td>{run.endedAt ? <When at={run.endedAt} /> : <span class="muted">running or waiting</span>}</td>
+                  <td>{run.endedAt ? <Time at={run.endedAt} /> : <span class="muted">running or waiting</span>}</td>
                   {canRun && (
                     <td>
                       <RunActions orgId={orgId} run={run} onChanged={paged.reload} />
