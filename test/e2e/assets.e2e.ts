@@ -104,7 +104,7 @@ describe("the console under its content security policy (Chromium)", () => {
       const seen = violations(page);
       await page.reload();
       await page.getByRole("link", { name: "Sign in with the code host" }).click();
-      await page.getByRole("heading", { name: "Environments" }).waitFor();
+      await page.getByRole("heading", { level: 1, name: "Getting started" }).waitFor();
       // The console's stylesheet (inserted by its script) applies.
       expect(await page.evaluate<string>('getComputedStyle(document.body).getPropertyValue("--line").trim()')).not.toBe("");
       // The portal in a browser of its own (a customer's session is refused there).

@@ -77,7 +77,7 @@ beforeAll(async () => {
   browser = await launch();
   await installedAccount(person, [repository]);
   page = await signedIn(browser, person);
-  await page.getByRole("heading", { name: "Environments" }).waitFor();
+  await page.getByRole("heading", { level: 1, name: "Getting started" }).waitFor();
 });
 
 afterAll(async () => {

@@ -26,7 +26,7 @@ describe("the device-approval page", () => {
     const login = unique("device");
     await installedAccount(login);
     const page = await signedIn(browser, login);
-    await page.getByRole("heading", { name: "Environments" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Getting started" }).waitFor();
     const violations: string[] = [];
     page.on("console", (message) => {
       if (/Content Security Policy/i.test(message.text())) violations.push(message.text());

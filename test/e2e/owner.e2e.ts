@@ -231,8 +231,8 @@ describe("the README's quick start, as written", () => {
     await quick.getByLabel("Login").fill(person);
     await expect(quick.getByLabel(/Install the App on it/).isChecked()).resolves.toBe(true);
     await quick.getByRole("button", { name: "Create and sign in" }).click();
-    await quick.waitForURL(`${base}/o/${person}/environments`);
-    await said(quick, /No environments yet/);
+    await quick.waitForURL(`${base}/o/${person}/getting-started`);
+    await said(quick, /Waiting for the first event/);
   });
 
   it("posts the README's event with an engine token of that organization, and sees the environment with its preview address", async () => {

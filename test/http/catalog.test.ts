@@ -45,9 +45,12 @@ const askModel = (engine: string, model = "claude-haiku-4-5", overrides = proxyE
   });
 
 /** A console procedure called by a fresh organization's owner (a browser session with its CSRF token), under settings over the suite's. */
+/** A signed-in owner's headers for a console call that changes something. */
+const ownerHeaders = async (session: string) => ({ cookie: `svc_session=${session}`, "x-svc-csrf": await browser(session).csrf() });
+
 async function asOwner(name: string, input: (orgId: string) => unknown = (orgId) => ({ orgId }), env: Record<string, string | undefined> = {}, times = 1) {
   const tenant = await seedTenant("catalog-rpc");
-  const headers = { cookie: `svc_session=${tenant.ownerSession}`, "x-svc-csrf": await browser(tenant.ownerSession).csrf() };
+  const headers = await ownerHeaders(tenant.ownerSession);
   const json = await input(tenant.orgId);
   const send = () => callWith(env, `/rpc/${name}`, { method: "POST", json, headers });
   for (let i = 1; i < times; i++) await send();
@@ -76,8 +79,16 @@ const PRODUCED: Record<Exclude<ErrorCode, StartupCode>, Ask> = {
   claim_proof_required: async () => postClaim((await seedTenant("catalog-claim")).cli, newRepository("catalog").full),
   export_not_ready: exportNotReady,
   // Console procedures: their refusals carry the code in the envelope and, for a call not batched, in the header.
-  unsupported_media_type: () =>
-    call("/rpc/organization.settings", { method: "POST", body: "orgId=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+  // A signed-in caller's: a stranger is told 401 before anything of the body is judged.
+  unsupported_media_type: async () => {
+    const tenant = await seedTenant("catalog-media");
+    const headers = { cookie: `svc_session=${tenant.ownerSession}`, "x-svc-csrf": await browser(tenant.ownerSession).csrf() };
+    return call("/rpc/organization.settings", {
+      method: "POST",
+      body: "orgId=x",
+      headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+    });
+  },
   last_owner: () => asOwner("account.close", () => ({ confirm: "close" })),
   already_exists: () => asOwner("runtimes.register", (orgId) => ({ orgId, name: "catalog-runner" }), {}, 2),
   state_conflict: () => asOwner("deletion.request", deletionConfirmed, {}, 2),

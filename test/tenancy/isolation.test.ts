@@ -180,11 +180,15 @@ describe("the operator role", () => {
 });
 
 describe("the maintenance role", () => {
-  it("sees only overdue workload runs and no other tenant table", async () => {
+  it("sees only overdue workload runs and expired exchange tokens' ids, and no other tenant table", async () => {
     await asRole("maintenance", async (client) => {
       const { rows } = await client.query("SELECT count(*)::int AS n FROM workload_runs WHERE deadline_at > now()");
       expect(rows[0].n).toBe(0);
-      await expect(client.query("SELECT count(*) FROM tokens")).rejects.toMatchObject({ code: "42501" });
+      // The sweep prunes identity-exchange tokens past their 15 minutes: it sees those rows only, never a hash.
+      const live = await client.query("SELECT count(*)::int AS n FROM tokens WHERE binding_id IS NULL OR expires_at > now()");
+      expect(live.rows[0].n).toBe(0);
+      await expect(client.query("SELECT token_hash FROM tokens")).rejects.toMatchObject({ code: "42501" });
+      await expect(client.query("SELECT count(*) FROM members")).rejects.toMatchObject({ code: "42501" });
       await expect(client.query("UPDATE workload_runs SET env_id = 'x'")).rejects.toMatchObject({ code: "42501" });
     });
   });
