@@ -54,5 +54,5 @@ export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (da
   );
 }
 
-/** What to do when a list is empty. */
-export const Empty = ({ children }: { children: ComponentChildren }) => <p class="panel muted">{children}</p>;
+/** What to do when a list is empty (class "empty": the e2e test finds every page's empty sentence by it). */
+export const Empty = ({ children }: { children: ComponentChildren }) => <p class="panel muted empty">{children}</p>;
