@@ -16,8 +16,7 @@ export function SuspensionBanner({ orgId, slug }: { orgId: string; slug: string 
         <strong>This organization is suspended</strong> since <Time at={suspension.since} />{" "}
         {suspension.by === "deletion" ? (
           <>
-            because its deletion was requested; an owner can call the deletion off on the <Link href={`/o/${encodeURIComponent(slug)}/leaving`}>Leaving</Link>{" "}
-            page.
+            because its deletion was requested; an owner can <Link href={`/o/${encodeURIComponent(slug)}/leaving`}>call the deletion off</Link> (Leaving).
           </>
         ) : (
           <>by the service's operators{suspension.reason ? <>, who say: “{suspension.reason}”</> : "."}</>
