@@ -171,6 +171,7 @@ async function showOrganizations(search = "") {
     const state = org.suspended
       ? $("span", { class: "badge danger" }, "suspended" + (org.suspendedReason ? " (" + org.suspendedReason + ")" : ""))
       : $("span", { class: "badge ok" }, "active");
+    const because = org.suspendedBecause ? $("div", {}, "Reason: " + org.suspendedBecause) : null;
     return $(
       "tr",
       { "data-slug": org.slug },
@@ -178,13 +179,13 @@ async function showOrganizations(search = "") {
       $("td", {}, overview.planSettable ? $("div", { class: "row" }, plan, setPlan) : org.plan),
       $("td", {}, org.members),
       $("td", {}, org.usage.environments + " environments", $("div", { class: "muted" }, org.usage.events30d + " events in 30 days")),
-      $("td", {}, state, org.suspendedAt ? $("div", { class: "muted" }, "since " + when(org.suspendedAt)) : null),
+      $("td", {}, state, org.suspendedAt ? $("div", { class: "muted" }, "since " + when(org.suspendedAt)) : null, because),
       $(
         "td",
         {},
         org.suspended
           ? act("Lift suspension", "admin.liftSuspension", { organizationId: org.id }, org.slug + " is no longer suspended.")
-          : act("Suspend", "admin.suspend", { organizationId: org.id }, org.slug + " is suspended.", "danger"),
+          : suspendForm(org, () => showOrganizations(query.value)),
       ),
     );
   });
@@ -200,6 +201,56 @@ async function showOrganizations(search = "") {
           $("tbody", {}, rows),
         ),
   );
+}
+
+/**
+ * Suspending asks first: a reason (required, up to 500 characters; the organization's members read it
+ * in their console) and a confirmation of what stops. The button only opens the form.
+ */
+function suspendForm(org, done) {
+  const reason = $("textarea", { name: "reason", required: true, maxlength: 500, rows: 2 });
+  const confirmed = $("input", { type: "checkbox", name: "confirm", required: true });
+  const submit = $("button", { type: "submit", class: "danger" }, "Suspend " + org.slug);
+  const form = $(
+    "form",
+    {
+      hidden: true,
+      onsubmit: async (event) => {
+        event.preventDefault();
+        submit.disabled = true;
+        try {
+          await rpc("admin.suspend", { organizationId: org.id, reason: reason.value }, true);
+          say(org.slug + " is suspended.");
+          await done();
+        } catch (error) {
+          say(error.message, "danger");
+          submit.disabled = false;
+        }
+      },
+    },
+    $("label", {}, "Reason (its members will read it)", reason),
+    $(
+      "label",
+      {},
+      confirmed,
+      " Suspend " + org.slug + ": its engines' events and new work are refused until the suspension is lifted; command claims, reading and exports still work.",
+    ),
+    submit,
+  );
+  const open = $(
+    "button",
+    {
+      class: "danger",
+      "aria-expanded": "false",
+      onclick: () => {
+        form.hidden = !form.hidden;
+        open.setAttribute("aria-expanded", String(!form.hidden));
+        if (!form.hidden) reason.focus();
+      },
+    },
+    "Suspend…",
+  );
+  return $("div", {}, open, form);
 }
 
 async function showFailures() {

@@ -12,7 +12,10 @@ export const organizations = pgTable(
     name: text("name").notNull(),
     plan: text("plan", { enum: PLANS }).notNull().default("free"),
     suspendedAt: timestamp("suspended_at", { withTimezone: true }),
+    /** `operator` or `deletion`: which kind of suspension. */
     suspendedReason: text("suspended_reason"),
+    /** An operator's suspension: why, in the operator's words (1-500 characters), shown to the members. */
+    suspendedBecause: text("suspended_because"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   () => [

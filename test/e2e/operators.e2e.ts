@@ -1,10 +1,11 @@
 // Operators: `svc admin` creates them (the password only from SVC_ADMIN_BOOTSTRAP_PASSWORD or standard
 // input, at least 12 characters, no surrounding whitespace), and an operator signs in to /admin in
-// Chromium, finds an organization, suspends it and lifts the suspension, and sees the other pages.
+// Chromium, finds an organization, suspends it (with a reason and a confirmation) and lifts the
+// suspension, while the organization's owner sees it in a banner on every page, and sees the other pages.
 import { spawn } from "node:child_process";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { base, launch, said, screenshot, unique } from "./support/browser";
+import { base, installedAccount, LANDED, launch, orgPathOf, said, screenshot, signedIn, unique } from "./support/browser";
 
 const database = inject("e2eDatabase");
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -95,6 +96,15 @@ describe("svc admin", () => {
   });
 });
 
+/** Fills the row's suspension form (opening it when closed) with `reason`, confirms and submits it. */
+async function suspend(row: Locator, reason: string) {
+  const open = row.getByRole("button", { name: "Suspend…" });
+  if ((await open.getAttribute("aria-expanded")) !== "true") await open.click();
+  await row.getByLabel(/Reason/).fill(reason);
+  await row.getByRole("checkbox").check();
+  await row.getByRole("button", { name: /^Suspend (?!…)/ }).click();
+}
+
 describe("the operator portal in Chromium", () => {
   let browser: Browser;
   let page: Page;
@@ -140,13 +150,54 @@ describe("the operator portal in Chromium", () => {
     await expect(row.textContent()).resolves.toMatch(/Portal Demo.*free.*0.*0 environments.*active/s);
     await expect(row.getByText(name, { exact: true }).count()).resolves.toBe(1);
     await expect(page.locator("img").count()).resolves.toBe(0);
-    await row.getByRole("button", { name: "Suspend" }).click();
+    await suspend(row, "Unpaid invoices since March.");
     await said(page, `${slug} is suspended.`);
     await row.getByText("suspended (operator)").waitFor();
+    await row.getByText("Reason: Unpaid invoices since March.").waitFor();
     await screenshot(page, "admin-organizations");
     await row.getByRole("button", { name: "Lift suspension" }).click();
     await said(page, `${slug} is no longer suspended.`);
     await row.getByText("active").waitFor();
+  });
+
+  it("asks a reason before suspending; the organization's owner then sees it on every page, not only Settings, until it is lifted", async () => {
+    const owner = unique("suspended-owner");
+    await installedAccount(owner);
+    const member = await signedIn(browser, owner);
+    await member.waitForURL(LANDED);
+    const orgPath = orgPathOf(member);
+    const orgSlug = orgPath.split("/").at(-1)!;
+
+    await page.getByLabel("Search organizations").fill(orgSlug);
+    await page.getByRole("button", { name: "Search" }).click();
+    const row = page.locator(`tr[data-slug="${orgSlug}"]`);
+    await row.waitFor();
+    await row.getByRole("button", { name: "Suspend…" }).click();
+    // Neither the reason nor the confirmation may be left out: the browser keeps the form.
+    await row.getByRole("button", { name: `Suspend ${orgSlug}` }).click();
+    await expect(
+      row.getByLabel(/Reason/).evaluate((field) => (field as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing),
+    ).resolves.toBe(true);
+    await suspend(row, "Abuse report #42: crypto mining on preview environments.");
+    await said(page, `${orgSlug} is suspended.`);
+
+    await member.goto(`${orgPath}/environments`);
+    const banner = member.getByRole("region", { name: "Suspension" });
+    await banner.getByText("This organization is suspended").waitFor();
+    await expect(banner.textContent()).resolves.toMatch(/by the service's operators, who say: “Abuse report #42: crypto mining on preview environments\.”/);
+    await expect(banner.textContent()).resolves.toMatch(/Still working: .*data exports.*claims of their teardowns and cancellations/);
+    await expect(banner.locator("time").count()).resolves.toBe(1);
+    await screenshot(member, "console-suspended");
+    await member.getByRole("link", { name: "Members" }).click();
+    await member.getByRole("heading", { level: 1, name: "Members" }).waitFor();
+    await banner.waitFor();
+
+    await row.getByRole("button", { name: "Lift suspension" }).click();
+    await said(page, `${orgSlug} is no longer suspended.`);
+    await member.reload();
+    await member.getByRole("heading", { level: 1, name: "Members" }).waitFor();
+    await expect(banner.count()).resolves.toBe(0);
+    await member.context().close();
   });
 
   it("shows what the site's contact form sent", async () => {

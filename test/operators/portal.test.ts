@@ -7,6 +7,7 @@ import { makeEvent, postEvents } from "../support/events";
 import { call, callWith } from "../support/http";
 import { adminMutation, adminQuery, dataOf, OPERATOR_PASSWORD, operatorSignIn, seedOperator, signedInOperator } from "../support/operators";
 import { pbkdf2Hash } from "../support/pbkdf2-hash";
+import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
@@ -20,6 +21,7 @@ interface Organization {
   members: number;
   suspended: boolean;
   suspendedReason: string | null;
+  suspendedBecause: string | null;
   usage: { environments: number; events30d: number };
 }
 
@@ -313,7 +315,7 @@ describe("suspension from the portal", () => {
   it("refuses ingestion with 403 and retryAfterSeconds while command claims work, audits both changes, and lifts", async () => {
     const operator = await signedInOperator();
     const tenant = await seedTenant("suspended");
-    const suspend = await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: tenant.orgId, note: "unpaid invoices" }));
+    const suspend = await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: tenant.orgId, reason: "unpaid invoices" }));
     expect(suspend).toEqual({ suspended: true, changed: true });
 
     const refused = await postEvents(tenant.engine, [makeEvent()]);
@@ -324,10 +326,21 @@ describe("suspension from the portal", () => {
     const claim = await call("/v1/commands/claim", { method: "POST", token: tenant.engine, json: {} });
     expect(claim.status).toBe(200);
     await claim.body?.cancel();
-    expect((await organizations(operator.cookie)).find((org) => org.id === tenant.orgId)).toMatchObject({ suspended: true, suspendedReason: "operator" });
+    expect((await organizations(operator.cookie)).find((org) => org.id === tenant.orgId)).toMatchObject({
+      suspended: true,
+      suspendedReason: "operator",
+      suspendedBecause: "unpaid invoices",
+    });
+    // The organization's members read it: since when, by whom, why.
+    const owner = await rpcClient(tenant.ownerSession);
+    expect((await owner.organization.get.query({ orgId: tenant.orgId })).suspension).toEqual({
+      since: expect.any(String),
+      by: "operator",
+      reason: "unpaid invoices",
+    });
 
     // Suspending again changes nothing.
-    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: tenant.orgId }))).toEqual({
+    expect(await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: tenant.orgId, reason: "again" }))).toEqual({
       suspended: true,
       changed: false,
     });
@@ -336,12 +349,26 @@ describe("suspension from the portal", () => {
       changed: true,
     });
     expect((await postEvents(tenant.engine, [makeEvent()])).status).toBe(202);
+    expect((await organizations(operator.cookie)).find((org) => org.id === tenant.orgId)).toMatchObject({ suspended: false, suspendedBecause: null });
+    expect((await owner.organization.get.query({ orgId: tenant.orgId })).suspension).toBeNull();
 
     const audit = (await auditActions(tenant.orgId)).filter((row) => row.action.startsWith("organization.") && row.action.endsWith("suspended"));
     expect(audit).toEqual([
-      { action: "organization.suspended", actor_label: `operator ${operator.login}`, data: { by: "operator", note: "unpaid invoices" } },
+      { action: "organization.suspended", actor_label: `operator ${operator.login}`, data: { by: "operator", reason: "unpaid invoices" } },
       { action: "organization.unsuspended", actor_label: `operator ${operator.login}`, data: { by: "operator" } },
     ]);
+  });
+
+  it("asks a reason: none, empty, blank or over 500 characters is 400 and suspends nothing", async () => {
+    const operator = await signedInOperator();
+    const tenant = await seedTenant("suspend-reason");
+    for (const reason of [undefined, "", "   ", "x".repeat(501)]) {
+      const refused = await adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: tenant.orgId, reason });
+      expect({ reason, status: refused.status }).toEqual({ reason, status: 400 });
+      await refused.body?.cancel();
+    }
+    expect((await organizations(operator.cookie)).find((org) => org.id === tenant.orgId)).toMatchObject({ suspended: false, suspendedBecause: null });
+    expect((await auditActions(tenant.orgId)).filter((row) => row.action === "organization.suspended")).toEqual([]);
   });
 
   it("needs the CSRF header, answers 404 for no such organization, and leaves a deletion's suspension alone (409)", async () => {
@@ -350,7 +377,7 @@ describe("suspension from the portal", () => {
     const noCsrf = await adminMutation(operator.cookie, null, "admin.suspend", { organizationId: tenant.orgId });
     expect(noCsrf.status).toBe(403);
     await noCsrf.body?.cancel();
-    const missing = await adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: crypto.randomUUID() });
+    const missing = await adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: crypto.randomUUID(), reason: "abuse" });
     expect(missing.status).toBe(404);
     await missing.body?.cancel();
 

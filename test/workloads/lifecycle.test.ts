@@ -5,6 +5,7 @@ import { acceptedDispatches, auditEntries, newEnvId, reportEnvironment, workplac
 import { makeEvent, postEvents } from "../support/events";
 import { call } from "../support/http";
 import { rpcClient } from "../support/rpc";
+import { asRole } from "../support/sql";
 import { claim, runRow, type Claimed } from "../support/workloads";
 
 let place: Workplace;
@@ -158,5 +159,36 @@ describe("retry", () => {
     expect(await failure(stranger.workloads.cancelRun.mutate({ orgId: other.orgId, runId }))).toMatchObject({ status: 404 });
     expect(await failure(stranger.workloads.retryRun.mutate({ orgId: other.orgId, runId }))).toMatchObject({ status: 404 });
     expect((await runRow(runId)).state).toBe("requested");
+  });
+});
+
+describe("suspension", () => {
+  const suspend = (suspended: boolean) =>
+    asRole("superuser", (db) => db.query("UPDATE organizations SET suspended_at = CASE WHEN $2 THEN now() END WHERE id = $1", [place.orgId, suspended]));
+  // What a refused start would have left behind: a run row, a dispatch attempt, a workflow the fake code host ran.
+  const traces = async () => ({
+    ...(await asRole("superuser", async (db) => {
+      const { rows } = await db.query(
+        `SELECT (SELECT count(*) FROM workload_runs WHERE org_id = $1)::int AS runs, (SELECT count(*) FROM workflow_dispatches WHERE org_id = $1)::int AS attempts`,
+        [place.orgId],
+      );
+      return rows[0] as { runs: number; attempts: number };
+    })),
+    dispatched: (await acceptedDispatches(place.repository)).length,
+  });
+
+  it("a suspended organization starts no engine work: refused before anything is stored or dispatched; lifted, it starts again", async () => {
+    const { versionId } = await defined();
+    const before = await traces();
+    await suspend(true);
+    const refused = { status: 403, message: expect.stringMatching(/suspended, so no engine can take new work/) };
+    expect(await failure(client.workloads.start.mutate({ orgId: place.orgId, envId, versionId }))).toMatchObject(refused);
+    expect(await failure(client.agents.run.mutate({ orgId: place.orgId, envId }))).toMatchObject(refused);
+    expect(await failure(client.environments.create.mutate({ orgId: place.orgId, repository: place.repository.full, branch: "main" }))).toMatchObject(refused);
+    expect(await traces()).toEqual(before);
+
+    await suspend(false);
+    expect(await client.workloads.start.mutate({ orgId: place.orgId, envId, versionId })).toMatchObject({ dispatch: { outcome: "dispatched" } });
+    expect(await traces()).toEqual({ runs: before.runs + 1, attempts: before.attempts + 1, dispatched: before.dispatched + 1 });
   });
 });

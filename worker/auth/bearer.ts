@@ -27,6 +27,9 @@ export interface Principal {
 // How long a suspended organization's engine should wait before sending the batch again.
 export const SUSPENDED_RETRY_SECONDS = 300;
 
+/** The spec's refusal of a suspended organization's work (403 with retryAfterSeconds), for engines and the console alike. */
+export const organizationSuspended = (sentence?: string) => new Refusal("organization_suspended", sentence, SUSPENDED_RETRY_SECONDS);
+
 // Acts as the organization of the token behind the transaction's token_hash look-up, if there is one.
 const ACT_AS_TOKEN_ORG = statement`SELECT set_config('app.org_id', org_id::text, true) FROM tokens WHERE token_hash = current_setting('app.lookup_token_hash')`;
 
@@ -99,7 +102,7 @@ export function admit(
     throw new Refusal("unauthenticated", `The ${kinds.join(" or ")} token is unknown, expired or revoked.`);
   }
   if (principal.organization.suspended && !options.allowSuspended) {
-    throw new Refusal("organization_suspended", undefined, SUSPENDED_RETRY_SECONDS);
+    throw organizationSuspended();
   }
   gate(principal.organization.plan);
   return principal;

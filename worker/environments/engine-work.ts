@@ -1,6 +1,9 @@
 // What the procedures that start engine work share (spec: Pull model): the console runs nothing
 // itself; it asks the code host to run a workflow in the customer's repository, and answers the
 // dispatch record, refused or not. The engine learns its work by polling, never from the inputs.
+import { eq, sql } from "drizzle-orm";
+import { organizations } from "../../db/schema/organizations";
+import { organizationSuspended } from "../auth/bearer";
 import { EnvId as EnvIdText } from "../events/schemas";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
@@ -30,8 +33,24 @@ export async function environmentOf(tx: Tx, orgId: string, envId: string): Promi
   return environment;
 }
 
-/** An environment that can take new work: not torn down, and with a branch for the workflow to run on. */
+/**
+ * Refuses new engine work while the organization is suspended: its engines' events and work
+ * endpoints answer 403, so no engine could claim or report it. Checked before anything is stored or
+ * dispatched. A teardown is not new work: its command is what a suspended organization's engine still claims.
+ */
+export async function refuseWhileSuspended(tx: Tx, orgId: string): Promise<void> {
+  const [org] = await tx
+    .select({ suspended: sql<boolean>`${organizations.suspendedAt} IS NOT NULL` })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  if (org?.suspended) {
+    throw organizationSuspended("This organization is suspended, so no engine can take new work; nothing was recorded or dispatched.");
+  }
+}
+
+/** An environment that can take new work: its organization not suspended, not torn down, and with a branch for the workflow to run on. */
 export async function workableEnvironment(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView & { branch: string }> {
+  await refuseWhileSuspended(tx, orgId);
   const environment = await environmentOf(tx, orgId, envId);
   if (environment.state === "torn_down") throw new Refusal("state_conflict", `Environment ${envId} is torn down; create a new one.`);
   const { branch } = environment;

@@ -11,7 +11,7 @@ import { enqueueCommand } from "../commands/enqueue";
 import { listEnvironments } from "./read";
 import { Paging } from "../http/paging";
 import { inOrganization, router } from "../rpc/trpc";
-import { dispatchEngineWork, EnvId, environmentOf, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
+import { dispatchEngineWork, EnvId, environmentOf, refuseWhileSuspended, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
 
 const list = inOrganization
   .meta({
@@ -57,6 +57,7 @@ const create = inOrganization
     }),
   )
   .mutation(async ({ ctx, input }) => {
+    await ctx.transaction((tx) => refuseWhileSuspended(tx, ctx.org.id));
     const envId = newEnvId(input.branch, input.pullRequest);
     const dispatch = await dispatchEngineWork(ctx, {
       procedure: "environments.create",

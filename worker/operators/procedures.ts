@@ -1,9 +1,7 @@
 // The operator portal's procedures (admin.*): only for an operator session (a customer session gets
 // 403, none 401), refused naming SVC_ADMIN_DATABASE_URL while it is unset, left out of /openapi.json.
-// Reads across organizations run as the operator role in the middleware's transaction; a change to
 // Reads across organizations run as the operator role in a transaction of their own (ctx.admin); a
 // change to one organization runs as the application role acting for it, audited in its log.
-// one organization runs as the application role acting for it, audited in its log.
 import { desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
 import { organizations } from "../../db/schema/organizations";
@@ -52,6 +50,11 @@ const OrganizationInput = z.object({ organizationId: z.uuid().describe("The orga
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
+/** Why the operator suspends: required, and shown as written to the organization's members. */
+const SuspensionReason = text({ min: 1, max: 500 })
+  .regex(/\S/, "must not be blank")
+  .describe("Why the organization is suspended, as its members will read it in the console.");
+
 const InquiriesInput = z
   .object({ limit: z.int().min(1).max(500).default(100) })
   .strict()
@@ -92,11 +95,12 @@ export const adminRouter = router({
           plan: string;
           suspended_at: Date | null;
           suspended_reason: string | null;
+          suspended_because: string | null;
           created_at: Date;
           members: number;
           environments: number;
           events30d: number;
-        }>(sql`SELECT o.id, o.slug, o.name, o.plan, o.suspended_at, o.suspended_reason, o.created_at,
+        }>(sql`SELECT o.id, o.slug, o.name, o.plan, o.suspended_at, o.suspended_reason, o.suspended_because, o.created_at,
                 (SELECT count(*) FROM memberships m WHERE m.org_id = o.id)::int AS members,
                 (SELECT count(*) FROM environments e WHERE e.org_id = o.id)::int AS environments,
                 (SELECT count(*) FROM events ev WHERE ev.org_id = o.id AND ev.occurred_at > now() - interval '30 days')::int AS "events30d"
@@ -114,6 +118,7 @@ export const adminRouter = router({
           suspended: row.suspended_at !== null,
           suspendedAt: iso(row.suspended_at),
           suspendedReason: row.suspended_reason,
+          suspendedBecause: row.suspended_because,
           createdAt: row.created_at.toISOString(),
           usage: { environments: row.environments, events30d: row.events30d },
         })),
@@ -121,9 +126,13 @@ export const adminRouter = router({
     }),
 
   suspend: asOperator
-    .meta(meta("Suspends an organization (ingestion and work refused with 403 and retryAfterSeconds; command claims still work); audited in its log"))
-    .input(OrganizationInput.extend({ note: text({ max: 200 }).optional() }))
-    .mutation(async ({ ctx, input }) => answer(await suspendOrganization(ctx.connect, input.organizationId, ctx.operator, input.note ?? null))),
+    .meta(
+      meta(
+        "Suspends an organization for a reason its members read in the console (ingestion and new engine work refused with 403 and retryAfterSeconds; command claims still work); audited in its log",
+      ),
+    )
+    .input(OrganizationInput.extend({ reason: SuspensionReason }))
+    .mutation(async ({ ctx, input }) => answer(await suspendOrganization(ctx.connect, input.organizationId, ctx.operator, input.reason.trim()))),
 
   liftSuspension: asOperator
     .meta(meta("Lifts an operator's suspension of an organization; audited in its log"))

@@ -1,5 +1,6 @@
-// Suspending an organization and lifting it, as the operator decides: written as the application role
-// acting for that one organization (never across tenants) and audited in its own log. A suspended
+// Suspending an organization (with the operator's reason, which its members read in the console) and
+// lifting it, as the operator decides: written as the application role acting for that one
+// organization (never across tenants) and audited in its own log. A suspended
 // organization's engines get 403 with retryAfterSeconds on ingestion and the work endpoints, while
 // command claims still work (worker/auth/bearer.ts). A suspension for deletion is the deletion's own:
 // the operator cannot lift it; calling the deletion off does.
@@ -25,13 +26,13 @@ async function current(tx: Tx, orgId: string) {
   return row ? { suspended: row.suspendedAt !== null, reason: row.reason } : null;
 }
 
-export function suspendOrganization(connect: () => Promise<Connection>, orgId: string, operator: Operator, note: string | null): Promise<SuspensionOutcome> {
+export function suspendOrganization(connect: () => Promise<Connection>, orgId: string, operator: Operator, reason: string): Promise<SuspensionOutcome> {
   return inTenant(connect, orgId, async (tx) => {
     const org = await current(tx, orgId);
     if (!org) return { outcome: "not_found" };
     if (org.suspended) return { outcome: "unchanged", suspended: true };
-    await tx.update(organizations).set({ suspendedAt: sql`now()`, suspendedReason: "operator" }).where(eq(organizations.id, orgId));
-    await appendAudit(tx, { orgId, action: "organization.suspended", actorLabel: label(operator), data: { by: "operator", note } });
+    await tx.update(organizations).set({ suspendedAt: sql`now()`, suspendedReason: "operator", suspendedBecause: reason }).where(eq(organizations.id, orgId));
+    await appendAudit(tx, { orgId, action: "organization.suspended", actorLabel: label(operator), data: { by: "operator", reason } });
     return { outcome: "changed", suspended: true };
   });
 }
@@ -42,7 +43,7 @@ export function liftSuspension(connect: () => Promise<Connection>, orgId: string
     if (!org) return { outcome: "not_found" };
     if (!org.suspended) return { outcome: "unchanged", suspended: false };
     if (org.reason === "deletion") return { outcome: "deletion" };
-    await tx.update(organizations).set({ suspendedAt: null, suspendedReason: null }).where(eq(organizations.id, orgId));
+    await tx.update(organizations).set({ suspendedAt: null, suspendedReason: null, suspendedBecause: null }).where(eq(organizations.id, orgId));
     await appendAudit(tx, { orgId, action: "organization.unsuspended", actorLabel: label(operator), data: { by: "operator" } });
     return { outcome: "changed", suspended: false };
   });

@@ -8,7 +8,7 @@ import { inOrganization, router } from "../rpc/trpc";
 
 const get = inOrganization
   // Reachable: what someone needs to find their way to billing (which organization this is, their role in it).
-  .meta({ permission: null, gate: "reachable", summary: "The organization: slug, display name, plan, suspension" })
+  .meta({ permission: null, gate: "reachable", summary: "The organization: slug, display name, plan, suspension (since when, by whom, why)" })
   .query(({ ctx }) =>
     ctx.transaction(async (tx) => {
       const [org] = await tx
@@ -17,7 +17,9 @@ const get = inOrganization
           slug: organizations.slug,
           name: organizations.name,
           plan: organizations.plan,
-          suspended: sql<boolean>`${organizations.suspendedAt} IS NOT NULL`,
+          suspendedAt: organizations.suspendedAt,
+          suspendedBy: organizations.suspendedReason,
+          suspendedBecause: organizations.suspendedBecause,
           createdAt: organizations.createdAt,
         })
         .from(organizations)
@@ -27,7 +29,12 @@ const get = inOrganization
         slug: org!.slug,
         name: org!.name,
         plan: org!.plan as string,
-        suspended: org!.suspended,
+        suspended: org!.suspendedAt !== null,
+        // Every page of the console shows it (a banner): since when, an operator's or a deletion's, and the operator's reason.
+        suspension:
+          org!.suspendedAt === null
+            ? null
+            : { since: org!.suspendedAt.toISOString(), by: org!.suspendedBy as "operator" | "deletion" | null, reason: org!.suspendedBecause },
         createdAt: org!.createdAt.toISOString(),
         role: ctx.org.role,
       };

@@ -7,6 +7,7 @@ import { navigate } from "../router";
 import { orgView, SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";
 import { Link } from "./link";
+import { SuspensionBanner } from "./suspension";
 import { AnnounceContext } from "../announce";
 import { useAssistantOffered } from "../pages/assistant";
 
@@ -140,6 +141,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
         </nav>
       )}
       <main id="content" tabIndex={-1}>
+        {view && <SuspensionBanner orgId={view.org.id} slug={view.org.slug} />}
         {announced && (
           <p role="status" class="ok">
             {announced}

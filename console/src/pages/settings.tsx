@@ -27,7 +27,16 @@ export function SettingsPage({ view }: { view: OrgView }) {
             <dt>Plan</dt>
             <dd>{about.plan}</dd>
             <dt>Suspended</dt>
-            <dd>{about.suspended ? "yes" : "no"}</dd>
+            <dd>
+              {about.suspension ? (
+                <>
+                  since <Time at={about.suspension.since} />, {about.suspension.by === "deletion" ? "for its deletion" : "by the service's operators"}
+                  {about.suspension.reason && <>: “{about.suspension.reason}”</>}
+                </>
+              ) : (
+                "no"
+              )}
+            </dd>
             <dt>Created</dt>
             <dd>
               <Time at={about.createdAt} />
