@@ -188,7 +188,7 @@ describe("the maintenance role", () => {
       const live = await client.query("SELECT count(*)::int AS n FROM tokens WHERE binding_id IS NULL OR expires_at > now()");
       expect(live.rows[0].n).toBe(0);
       await expect(client.query("SELECT token_hash FROM tokens")).rejects.toMatchObject({ code: "42501" });
-      await expect(client.query("SELECT count(*) FROM members")).rejects.toMatchObject({ code: "42501" });
+      await expect(client.query("SELECT count(*) FROM memberships")).rejects.toMatchObject({ code: "42501" });
       await expect(client.query("UPDATE workload_runs SET env_id = 'x'")).rejects.toMatchObject({ code: "42501" });
     });
   });
