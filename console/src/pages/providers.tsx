@@ -6,6 +6,7 @@ import type * as z from "zod";
 import type { ProviderList } from "../../../worker/providers/schemas";
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Show } from "../components/feedback";
+import { dollars } from "../components/money";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { authCall } from "../rpc";
@@ -22,8 +23,6 @@ async function providers<T>(orgId: string, suffix: string, init: RequestInit = {
   if (body === null) throw new Error("Your session has ended; sign in again.");
   return body;
 }
-
-const dollars = (value: number) => `$${value.toFixed(2)}`;
 
 export function ProvidersPage({ view }: { view: OrgView }) {
   const { org } = view;
