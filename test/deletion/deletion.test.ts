@@ -130,9 +130,20 @@ describe("organization deletion", () => {
     expect(await deletionRow(place.orgId)).toMatchObject({ step: "wait", attempts: 0, last_error: null });
   });
 
-  it("can be called off while it waits: the suspension is lifted and the subscription goes on", async () => {
+  it("says beforehand until when the paid period holds it, and can be called off while it waits: the suspension is lifted and the subscription goes on", async () => {
+    // With billing on, the live subscription's period end: the date the Wait step will hold until.
+    const billed = await rpcClient(place.sessions.owner, { env: billingOn() as Record<string, string> });
+    const { paidUntil } = await billed.deletion.status.query({ orgId: place.orgId });
+    const { rows } = await asRole("superuser", (client) =>
+      client.query("SELECT current_period_end FROM subscriptions WHERE subscription_id = $1", [place.subscriptionId]),
+    );
+    expect(paidUntil).toBe((rows[0].current_period_end as Date).toISOString());
+    expect(Date.parse(paidUntil!)).toBeGreaterThan(Date.now());
+    // With billing off, no subscription is ended or waited for.
+    expect((await (await rpcClient(place.sessions.owner)).deletion.status.query({ orgId: place.orgId })).paidUntil).toBeNull();
     const { owner } = await request();
     await step(place.orgId, 3);
+    expect((await billed.deletion.status.query({ orgId: place.orgId })).deletion).toMatchObject({ nextStep: "wait", waitUntil: paidUntil });
     // With billing on, as the deletion ran.
     const csrf = await browser(place.sessions.owner).csrf();
     const calledOff = await callWith(billingOn(), "/rpc/deletion.callOff", {

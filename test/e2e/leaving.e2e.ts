@@ -2,7 +2,8 @@
 // a sealing key): refusals in the server's words, a key stored, a data export downloaded, a deletion requested
 // with its export link shown once, followed and called off; a viewer sees none of it.
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, orgPathOf } from "./support/browser";
 import { joinedAsViewer } from "./support/people";
 
@@ -23,6 +24,23 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Rows the suite's stack (billing off, no model traffic) cannot produce, written as the application role acting as the organization. */
+async function asOrganization(work: (client: pg.Client, orgId: string) => Promise<unknown>): Promise<void> {
+  const slug = orgPath.split("/")[2]!;
+  const client = new pg.Client({ connectionString: inject("e2eDatabase").app });
+  await client.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT set_config('app.lookup_org_slug', $1, true)", [slug]);
+    const { rows } = await client.query<{ id: string }>("SELECT id FROM organizations WHERE slug = $1", [slug]);
+    await client.query("SELECT set_config('app.org_id', $1, true)", [rows[0]!.id]);
+    await work(client, rows[0]!.id);
+    await client.query("COMMIT");
+  } finally {
+    await client.end();
+  }
+}
+
 const open = async (section: string) => {
   await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
   await page.getByRole("heading", { level: 1, name: section }).waitFor();
@@ -41,7 +59,27 @@ describe("billing", () => {
   it("says, back from the provider's checkout, that the plan follows once the provider confirms", async () => {
     await page.goto("/billing?checkout=done");
     await page.waitForURL(new RegExp(`${orgPath}/billing\\?checkout=done$`));
-    await said(page, /The plan will update here once the billing provider confirms/);
+    await said(page, /The plan changes here as soon as the billing provider confirms the payment/);
+  });
+
+  it("once the provider's confirmation makes the plan team, drops the waiting banner and offers managing the subscription", async () => {
+    // What the provider's deliveries record (the suite's stack has billing off): an active team subscription, and the plan it grants.
+    await asOrganization(async (client, orgId) => {
+      await client.query(
+        `INSERT INTO subscriptions (subscription_id, org_id, customer_id, price_id, status, current_period_end, event_created, state_rank)
+         VALUES ($1, $2, 'cus_e2e', 'price_team', 'active', now() + interval '30 days', now(), 2)`,
+        [`sub_${orgId}`, orgId],
+      );
+      await client.query("UPDATE organizations SET plan = 'team' WHERE id = $1", [orgId]);
+    });
+    // The page, still back from checkout, asks again and sees it without a reload.
+    await page.getByTestId("checkout-return").getByText("Thank you: the plan is now team.").waitFor();
+    await expect(page.getByTestId("plan").textContent()).resolves.toBe("team");
+    await page.getByRole("button", { name: "Manage the subscription" }).waitFor();
+    await expect(page.getByRole("button", { name: "Subscribe to team" }).count()).resolves.toBe(0);
+    await page.goto("/billing");
+    await page.getByRole("button", { name: "Manage the subscription" }).waitFor();
+    await expect(page.getByTestId("checkout-return").count()).resolves.toBe(0);
   });
 });
 
@@ -61,6 +99,31 @@ describe("model provider keys", () => {
     await chat.getByLabel(/Monthly budget/).fill("5");
     await chat.getByRole("button", { name: "Set chat-provider budget" }).click();
     await chat.getByText(/\$0\.00 spent and \$0\.00 reserved of \$5\.00/).waitFor();
+    // Less than a cent spent shows as what it is, not as nothing.
+    await asOrganization((client, orgId) =>
+      client.query(
+        `INSERT INTO provider_spend (org_id, provider, month, spent_micros) VALUES ($1, 'chat-provider', date_trunc('month', now() AT TIME ZONE 'UTC')::date, 4200)
+         ON CONFLICT (org_id, provider, month) DO UPDATE SET spent_micros = 4200`,
+        [orgId],
+      ),
+    );
+    await page.reload();
+    await page
+      .getByRole("region", { name: "chat-provider" })
+      .getByText(/\$0\.0042 spent and \$0\.00 reserved of \$5\.00/)
+      .waitFor();
+  });
+
+  it("says which API each provider speaks and lists the models it prices", async () => {
+    await expect(page.getByTestId("messages-provider-api").textContent()).resolves.toMatch(
+      /^Speaks Anthropic's Messages API: .*\/byok\/messages-provider\/v1\/messages/,
+    );
+    await expect(page.getByTestId("chat-provider-api").textContent()).resolves.toMatch(
+      /^Speaks OpenAI's Chat Completions API: .*\/byok\/chat-provider\/v1\/chat\/completions/,
+    );
+    const chat = page.getByRole("region", { name: "chat-provider" });
+    await chat.getByText(/^Priced models \(\d+\)$/).click();
+    await expect(chat.getByRole("row", { name: /^gpt-4o-mini / }).textContent()).resolves.toBe("gpt-4o-mini$0.15$0.60");
   });
 });
 
@@ -80,6 +143,8 @@ describe("leaving", () => {
 
   it("requests the deletion by its slug, shows the export link once, and lists the next step", async () => {
     const slug = orgPath.split("/")[2]!;
+    // Billing is off here: the deletion ends no subscription and waits for none, whatever rows say (test/deletion for billing on).
+    await expect(page.getByTestId("deletion-hold").count()).resolves.toBe(0);
     await page.getByLabel(/Type the slug/).fill(slug);
     await page.getByRole("button", { name: "Delete this organization" }).click();
     const link = await page.getByTestId("shown-once").textContent();

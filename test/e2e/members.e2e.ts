@@ -1,6 +1,7 @@
-// Two people in two browsers: an owner invites a second person, who accepts from the link after
-// signing in, sees the organization as a viewer (no mutating actions, no link to a page their role
-// cannot open), and sees their view change when the owner makes them an admin.
+// Two people in two browsers: an owner invites a second person, who signs in from the link, is told
+// who invites them to which organization as what, accepts, sees the organization as a viewer (no
+// mutating actions, no link to a page their role cannot open), and sees their view change when the
+// owner makes them an admin.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique, LANDED } from "./support/browser";
@@ -55,8 +56,11 @@ describe("inviting someone", () => {
     guest = await signedIn(browser, guestLogin, { startAt: link });
     await guest.getByRole("heading", { name: "You are invited" }).waitFor();
     await signInFrom(guest, "Sign in to accept");
-    // Signing in comes back to the link, which now offers acceptance.
+    // Signing in comes back to the link, which now says what it offers, then offers acceptance.
     await guest.getByRole("button", { name: "Accept the invitation" }).waitFor();
+    expect(await guest.getByTestId("invitation-offer").textContent()).toMatch(
+      new RegExp(`^${ownerLogin} invites you to join .+ as viewer\\. \\(The link works until `),
+    );
     // Elsewhere, a person in no organization yet is told how to get into one.
     await guest.goto("/");
     await guest.getByRole("heading", { name: "You belong to no organization yet" }).waitFor();

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { seedToken } from "../support/seed";
 import { seedPerson, seedSession, browser } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { rpcClient, rpcGet } from "../support/rpc";
 import { BASE } from "../support/http";
 import { billingOn } from "../support/billing";
 import { PROXY, proxyEnv, seedProviderOrg, uniqueKey, workerFetch } from "../support/providers";
@@ -149,6 +150,34 @@ describe("the CLI's provider routes", () => {
     const refused = await cliCall(unscoped, "GET", "");
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({ error: expect.stringContaining("svc login --scope tokens.manage") });
+  });
+});
+
+describe("providers.prices", () => {
+  it("names the API each provider speaks and lists the priced models at the price charged now (SVC_MODEL_PRICES applied); tokens.manage", async () => {
+    const org = await seedProviderOrg();
+    const prices = async (session: string) =>
+      (
+        await rpcClient(session, { env: proxyEnv({ SVC_MODEL_PRICES: "gpt-4o-mini=0.2/0.8,house-model=1/2" }) as Record<string, string> })
+      ).providers.prices.query({
+        orgId: org.orgId,
+      });
+    const answer = await prices(org.session);
+    expect(answer.asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(answer.providers.map(({ provider, api, path }) => ({ provider, api, path }))).toEqual([
+      { provider: "messages-provider", api: "Anthropic's Messages API", path: "/byok/messages-provider/v1/messages" },
+      { provider: "chat-provider", api: "OpenAI's Chat Completions API", path: "/byok/chat-provider/v1/chat/completions" },
+    ]);
+    const [messages, chat] = answer.providers;
+    expect(messages!.source).toMatch(/^https:\/\/docs\.claude\.com\//);
+    expect(messages!.models).toContainEqual({ model: "claude-sonnet-4-5", input: 3, output: 15 });
+    expect(chat!.models).toContainEqual({ model: "gpt-4o-mini", input: 0.2, output: 0.8 });
+    expect(chat!.models).toContainEqual({ model: "gpt-4o", input: 2.5, output: 10 });
+    expect(answer.added).toEqual([{ model: "house-model", input: 1, output: 2 }]);
+
+    const member = await seedSession(await seedPerson(`byok-member-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.orgId, role: "member" }]));
+    const refused = await rpcGet(member, "providers.prices", { orgId: org.orgId });
+    expect(refused.status).toBe(403);
   });
 });
 

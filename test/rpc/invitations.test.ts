@@ -1,5 +1,5 @@
-// invitations.*: the link answered once, resend killing the old link, acceptance by the signed-in
-// account, expiry, revocation, who may invite whom, and another organization's invitation.
+// invitations.*: the link answered once, resend killing the old link, its preview, acceptance by the
+// signed-in account, expiry, revocation, who may invite whom, and another organization's invitation.
 import { beforeEach, describe, expect, it } from "vitest";
 import { hashToken } from "../../worker/tokens/secret";
 import { APP_BASE_URL } from "../setup/bindings";
@@ -171,6 +171,44 @@ describe("invitations.accept", () => {
     expect((await rpcPost(session, "invitations.accept", { token: "svc_inv_x" })).status).toBe(403);
     expect((await post(session, "invitations.accept", { token: "" })).status).toBe(400);
     expect((await post(session, "invitations.accept", { token: "x".repeat(201) })).status).toBe(400);
+  });
+});
+
+describe("invitations.preview", () => {
+  const preview = async (session: string | null, token: string) => {
+    const response = await rpcGet(session, "invitations.preview", { token });
+    return { status: response.status, body: (await response.json()) as { result?: { data: unknown }; error?: { message: string } } };
+  };
+
+  it("names the organization, the role, the inviter and the expiry to the invited person, and changes nothing", async () => {
+    const inviter = someone("inviter");
+    const inviting = await seedSession(await seedPerson(inviter, [{ orgId, role: "owner" }]));
+    const email = someEmail();
+    const { link, invitation } = await (await rpcClient(inviting)).invitations.create.mutate({ orgId, email, role: "admin" });
+    const { personId, session } = await newcomer(email);
+    const shown = await (await rpcClient(session)).invitations.preview.query({ token: tokenOf(link) });
+    const [org] = await asRole("superuser", async (client) => (await client.query("SELECT name FROM organizations WHERE id = $1", [orgId])).rows);
+    expect(shown).toEqual({ organization: { name: org.name }, role: "admin", invitedBy: inviter, expiresAt: invitation.expiresAt });
+    expect(await membership(personId)).toBeNull();
+    expect(await stored(invitation.id)).toMatchObject({ accepted_at: null });
+  });
+
+  it("refuses what accepting refuses, in the same words: an unknown token, another address, an expired invitation", async () => {
+    const email = someEmail();
+    const { link, invitation } = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email, role: "member" });
+    const invitee = await newcomer(email);
+    const stranger = await newcomer(someEmail());
+    const same = async (session: string, token: string, status: number) => {
+      const previewed = await preview(session, token);
+      const accepted = await post(session, "invitations.accept", { token });
+      expect([previewed.status, accepted.status]).toEqual([status, status]);
+      expect(previewed.body.error!.message).toBe(accepted.body.error!.message);
+    };
+    await same(invitee.session, "svc_inv_nothing", 404);
+    await same(stranger.session, tokenOf(link), 403);
+    await asRole("superuser", (client) => client.query("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1", [invitation.id]));
+    await same(invitee.session, tokenOf(link), 409);
+    expect((await preview(null, tokenOf(link))).status).toBe(401);
   });
 });
 

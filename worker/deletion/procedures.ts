@@ -1,13 +1,16 @@
 // deletion.request, deletion.status and deletion.callOff (organization.delete, owners): deleting the
 // organization (spec: Organization deletion). The Cron Trigger runs the steps; the status shows them.
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, max } from "drizzle-orm";
 import * as z from "zod";
 import { deletions, deletionSteps } from "../../db/schema/deletion";
 import { organizations } from "../../db/schema/organizations";
+import { subscriptions } from "../../db/schema/billing";
+import type { Tx } from "../../db/transaction";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { callBilling } from "../billing/provider";
 import { callOffDeletion, requestDeletion } from "./request";
+import { LIVE_SUBSCRIPTION } from "./steps";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 
 const actorOf = (ctx: OrgContext) => ({ personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel });
@@ -31,8 +34,24 @@ const request = inOrganization
     }),
   );
 
+/**
+ * Until when a deletion requested now would wait: the end of the paid period of the live subscriptions
+ * (the End subscription step cancels them at period end, and Wait holds until then; work.ts).
+ */
+async function paidPeriodEnd(tx: Tx, orgId: string): Promise<string | null> {
+  const [row] = await tx
+    .select({ end: max(subscriptions.currentPeriodEnd) })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.orgId, orgId), inArray(subscriptions.status, [...LIVE_SUBSCRIPTION])));
+  return row?.end?.toISOString() ?? null;
+}
+
 const status = inOrganization
-  .meta({ permission: "organization.delete", gate: "reachable", summary: "The deletion's progress: its steps, the next one, a failure being retried" })
+  .meta({
+    permission: "organization.delete",
+    gate: "reachable",
+    summary: "The deletion's progress: its steps, the next one, a failure being retried; and until when a live subscription holds a deletion (paidUntil)",
+  })
   .query(({ ctx }) =>
     ctx.transaction(async (tx) => {
       const [deletion] = await tx
@@ -47,7 +66,8 @@ const status = inOrganization
         })
         .from(deletions)
         .where(eq(deletions.orgId, ctx.org.id));
-      if (!deletion) return { deletion: null };
+      const paidUntil = ctx.config.billing.provider ? await paidPeriodEnd(tx, ctx.org.id) : null;
+      if (!deletion) return { deletion: null, paidUntil };
       const steps = await tx
         .select({ step: deletionSteps.step, doneAt: deletionSteps.doneAt, note: deletionSteps.note })
         .from(deletionSteps)
@@ -64,6 +84,7 @@ const status = inOrganization
           nextAttemptAt: deletion.nextAttemptAt.toISOString(),
           steps: steps.map((row) => ({ step: row.step, doneAt: row.doneAt.toISOString(), note: row.note })),
         },
+        paidUntil,
       };
     }),
   );

@@ -35,3 +35,6 @@ export async function recordStep(tx: Tx, orgId: string, step: Step, note: string
 
 /** How long a failed step waits before it is tried again: 1, 2, 4 ... minutes, at most an hour. */
 export const backoffSeconds = (attempts: number) => Math.min(60 * 2 ** Math.max(attempts - 1, 0), 3600);
+
+/** The statuses of a subscription the End subscription step cancels: those still paid for (they grant a plan). */
+export const LIVE_SUBSCRIPTION = ["active", "trialing", "past_due"] as const;

@@ -15,7 +15,7 @@ import type { Env } from "../env";
 import { archiveFolder } from "../events/partitions/pass";
 import { dataExportsFolder, storeDataExport } from "../exports/store";
 import { removeUnder } from "../storage/r2-sink";
-import { recordStep, type Step } from "./steps";
+import { LIVE_SUBSCRIPTION, recordStep, type Step } from "./steps";
 import type { Db } from "../../db/transaction";
 
 export interface DeletionDeps {
@@ -65,7 +65,7 @@ async function endSubscription(deps: DeletionDeps, orgId: string) {
   const live = await inOrg(deps, orgId, async (tx) =>
     (
       await tx.execute<{ subscription_id: string }>(
-        sql`SELECT subscription_id FROM subscriptions WHERE org_id = ${orgId} AND status IN ('active', 'trialing', 'past_due')`,
+        sql`SELECT subscription_id FROM subscriptions WHERE org_id = ${orgId} AND status = ANY(${sql.param([...LIVE_SUBSCRIPTION])})`,
       )
     ).rows.map((row) => row.subscription_id),
   );

@@ -1,4 +1,4 @@
-// invitations.list, .create, .resend, .revoke (members.manage) and invitations.accept (the signed-in
+// invitations.list, .create, .resend, .revoke (members.manage) and invitations.preview, .accept (the signed-in
 // person the invitation is for: their e-mail address is the invited one; spec: Invitation,
 // Organization and membership facts). The token exists only in the link,
 // which is answered once by create and once by each resend; nothing ever answers its hash.
@@ -179,46 +179,82 @@ const revoke = inOrganization
     }),
   );
 
+/**
+ * The invitation a link's token names, for the signed-in person, checked as accepting checks it (so
+ * the preview refuses what accepting would, in the same words): unknown 404; for another address 403,
+ * before anything about its state; used, revoked or expired 409. Acts as its organization after.
+ */
+async function invitationForLink(tx: Tx, actorPersonId: string, token: string) {
+  const hash = await hashToken(token);
+  // The token names its organization: a lookup by hash shows that one invitation, nothing else.
+  await addLookup(tx, "invitation_hash", hash);
+  const [invitation] = await tx
+    .select({
+      id: invitations.id,
+      orgId: invitations.orgId,
+      email: invitations.email,
+      role: invitations.role,
+      invitedBy: invitations.invitedBy,
+      expiresAt: invitations.expiresAt,
+      acceptedAt: invitations.acceptedAt,
+      revokedAt: invitations.revokedAt,
+      expired: sql<boolean>`${invitations.expiresAt} <= now()`,
+    })
+    .from(invitations)
+    .where(eq(invitations.tokenHash, hash));
+  if (!invitation) throw new Refusal("not_found", "This invitation link is not valid; if it was resent, use the newest link.");
+  // A link can be forwarded or leaked: it admits only the person at the invited address (before its
+  // state, which is the invitee's business). A person's address is the code host's public one, which
+  // it lets a person pick only among their verified addresses, or the one an e-mail sign-in link proved.
+  const invitee = await tx
+    .select({ one: sql`1` })
+    .from(people)
+    .where(and(eq(people.id, actorPersonId), eq(sql`lower(${people.email})`, invitation.email)));
+  if (invitee.length === 0) {
+    throw new Refusal(
+      "forbidden",
+      "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
+        "your public e-mail on the code host, or use the e-mail sign-in link), or ask for an invitation to your own address.",
+    );
+  }
+  if (invitation.acceptedAt) throw new Refusal("state_conflict", "This invitation has already been used.");
+  if (invitation.revokedAt) throw new Refusal("state_conflict", "This invitation was revoked; ask for a new one.");
+  if (invitation.expired) throw new Refusal("state_conflict", "This invitation has expired; ask for it to be resent.");
+  await actAs(tx, invitation.orgId);
+  return invitation;
+}
+
+const LinkToken = z.object({ token: text({ min: 1, max: 200 }).describe("The token from the invitation link.") });
+
+const preview = signedIn
+  .meta({
+    permission: null,
+    gate: "reachable",
+    summary: "What an invitation link offers, before accepting it: the organization's name, the role, who invited, until when",
+  })
+  .input(LinkToken)
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const invitation = await invitationForLink(tx, ctx.session.personId, input.token);
+      const [organization] = await tx.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, invitation.orgId));
+      const [inviter] = invitation.invitedBy ? await tx.select({ login: people.login }).from(people).where(eq(people.id, invitation.invitedBy)) : [];
+      return {
+        organization: { name: organization!.name },
+        role: invitation.role,
+        /** The inviter's login; null when their account was closed. */
+        invitedBy: inviter?.login ?? null,
+        expiresAt: invitation.expiresAt.toISOString(),
+      };
+    }),
+  );
+
 const accept = signedIn
   .meta({ permission: null, gate: "reachable", summary: "Accept an invitation by the token from its link: the signed-in account joins with its role" })
-  .input(z.object({ token: text({ min: 1, max: 200 }).describe("The token from the invitation link.") }))
+  .input(LinkToken)
   .mutation(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
       const { actorPersonId, actorLabel } = await actorOf(tx, ctx.session.personId);
-      const hash = await hashToken(input.token);
-      // The token names its organization: a lookup by hash shows that one invitation, nothing else.
-      await addLookup(tx, "invitation_hash", hash);
-      const [invitation] = await tx
-        .select({
-          id: invitations.id,
-          orgId: invitations.orgId,
-          email: invitations.email,
-          role: invitations.role,
-          acceptedAt: invitations.acceptedAt,
-          revokedAt: invitations.revokedAt,
-          expired: sql<boolean>`${invitations.expiresAt} <= now()`,
-        })
-        .from(invitations)
-        .where(eq(invitations.tokenHash, hash));
-      if (!invitation) throw new Refusal("not_found", "This invitation link is not valid; if it was resent, use the newest link.");
-      // A link can be forwarded or leaked: it admits only the person at the invited address (before its
-      // state, which is the invitee's business). A person's address is the code host's public one, which
-      // it lets a person pick only among their verified addresses, or the one an e-mail sign-in link proved.
-      const invitee = await tx
-        .select({ one: sql`1` })
-        .from(people)
-        .where(and(eq(people.id, actorPersonId), eq(sql`lower(${people.email})`, invitation.email)));
-      if (invitee.length === 0) {
-        throw new Refusal(
-          "forbidden",
-          "This invitation is for another e-mail address than your account's. Sign in as the person it was sent to (make the invited address " +
-            "your public e-mail on the code host, or use the e-mail sign-in link), or ask for an invitation to your own address.",
-        );
-      }
-      if (invitation.acceptedAt) throw new Refusal("state_conflict", "This invitation has already been used.");
-      if (invitation.revokedAt) throw new Refusal("state_conflict", "This invitation was revoked; ask for a new one.");
-      if (invitation.expired) throw new Refusal("state_conflict", "This invitation has expired; ask for it to be resent.");
-      await actAs(tx, invitation.orgId);
+      const invitation = await invitationForLink(tx, actorPersonId, input.token);
       if (!(await useInvitation(tx, invitation, { id: actorPersonId, label: actorLabel }))) {
         throw new Refusal("state_conflict", "This invitation has already been used.");
       }
@@ -232,7 +268,7 @@ const accept = signedIn
     }),
   );
 
-export const invitationsRouter = router({ list, create, resend, revoke, accept });
+export const invitationsRouter = router({ list, create, resend, revoke, preview, accept });
 
 // Who acted, as the audit log records it, for procedures that act on no organization (those that
 // do get it from `authorize`, as ctx.actor).

@@ -13,6 +13,7 @@ import { invitationsRouter } from "../invitations/procedures";
 import { membersRouter } from "../members/procedures";
 import { organizationRouter } from "../organizations/procedures";
 import { overviewRouter } from "../overview/procedures";
+import { providersRouter } from "../providers/procedures";
 import { agentsRouter, loadRouter, workloadStart } from "../workloads/procedures";
 import { workloadDefinitions } from "../workloads/definition-procedures";
 import { workloadLifecycle } from "../workloads/lifecycle-procedures";
@@ -54,6 +55,7 @@ export const appRouter = router({
   analytics: analyticsRouter,
   assistant: assistantRouter,
   overview: overviewRouter,
+  providers: providersRouter,
 });
 
 export type AppRouter = typeof appRouter;

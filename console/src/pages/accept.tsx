@@ -1,7 +1,11 @@
-// The invitation link (/invitations/accept?token=...): signed in, accept it; signed out, the token
-// waits in this tab while the person signs in, and `/` brings them back here.
+// The invitation link (/invitations/accept?token=...): signed in, see what it offers (organization,
+// role, inviter: invitations.preview) and accept it; signed out, the token waits in this tab while
+// the person signs in, and `/` brings them back here.
 import { ActionButton } from "../components/actions";
+import { Show } from "../components/feedback";
 import { Link } from "../components/link";
+import { Time } from "../components/time";
+import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { Session } from "../session";
 
@@ -45,22 +49,44 @@ export function AcceptInvitationPage({ token, session, refresh }: Props) {
       </main>
     );
   }
+  return <Invitation token={token} session={session} refresh={refresh} />;
+}
+
+/** Signed in: what the link offers, from the server (its refusal, in accepting's words, when it offers nothing), then Accept. */
+function Invitation({ token, session, refresh }: Props & { token: string; session: Session }) {
+  const offer = useLoad(() => rpc.invitations.preview.query({ token }), [token]);
   return (
     <main class="narrow">
       <div class="panel">
         <h1>You are invited</h1>
-        <p>
-          Signed in as <strong>{session.person.login ?? session.person.email}</strong>. Accepting makes this account a member of the inviting organization.
-        </p>
-        <ActionButton
-          kind="primary"
-          label="Accept the invitation"
-          run={async () => {
-            const joined = await rpc.invitations.accept.mutate({ token });
-            await refresh();
-            return `You joined ${joined.organization.name} as ${joined.role}.`;
-          }}
-        />
+        <Show loaded={offer}>
+          {(invitation) => (
+            <>
+              <p data-testid="invitation-offer">
+                {invitation.invitedBy ? <strong>{invitation.invitedBy}</strong> : "You are"}
+                {invitation.invitedBy ? " invites you" : " invited"} to join <strong>{invitation.organization.name}</strong> as{" "}
+                <strong>{invitation.role}</strong>.{" "}
+                <span class="muted">
+                  (The link works until <Time at={invitation.expiresAt} />
+                  .)
+                </span>
+              </p>
+              <p>
+                Signed in as <strong>{session.person.login ?? session.person.email}</strong>. Accepting makes this account a {invitation.role} of{" "}
+                {invitation.organization.name}.
+              </p>
+              <ActionButton
+                kind="primary"
+                label="Accept the invitation"
+                run={async () => {
+                  const joined = await rpc.invitations.accept.mutate({ token });
+                  await refresh();
+                  return `You joined ${joined.organization.name} as ${joined.role}.`;
+                }}
+              />
+            </>
+          )}
+        </Show>
         <p>
           <Link href="/">Go to the console</Link>
         </p>

@@ -100,7 +100,7 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
     <>
       <h2>Delete the organization</h2>
       <Show loaded={status}>
-        {({ deletion }) => (
+        {({ deletion, paidUntil }) => (
           <>
             {(!deletion || deletion.calledOffAt) && (
               <ActionForm
@@ -115,6 +115,12 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
                 <p class="muted">
                   Environments stop, the subscription ends at its period's end, then credentials are revoked, a last export is taken and everything is deleted.
                 </p>
+                {paidUntil && (
+                  <p data-testid="deletion-hold">
+                    An active subscription holds the deletion until <Time at={paidUntil} />, the end of its paid period (no refund): until then everything stays
+                    readable and the deletion can be called off.
+                  </p>
+                )}
                 <label>
                   Type the slug <code>{slug}</code> to confirm
                   <input name="confirm" required autoComplete="off" />

@@ -3,6 +3,7 @@
 import type { ComponentChildren } from "preact";
 import { Empty, Show } from "../components/feedback";
 import { Link } from "../components/link";
+import { dollars } from "../components/money";
 import { Relative, Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
@@ -20,9 +21,6 @@ export function OverviewPage({ view }: { view: OrgView }) {
     </>
   );
 }
-
-/** Dollars as a person reads them: cents, or the fraction of a cent when that is all there is. */
-export const dollars = (value: number) => `$${value.toFixed(value > 0 && value < 0.01 ? 4 : 2)}`;
 
 function Tiles({ view, data }: { view: OrgView; data: Summary }) {
   const at = (section: string) => `/o/${encodeURIComponent(view.org.slug)}/${section}`;

@@ -1,17 +1,20 @@
 // Model provider keys and budgets, through the console's REST routes (/console/api/providers, not
 // /rpc): which provider has a key (its last four characters only), the month's budget and spend;
-// store a key, revoke it, set the budget (owners).
+// store a key, revoke it, set the budget (owners). Which API each provider speaks and the models the
+// proxy prices come from providers.prices.
 import { useState } from "preact/hooks";
 import type * as z from "zod";
 import type { ProviderList } from "../../../worker/providers/schemas";
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Show } from "../components/feedback";
+import { dollars } from "../components/money";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
-import { authCall } from "../rpc";
+import { authCall, rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
 
 type ProviderState = z.output<typeof ProviderList>["providers"][number];
+type Prices = Outputs["providers"]["prices"];
 
 /** A provider route of this organization; signed out (null) is a failure here, not an answer. */
 async function providers<T>(orgId: string, suffix: string, init: RequestInit = {}): Promise<T> {
@@ -23,26 +26,96 @@ async function providers<T>(orgId: string, suffix: string, init: RequestInit = {
   return body;
 }
 
-const dollars = (value: number) => `$${value.toFixed(2)}`;
-
 export function ProvidersPage({ view }: { view: OrgView }) {
   const { org } = view;
   const list = useLoad(() => providers<{ providers: ProviderState[] }>(org.id, ""), [org.id]);
+  const prices = useLoad(() => rpc.providers.prices.query({ orgId: org.id }), [org.id]);
   return (
     <>
       <h1>Model provider keys</h1>
       <p class="muted">
         Engines and the CLI call the model providers through this service with their own token; the organization's key goes upstream in its place, within the
-        monthly budget.
+        monthly budget. A model the proxy has no price for is refused.
       </p>
       <Show loaded={list}>
-        {({ providers: states }) => states.map((state) => <Provider key={state.provider} orgId={org.id} state={state} view={view} reload={list.reload} />)}
+        {({ providers: states }) =>
+          states.map((state) => (
+            <Provider
+              key={state.provider}
+              orgId={org.id}
+              state={state}
+              priced={prices.data?.providers.find((entry) => entry.provider === state.provider)}
+              view={view}
+              reload={list.reload}
+            />
+          ))
+        }
+      </Show>
+      <Show loaded={prices}>
+        {(about) => (
+          <p class="muted">
+            Prices are US dollars per million tokens, input (uncached) and output, the providers' list prices as of {about.asOf}
+            {about.added.length > 0 && (
+              <>
+                ; the installation adds {about.added.map((entry) => `${entry.model} (${dollars(entry.input)} / ${dollars(entry.output)})`).join(", ")}, priced
+                on either provider
+              </>
+            )}
+            .
+          </p>
+        )}
       </Show>
     </>
   );
 }
 
-function Provider({ orgId, state, view, reload }: { orgId: string; state: ProviderState; view: OrgView; reload: () => void }) {
+/** The models the proxy prices for one provider, folded away: the list is long. */
+function PricedModels({ priced }: { priced: Prices["providers"][number] }) {
+  return (
+    <details>
+      <summary>Priced models ({priced.models.length})</summary>
+      <div class="table-wrap">
+        <table>
+          <caption class="muted">
+            US dollars per million tokens (<a href={priced.source}>the provider's prices</a>)
+          </caption>
+          <thead>
+            <tr>
+              <th>Model (and its dated snapshots)</th>
+              <th>Input</th>
+              <th>Output</th>
+            </tr>
+          </thead>
+          <tbody>
+            {priced.models.map((entry) => (
+              <tr key={entry.model}>
+                <td>
+                  <code>{entry.model}</code>
+                </td>
+                <td>{dollars(entry.input)}</td>
+                <td>{dollars(entry.output)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  );
+}
+
+function Provider({
+  orgId,
+  state,
+  priced,
+  view,
+  reload,
+}: {
+  orgId: string;
+  state: ProviderState;
+  priced: Prices["providers"][number] | undefined;
+  view: OrgView;
+  reload: () => void;
+}) {
   const { provider, key, budget } = state;
   const path = `/${encodeURIComponent(provider)}`;
   // The key is typed into a controlled field so it can be cleared once stored.
@@ -50,6 +123,14 @@ function Provider({ orgId, state, view, reload }: { orgId: string; state: Provid
   return (
     <section aria-label={provider}>
       <h2>{provider}</h2>
+      {priced && (
+        <>
+          <p data-testid={`${provider}-api`}>
+            Speaks {priced.api}: engines and the CLI call <code>{priced.path}</code> here.
+          </p>
+          <PricedModels priced={priced} />
+        </>
+      )}
       <dl class="facts">
         <dt>Key</dt>
         <dd data-testid={`${provider}-key`}>
