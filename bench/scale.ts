@@ -16,6 +16,7 @@ import { withNodeDb } from "../db/node-pool";
 import { type Db, inTenant } from "../db/transaction";
 import { freePort } from "../local/free-port";
 import { requestDeletion } from "../worker/deletion/request";
+import { encodeCursor } from "../worker/http/paging";
 import { LOCAL_CRON_PATH } from "../worker/cron-names";
 import { beginSession } from "../worker/sessions/store";
 import { claimLatency } from "./claim-work";
@@ -206,11 +207,12 @@ function listCalls(seeded: Seeded, auditEntries: number, paging: (name: string) 
     {
       label: "audit.list:deep",
       procedure: "audit.list",
-      input: { orgId, ...(auditPaging.before ? { before: deep } : auditPaging.cursor ? { cursor: deep } : {}) },
+      // A cursor is the last row's key (worker/http/paging.ts): the page after entry `deep`, newest first, is the log's oldest.
+      input: { orgId, ...(auditPaging.before ? { before: deep } : auditPaging.cursor ? { cursor: encodeCursor([deep]) } : {}) },
       follow: false,
     },
     first("exports.list"),
-    { ...first("billing.get"), label: "billing.get:history" },
+    first("billing.history"),
   ];
 }
 

@@ -247,6 +247,29 @@ describe("every page the owner can open", () => {
     await page.unroute(pageData);
   });
 
+  it("is usable from the keyboard: the skip link first, then the sections, each with a visible focus ring", async () => {
+    await page.goto(`${orgPath}/overview`);
+    await settled();
+    // In the page (a string: the test's types know no DOM): the focused element's text and its outline's width.
+    const focused = () =>
+      page.evaluate<{ text: string; outline: number }>(`(() => {
+        const element = document.activeElement;
+        const style = getComputedStyle(element);
+        return { text: (element.textContent || "").trim(), outline: style.outlineStyle === "none" ? 0 : parseFloat(style.outlineWidth) };
+      })()`);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toMatchObject({ text: "Skip to content" });
+    // Tab on to the navigation's link to Members; every stop on the way shows where the focus is.
+    for (let stops = 0; stops < 30 && (await focused()).text !== "Members"; stops++) {
+      await page.keyboard.press("Tab");
+      expect((await focused()).outline, `focus ring on "${(await focused()).text}"`).toBeGreaterThan(0);
+    }
+    expect((await focused()).text).toBe("Members");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(new RegExp(`${orgPath}/members$`));
+    await page.getByRole("heading", { level: 1, name: "Members" }).waitFor();
+  });
+
   it("finds none on Getting started and the overview in the dark scheme either", async () => {
     await page.emulateMedia({ colorScheme: "dark" });
     try {
