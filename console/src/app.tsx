@@ -78,14 +78,7 @@ export function App() {
         </button>
       </main>
     );
-  if (session === undefined)
-    return (
-      <main class="narrow">
-        <p role="status" class="muted">
-          Loading...
-        </p>
-      </main>
-    );
+  if (session === undefined) return <PageLoading />;
   if (path === "/invitations/accept") {
     return <AcceptInvitationPage token={url.searchParams.get("token")} session={session} refresh={refresh} />;
   }
@@ -152,16 +145,18 @@ function landing(session: Session, section: string): string {
 function Home({ orgId, path }: { orgId: string; path: string }) {
   const started = useLoad(() => rpc.overview.gettingStarted.query({ orgId }), [orgId]);
   // A failure lands on the overview, which shows it (and the role's refusal) in its own words.
-  if (started.data === undefined && !started.failure)
-    return (
-      <main class="narrow">
-        <p role="status" class="muted">
-          Loading...
-        </p>
-      </main>
-    );
+  if (started.data === undefined && !started.failure) return <PageLoading />;
   return <Redirect to={`${path}/${started.data && !started.data.steps.reported ? "getting-started" : "overview"}`} />;
 }
+
+/** A whole page waiting for what decides which page it is. */
+const PageLoading = () => (
+  <main class="narrow">
+    <p role="status" class="muted">
+      Loading...
+    </p>
+  </main>
+);
 
 function Redirect({ to }: { to: string }) {
   useEffect(() => navigate(to, { replace: true }), [to]);

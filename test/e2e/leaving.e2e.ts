@@ -2,10 +2,11 @@
 // a sealing key): refusals in the server's words, a key stored, a data export downloaded, a deletion requested
 // with its export link shown once, followed and called off; a viewer sees none of it.
 import type { Browser, Page } from "playwright-core";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, orgPathOf } from "./support/browser";
 import { joinedAsViewer } from "./support/people";
+import { asOrganization } from "./support/database";
 
 let browser: Browser;
 let page: Page;
@@ -24,22 +25,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Rows the suite's stack (billing off, no model traffic) cannot produce, written as the application role acting as the organization. */
-async function asOrganization(work: (client: pg.Client, orgId: string) => Promise<unknown>): Promise<void> {
-  const slug = orgPath.split("/")[2]!;
-  const client = new pg.Client({ connectionString: inject("e2eDatabase").app });
-  await client.connect();
-  try {
-    await client.query("BEGIN");
-    await client.query("SELECT set_config('app.lookup_org_slug', $1, true)", [slug]);
-    const { rows } = await client.query<{ id: string }>("SELECT id FROM organizations WHERE slug = $1", [slug]);
-    await client.query("SELECT set_config('app.org_id', $1, true)", [rows[0]!.id]);
-    await work(client, rows[0]!.id);
-    await client.query("COMMIT");
-  } finally {
-    await client.end();
-  }
-}
+/** Rows the suite's stack (billing off, no model traffic) cannot produce, in this test's organization. */
+const asThisOrganization = (work: (client: pg.Client, orgId: string) => Promise<unknown>) => asOrganization(orgPath.split("/")[2]!, work);
 
 const open = async (section: string) => {
   await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
@@ -64,7 +51,7 @@ describe("billing", () => {
 
   it("once the provider's confirmation makes the plan team, drops the waiting banner and offers managing the subscription", async () => {
     // What the provider's deliveries record (the suite's stack has billing off): an active team subscription, and the plan it grants.
-    await asOrganization(async (client, orgId) => {
+    await asThisOrganization(async (client, orgId) => {
       await client.query(
         `INSERT INTO subscriptions (subscription_id, org_id, customer_id, price_id, status, current_period_end, event_created, state_rank)
          VALUES ($1, $2, 'cus_e2e', 'price_team', 'active', now() + interval '30 days', now(), 2)`,
@@ -100,7 +87,7 @@ describe("model provider keys", () => {
     await chat.getByRole("button", { name: "Set chat-provider budget" }).click();
     await chat.getByText(/\$0\.00 spent and \$0\.00 reserved of \$5\.00/).waitFor();
     // Less than a cent spent shows as what it is, not as nothing.
-    await asOrganization((client, orgId) =>
+    await asThisOrganization((client, orgId) =>
       client.query(
         `INSERT INTO provider_spend (org_id, provider, month, spent_micros) VALUES ($1, 'chat-provider', date_trunc('month', now() AT TIME ZONE 'UTC')::date, 4200)
          ON CONFLICT (org_id, provider, month) DO UPDATE SET spent_micros = 4200`,

@@ -6,27 +6,17 @@
 import type { Browser, Page } from "playwright-core";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base, codehost, installedAccount, launch, personPage, said, screenshot, signedIn, unique, orgPathOf } from "./support/browser";
 import { claimRun, heartbeat, report } from "./support/engine";
+import { asOrganization } from "./support/database";
 import { QUICK_START_LOGIN, quickStartEvents } from "./support/quick-start";
 
-/** A claim as the command line made it before claims needed proof, written as the application role acting as the organization. */
-async function legacyClaim(slug: string, repository: string): Promise<void> {
-  const client = new pg.Client({ connectionString: inject("e2eDatabase").app });
-  await client.connect();
-  try {
-    await client.query("BEGIN");
-    await client.query("SELECT set_config('app.lookup_org_slug', $1, true)", [slug]);
-    const { rows } = await client.query<{ id: string }>("SELECT id FROM organizations WHERE slug = $1", [slug]);
-    await client.query("SELECT set_config('app.org_id', $1, true)", [rows[0]!.id]);
-    await client.query("INSERT INTO repository_claims (org_id, repository, source) VALUES ($1, $2, 'cli')", [rows[0]!.id, repository]);
-    await client.query("COMMIT");
-  } finally {
-    await client.end();
-  }
-}
+/** A claim as the command line made it before claims needed proof. */
+const legacyClaim = (slug: string, repository: string) =>
+  asOrganization(slug, (client, orgId) =>
+    client.query("INSERT INTO repository_claims (org_id, repository, source) VALUES ($1, $2, 'cli')", [orgId, repository]),
+  );
 
 /** axe-core's serious and critical violations on the page (evaluated through the browser's protocol, which no page policy blocks). */
 async function seriousViolations(on: Page): Promise<string[]> {
