@@ -20,18 +20,23 @@ import { removeMember } from "./remove";
 import { inOrganization, router, type OrgContext } from "../rpc/trpc";
 import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 
+/** What a member row shows of the membership and its person. */
+const MEMBER = {
+  personId: memberships.personId,
+  login: people.login,
+  name: people.name,
+  avatarUrl: people.avatarUrl,
+  role: memberships.role,
+  roleSource: memberships.roleSource,
+  createdAt: memberships.createdAt,
+};
+
 const members = (tx: Tx, orgId: string) =>
   tx
     .select({
-      personId: memberships.personId,
+      ...MEMBER,
       /** The code-host account's numeric id, as text; null for a person who signed in only by e-mail. */
       codehostUserId: sql<string | null>`${people.codehostUserId}::text`,
-      login: people.login,
-      name: people.name,
-      avatarUrl: people.avatarUrl,
-      role: memberships.role,
-      roleSource: memberships.roleSource,
-      createdAt: memberships.createdAt,
     })
     .from(memberships)
     .innerJoin(people, eq(people.id, memberships.personId))
@@ -61,16 +66,7 @@ function target(rows: MemberRow[], personId: string): MemberRow {
 /** A page of the organization's members in the order they joined, after `after`'s key (index memberships_joined). */
 export const membersPage = (tx: Tx, orgId: string, after: readonly [string, string] | null, limit: number) =>
   tx
-    .select({
-      personId: memberships.personId,
-      login: people.login,
-      name: people.name,
-      avatarUrl: people.avatarUrl,
-      role: memberships.role,
-      roleSource: memberships.roleSource,
-      createdAt: memberships.createdAt,
-      keyAt: sql<string>`${memberships.createdAt}::text`,
-    })
+    .select({ ...MEMBER, keyAt: sql<string>`${memberships.createdAt}::text` })
     .from(memberships)
     .innerJoin(people, eq(people.id, memberships.personId))
     .where(and(eq(memberships.orgId, orgId), keyset([sql`${memberships.createdAt}`, sql`${memberships.personId}`], after, "asc")))
