@@ -38,7 +38,7 @@ export const changeProposals = pgTable(
     prRefusalStatus: integer("pr_refusal_status"),
     prAttemptedAt: timestamp("pr_attempted_at", { withTimezone: true }),
   },
-  (t) => [index("change_proposals_org").on(t.orgId, t.proposedAt.desc()), ...tenantPolicies()],
+  (t) => [index("change_proposals_org").on(t.orgId, t.kind, t.proposedAt, t.id), ...tenantPolicies()],
 ).enableRLS();
 
 export const policyFiles = pgTable(

@@ -24,6 +24,7 @@ export const invitations = pgTable(
   },
   (t) => [
     index("invitations_org").on(t.orgId, t.id),
+    index("invitations_created").on(t.orgId, t.createdAt, t.id),
     index("invitations_email").on(t.email).where(sql`(accepted_at IS NULL) AND (revoked_at IS NULL)`),
     ...tenantPolicies(),
     pgPolicy("by_invited_email", {

@@ -10,7 +10,9 @@ import { billingHistoryPage } from "../../worker/billing/procedures";
 import { environmentsPage } from "../../worker/environments/read";
 import { exportsPage } from "../../worker/exports/procedures";
 import { PAGE_DEFAULT } from "../../worker/http/paging";
+import { invitationsPage } from "../../worker/invitations/procedures";
 import { membersPage } from "../../worker/members/procedures";
+import { proposalsPage } from "../../worker/proposals/store";
 import { decisionsPage, runsPage } from "../../worker/records/read";
 import { tokensPage } from "../../worker/tokens/procedures";
 import { workloadRunsPage } from "../../worker/workloads/run-procedures";
@@ -32,6 +34,8 @@ const LARGE = [
   "audit_log",
   "data_exports",
   "billing_history",
+  "invitations",
+  "change_proposals",
 ];
 
 let own: OwnDatabase;
@@ -68,6 +72,12 @@ async function fill(orgId: string, n: number) {
                SELECT $1::uuid, 'k-' || i, now() - i * interval '1 minute' FROM generate_series(1, $2::int) i`);
       await q(`INSERT INTO billing_history (org_id, source, from_plan, to_plan, note)
                SELECT $1::uuid, 'operator', 'free', 'team', '' FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO invitations (org_id, email, role, token_hash, expires_at, created_at)
+               SELECT $1::uuid, 'i-' || i || '@example.com', 'member', 'ih-' || $1::text || '-' || i, now(), now() - i * interval '1 minute'
+               FROM generate_series(1, $2::int) i`);
+      await q(`INSERT INTO change_proposals (org_id, kind, repository, summary, content, previous_content, proposed_by_label, proposed_at)
+               SELECT $1::uuid, CASE WHEN i % 2 = 0 THEN 'masking' ELSE 'egress' END, 'acme/shop', 's', '', '', 'seed', now() - i * interval '1 minute'
+               FROM generate_series(1, $2::int) i`);
     },
     own.database,
   );
@@ -172,5 +182,20 @@ describe("each list's query, on a large organization", () => {
     expect(await wholeTables((tx) => auditPage(tx, large, [ROWS - DEEP], limit))).toEqual([]);
     expect(await wholeTables((tx) => billingHistoryPage(tx, large, null, limit))).toEqual([]);
     expect(await wholeTables((tx) => billingHistoryPage(tx, large, [Number(history[0])], limit))).toEqual([]);
+  });
+
+  it("invitations.list, masking.proposals and network.proposals read an index range", async () => {
+    const invitation = await deepKey<[string, string]>(
+      `SELECT created_at::text, id::text FROM invitations WHERE org_id = $1 ORDER BY created_at DESC, id DESC OFFSET ${DEEP} LIMIT 1`,
+    );
+    expect(await wholeTables((tx) => invitationsPage(tx, large, null, limit))).toEqual([]);
+    expect(await wholeTables((tx) => invitationsPage(tx, large, invitation, limit))).toEqual([]);
+    for (const kind of ["masking", "egress"] as const) {
+      const proposal = await deepKey<[string, string]>(
+        `SELECT proposed_at::text, id::text FROM change_proposals WHERE org_id = $1 AND kind = '${kind}' ORDER BY proposed_at DESC, id DESC OFFSET ${DEEP / 2} LIMIT 1`,
+      );
+      expect(await wholeTables((tx) => proposalsPage(tx, large, kind, null, limit))).toEqual([]);
+      expect(await wholeTables((tx) => proposalsPage(tx, large, kind, proposal, limit))).toEqual([]);
+    }
   });
 });

@@ -58,7 +58,7 @@ describe("masking proposals", () => {
       code: "FORBIDDEN",
       message: expect.stringMatching(/own proposal/),
     });
-    expect((await admin.masking.proposals.query({ orgId: place.orgId }))[0]).toMatchObject({ id: proposed.id, state: "proposed", mine: true });
+    expect((await admin.masking.proposals.query({ orgId: place.orgId })).items[0]).toMatchObject({ id: proposed.id, state: "proposed", mine: true });
     expect(await auditEntries(place.orgId, "masking.approved")).toEqual([]);
     const other = await clientOf(place.secondAdmin);
     expect(await other.masking.approve.mutate({ orgId: place.orgId, proposalId: proposed.id })).toMatchObject({ state: "approved" });
@@ -99,7 +99,7 @@ describe("masking proposals", () => {
     });
     expect((await auditEntries(place.orgId, "masking.pull_request_refused"))[0]).toMatchObject({ target: proposed.id, data: { status: 403 } });
     // Still there when read again.
-    expect((await member.masking.proposals.query({ orgId: place.orgId }))[0]!.pullRequest).toMatchObject({ state: "refused", refusalStatus: 403 });
+    expect((await member.masking.proposals.query({ orgId: place.orgId })).items[0]!.pullRequest).toMatchObject({ state: "refused", refusalStatus: 403 });
 
     await gitFault(place.repository, "pulls", null);
     const retried = await admin.masking.openPullRequest.mutate({ orgId: place.orgId, proposalId: proposed.id });
@@ -150,6 +150,13 @@ describe("egress proposals", () => {
     expect(everything.loosened).toContain("any host no rule names");
     // Loosening needs an approver like any other change.
     expect(await failure(member.network.approve.mutate({ orgId: place.orgId, proposalId: everything.id }))).toMatchObject({ httpStatus: 403 });
+
+    // Listed newest first, a page at a time, apart from the masking file's proposals.
+    const newest = await member.network.proposals.query({ orgId: place.orgId, limit: 2 });
+    expect(newest.items.map((proposal) => proposal.id)).toEqual([everything.id, tightening.id]);
+    const rest = await member.network.proposals.query({ orgId: place.orgId, limit: 2, cursor: newest.nextCursor! });
+    expect(rest).toEqual({ items: [expect.objectContaining({ id: opening.id, state: "approved" })], nextCursor: null });
+    expect(await member.masking.proposals.query({ orgId: place.orgId })).toEqual({ items: [], nextCursor: null });
   });
 
   it("commits the project configuration with only its egress block replaced", async () => {
@@ -224,7 +231,7 @@ describe("tenant isolation", () => {
     const other = await proposalPlace("iso-other");
     const proposed = await (await clientOf(place.sessions.member)).masking.propose.mutate({ orgId: place.orgId, summary: "secret", content: MASKING });
     const outsider = await clientOf(other.sessions.owner);
-    expect(await outsider.masking.proposals.query({ orgId: other.orgId })).toEqual([]);
+    expect(await outsider.masking.proposals.query({ orgId: other.orgId })).toEqual({ items: [], nextCursor: null });
     expect(await failure(outsider.masking.approve.mutate({ orgId: other.orgId, proposalId: proposed.id }))).toMatchObject({ httpStatus: 404 });
     expect(await failure(outsider.masking.openPullRequest.mutate({ orgId: other.orgId, proposalId: proposed.id }))).toMatchObject({ httpStatus: 404 });
     expect(await failure(outsider.masking.proposals.query({ orgId: place.orgId }))).toMatchObject({ httpStatus: 404 });

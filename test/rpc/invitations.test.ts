@@ -62,12 +62,21 @@ describe("invitations.create and invitations.list", () => {
     const row = await stored(created.invitation.id);
     expect(row.token_hash).toBe(await hashToken(tokenOf(created.link)));
     const listed = await (await rpcClient(owner)).invitations.list.query({ orgId });
-    expect(listed).toEqual([created.invitation]);
+    expect(listed).toEqual({ items: [created.invitation], nextCursor: null });
     expect(JSON.stringify(listed)).not.toContain(row.token_hash);
     expect(JSON.stringify(listed)).not.toContain(tokenOf(created.link));
     expect(await auditEntries(orgId, "invitation.created")).toEqual([
       expect.objectContaining({ target: created.invitation.id, data: { email, role: "member" } }),
     ]);
+  });
+
+  it("lists newest first, a page at a time", async () => {
+    const client = await rpcClient(admin);
+    const first = (await client.invitations.create.mutate({ orgId, email: someEmail(), role: "member" })).invitation;
+    const second = (await client.invitations.create.mutate({ orgId, email: someEmail(), role: "viewer" })).invitation;
+    const newest = await client.invitations.list.query({ orgId, limit: 1 });
+    expect(newest.items).toEqual([second]);
+    expect(await client.invitations.list.query({ orgId, limit: 1, cursor: newest.nextCursor! })).toEqual({ items: [first], nextCursor: null });
   });
 
   it("lets only owners invite an owner", async () => {
@@ -159,7 +168,7 @@ describe("invitations.accept", () => {
     expect(expired.status).toBe(409);
     expect(expired.body.error!.message).toMatch(/expired/);
     expect(await membership(personId)).toBeNull();
-    expect((await (await rpcClient(admin)).invitations.list.query({ orgId }))[0]!.state).toBe("expired");
+    expect((await (await rpcClient(admin)).invitations.list.query({ orgId })).items[0]!.state).toBe("expired");
 
     const unknown = await post(session, "invitations.accept", { token: "svc_inv_nothing" });
     expect(unknown.status).toBe(404);

@@ -2,11 +2,12 @@
 // person the invitation is for: their e-mail address is the invited one; spec: Invitation,
 // Organization and membership facts). The token exists only in the link,
 // which is answered once by create and once by each resend; nothing ever answers its hash.
-import { and, asc, desc, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
 import * as z from "zod";
 import { memberships, organizations } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
 import { invitations } from "../../db/schema/signin";
+import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { ROLES, type Role } from "../../db/enums";
@@ -33,6 +34,8 @@ const selectInvitations = (tx: Tx, where: SQL | undefined) =>
       acceptedAt: invitations.acceptedAt,
       revokedAt: invitations.revokedAt,
       expired: sql<boolean>`${invitations.expiresAt} <= now()`,
+      /** The list's key: `created_at` to the microsecond (worker/http/paging.ts, KeyTime). */
+      keyAt: sql<string>`${invitations.createdAt}::text`,
     })
     .from(invitations)
     .leftJoin(people, eq(people.id, invitations.invitedBy))
@@ -87,12 +90,23 @@ async function invitationFor(tx: Tx, orgId: string, invitationId: string): Promi
 
 const InvitationInput = z.object({ invitationId: z.uuid() });
 
+/** A page of the organization's invitations, newest first, after `after`'s key (index invitations_created). */
+export const invitationsPage = (tx: Tx, orgId: string, after: readonly [string, string] | null, limit: number) =>
+  selectInvitations(tx, and(eq(invitations.orgId, orgId), keyset([sql`${invitations.createdAt}`, sql`${invitations.id}`], after, "desc")))
+    .orderBy(desc(invitations.createdAt), desc(invitations.id))
+    .limit(limit);
+
 const list = inOrganization
-  .meta({ permission: "members.manage", gate: "gated", summary: "Invitations, newest first, with their state (pending, expired, accepted, revoked)" })
-  .input(z.object({ limit: z.int().min(1).max(200).default(100) }))
+  .meta({ permission: "members.manage", gate: "gated", summary: "Invitations with their state (pending, expired, accepted, revoked), newest first (paged)" })
+  .input(z.object({ ...Paging }))
   .query(({ ctx, input }) =>
     ctx.transaction(async (tx) =>
-      (await selectInvitations(tx, eq(invitations.orgId, ctx.org.id)).orderBy(desc(invitations.createdAt), asc(invitations.id)).limit(input.limit)).map(view),
+      pageOf(
+        await invitationsPage(tx, ctx.org.id, decodeCursor(input.cursor, [KeyTime, KeyUuid]), input.limit + 1),
+        input.limit,
+        (row) => [row.keyAt, row.id],
+        view,
+      ),
     ),
   );
 

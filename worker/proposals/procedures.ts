@@ -5,11 +5,12 @@
 import * as z from "zod";
 import type { Permission } from "../shared/permissions";
 import { RepositoryName } from "../codehost/repository";
+import { decodeCursor, KeyTime, KeyUuid, Paging, pageOf } from "../http/paging";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { approve, propose, reject, retryPullRequest } from "./decide";
 import { EgressPolicy } from "./egress";
-import { type ProposalKind, chooseRepository, currentFile, listProposals, toProposal } from "./store";
+import { type ProposalKind, chooseRepository, currentFile, proposalsPage, toProposal } from "./store";
 import { inOrganization, router } from "../rpc/trpc";
 import type { Tx } from "../../db/transaction";
 
@@ -35,16 +36,16 @@ function proposalProcedures(kind: ProposalKind, decide: Permission, word: string
     .query(({ ctx }) => ctx.transaction((tx) => currentFile(tx, ctx.org.id, kind)));
 
   const proposals = inOrganization
-    .meta({ permission: null, gate: "gated", summary: `${word} proposals, newest first, with their decision and pull request` })
-    .input(
-      z.object({
-        before: z.iso.datetime().optional().describe("Proposals made before this time (paging: the last one's proposedAt)."),
-        limit: z.int().min(1).max(100).default(50),
-      }),
-    )
+    .meta({ permission: null, gate: "gated", summary: `${word} proposals, newest first, with their decision and pull request (paged)` })
+    .input(z.object({ ...Paging }))
     .query(({ ctx, input }) =>
       ctx.transaction(async (tx) =>
-        (await listProposals(tx, ctx.org.id, kind, input.before ?? null, input.limit)).map((row) => toProposal(row, ctx.actor.actorPersonId)),
+        pageOf(
+          await proposalsPage(tx, ctx.org.id, kind, decodeCursor(input.cursor, [KeyTime, KeyUuid]), input.limit + 1),
+          input.limit,
+          (row) => [row.keyAt, row.id],
+          (row) => toProposal(row, ctx.actor.actorPersonId),
+        ),
       ),
     );
 

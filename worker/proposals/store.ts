@@ -3,6 +3,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { changeProposals, policyFiles } from "../../db/schema/proposals";
 import type { Tx } from "../../db/transaction";
+import { keyset } from "../http/paging";
 import { listClaims } from "../repository-claims/store";
 import { repositoryKey } from "../codehost/repository";
 import { INITIAL_EGRESS, renderEgressBlock, type EgressPolicy } from "./egress";
@@ -86,14 +87,20 @@ export async function findProposal(tx: Tx, orgId: string, kind: ProposalKind, id
   return row ?? null;
 }
 
-export async function listProposals(tx: Tx, orgId: string, kind: ProposalKind, before: string | null, limit: number): Promise<ProposalRow[]> {
-  return selectProposals(tx)
+/** A page of the organization's proposals of one kind, newest first, after `after`'s key (index change_proposals_org). */
+export const proposalsPage = (tx: Tx, orgId: string, kind: ProposalKind, after: readonly [string, string] | null, limit: number) =>
+  tx
+    .select({ ...PROPOSAL, keyAt: sql<string>`${changeProposals.proposedAt}::text` })
+    .from(changeProposals)
     .where(
-      and(eq(changeProposals.orgId, orgId), eq(changeProposals.kind, kind), sql`(${before}::timestamptz IS NULL OR ${changeProposals.proposedAt} < ${before})`),
+      and(
+        eq(changeProposals.orgId, orgId),
+        eq(changeProposals.kind, kind),
+        keyset([sql`${changeProposals.proposedAt}`, sql`${changeProposals.id}`], after, "desc"),
+      ),
     )
-    .orderBy(desc(changeProposals.proposedAt), changeProposals.id)
+    .orderBy(desc(changeProposals.proposedAt), desc(changeProposals.id))
     .limit(limit);
-}
 
 export interface CurrentFile {
   kind: ProposalKind;

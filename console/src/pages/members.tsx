@@ -5,13 +5,11 @@ import type { Role } from "../../../worker/shared/enums";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
 import { Empty, Show } from "../components/feedback";
 import { Time } from "../components/time";
-import { useLoad } from "../load";
 import { ShowMore, usePaged } from "../components/paged";
 import { rpc, type Outputs } from "../rpc";
 import { SessionContext, type OrgView } from "../session";
 
 const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
-const INVITATIONS_PAGE = 50;
 
 export function MembersPage({ view }: { view: OrgView }) {
   const { org, can } = view;
@@ -132,8 +130,7 @@ function RoleChange({ view, personId, label, current, reload }: { view: OrgView;
 
 function Invitations({ view }: { view: OrgView }) {
   const { org } = view;
-  const [limit, setLimit] = useState(INVITATIONS_PAGE);
-  const invitations = useLoad(() => rpc.invitations.list.query({ orgId: org.id, limit }), [org.id, limit]);
+  const invitations = usePaged((cursor) => rpc.invitations.list.query({ orgId: org.id, cursor }), [org.id]);
   const [link, setLink] = useState<string | null>(null);
   const delivered = (answer: Outputs["invitations"]["create"]) => {
     setLink(answer.link);
@@ -173,63 +170,57 @@ function Invitations({ view }: { view: OrgView }) {
           rows.length === 0 ? (
             <Empty>No invitations yet. Invite someone by email address above; they join when they open the link and sign in.</Empty>
           ) : (
-            <>
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Address</th>
-                      <th>Role</th>
-                      <th>State</th>
-                      <th>Invited by</th>
-                      <th>Expires</th>
-                      <th>Actions</th>
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>Address</th>
+                    <th>Role</th>
+                    <th>State</th>
+                    <th>Invited by</th>
+                    <th>Expires</th>
+                    <th>Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((invitation) => (
+                    <tr key={invitation.id}>
+                      <td>{invitation.email}</td>
+                      <td>{invitation.role}</td>
+                      <td>{invitation.state}</td>
+                      <td>{invitation.invitedBy ?? <span class="muted">a former member</span>}</td>
+                      <td>
+                        <Time at={invitation.expiresAt} />
+                      </td>
+                      <td>
+                        {invitation.state !== "accepted" && invitation.state !== "revoked" && (
+                          <div class="row-actions">
+                            <ActionButton
+                              label="Resend"
+                              run={async () => delivered(await rpc.invitations.resend.mutate({ orgId: org.id, invitationId: invitation.id }))}
+                            />
+                            <ActionButton
+                              label="Revoke"
+                              kind="danger"
+                              confirm={`Revoke the invitation for ${invitation.email}?`}
+                              run={async () => {
+                                await rpc.invitations.revoke.mutate({ orgId: org.id, invitationId: invitation.id });
+                                invitations.reload();
+                                return "Revoked: its link no longer works.";
+                              }}
+                            />
+                          </div>
+                        )}
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((invitation) => (
-                      <tr key={invitation.id}>
-                        <td>{invitation.email}</td>
-                        <td>{invitation.role}</td>
-                        <td>{invitation.state}</td>
-                        <td>{invitation.invitedBy ?? <span class="muted">a former member</span>}</td>
-                        <td>
-                          <Time at={invitation.expiresAt} />
-                        </td>
-                        <td>
-                          {invitation.state !== "accepted" && invitation.state !== "revoked" && (
-                            <div class="row-actions">
-                              <ActionButton
-                                label="Resend"
-                                run={async () => delivered(await rpc.invitations.resend.mutate({ orgId: org.id, invitationId: invitation.id }))}
-                              />
-                              <ActionButton
-                                label="Revoke"
-                                kind="danger"
-                                confirm={`Revoke the invitation for ${invitation.email}?`}
-                                run={async () => {
-                                  await rpc.invitations.revoke.mutate({ orgId: org.id, invitationId: invitation.id });
-                                  invitations.reload();
-                                  return "Revoked: its link no longer works.";
-                                }}
-                              />
-                            </div>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              {rows.length === limit && limit < 200 && (
-                <button type="button" class="secondary" onClick={() => setLimit(200)}>
-                  Show up to 200
-                </button>
-              )}
-            </>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )
         }
       </Show>
+      <ShowMore paged={invitations} />
     </>
   );
 }

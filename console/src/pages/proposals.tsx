@@ -4,12 +4,13 @@
 // maintainer to approve that exact commit.
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Empty, Show } from "../components/feedback";
+import { type Paged, ShowMore, usePaged } from "../components/paged";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
 
-type Proposal = Outputs["masking"]["proposals"][number];
+type Proposal = Outputs["masking"]["proposals"]["items"][number];
 type Kind = "masking" | "egress";
 
 const ROUTER = { masking: "masking", egress: "network" } as const;
@@ -34,8 +35,8 @@ export function ProposalsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
   const masking = useLoad(() => rpc.masking.current.query({ orgId: org.id }), [org.id]);
   const egress = useLoad(() => rpc.network.current.query({ orgId: org.id }), [org.id]);
-  const maskingProposals = useLoad(() => rpc.masking.proposals.query({ orgId: org.id }), [org.id]);
-  const egressProposals = useLoad(() => rpc.network.proposals.query({ orgId: org.id }), [org.id]);
+  const maskingProposals = usePaged((cursor) => rpc.masking.proposals.query({ orgId: org.id, cursor }), [org.id]);
+  const egressProposals = usePaged((cursor) => rpc.network.proposals.query({ orgId: org.id, cursor }), [org.id]);
   const reload = () => {
     masking.reload();
     egress.reload();
@@ -186,7 +187,7 @@ function PullRequestState({ proposal }: { proposal: Proposal }) {
   return <span class="muted">not tried</span>;
 }
 
-function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgView; loaded: ReturnType<typeof useLoad<Proposal[]>>; onChange: () => void }) {
+function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgView; loaded: Paged<Proposal>; onChange: () => void }) {
   const { org, can } = view;
   const procedures = rpc[ROUTER[kind]];
   const mayDecide = can(kind === "masking" ? "masking.approve" : "network.approve");
@@ -285,6 +286,7 @@ function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgV
           )
         }
       </Show>
+      <ShowMore paged={loaded} />
     </section>
   );
 }
