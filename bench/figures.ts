@@ -41,6 +41,8 @@ export const YEAR = {
   beaconEvents: 1_000_000,
   dataExports: 50,
   billingHistory: 100,
+  invitations: 2_000,
+  proposals: 1_000,
   claimBacklog: 10_000,
 } as const;
 

@@ -213,6 +213,9 @@ function listCalls(seeded: Seeded, auditEntries: number, paging: (name: string) 
     },
     first("exports.list"),
     first("billing.history"),
+    first("invitations.list"),
+    first("masking.proposals"),
+    first("network.proposals"),
   ];
 }
 

@@ -178,6 +178,21 @@ export async function seedYear(
               CASE WHEN n % 2 = 0 THEN 'team' ELSE 'enterprise' END, CASE WHEN n % 2 = 0 THEN 'enterprise' ELSE 'team' END, 'subscription updated'
        FROM generate_series(1, ${counts.billingHistory}::int) AS n`,
     );
+    await step(
+      "invitations",
+      sql`INSERT INTO invitations (org_id, email, role, token_hash, invited_by, created_at, expires_at, accepted_at, revoked_at)
+       SELECT ${org.id}, ${label}::text || '-invitee-' || n || '@example.com', 'member', encode(sha256(convert_to(${label}::text || '-invitation-' || n, 'UTF8')), 'hex'),
+              ${ownerId}, t, t + interval '14 days', CASE WHEN n % 3 = 0 THEN t + interval '1 day' END, CASE WHEN n % 7 = 0 THEN t + interval '2 days' END
+       FROM generate_series(1, ${counts.invitations}::int) AS n, LATERAL (SELECT now() - make_interval(secs => (${counts.invitations}::int - n + 1) * ${yearSeconds / counts.invitations}::double precision) AS t) AS v`,
+    );
+    // Proposals: masking files and egress blocks in turn, most of them decided.
+    await step(
+      "change_proposals",
+      sql`INSERT INTO change_proposals (org_id, kind, repository, summary, content, previous_content, state, proposed_by, proposed_by_label, proposed_at)
+       SELECT ${org.id}, CASE WHEN n % 2 = 0 THEN 'masking' ELSE 'egress' END, 'acme/shop', 'change ' || n, '# rules ' || n, '# rules ' || (n - 1),
+              CASE WHEN n % 10 = 0 THEN 'proposed' ELSE 'rejected' END, ${ownerId}, ${`${label}-owner`}, t
+       FROM generate_series(1, ${counts.proposals}::int) AS n, LATERAL (SELECT now() - make_interval(secs => (${counts.proposals}::int - n + 1) * ${yearSeconds / counts.proposals}::double precision) AS t) AS v`,
+    );
     await seedAuditChain(db, org.id, counts.auditEntries - 1, step);
     await step(
       "site_events",
