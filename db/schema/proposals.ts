@@ -72,7 +72,17 @@ export const prCommitApprovals = pgTable(
     approvedBy: uuid("approved_by").references(() => people.id, { onDelete: "set null" }),
     approvedByLabel: text("approved_by_label"),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.repositoryKey, t.commitSha] }), ...tenantPolicies()],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.repositoryKey, t.commitSha] }),
+    index("pr_commit_approvals_listed").on(
+      t.orgId,
+      sql`(${t.approvedAt} IS NULL)::int`,
+      sql`CASE WHEN ${t.approvedAt} IS NULL THEN ${t.requestedAt} ELSE ${t.approvedAt} END`,
+      t.repositoryKey,
+      t.commitSha,
+    ),
+    ...tenantPolicies(),
+  ],
 ).enableRLS();
 
 export const prCredentials = pgTable(

@@ -101,15 +101,18 @@ describe("fork pull requests", () => {
       body: { reason: "fork_commit_not_approved", error: expect.stringContaining(pull.head_sha) },
     });
     const admin = await clientOf(place.sessions.admin);
-    expect(await admin.pullRequests.commits.query({ orgId: place.orgId })).toEqual([
-      expect.objectContaining({
-        repository: place.repository.full,
-        commit: pull.head_sha,
-        pullRequest: pull.number,
-        approvedAt: null,
-        headRepository: expect.stringMatching(/^forker-/),
-      }),
-    ]);
+    expect(await admin.pullRequests.commits.query({ orgId: place.orgId })).toEqual({
+      items: [
+        expect.objectContaining({
+          repository: place.repository.full,
+          commit: pull.head_sha,
+          pullRequest: pull.number,
+          approvedAt: null,
+          headRepository: expect.stringMatching(/^forker-/),
+        }),
+      ],
+      nextCursor: null,
+    });
     // A member may not approve (tokens.manage).
     const member = await clientOf(place.sessions.member);
     expect(
@@ -130,6 +133,13 @@ describe("fork pull requests", () => {
     // Another commit from a fork (a new push makes a new head) is refused again.
     const next = await openPull(place.repository, `forker-${crypto.randomUUID().slice(0, 6)}/shop`);
     expect((await refusal(await callbackToken(await identityToken(place.repository), { pullRequest: next.number }))).status).toBe(403);
+    // Listed waiting first, then approved, a page at a time.
+    const waiting = await admin.pullRequests.commits.query({ orgId: place.orgId, limit: 1 });
+    expect(waiting.items).toEqual([expect.objectContaining({ commit: next.head_sha, approvedAt: null })]);
+    expect(await admin.pullRequests.commits.query({ orgId: place.orgId, limit: 1, cursor: waiting.nextCursor! })).toEqual({
+      items: [expect.objectContaining({ commit: pull.head_sha, approvedAt: approved.approvedAt })],
+      nextCursor: null,
+    });
     const audited = await asRole(
       "superuser",
       async (client) => (await client.query("SELECT target FROM audit_log WHERE org_id = $1 AND action = 'pull_request_commit.approved'", [place.orgId])).rows,
@@ -146,7 +156,7 @@ describe("fork pull requests", () => {
     expect(
       await failure(outsider.pullRequests.approveCommit.mutate({ orgId: other.orgId, repository: place.repository.full, commit: pull.head_sha })),
     ).toMatchObject({ httpStatus: 404 });
-    expect(await outsider.pullRequests.commits.query({ orgId: other.orgId })).toEqual([]);
+    expect(await outsider.pullRequests.commits.query({ orgId: other.orgId })).toEqual({ items: [], nextCursor: null });
     expect(await asTenant(other.orgId, async (client) => (await client.query("SELECT * FROM pr_commit_approvals")).rows)).toEqual([]);
     expect(await asTenant(place.orgId, async (client) => (await client.query("SELECT * FROM pr_commit_approvals")).rows)).toHaveLength(1);
   });

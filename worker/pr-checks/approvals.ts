@@ -2,10 +2,13 @@
 // job, so a fork pull request's check reports through a run of the base repository, and its commit
 // is code nobody in the organization wrote. A credential for it is refused until a person approves
 // that exact commit; approving one commit approves no other (a new push is a new commit).
-import { and, eq, isNotNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
+import * as z from "zod";
 import { prCommitApprovals } from "../../db/schema/proposals";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
+import { KeyTime, keyset } from "../http/paging";
+import { CommitSha } from "./schemas";
 
 export async function commitApproved(tx: Tx, orgId: string, repository: string, commit: string): Promise<boolean> {
   const rows = await tx
@@ -75,7 +78,7 @@ const COLUMNS = {
 };
 type Row = Pick<typeof prCommitApprovals.$inferSelect, keyof typeof COLUMNS>;
 
-const toApproval = (row: Row): CommitApproval => ({
+export const toApproval = (row: Row): CommitApproval => ({
   repository: row.repository,
   commit: row.commitSha,
   pullRequest: row.pullRequest,
@@ -85,20 +88,25 @@ const toApproval = (row: Row): CommitApproval => ({
   approvedBy: row.approvedByLabel,
 });
 
-/** Waiting commits first, then approved ones, newest first. */
-export async function listCommitApprovals(tx: Tx, orgId: string, limit: number): Promise<CommitApproval[]> {
-  const rows = await tx
-    .select(COLUMNS)
+// The list's order, as index pr_commit_approvals_listed holds it: waiting (1) before approved (0),
+// then by the request's or the approval's time (a row has one or the other), then the commit. CASE,
+// not COALESCE: under row-level security PostgreSQL takes a COALESCE for leaky, and would filter the
+// page's rows one by one after the organization's instead of reading them as an index range.
+const WAITING = sql<number>`(${prCommitApprovals.approvedAt} IS NULL)::int`;
+const AT = sql`CASE WHEN ${prCommitApprovals.approvedAt} IS NULL THEN ${prCommitApprovals.requestedAt} ELSE ${prCommitApprovals.approvedAt} END`;
+const LISTED = [WAITING, AT, sql`${prCommitApprovals.repositoryKey}`, sql`${prCommitApprovals.commitSha}`];
+
+/** A list page's key, as `commitApprovalsPage` reads and answers it. */
+export const CommitKey = [z.int().min(0).max(1), KeyTime, z.string().max(300), CommitSha] as const;
+
+/** A page of the organization's fork commits, waiting ones first, each group newest first, after `after`'s key. */
+export const commitApprovalsPage = (tx: Tx, orgId: string, after: readonly [number, string, string, string] | null, limit: number) =>
+  tx
+    .select({ ...COLUMNS, waiting: WAITING, keyAt: sql<string>`${AT}::text`, repositoryKey: prCommitApprovals.repositoryKey })
     .from(prCommitApprovals)
-    .where(eq(prCommitApprovals.orgId, orgId))
-    .orderBy(
-      sql`${prCommitApprovals.approvedAt} IS NOT NULL`,
-      sql`COALESCE(${prCommitApprovals.approvedAt}, ${prCommitApprovals.requestedAt}) DESC`,
-      prCommitApprovals.commitSha,
-    )
+    .where(and(eq(prCommitApprovals.orgId, orgId), keyset(LISTED, after, "desc")))
+    .orderBy(...LISTED.map((column) => desc(column)))
     .limit(limit);
-  return rows.map(toApproval);
-}
 
 /** Approves one commit of a repository the caller's organization claims; an approval already given stays as it was. */
 export async function approveCommit(

@@ -7,17 +7,31 @@
 // it grants the ability to mint credentials; and it leaves the decision to owners and admins, the
 // spec's maintainers, not to every member who can start work.
 import * as z from "zod";
+import { decodeCursor, Paging, pageOf } from "../http/paging";
 import { Refusal } from "../http/refusal";
 import { RepositoryName } from "../codehost/repository";
-import { approveCommit, listCommitApprovals } from "./approvals";
+import { approveCommit, CommitKey, commitApprovalsPage, toApproval } from "./approvals";
 import { CommitSha } from "./schemas";
 import { chooseRepository } from "../proposals/store";
 import { inOrganization, router } from "../rpc/trpc";
 
 const commits = inOrganization
-  .meta({ permission: "tokens.manage", gate: "gated", summary: "Fork pull-request commits: those waiting for approval first, then those approved" })
-  .input(z.object({ limit: z.int().min(1).max(200).default(50) }))
-  .query(({ ctx, input }) => ctx.transaction((tx) => listCommitApprovals(tx, ctx.org.id, input.limit)));
+  .meta({
+    permission: "tokens.manage",
+    gate: "gated",
+    summary: "Fork pull-request commits: those waiting for approval first, then those approved, each newest first (paged)",
+  })
+  .input(z.object({ ...Paging }))
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) =>
+      pageOf(
+        await commitApprovalsPage(tx, ctx.org.id, decodeCursor(input.cursor, CommitKey), input.limit + 1),
+        input.limit,
+        (row) => [row.waiting, row.keyAt, row.repositoryKey, row.commitSha],
+        toApproval,
+      ),
+    ),
+  );
 
 const approve = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Approve one exact fork commit so that its pull-request check may report; no other commit" })

@@ -293,7 +293,7 @@ function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgV
 
 function ForkCommits({ view }: { view: OrgView }) {
   const { org } = view;
-  const commits = useLoad(() => rpc.pullRequests.commits.query({ orgId: org.id }), [org.id]);
+  const commits = usePaged((cursor) => rpc.pullRequests.commits.query({ orgId: org.id, cursor }), [org.id]);
   return (
     <section aria-label="Fork commits">
       <h2>Fork pull-request commits</h2>
@@ -358,6 +358,7 @@ function ForkCommits({ view }: { view: OrgView }) {
           )
         }
       </Show>
+      <ShowMore paged={commits} />
     </section>
   );
 }
