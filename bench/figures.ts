@@ -43,6 +43,7 @@ export const YEAR = {
   billingHistory: 100,
   invitations: 2_000,
   proposals: 1_000,
+  forkCommits: 1_000,
   claimBacklog: 10_000,
 } as const;
 

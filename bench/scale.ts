@@ -216,6 +216,7 @@ function listCalls(seeded: Seeded, auditEntries: number, paging: (name: string) 
     first("invitations.list"),
     first("masking.proposals"),
     first("network.proposals"),
+    first("pullRequests.commits"),
   ];
 }
 

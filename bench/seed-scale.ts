@@ -193,6 +193,14 @@ export async function seedYear(
               CASE WHEN n % 10 = 0 THEN 'proposed' ELSE 'rejected' END, ${ownerId}, ${`${label}-owner`}, t
        FROM generate_series(1, ${counts.proposals}::int) AS n, LATERAL (SELECT now() - make_interval(secs => (${counts.proposals}::int - n + 1) * ${yearSeconds / counts.proposals}::double precision) AS t) AS v`,
     );
+    // Fork pull-request commits: a tenth still waiting for approval.
+    await step(
+      "pr_commit_approvals",
+      sql`INSERT INTO pr_commit_approvals (org_id, repository, commit_sha, pull_request, head_repository, requested_at, approved_at, approved_by, approved_by_label)
+       SELECT ${org.id}, 'acme/shop', left(encode(sha256(convert_to(${label}::text || '-commit-' || n, 'UTF8')), 'hex'), 40), n, 'forker-' || n || '/shop', t,
+              CASE WHEN n % 10 <> 0 THEN t + interval '1 hour' END, CASE WHEN n % 10 <> 0 THEN ${ownerId}::uuid END, CASE WHEN n % 10 <> 0 THEN ${`${label}-owner`} END
+       FROM generate_series(1, ${counts.forkCommits}::int) AS n, LATERAL (SELECT now() - make_interval(secs => (${counts.forkCommits}::int - n + 1) * ${yearSeconds / counts.forkCommits}::double precision) AS t) AS v`,
+    );
     await seedAuditChain(db, org.id, counts.auditEntries - 1, step);
     await step(
       "site_events",
