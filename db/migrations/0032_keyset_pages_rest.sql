@@ -2,7 +2,7 @@
 -- one range of an index too (issue 36, as 0028): invitations newest first, an organization's proposals
 -- of one kind newest first (this index replaces the one by time alone, which had to filter by kind),
 -- and fork pull-request commits, waiting ones first, then approved ones, each newest first (by the
--- request's or the approval's time: a row has one or the other), as worker/pr-checks/approvals.ts orders them.
+-- approval's time; a waiting commit's request's), as worker/pr-checks/approvals.ts orders them.
 CREATE INDEX invitations_created ON invitations (org_id, created_at, id);
 DROP INDEX change_proposals_org;
 CREATE INDEX change_proposals_org ON change_proposals (org_id, kind, proposed_at, id);

@@ -89,7 +89,7 @@ export const toApproval = (row: Row): CommitApproval => ({
 });
 
 // The list's order, as index pr_commit_approvals_listed holds it: waiting (1) before approved (0),
-// then by the request's or the approval's time (a row has one or the other), then the commit. CASE,
+// then by the approval's time (a waiting commit's: its request's), newest first, then the commit. CASE,
 // not COALESCE: under row-level security PostgreSQL takes a COALESCE for leaky, and would filter the
 // page's rows one by one after the organization's instead of reading them as an index range.
 const WAITING = sql<number>`(${prCommitApprovals.approvedAt} IS NULL)::int`;
