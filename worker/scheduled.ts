@@ -13,6 +13,8 @@ import type { Env } from "./env";
 import { partitionPassFromWorker } from "./events/partitions/run";
 import { constantTimeEqual } from "./http/constant-time";
 import { diagnose, FAILURE_CODE } from "./http/diagnosis";
+import { refusalResponse } from "./http/failure";
+import { Refusal } from "./http/refusal";
 import { log } from "./log";
 import { pruneFailureGroups, storeFailure } from "./operators/failure-store";
 import { abandonOverdueEverywhere } from "./workloads/abandon";
@@ -86,19 +88,21 @@ export class CronJobFailed extends Error {
 
 /**
  * `POST /local/cron?job=<cron or job name>` with `authorization: Bearer <SVC_LOCAL_CRON_SECRET>`: runs
- * the job now and answers its report (`svc cron run`, local/crons.ts). Null (the app answers, 404) for
- * any other address, without the variable, or off a loopback host: a deployed Worker has none of it.
+ * the job now and answers its report (`svc cron run`, local/crons.ts); refusals are the catalog's, in
+ * the spec's Refusal shape. Null (the app answers, 404) for any other address or method (as a wrong
+ * method anywhere in the app), without the variable, or off a loopback host: a deployed Worker has none of it.
  */
 export async function localCron(request: Request, env: Env): Promise<Response | null> {
   const secret = env.SVC_LOCAL_CRON_SECRET;
   const url = new URL(request.url);
-  if (!secret || url.pathname !== LOCAL_CRON_PATH || !LOOPBACK.has(url.hostname)) return null;
+  if (!secret || url.pathname !== LOCAL_CRON_PATH || request.method !== "POST" || !LOOPBACK.has(url.hostname)) return null;
   const given = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
-  if (!constantTimeEqual(given, secret)) return Response.json({ error: "The local cron secret is missing or wrong." }, { status: 401 });
-  if (request.method !== "POST") return Response.json({ error: "POST runs a job." }, { status: 405, headers: { allow: "POST" } });
+  if (!constantTimeEqual(given, secret)) return refusalResponse(new Refusal("unauthenticated", "The local cron secret is missing or wrong."), undefined);
   const cron = cronNamed(url.searchParams.get("job") ?? "");
-  if (!cron || !CRON_JOBS[cron])
-    return Response.json({ error: "No such job.", jobs: Object.entries(JOB_NAMES).map(([cron, job]) => ({ job, cron })) }, { status: 404 });
+  if (!cron || !CRON_JOBS[cron]) {
+    const jobs = Object.entries(JOB_NAMES).map(([cron, job]) => `${job} (${cron})`);
+    return refusalResponse(new Refusal("not_found", `No job or Cron Trigger is named so; the jobs are ${jobs.join(", ")}.`), undefined);
+  }
   const job = JOB_NAMES[cron];
   try {
     const { runId, durationMs, report } = await runJob(cron, env, new Date());
