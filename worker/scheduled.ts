@@ -19,6 +19,7 @@ import { log } from "./log";
 import { pruneFailureGroups, storeFailure } from "./operators/failure-store";
 import { abandonOverdueEverywhere } from "./workloads/abandon";
 import { pruneExpiredExchangeTokens } from "./tokens/prune";
+import { pruneAssistantUsage } from "./assistant/prune";
 import { ANALYTICS_CRON, cronNamed, JOB_NAMES, LOCAL_CRON_PATH, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
 
 export { ANALYTICS_CRON, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
@@ -122,6 +123,8 @@ export interface SweepReport {
   failureGroupsDeleted: number;
   /** Identity-exchange engine tokens past their 15 minutes, deleted. */
   exchangeTokensDeleted: number;
+  /** The website assistant's usage days past USAGE_KEPT_DAYS, deleted. */
+  assistantUsageDeleted: number;
   heldExportsDestroyed: number;
   /** Each due deletion's organization and what advancing it did. */
   deletions: Record<string, unknown>;
@@ -129,10 +132,10 @@ export interface SweepReport {
 }
 
 /**
- * As the maintenance role, whose policies show it only overdue runs, due deletions and expired held
- * exports: deletes failure groups past SVC_FAILURE_RETENTION_DAYS and expired identity-exchange engine
- * tokens, abandons every overdue run of every
- * organization, removes held deletion exports whose link expired, then advances each due deletion as
+ * As the maintenance role, whose policies show it only overdue runs, due deletions, expired held
+ * exports and old assistant usage: deletes failure groups past SVC_FAILURE_RETENTION_DAYS, expired
+ * identity-exchange engine tokens and the assistant's usage days past USAGE_KEPT_DAYS, abandons every
+ * overdue run of every organization, removes held deletion exports whose link expired, then advances each due deletion as
  * the application role acting as its organization.
  */
 async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
@@ -140,7 +143,15 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
   if (!url) {
     const reason = "No maintenance or migration role is configured; deadlines rely on the environment alarms alone, and deletions wait.";
     log("warn", "sweep.skipped", { reason });
-    return { abandonedRuns: 0, failureGroupsDeleted: 0, exchangeTokensDeleted: 0, heldExportsDestroyed: 0, deletions: {}, skipped: reason };
+    return {
+      abandonedRuns: 0,
+      failureGroupsDeleted: 0,
+      exchangeTokensDeleted: 0,
+      assistantUsageDeleted: 0,
+      heldExportsDestroyed: 0,
+      deletions: {},
+      skipped: reason,
+    };
   }
   useBridge(config.database.wsProxy);
   const { due, ...counts } = await withDb(url, async (client) => {
@@ -150,9 +161,11 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     log("info", "sweep.failure_groups", { deleted: failureGroupsDeleted });
     const exchangeTokensDeleted = await pruneExpiredExchangeTokens(client);
     log("info", "sweep.exchange_tokens", { deleted: exchangeTokensDeleted });
+    const assistantUsageDeleted = await pruneAssistantUsage(client);
+    log("info", "sweep.assistant_usage", { deleted: assistantUsageDeleted });
     const heldExportsDestroyed = await destroyExpiredExports(client, env.EXPORTS);
     log("info", "sweep.held_exports", { destroyed: heldExportsDestroyed });
-    return { abandonedRuns, failureGroupsDeleted, exchangeTokensDeleted, heldExportsDestroyed, due: await dueDeletions(client) };
+    return { abandonedRuns, failureGroupsDeleted, exchangeTokensDeleted, assistantUsageDeleted, heldExportsDestroyed, due: await dueDeletions(client) };
   });
   if (due.length === 0) return { ...counts, deletions: {} };
   const pool = openPool(config.database.url, config.database.poolMax);
