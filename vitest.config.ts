@@ -28,9 +28,13 @@ export default defineConfig({
       },
       {
         // Pure logic in Node: modules exercised without the Worker, the database or HTTP (test/README.md).
-        // Migrations load as text, as wrangler's Text rule loads them into the Worker.
+        // Migrations and the engine's workflow load as text, as wrangler's Text rule loads them into the Worker.
         plugins: [
-          { name: "sql-as-text", enforce: "pre", transform: (code, id) => (id.endsWith(".sql") ? `export default ${JSON.stringify(code)};` : undefined) },
+          {
+            name: "text-modules",
+            enforce: "pre",
+            transform: (code, id) => (/\.(sql|yml)$/.test(id) ? `export default ${JSON.stringify(code)};` : undefined),
+          },
         ],
         test: {
           name: "node",

@@ -70,7 +70,7 @@ function startWorker(stack: LocalStack, port: string, outdir: string, variables:
     modules: true,
     scriptPath: join(outdir, "index.js"),
     modulesRoot: outdir,
-    modulesRules: [{ type: "Text", include: ["**/*.sql"] }],
+    modulesRules: [{ type: "Text", include: ["**/*.sql", "**/*.yml"] }],
     bindings: {
       ...workerOptions.bindings,
       ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),

@@ -1,20 +1,24 @@
 // `npm start` with no SVC_CODEHOST_API_BASE in the shell: the fake code host of the tests stands in for
 // the code host, and (unless the shell names an App) the Worker uses its App, so installing that App
 // through the fake delivers signed webhooks to the local Worker and its identity tokens exchange. Every
-// repository holds the workflow files of local/workflows/ (the engine's), so the console's dispatches
-// are accepted.
-import { readdirSync, readFileSync } from "node:fs";
+// repository holds the engine's workflow (the one Getting started shows) and the workflow files of
+// local/workflows/, if that folder exists, so the console's dispatches are accepted.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { startFakeCodehost } from "../fakes/codehost/server";
 
+// Read as a file: the Worker's module that imports it as text (engine-work.ts) does not load in Node.
+const STANDARD = new URL("../worker/environments/control-plane.yml", import.meta.url);
 const WORKFLOWS = new URL("./workflows/", import.meta.url);
 
-/** The workflow files of local/workflows/, by file name: what every fake repository holds. */
-export const localWorkflows = (): Record<string, string> =>
-  Object.fromEntries(
-    readdirSync(WORKFLOWS)
+/** The workflow files every fake repository holds, by file name. */
+export const localWorkflows = (): Record<string, string> => ({
+  "control-plane.yml": readFileSync(STANDARD, "utf8"),
+  ...Object.fromEntries(
+    (existsSync(WORKFLOWS) ? readdirSync(WORKFLOWS) : [])
       .filter((name) => /\.ya?ml$/.test(name))
       .map((name) => [name, readFileSync(new URL(name, WORKFLOWS), "utf8")]),
-  );
+  ),
+});
 
 export const FAKE_CODEHOST_PORT = 54331;
 const APP_VARIABLES = ["SVC_CODEHOST_APP_ID", "SVC_CODEHOST_APP_PRIVATE_KEY", "SVC_CODEHOST_APP_WEBHOOK_SECRET"];

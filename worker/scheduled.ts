@@ -13,10 +13,13 @@ import type { Env } from "./env";
 import { partitionPassFromWorker } from "./events/partitions/run";
 import { constantTimeEqual } from "./http/constant-time";
 import { diagnose, FAILURE_CODE } from "./http/diagnosis";
+import { refusalResponse } from "./http/failure";
+import { Refusal } from "./http/refusal";
 import { log } from "./log";
 import { pruneFailureGroups, storeFailure } from "./operators/failure-store";
 import { abandonOverdueEverywhere } from "./workloads/abandon";
 import { pruneExpiredExchangeTokens } from "./tokens/prune";
+import { pruneAssistantUsage } from "./assistant/prune";
 import { ANALYTICS_CRON, cronNamed, JOB_NAMES, LOCAL_CRON_PATH, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
 
 export { ANALYTICS_CRON, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
@@ -86,19 +89,21 @@ export class CronJobFailed extends Error {
 
 /**
  * `POST /local/cron?job=<cron or job name>` with `authorization: Bearer <SVC_LOCAL_CRON_SECRET>`: runs
- * the job now and answers its report (`svc cron run`, local/crons.ts). Null (the app answers, 404) for
- * any other address, without the variable, or off a loopback host: a deployed Worker has none of it.
+ * the job now and answers its report (`svc cron run`, local/crons.ts); refusals are the catalog's, in
+ * the spec's Refusal shape. Null (the app answers, 404) for any other address or method (as a wrong
+ * method anywhere in the app), without the variable, or off a loopback host: a deployed Worker has none of it.
  */
 export async function localCron(request: Request, env: Env): Promise<Response | null> {
   const secret = env.SVC_LOCAL_CRON_SECRET;
   const url = new URL(request.url);
-  if (!secret || url.pathname !== LOCAL_CRON_PATH || !LOOPBACK.has(url.hostname)) return null;
+  if (!secret || url.pathname !== LOCAL_CRON_PATH || request.method !== "POST" || !LOOPBACK.has(url.hostname)) return null;
   const given = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
-  if (!constantTimeEqual(given, secret)) return Response.json({ error: "The local cron secret is missing or wrong." }, { status: 401 });
-  if (request.method !== "POST") return Response.json({ error: "POST runs a job." }, { status: 405, headers: { allow: "POST" } });
+  if (!constantTimeEqual(given, secret)) return refusalResponse(new Refusal("unauthenticated", "The local cron secret is missing or wrong."), undefined);
   const cron = cronNamed(url.searchParams.get("job") ?? "");
-  if (!cron || !CRON_JOBS[cron])
-    return Response.json({ error: "No such job.", jobs: Object.entries(JOB_NAMES).map(([cron, job]) => ({ job, cron })) }, { status: 404 });
+  if (!cron || !CRON_JOBS[cron]) {
+    const jobs = Object.entries(JOB_NAMES).map(([cron, job]) => `${job} (${cron})`);
+    return refusalResponse(new Refusal("not_found", `No job or Cron Trigger is named so; the jobs are ${jobs.join(", ")}.`), undefined);
+  }
   const job = JOB_NAMES[cron];
   try {
     const { runId, durationMs, report } = await runJob(cron, env, new Date());
@@ -118,6 +123,8 @@ export interface SweepReport {
   failureGroupsDeleted: number;
   /** Identity-exchange engine tokens past their 15 minutes, deleted. */
   exchangeTokensDeleted: number;
+  /** The website assistant's usage days past USAGE_KEPT_DAYS, deleted. */
+  assistantUsageDeleted: number;
   heldExportsDestroyed: number;
   /** Each due deletion's organization and what advancing it did. */
   deletions: Record<string, unknown>;
@@ -125,10 +132,10 @@ export interface SweepReport {
 }
 
 /**
- * As the maintenance role, whose policies show it only overdue runs, due deletions and expired held
- * exports: deletes failure groups past SVC_FAILURE_RETENTION_DAYS and expired identity-exchange engine
- * tokens, abandons every overdue run of every
- * organization, removes held deletion exports whose link expired, then advances each due deletion as
+ * As the maintenance role, whose policies show it only overdue runs, due deletions, expired held
+ * exports and old assistant usage: deletes failure groups past SVC_FAILURE_RETENTION_DAYS, expired
+ * identity-exchange engine tokens and the assistant's usage days past USAGE_KEPT_DAYS, abandons every
+ * overdue run of every organization, removes held deletion exports whose link expired, then advances each due deletion as
  * the application role acting as its organization.
  */
 async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
@@ -136,7 +143,15 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
   if (!url) {
     const reason = "No maintenance or migration role is configured; deadlines rely on the environment alarms alone, and deletions wait.";
     log("warn", "sweep.skipped", { reason });
-    return { abandonedRuns: 0, failureGroupsDeleted: 0, exchangeTokensDeleted: 0, heldExportsDestroyed: 0, deletions: {}, skipped: reason };
+    return {
+      abandonedRuns: 0,
+      failureGroupsDeleted: 0,
+      exchangeTokensDeleted: 0,
+      assistantUsageDeleted: 0,
+      heldExportsDestroyed: 0,
+      deletions: {},
+      skipped: reason,
+    };
   }
   useBridge(config.database.wsProxy);
   const { due, ...counts } = await withDb(url, async (client) => {
@@ -146,9 +161,11 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     log("info", "sweep.failure_groups", { deleted: failureGroupsDeleted });
     const exchangeTokensDeleted = await pruneExpiredExchangeTokens(client);
     log("info", "sweep.exchange_tokens", { deleted: exchangeTokensDeleted });
+    const assistantUsageDeleted = await pruneAssistantUsage(client);
+    log("info", "sweep.assistant_usage", { deleted: assistantUsageDeleted });
     const heldExportsDestroyed = await destroyExpiredExports(client, env.EXPORTS);
     log("info", "sweep.held_exports", { destroyed: heldExportsDestroyed });
-    return { abandonedRuns, failureGroupsDeleted, exchangeTokensDeleted, heldExportsDestroyed, due: await dueDeletions(client) };
+    return { abandonedRuns, failureGroupsDeleted, exchangeTokensDeleted, assistantUsageDeleted, heldExportsDestroyed, due: await dueDeletions(client) };
   });
   if (due.length === 0) return { ...counts, deletions: {} };
   const pool = openPool(config.database.url, config.database.poolMax);

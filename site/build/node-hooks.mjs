@@ -1,5 +1,5 @@
 // Node module hooks for running the control plane's code at build time (site/build/build.ts):
-// migrations are imported as text (wrangler's Text rule), and `cloudflare:workers`, which only the
+// migrations and the engine's workflow (.yml) are imported as text (wrangler's Text rule), and `cloudflare:workers`, which only the
 // Durable Object classes use at module scope, is a stand-in with the same exports.
 import { readFile } from "node:fs/promises";
 
@@ -13,7 +13,7 @@ export async function resolve(specifier, context, nextResolve) {
 }
 
 export async function load(url, context, nextLoad) {
-  if (url.endsWith(".sql")) {
+  if (/\.(sql|yml)$/.test(url)) {
     return { format: "module", shortCircuit: true, source: `export default ${JSON.stringify(await readFile(new URL(url), "utf8"))};` };
   }
   return nextLoad(url, context);

@@ -16,7 +16,7 @@ async function workerGraph(): Promise<Metafile> {
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["module", "main"],
     external: ["cloudflare:*", "node:*"],
-    loader: { ".sql": "text" },
+    loader: { ".sql": "text", ".yml": "text" },
     logLevel: "silent",
   });
   return metafile;

@@ -188,6 +188,12 @@ describe("the operator portal in Chromium", () => {
     await expect(banner.textContent()).resolves.toMatch(/Still working: .*data exports.*claims of their teardowns and cancellations/);
     await expect(banner.locator("time").count()).resolves.toBe(1);
     await screenshot(member, "console-suspended");
+    // The overview says it once, in the banner, and not again in its Plan tile.
+    await member.getByRole("link", { name: "Overview" }).click();
+    const plan = member.getByRole("region", { name: "Plan" });
+    await plan.getByText(/plan\./).waitFor();
+    await banner.waitFor();
+    await expect(plan.textContent()).resolves.not.toMatch(/suspended/);
     await member.getByRole("link", { name: "Members" }).click();
     await member.getByRole("heading", { level: 1, name: "Members" }).waitFor();
     await banner.waitFor();

@@ -115,7 +115,7 @@ describe("the owner", () => {
     await open("Environments");
     await page.getByLabel("Repository (owner/name)").fill(`${login}/shop`);
     await page.getByLabel("Branch").fill("feature/search");
-    // Every repository holds control-plane.yml (local/workflows/), not this one.
+    // Every repository holds control-plane.yml (local/fake-codehost.ts), not this one.
     await page.getByLabel("Workflow file (optional)").fill("preview.yml");
     await page.getByRole("button", { name: "Create environment" }).click();
     await said(page, /^Requested environment feature-search-[0-9a-f]{8}\. The code host refused to start the workflow \(404\)/);

@@ -36,6 +36,7 @@ describe("overview.gettingStarted", () => {
       steps: { installed: false, workflowAdded: false, identity: false, reported: false },
     });
     expect(started.controlPlaneUrl).toMatch(/^https?:\/\/[^/]+$/);
+    expect(started.workflowText).toContain(`SVC_CONTROL_PLANE: ${started.controlPlaneUrl}\n`);
   });
 
   it("turns to connected with the environment once an engine token posts an environment event", async () => {

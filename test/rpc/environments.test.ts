@@ -77,7 +77,7 @@ describe("environments.list and environments.get", () => {
 });
 
 describe("environments.create", () => {
-  it("dispatches the standard workflow on the branch with a new envId and only the declared inputs, and audits", async () => {
+  it("dispatches the standard workflow on the branch with a new envId and the inputs it declares, and audits", async () => {
     const member = await rpcClient(place.sessions.member);
     const created = await member.environments.create.mutate({
       orgId: place.orgId,
@@ -91,8 +91,8 @@ describe("environments.create", () => {
       refusal: null,
       workflow: STANDARD_WORKFLOW,
       ref: "feature/login",
-      inputs: { command: "up", env_id: created.envId, branch: "feature/login" },
-      droppedInputs: ["pull_request"],
+      inputs: { command: "up", env_id: created.envId, branch: "feature/login", pull_request: "12" },
+      droppedInputs: [],
     });
     expect(await acceptedDispatches(place.repository)).toEqual([
       expect.objectContaining({ workflow: STANDARD_WORKFLOW, ref: "feature/login", inputs: created.dispatch.inputs }),

@@ -52,16 +52,16 @@ async function seedVersion(orgId: string) {
 }
 
 describe("agents.run", () => {
-  it("dispatches the standard workflow by default on the environment's branch, with only the declared inputs", async () => {
+  it("dispatches the standard workflow by default on the environment's branch, with the inputs it declares", async () => {
     const answer = await (await rpcClient(place.sessions.member)).agents.run.mutate({ orgId: place.orgId, envId, workflows: ["checkout"] });
     expect(answer.dispatch).toMatchObject({
       outcome: "dispatched",
       workflow: STANDARD_WORKFLOW,
       ref: "main",
-      inputs: { command: "agents", env_id: envId },
-      droppedInputs: ["workflows"],
+      inputs: { command: "agents", env_id: envId, workflows: JSON.stringify(["checkout"]) },
+      droppedInputs: [],
     });
-    expect(await storedDispatch(answer.dispatch.id)).toMatchObject({ workflow: STANDARD_WORKFLOW, outcome: "dispatched", dropped_inputs: ["workflows"] });
+    expect(await storedDispatch(answer.dispatch.id)).toMatchObject({ workflow: STANDARD_WORKFLOW, outcome: "dispatched", dropped_inputs: [] });
     expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([
       expect.objectContaining({ target: envId, data: expect.objectContaining({ procedure: "agents.run", command: "agents", dispatchId: answer.dispatch.id }) }),
     ]);

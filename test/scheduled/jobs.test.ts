@@ -86,18 +86,30 @@ describe("the local stack's cron route", () => {
     expect((await call({ SVC_LOCAL_CRON_SECRET: secret }, { token: secret, host: "svc.example.com" })).status).toBe(404);
   });
 
+  /** A refusal as the spec shapes it: the catalog's code in the header, one sentence, nothing else. */
+  const refusal = async (response: Response) => ({
+    status: response.status,
+    code: response.headers.get("x-svc-error-code"),
+    body: (await response.json()) as Record<string, unknown>,
+  });
+
   it("refuses a wrong secret, and runs a job by its name or cron with its report", async () => {
     const on = { SVC_LOCAL_CRON_SECRET: secret };
-    expect((await call(on, { token: `${secret}x` })).status).toBe(401);
-    expect((await call(on)).status).toBe(401);
+    const wrong = { status: 401, code: "unauthenticated", body: { error: "The local cron secret is missing or wrong." } };
+    expect(await refusal(await call(on, { token: `${secret}x` }))).toEqual(wrong);
+    expect(await refusal(await call(on))).toEqual(wrong);
+    // Any other method is an address the app does not serve, as a wrong method anywhere in it.
+    expect(await refusal(await call(on, { token: secret, method: "GET" }))).toMatchObject({ status: 404, code: "not_found" });
     const byName = await call(on, { token: secret });
     expect(byName.status).toBe(200);
     expect(await byName.json()).toMatchObject({ job: "sweep", cron: SWEEP_CRON, outcome: "ok", report: { abandonedRuns: 0, deletions: {} } });
     const byCron = await call(on, { token: secret, job: SWEEP_CRON });
     expect(await byCron.json()).toMatchObject({ job: "sweep", outcome: "ok" });
-    const unknown = await call(on, { token: secret, job: "nightly" });
-    expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ jobs: expect.arrayContaining([{ job: "sweep", cron: SWEEP_CRON }]) });
+    expect(await refusal(await call(on, { token: secret, job: "nightly" }))).toEqual({
+      status: 404,
+      code: "not_found",
+      body: { error: expect.stringContaining(`sweep (${SWEEP_CRON})`) },
+    });
   });
 
   it("answers a failed job's run id and code", async () => {

@@ -1,28 +1,14 @@
 // An organization ready for the console's engine-work procedures: the App installed on a repository
-// of its own that holds the standard workflow, a person per role, an engine token, and environments
-// reported the way an engine reports them.
+// of its own that holds the standard workflow (the file Getting started shows), a person per role, an
+// engine token, and environments reported the way an engine reports them.
 import type { Role } from "../../db/schema";
+import STANDARD_SOURCE from "../../worker/environments/control-plane.yml";
 import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { fake, installApp, newRepository, type TestRepository } from "./codehost";
 import { makeEvent, postEvents } from "./events";
 import { seedToken } from "./seed";
 import { seedPerson, seedSession } from "./sessions";
 import { asRole } from "./sql";
-
-/** Declares `command`, `env_id`, `branch` and `run_id`, not `pull_request` nor `workflows`: those are dropped. */
-export const STANDARD_SOURCE = `
-on:
-  workflow_dispatch:
-    inputs:
-      command: { required: true }
-      env_id: { required: true }
-      branch: { required: false }
-      run_id: { required: false }
-jobs:
-  engine:
-    runs-on: ubuntu-latest
-    steps: [{ run: echo engine }]
-`;
 
 export const putWorkflow = (repository: TestRepository, workflow = STANDARD_WORKFLOW, source = STANDARD_SOURCE) =>
   fake("/_fake/workflows", { json: { repository: repository.full, workflow, source } });

@@ -11,10 +11,18 @@ import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { attemptDispatch, recordDispatch } from "../codehost/dispatch";
 import { findEnvironment, type EnvironmentView } from "./read";
+import standardWorkflowSource from "./control-plane.yml";
 import type { OrgContext } from "../rpc/trpc";
 
 /** The workflow file the engine's setup puts in a repository; dispatched unless a procedure is told another. */
 export const STANDARD_WORKFLOW = "control-plane.yml";
+
+/** Where the standard workflow names the control plane's address: a repository variable until someone fills it in. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: an Actions expression, as the workflow file writes it
+export const WORKFLOW_ADDRESS = "${{ vars.SVC_CONTROL_PLANE }}";
+
+/** The standard workflow's text (control-plane.yml beside this file), with the address it reports to filled in. */
+export const standardWorkflowText = (controlPlaneUrl: string) => standardWorkflowSource.replace(WORKFLOW_ADDRESS, controlPlaneUrl);
 
 export const WorkflowFile = text({ min: 1, max: 100 })
   .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, "must be a workflow file name such as control-plane.yml")

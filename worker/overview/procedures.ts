@@ -3,7 +3,7 @@
 // caller's role may not open is answered as null. One transaction each, no network call inside it.
 import type { Role } from "../../db/enums";
 import { identityAudience } from "../codehost/issuer";
-import { STANDARD_WORKFLOW } from "../environments/engine-work";
+import { STANDARD_WORKFLOW, standardWorkflowText } from "../environments/engine-work";
 import { budgetSummaries } from "../providers/budgets";
 import { inOrganization, router } from "../rpc/trpc";
 import { roleAllows, type Permission } from "../shared/permissions";
@@ -26,11 +26,13 @@ const gettingStarted = inOrganization
       const claims = await liveClaims(tx, ctx.org.id);
       const connected = await lastReported(tx, ctx.org.id);
       const installed = installations.some((installation) => !installation.suspended);
+      const controlPlaneUrl = identityAudience(ctx.config, ctx.origin);
       return {
         /** The address a workflow reports to and requests identity tokens for (its SVC_CONTROL_PLANE). */
-        controlPlaneUrl: identityAudience(ctx.config, ctx.origin),
-        /** The workflow file the console's dispatches start (environments.create's default). */
+        controlPlaneUrl,
+        /** The workflow file the console's dispatches start (environments.create's default), and its text with that address. */
         workflowFile: STANDARD_WORKFLOW,
+        workflowText: standardWorkflowText(controlPlaneUrl),
         installUrl: ctx.config.codehost.installUrl,
         installations,
         claims: roleAllows(ctx.org.role, "tokens.manage") ? claims : null,

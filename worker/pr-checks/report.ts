@@ -14,7 +14,7 @@ import type { AppContext } from "../http/context";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
 import { ownerOf } from "../codehost/repository";
-import { SUSPENDED_RETRY_SECONDS } from "../auth/bearer";
+import { organizationSuspended } from "../auth/bearer";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
 import { ALREADY_REPORTED } from "./credential";
@@ -91,11 +91,7 @@ export async function reportCheck(connect: () => Promise<Connection>, codehost: 
       .from(organizations)
       .where(eq(organizations.id, found.orgId));
     if (organization?.suspended) {
-      throw new Refusal(
-        "organization_suspended",
-        "This organization is suspended, so its checks are not reported for now; report again later.",
-        SUSPENDED_RETRY_SECONDS,
-      );
+      throw organizationSuspended("This organization is suspended, so its checks are not reported for now; report again later.");
     }
     // A taking left by a report that never finished (its Worker gone) lapses after TAKING_LAPSES.
     const { rowCount } = await tx

@@ -120,49 +120,9 @@ function Step({ done, title, children }: { done: boolean; title: string; childre
   );
 }
 
-/** The workflow file, with this control plane's address filled in, and a button that copies it. */
-export const workflowText = (controlPlaneUrl: string) => `name: control-plane
-on:
-  workflow_dispatch:
-    inputs:
-      command: { required: true }
-      env_id: { required: true }
-      branch: { required: false }
-      pull_request: { required: false }
-      workflows: { required: false }
-      run_id: { required: false }
-  pull_request:
-permissions:
-  id-token: write
-  contents: read
-jobs:
-  engine:
-    runs-on: ubuntu-latest
-    env:
-      SVC_CONTROL_PLANE: ${controlPlaneUrl}
-      ENV_ID: \${{ inputs.env_id || format('pr-{0}', github.event.pull_request.number) }}
-      BRANCH: \${{ inputs.branch || github.head_ref || github.ref_name }}
-    steps:
-      - uses: actions/checkout@v4
-      - name: Exchange the workflow's identity for an engine token
-        run: |
-          ID=$(curl -sfH "Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN" \\
-            "$ACTIONS_ID_TOKEN_REQUEST_URL&audience=$SVC_CONTROL_PLANE" | jq -r .value)
-          T=$(curl -sf -XPOST "$SVC_CONTROL_PLANE/v1/auth/codehost-oidc" \\
-            -H 'content-type: application/json' -d "{\\"token\\":\\"$ID\\"}" | jq -r .token)
-          echo "::add-mask::$T"
-          echo "SVC_CONTROL_PLANE_TOKEN=$T" >> "$GITHUB_ENV"
-      - name: Report the environment (the engine's first event)
-        run: |
-          curl -sf -XPOST "$SVC_CONTROL_PLANE/v1/events" -H "authorization: Bearer $SVC_CONTROL_PLANE_TOKEN" \\
-            -H 'content-type: application/json' -d '{"events":[{"id":"'"$GITHUB_RUN_ID-queued"'","type":"environment.queued",
-              "envId":"'"$ENV_ID"'","sequence":1,"occurredAt":"'"$(date -u +%FT%TZ)"'",
-              "payload":{"repository":"'"$GITHUB_REPOSITORY"'","branch":"'"$BRANCH"'"}}]}'
-      # Then the engine itself runs the command ($\{{ inputs.command }}) with SVC_CONTROL_PLANE and SVC_CONTROL_PLANE_TOKEN set.
-`;
-
+/** The workflow file, with this control plane's address filled in (the server's text), and a button that copies it. */
 function Workflow({ data }: { data: Started }) {
-  const text = workflowText(data.controlPlaneUrl);
+  const text = data.workflowText;
   const [copied, setCopied] = useState<string>("");
   const copy = async () => {
     try {

@@ -130,9 +130,9 @@ function Tiles({ view, data }: { view: OrgView; data: Summary }) {
         </Tile>
       )}
       <Tile title="Plan" link={view.can("billing.manage") ? { href: at("billing"), label: "Billing" } : null}>
+        {/* A suspension is the banner's to say, on every page, this one included. */}
         <p>
           The <strong>{data.plan}</strong> plan.
-          {data.suspended && <span class="danger"> This organization is suspended: engines' events are refused.</span>}
         </p>
       </Tile>
     </div>

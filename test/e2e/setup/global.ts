@@ -38,7 +38,7 @@ export default async function setup(project: TestProject) {
   // and the organization of this login reads the dashboard (test/e2e/analytics.e2e.ts).
   const beaconPage = `http://127.0.0.1:${await freePort()}`;
   const analyticsOperator = `analytics-operator-${crypto.randomUUID().slice(0, 8)}`;
-  // As npm start: every repository holds the engine's workflow (local/workflows/).
+  // As npm start: every repository holds the engine's workflow (local/fake-codehost.ts).
   const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost`, workflows: localWorkflows() });
   // The site host on its own port: its origin (127.0.0.1 only, so localhost is a foreign origin) may post the forms.
   const sitePort = String(await freePort());

@@ -1,0 +1,9 @@
+// SQL files and YAML files are bundled as text (wrangler.toml [[rules]] type = "Text").
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
+declare module "*.yml" {
+  const text: string;
+  export default text;
+}
