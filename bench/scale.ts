@@ -38,6 +38,8 @@ const INGEST_MIXES: Mix[] = ["stored only", "10% environment.*"];
  */
 const TRANSACTION_LIMIT_MS = 30_000;
 const MB = 1024 * 1024;
+/** Sweeps driven at most while the deletion is under way (each gives its Delete step 20 s). */
+const MAX_SWEEPS = 500;
 /** The local cron route's secret for this run (the Worker answers /local/cron only with it). */
 const CRON_SECRET = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
 
@@ -265,7 +267,8 @@ interface Column {
   dataExport: Watched<{ status: number; sizeBytes: number }>;
   partitionMs: number;
   rollupMs: number;
-  deletion: Watched<string> & { steps: Array<{ step: string; ms: number }> };
+  /** `sweeps`: the sweeps it took (the Delete step goes on over as many as its batches need). */
+  deletion: Watched<string> & { steps: Array<{ step: string; ms: number }>; sweeps: number };
   listNotes: string[];
 }
 
@@ -329,13 +332,20 @@ async function measureColumn(
   await inTenant(pool.connect, seeded.orgId, (tx) => requestDeletion(tx, seeded.orgId, { personId: seeded.ownerId, label: "bench" }));
   say(`${name}: deletion requested`);
   // Each step's row appears when its transaction commits (seen every 20 ms); the last step removes them with the organization.
+  // Sweeps one after another, as long as the Delete step answers that it is under way (each sweep gives it 20 s).
   const done = new Map<string, number>();
   let sweepStarted = 0;
+  let sweeps = 0;
   const deletion = await watch.watch(
     async () => {
       sweepStarted = performance.now();
-      const swept = (await cron("sweep")) as { report?: { deletions?: Record<string, string> } };
-      return swept.report?.deletions?.[seeded.orgId] ?? "not run";
+      let outcome = "in_progress";
+      while (outcome === "in_progress" && sweeps < MAX_SWEEPS) {
+        sweeps++;
+        const swept = (await cron("sweep")) as { report?: { deletions?: Record<string, string> } };
+        outcome = swept.report?.deletions?.[seeded.orgId] ?? "not run";
+      }
+      return outcome;
     },
     async (database) => {
       const { rows } = await database.execute<{ step: string }>(sql`SELECT step FROM deletion_steps WHERE org_id = ${seeded.orgId}`);
@@ -370,7 +380,7 @@ async function measureColumn(
     dataExport,
     partitionMs,
     rollupMs,
-    deletion: { ...deletion, steps },
+    deletion: { ...deletion, steps, sweeps },
     listNotes: lists.notes,
   };
 }
@@ -416,8 +426,14 @@ function table(counts: Counts, empty: Column, seeded: Column, e: Figures, s: Fig
     "completes within the limits",
   );
   row("  steps", String(empty.deletion.steps.length), String(seeded.deletion.steps.length));
+  row("  sweeps", String(empty.deletion.sweeps), String(seeded.deletion.sweeps), "the Delete step's batches resume in the next");
   row("  longest step ms", n(e.deletion.longestStepMs, 0), n(s.deletion.longestStepMs, 0));
-  row("  longest transaction ms", n(empty.deletion.longestTransactionMs, 0), n(seeded.deletion.longestTransactionMs, 0), `< ${TRANSACTION_LIMIT_MS} ms`);
+  row(
+    "  longest transaction ms",
+    n(empty.deletion.longestTransactionMs, 0),
+    n(seeded.deletion.longestTransactionMs, 0),
+    `< ${TRANSACTION_LIMIT_MS} ms (a batch: well under 1,000)`,
+  );
   row("  Worker heap growth MB", n(e.deletion.peakMemoryMb), n(s.deletion.peakMemoryMb), "< 128 MB");
   row("partition pass ms", n(empty.partitionMs, 0), n(seeded.partitionMs, 0), `${counts.months} monthly partitions`);
   row("analytics rollup ms", n(empty.rollupMs, 0), n(seeded.rollupMs, 0), `a day of ${counts.beaconEvents} beacon events`);

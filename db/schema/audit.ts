@@ -1,7 +1,7 @@
 import { bigint, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 import { people } from "./people";
-import { tenantPolicies } from "./policies";
+import { maintenanceDeletion, tenantPolicies } from "./policies";
 
 export const auditLog = pgTable(
   "audit_log",
@@ -19,5 +19,5 @@ export const auditLog = pgTable(
     hash: text("hash").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.seq] }), ...tenantPolicies()],
+  (t) => [primaryKey({ columns: [t.orgId, t.seq] }), ...tenantPolicies(), ...maintenanceDeletion()],
 ).enableRLS();

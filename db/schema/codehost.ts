@@ -1,7 +1,7 @@
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { DELIVERY_OUTCOMES, DISPATCH_OUTCOMES } from "../enums";
 import { installations, organizations } from "./organizations";
-import { tenantPolicies } from "./policies";
+import { maintenanceDeletion, tenantPolicies } from "./policies";
 
 export const installationRepositories = pgTable(
   "installation_repositories",
@@ -36,7 +36,7 @@ export const workflowDispatches = pgTable(
     refusal: text("refusal"),
     requestedAt: timestamp("requested_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("workflow_dispatches_org").on(t.orgId, t.requestedAt), ...tenantPolicies()],
+  (t) => [index("workflow_dispatches_org").on(t.orgId, t.requestedAt), ...tenantPolicies(), ...maintenanceDeletion()],
 ).enableRLS();
 
 export const usedIdentityTokens = pgTable(

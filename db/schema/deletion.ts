@@ -21,10 +21,17 @@ export const deletions = pgTable(
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     lastError: text("last_error"),
     exportTokenHash: text("export_token_hash").notNull(),
+    /** The Delete step's progress: rows removed so far (worker/deletion/batches.ts). */
+    rowsRemoved: bigint("rows_removed", { mode: "number" }).notNull().default(0),
   },
   () => [
     ...tenantPolicies(),
     pgPolicy("maintenance_due", { for: "select", to: "svc_maintenance", using: sql`called_off_at IS NULL AND next_attempt_at <= now()` }),
+    pgPolicy("maintenance_progress", {
+      for: "update",
+      to: "svc_maintenance",
+      using: sql`step = 'delete' AND called_off_at IS NULL AND next_attempt_at <= now()`,
+    }),
   ],
 ).enableRLS();
 

@@ -3,7 +3,7 @@ import { index, pgPolicy, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-
 import { GRANT_REVOKE_REASONS } from "../enums";
 import { organizations } from "./organizations";
 import { people } from "./people";
-import { operatorRead, tenantPolicies } from "./policies";
+import { maintenanceDeletion, operatorRead, tenantPolicies } from "./policies";
 
 export const protocolClients = pgTable(
   "protocol_clients",
@@ -49,6 +49,7 @@ export const protocolGrants = pgTable(
   (t) => [
     index("protocol_grants_person").on(t.orgId, t.personId),
     ...tenantPolicies(),
+    ...maintenanceDeletion(),
     pgPolicy("by_code", { using: sql`code_hash = app_lookup('protocol_code_hash')` }),
     pgPolicy("by_token", { using: sql`token_hash = app_lookup('protocol_token_hash')` }),
     pgPolicy("by_person_and_client", { for: "select", using: sql`person_id::text = app_lookup('person_id') AND client_id = app_lookup('protocol_client_id')` }),

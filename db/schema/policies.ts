@@ -10,5 +10,18 @@ export const operatorRead = () => pgPolicy("operator_read", { for: "select", to:
 /** What `svc_protect_tenant_table` gives a tenant table: its organization's rows, and the operator's read. */
 export const tenantPolicies = () => [pgPolicy("tenant", { using: sql`org_id = app_org_id()`, withCheck: sql`org_id = app_org_id()` }), operatorRead()];
 
+/**
+ * A table the application role may not delete from: the maintenance role deletes the rows of an
+ * organization whose deletion is due at its Delete step, and no others (migrations/0030; the
+ * restrictive policy keeps the tenant policy from letting it delete more).
+ */
+export const maintenanceDeletion = () => {
+  const deleting = sql`org_id IN (SELECT d.org_id FROM deletions d WHERE d.step = 'delete')`;
+  return [
+    pgPolicy("maintenance_deletion", { to: "svc_maintenance", using: deleting }),
+    pgPolicy("maintenance_deletion_only", { as: "restrictive", for: "delete", to: "svc_maintenance", using: deleting }),
+  ];
+};
+
 /** The maintenance role reads every row for the analytics roll-up (migrations/0020_site_analytics.sql). */
 export const maintenanceRollup = () => pgPolicy("maintenance_rollup", { for: "select", to: "svc_maintenance", using: sql`true` });

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, index, pgPolicy, pgTable, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { CLAIM_PROOFS, CLAIM_SOURCES } from "../enums";
 import { installations, organizations } from "./organizations";
-import { tenantPolicies } from "./policies";
+import { maintenanceDeletion, tenantPolicies } from "./policies";
 
 export const repositoryClaims = pgTable(
   "repository_claims",
@@ -28,6 +28,7 @@ export const repositoryClaims = pgTable(
     uniqueIndex("repository_claims_live").on(t.repositoryKey).where(sql`revoked_at IS NULL`),
     index("repository_claims_org").on(t.orgId, t.createdAt),
     ...tenantPolicies(),
+    ...maintenanceDeletion(),
     pgPolicy("by_repository", { for: "select", using: sql`repository_key = app_lookup('claim_repository')` }),
   ],
 ).enableRLS();

@@ -65,7 +65,8 @@ export const workloadRuns = pgTable(
     endedAt: timestamp("ended_at", { withTimezone: true }),
     endEventId: text("end_event_id"),
     startedAt: timestamp("started_at", { withTimezone: true }),
-    retryOf: uuid("retry_of").references((): AnyPgColumn => workloadRuns.id),
+    // Set null: a batch of the Delete step may remove a run before its retry (migrations/0030).
+    retryOf: uuid("retry_of").references((): AnyPgColumn => workloadRuns.id, { onDelete: "set null" }),
   },
   (t) => [
     index("workload_runs_deadline").on(t.deadlineAt).where(sql`state IN ('requested', 'accepted')`),
@@ -73,6 +74,7 @@ export const workloadRuns = pgTable(
     index("workload_runs_requested").on(t.orgId, t.requestedAt, t.id),
     index("workload_runs_env_requested").on(t.orgId, t.envId, t.requestedAt, t.id),
     index("workload_runs_org").on(t.orgId, t.id),
+    index("workload_runs_retry_of").on(t.retryOf).where(sql`retry_of IS NOT NULL`),
     ...tenantPolicies(),
     pgPolicy("maintenance_sweep_read", { for: "select", to: "svc_maintenance", using: sql`deadline_at < now()` }),
     pgPolicy("maintenance_sweep", {
@@ -107,6 +109,8 @@ export const runtimeCommands = pgTable(
   (t) => [
     index("runtime_commands_env").on(t.orgId, t.envId, t.createdAt.desc()),
     index("runtime_commands_run").on(t.orgId, t.runId).where(sql`run_id IS NOT NULL`),
+    // The foreign key's check on each workload run the Delete step removes (migrations/0030).
+    index("runtime_commands_run_id").on(t.runId).where(sql`run_id IS NOT NULL`),
     index("runtime_commands_waiting").on(t.orgId, t.createdAt).where(sql`state <> 'acknowledged'`),
     ...tenantPolicies(),
   ],

@@ -1,6 +1,7 @@
 // Organization deletion end to end, step by step, with an interruption between every two steps and a
-// failure that is retried, never skipped; after it no row of the organization is left anywhere, and
-// another organization is untouched. The export link's states follow it.
+// failure that is retried, never skipped; the Delete step in bounded batches over several invocations;
+// after it no row of the organization is left anywhere, and another organization is untouched. The
+// export link's states follow it.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { connect as connectModelClient, rawMcp } from "../support/mcp";
 import { env } from "cloudflare:workers";
@@ -14,7 +15,9 @@ import { exchange, fake, identityToken, newRepository, postClaim } from "../supp
 import { call, callWith } from "../support/http";
 import { browser } from "../support/sessions";
 import { rpcClient } from "../support/rpc";
-import { asRole } from "../support/sql";
+import { seedSession } from "../support/sessions";
+import { asRole, asTenant } from "../support/sql";
+import { BATCHED_TABLES, BOUNDED_TABLES, BY_MAINTENANCE } from "../../worker/deletion/batches";
 import { deletionRow, doomed, rowsOf, step, timePasses } from "./support";
 
 let place: Awaited<ReturnType<typeof doomed>>;
@@ -30,6 +33,39 @@ const link = (exportLink: string, query = "", method = "GET") =>
     method,
     headers: { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250)}` },
   });
+
+/**
+ * What deleting the organization's rows of each table the application role may not delete from comes
+ * to, rolled back: the application role's refusal (its SQLSTATE), and how many rows the maintenance
+ * role removes acting for the organization (so the tenant policy applies to it too).
+ */
+async function deletingGuarded(orgId: string) {
+  const outcomes: Record<string, { app: string; maintenance: number | null }> = {};
+  for (const table of Object.keys(BY_MAINTENANCE)) {
+    const app = await asTenant(orgId, (client) =>
+      client.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]).then(
+        () => "deleted",
+        (error: { code: string }) => error.code,
+      ),
+    );
+    const maintenance = await asRole("maintenance", async (client) => {
+      await client.query("BEGIN");
+      try {
+        await client.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
+        return (await client.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId])).rowCount;
+      } finally {
+        await client.query("ROLLBACK");
+      }
+    });
+    outcomes[table] = { app, maintenance };
+  }
+  return outcomes;
+}
+
+/** Refused to the application role, none removed by the maintenance role. */
+const GUARDED = Object.fromEntries(Object.keys(BY_MAINTENANCE).map((table) => [table, { app: "42501", maintenance: 0 }]));
+
+const total = (rows: Record<string, number>) => Object.values(rows).reduce((sum, count) => sum + count, 0);
 
 async function request() {
   const owner = await rpcClient(place.sessions.owner);
@@ -85,14 +121,43 @@ describe("organization deletion", () => {
     await mcp.body?.cancel();
     expect(((await (await fake("/_fake/app/removed")).json()) as { removed: number[] }).removed.length).toBeGreaterThan(0);
 
+    // Until its Delete step, nobody may delete the organization's audit entries, dispatches, claims or grants.
+    expect(await deletingGuarded(place.orgId)).toEqual(GUARDED);
+
     // Export.
     expect(await step(place.orgId)).toBe("advanced");
     const described = await link(exportLink, "&describe=1");
     expect(described.status).toBe(200);
     expect(await described.json()).toMatchObject({ sizeBytes: expect.any(Number), expiresAt: expect.any(String) });
 
-    // Delete.
-    expect(await step(place.orgId)).toBe("deleted");
+    // Delete, in batches of 10 rows: each invocation here has no time left after its first batch, so
+    // it removes one and stops, the deletion due at its Delete step with its progress; the rows left
+    // are the progress. An owner who signs in again follows it (until the members go, last).
+    const ownerId = (
+      await asRole("superuser", (client) => client.query("SELECT person_id FROM memberships WHERE org_id = $1 AND role = 'owner'", [place.orgId]))
+    ).rows[0].person_id as string;
+    const again = await rpcClient(await seedSession(ownerId));
+    const rowsAtFirst = total(await rowsOf(place.orgId));
+    const oneBatch = () => step(place.orgId, 1, {}, { rows: 10, stopAt: 0 });
+    const seen: Array<{ removed: number; left: number }> = [];
+    let outcome = await oneBatch();
+    const following = (await again.deletion.status.query({ orgId: place.orgId })).deletion;
+    expect(following).toMatchObject({ nextStep: "delete", failedAttempts: 0, lastError: null });
+    for (; outcome === "in_progress" && seen.length < 50; outcome = await oneBatch()) {
+      const row = await deletionRow(place.orgId);
+      expect(row).toMatchObject({ step: "delete", due: true, attempts: 0, last_error: null });
+      seen.push({ removed: Number(row.rows_removed), left: total(await rowsOf(place.orgId)) });
+    }
+    expect(outcome).toBe("deleted");
+    expect(seen.length).toBeGreaterThan(2);
+    expect(following!.rowsRemoved).toBe(seen[0]!.removed);
+    seen.forEach(({ removed, left }, i) => {
+      expect(removed - (seen[i - 1]?.removed ?? 0)).toBeGreaterThan(0);
+      expect(removed - (seen[i - 1]?.removed ?? 0)).toBeLessThanOrEqual(10);
+      expect(removed + left).toBe(rowsAtFirst);
+    });
+    // Meanwhile the maintenance role removed this organization's audit entries, and may still remove no one else's.
+    expect(await deletingGuarded(bystander.orgId)).toEqual(GUARDED);
     const left = await rowsOf(place.orgId);
     expect(Object.entries(left).filter(([, count]) => count > 0)).toEqual([]);
     expect(await rowsOf(bystander.orgId)).toEqual(before);
@@ -171,6 +236,52 @@ describe("organization deletion", () => {
     await step(place.orgId, 1);
     await expect(owner.deletion.callOff.mutate({ orgId: place.orgId })).rejects.toThrow(/can no longer be called off/);
     await expect(request()).rejects.toThrow(/already under way/);
+  });
+});
+
+describe("the Delete step's tables", () => {
+  it("are each declared batched or bounded, every batched table before the tables it references, the maintenance role's where the application role may not delete", async () => {
+    const catalog = await asRole("superuser", async (client) => ({
+      // An organization's tables: those with its id, or a reference to its row.
+      tables: (
+        await client.query(
+          `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+           AND (c.relname = 'organizations' OR EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped)
+                OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'f' AND k.confrelid = 'organizations'::regclass))
+           ORDER BY 1`,
+        )
+      ).rows.map((row) => row.name as string),
+      references: (
+        await client.query(
+          `SELECT k.conname AS name, k.conrelid::regclass::text AS child, k.confrelid::regclass::text AS parent, k.confdeltype AS action
+           FROM pg_constraint k WHERE k.contype = 'f' AND k.connamespace = 'public'::regnamespace`,
+        )
+      ).rows as Array<{ name: string; child: string; parent: string; action: string }>,
+      // The batched tables the application role may not delete from: the maintenance role's to remove.
+      undeletable: (
+        await client.query("SELECT t FROM unnest($1::text[]) t WHERE t <> 'events' AND NOT has_table_privilege('svc_app', t, 'DELETE') ORDER BY 1", [
+          [...BATCHED_TABLES],
+        ])
+      ).rows.map((row) => row.t as string),
+    }));
+    const batched: readonly string[] = BATCHED_TABLES;
+    const declared = [...batched, ...Object.keys(BOUNDED_TABLES)];
+    // A batch may remove a referenced row only once what references it is gone (batched earlier), or
+    // if the reference is set null; a row that references itself, set null or cascading.
+    const misordered = catalog.references
+      .filter(({ child, parent, action }) => {
+        if (!batched.includes(parent) || action === "n") return false;
+        if (child === parent) return action !== "c";
+        return !(batched.includes(child) && batched.indexOf(child) < batched.indexOf(parent));
+      })
+      .map((reference) => reference.name);
+    expect({
+      undeclared: catalog.tables.filter((table) => !declared.includes(table)),
+      unknown: declared.filter((table) => !catalog.tables.includes(table)),
+      twice: batched.filter((table) => table in BOUNDED_TABLES),
+      misordered,
+      byMaintenance: Object.keys(BY_MAINTENANCE).sort(),
+    }).toEqual({ undeclared: [], unknown: [], twice: [], misordered: [], byMaintenance: catalog.undeletable });
   });
 });
 

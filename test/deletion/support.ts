@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { configFor } from "../../worker/config/for-env";
 import { advanceDeletion } from "../../worker/deletion/advance";
+import type { Batches } from "../../worker/deletion/batches";
 import type { DeletionDeps } from "../../worker/deletion/work";
 import { billingOn, deliver, fakeBilling, TEAM_PRICE } from "../support/billing";
 import { claim } from "../support/codehost";
@@ -43,20 +44,24 @@ export async function doomed(prefix: string): Promise<Workplace & { envId: strin
   return { ...place, envId, subscriptionId: subscription.id, cli };
 }
 
-/** Runs up to `steps` due steps of the organization's deletion, with billing on against the fake provider. */
-export async function step(orgId: string, steps = 1, overrides: Record<string, unknown> = {}) {
+/**
+ * Runs up to `steps` due steps of the organization's deletion, with billing on against the fake
+ * provider; `batches` bounds the Delete step's invocation (by default as a sweep does).
+ */
+export async function step(orgId: string, steps = 1, overrides: Record<string, unknown> = {}, batches?: Batches) {
   const pool = appPool();
   try {
     const workerEnv = { ...env, ...billingOn(), SVC_BILLING_API_BASE: inject("billingBase"), ...overrides } as typeof env;
-    const deps: DeletionDeps = { connect: pool.connect, config: configFor(workerEnv), env: workerEnv };
+    const deps: DeletionDeps = { connect: pool.connect, config: configFor(workerEnv), env: workerEnv, batches };
     return await advanceDeletion(deps, orgId, steps);
   } finally {
     await pool.end();
   }
 }
 
+/** The deletion's row, and whether it is due (`due`). */
 export const deletionRow = (orgId: string) =>
-  asRole("superuser", async (client) => (await client.query("SELECT * FROM deletions WHERE org_id = $1", [orgId])).rows[0]);
+  asRole("superuser", async (client) => (await client.query("SELECT *, next_attempt_at <= now() AS due FROM deletions WHERE org_id = $1", [orgId])).rows[0]);
 
 /** Moves the deletion's wait and next attempt into the past: time passes. */
 export const timePasses = (orgId: string) =>

@@ -6,26 +6,30 @@ import { deletions } from "../../db/schema/deletion";
 import type { Db } from "../../db/transaction";
 import { inTenant } from "../../db/transaction";
 import { log } from "../log";
+import { Unfinished } from "./batches";
 import { backoffSeconds, STEPS } from "./steps";
-import { NotYet, STEP_WORK, StepFailed, type DeletionDeps } from "./work";
+import { batchesFromNow, NotYet, STEP_WORK, StepFailed, type DeletionDeps } from "./work";
 
-export type Advanced = "deleted" | "waiting" | "failed" | "called_off" | "not_due" | "none" | "advanced";
+/** `in_progress`: the Delete step removed rows and stopped, its time up; the deletion stays due. */
+export type Advanced = "deleted" | "waiting" | "failed" | "called_off" | "not_due" | "none" | "advanced" | "in_progress";
 
-/** When a step is tried again: at an instant (it waits), or after a backoff (it failed). */
-type Retry = { at: Date } | { afterSeconds: number; sentence: string };
+/** When a step is tried again: at an instant (it waits), after a backoff (it failed), or now (it is under way, past any failure). */
+type Retry = { at: Date } | { afterSeconds: number; sentence: string } | "now";
 
 async function reschedule(deps: DeletionDeps, orgId: string, retry: Retry) {
   await inTenant(deps.connect, orgId, async (tx) => {
     await tx
       .update(deletions)
       .set(
-        "at" in retry
-          ? { nextAttemptAt: retry.at }
-          : {
-              attempts: sql`${deletions.attempts} + 1`,
-              lastError: retry.sentence,
-              nextAttemptAt: sql`now() + make_interval(secs => ${retry.afterSeconds}::double precision)`,
-            },
+        retry === "now"
+          ? { attempts: 0, lastError: null }
+          : "at" in retry
+            ? { nextAttemptAt: retry.at }
+            : {
+                attempts: sql`${deletions.attempts} + 1`,
+                lastError: retry.sentence,
+                nextAttemptAt: sql`now() + make_interval(secs => ${retry.afterSeconds}::double precision)`,
+              },
       )
       .where(eq(deletions.orgId, orgId));
   });
@@ -58,6 +62,10 @@ export async function advanceDeletion(deps: DeletionDeps, orgId: string, maxStep
         await reschedule(deps, orgId, { at: error.until });
         return "waiting";
       }
+      if (error instanceof Unfinished) {
+        await reschedule(deps, orgId, "now");
+        return "in_progress";
+      }
       const sentence = error instanceof StepFailed ? error.message : "The step failed unexpectedly; it is tried again.";
       log("error", "deletion.step_failed", {
         step: current.step,
@@ -77,9 +85,10 @@ export async function dueDeletions(maintenance: Db, limit = 25): Promise<string[
   return rows.map((row) => row.orgId);
 }
 
-/** The Cron Trigger's pass over the due deletions. */
+/** The Cron Trigger's pass over the due deletions: their Delete steps share one time budget (batches.ts). */
 export async function advanceDueDeletions(deps: DeletionDeps, due: readonly string[]): Promise<Record<string, Advanced>> {
+  const swept = { ...deps, batches: deps.batches ?? batchesFromNow() };
   const outcomes: Record<string, Advanced> = {};
-  for (const orgId of due) outcomes[orgId] = await advanceDeletion(deps, orgId);
+  for (const orgId of due) outcomes[orgId] = await advanceDeletion(swept, orgId);
   return outcomes;
 }

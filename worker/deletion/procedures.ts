@@ -63,6 +63,7 @@ const status = inOrganization
           attempts: deletions.attempts,
           lastError: deletions.lastError,
           nextAttemptAt: deletions.nextAttemptAt,
+          rowsRemoved: deletions.rowsRemoved,
         })
         .from(deletions)
         .where(eq(deletions.orgId, ctx.org.id));
@@ -82,6 +83,8 @@ const status = inOrganization
           failedAttempts: deletion.attempts,
           lastError: deletion.lastError,
           nextAttemptAt: deletion.nextAttemptAt.toISOString(),
+          /** The Delete step's progress: it removes the rows in batches, over as many sweeps as it takes. */
+          rowsRemoved: deletion.rowsRemoved,
           steps: steps.map((row) => ({ step: row.step, doneAt: row.doneAt.toISOString(), note: row.note })),
         },
         paidUntil,

@@ -2,7 +2,6 @@
 // first and are safe to repeat; then one transaction changes and records the step (steps.ts).
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { deletionExports, deletions } from "../../db/schema/deletion";
-import { events } from "../../db/schema/events";
 import { installations, organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
@@ -15,6 +14,7 @@ import type { Env } from "../env";
 import { archiveFolder } from "../events/partitions/pass";
 import { dataExportsFolder, storeDataExport } from "../exports/store";
 import { removeUnder } from "../storage/r2-sink";
+import { BATCH_ROWS, type Batches, DELETE_BUDGET_MS, removeInBatches } from "./batches";
 import { LIVE_SUBSCRIPTION, recordStep, type Step } from "./steps";
 import type { Db } from "../../db/transaction";
 
@@ -22,7 +22,12 @@ export interface DeletionDeps {
   connect: () => Promise<Connection>;
   config: Config;
   env: Env;
+  /** The Delete step's batches (batches.ts); by default BATCH_ROWS a batch, for DELETE_BUDGET_MS from the step's start. */
+  batches?: Batches;
 }
+
+/** The Delete step's batches in an invocation starting now. */
+export const batchesFromNow = (): Batches => ({ rows: BATCH_ROWS, stopAt: Date.now() + DELETE_BUDGET_MS });
 
 /** A step that cannot finish yet: the deletion waits, it has not failed. */
 export class NotYet {
@@ -192,11 +197,12 @@ async function removeObjects(deps: DeletionDeps, orgId: string) {
 async function deleteOrganization(deps: DeletionDeps, orgId: string) {
   // Before the rows go, so that a failure leaves the step to be tried again.
   await removeObjects(deps, orgId);
-  await inOrg(deps, orgId, async (tx) => {
-    await tx.delete(events).where(eq(events.orgId, orgId));
-    // Every other tenant table cascades from the organization's row (a test walks the catalog).
-    await tx.delete(organizations).where(eq(organizations.id, orgId));
-  });
+  const { maintenanceUrl } = deps.config.database;
+  if (!maintenanceUrl)
+    throw new StepFailed("No maintenance role is configured (SVC_MAINTENANCE_DATABASE_URL), so the organization's events and audit log cannot be removed.");
+  await removeInBatches(deps.connect, maintenanceUrl, orgId, deps.batches ?? batchesFromNow());
+  // What is left of the organization is bounded (batches.ts, BOUNDED_TABLES): it cascades from its row.
+  await inOrg(deps, orgId, (tx) => tx.delete(organizations).where(eq(organizations.id, orgId)));
 }
 
 export const STEP_WORK: Record<Step, (deps: DeletionDeps, orgId: string) => Promise<void>> = {
