@@ -29,6 +29,7 @@ import _0026_held_export_expiry from "./0026_held_export_expiry.sql";
 import _0027_assistant_usage from "./0027_assistant_usage.sql";
 import _0028_keyset_pages from "./0028_keyset_pages.sql";
 import _0029_suspension_reason from "./0029_suspension_reason.sql";
+import _0031_claim_at_scale from "./0031_claim_at_scale.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -59,4 +60,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0027_assistant_usage", sql: _0027_assistant_usage },
   { name: "0028_keyset_pages", sql: _0028_keyset_pages },
   { name: "0029_suspension_reason", sql: _0029_suspension_reason },
+  { name: "0031_claim_at_scale", sql: _0031_claim_at_scale },
 ];
