@@ -10,7 +10,7 @@
 //   BENCH_ROUNDS     ingestion rounds per mix (default 3), BENCH_BATCHES batches per round (default 20)
 //   BENCH_RUNS       claims: runs requested during the measure (default 200, at 20 a second)
 //   BENCH_SAMPLES    requests per console list (default 40)
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { withNodeDb } from "../db/node-pool";
 import { type Db, inTenant } from "../db/transaction";
@@ -22,7 +22,7 @@ import { beginSession } from "../worker/sessions/store";
 import { claimLatency } from "./claim-work";
 import { type Counts, type Figures, figures, type Measured, parseScaleArgs, percentile, scaledCounts, scaleDocument } from "./figures";
 import { ingestRounds, ingestSenders, type Mix } from "./ingest-work";
-import { type BenchWorker, withBenchWorker } from "./local-worker";
+import { type BenchWorker, withBenchWorker, workerdPids } from "./local-worker";
 import { inspect } from "./profile";
 import { type Seeded, seedYear } from "./seed-scale";
 
@@ -54,27 +54,6 @@ interface Watched<T> {
   rssPeakMb: number;
   rssBaseMb: number;
   longestTransactionMs: number;
-}
-
-/** workerd processes started by this process (Miniflare's), read from /proc. */
-function workerdPids(): number[] {
-  const parents = new Map<number, { ppid: number; comm: string }>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      parents.set(Number(entry), { ppid, comm });
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let at = parents.get(pid); at; at = parents.get(at.ppid)) if (at.ppid === process.pid) return true;
-    return false;
-  };
-  return [...parents].filter(([pid, { comm }]) => comm.startsWith("workerd") && descends(pid)).map(([pid]) => pid);
 }
 
 const rssMb = (pids: number[]) =>
