@@ -9,7 +9,7 @@
 // Miniflare's entry and asset-router workers: in production the routes measured run the Worker first,
 // routed by the platform, with no JavaScript in front of it.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { Readable } from "node:stream";
 import { join } from "node:path";
@@ -93,4 +93,25 @@ function startWorker(stack: LocalStack, port: string, outdir: string, variables:
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
     ...(inspectorPort ? { inspectorPort } : {}),
   } as ConstructorParameters<typeof Miniflare>[0]);
+}
+
+/** workerd processes started by this process (Miniflare's), read from /proc. */
+export function workerdPids(): number[] {
+  const parents = new Map<number, { ppid: number; comm: string }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(Number(entry), { ppid, comm });
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  const descends = (pid: number): boolean => {
+    for (let at = parents.get(pid); at; at = parents.get(at.ppid)) if (at.ppid === process.pid) return true;
+    return false;
+  };
+  return [...parents].filter(([pid, { comm }]) => comm.startsWith("workerd") && descends(pid)).map(([pid]) => pid);
 }

@@ -10,7 +10,7 @@
 //   BENCH_ROUNDS     ingestion rounds per mix (default 3), BENCH_BATCHES batches per round (default 20)
 //   BENCH_RUNS       claims: runs requested during the measure (default 200, at 20 a second)
 //   BENCH_SAMPLES    requests per console list (default 40)
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { withNodeDb } from "../db/node-pool";
 import { type Db, inTenant } from "../db/transaction";
@@ -22,7 +22,7 @@ import { beginSession } from "../worker/sessions/store";
 import { claimLatency } from "./claim-work";
 import { type Counts, type Figures, figures, type Measured, parseScaleArgs, percentile, scaledCounts, scaleDocument } from "./figures";
 import { ingestRounds, ingestSenders, type Mix } from "./ingest-work";
-import { type BenchWorker, withBenchWorker } from "./local-worker";
+import { type BenchWorker, withBenchWorker, workerdPids } from "./local-worker";
 import { inspect } from "./profile";
 import { type Seeded, seedYear } from "./seed-scale";
 
@@ -56,27 +56,6 @@ interface Watched<T> {
   rssPeakMb: number;
   rssBaseMb: number;
   longestTransactionMs: number;
-}
-
-/** workerd processes started by this process (Miniflare's), read from /proc. */
-function workerdPids(): number[] {
-  const parents = new Map<number, { ppid: number; comm: string }>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      parents.set(Number(entry), { ppid, comm });
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let at = parents.get(pid); at; at = parents.get(at.ppid)) if (at.ppid === process.pid) return true;
-    return false;
-  };
-  return [...parents].filter(([pid, { comm }]) => comm.startsWith("workerd") && descends(pid)).map(([pid]) => pid);
 }
 
 const rssMb = (pids: number[]) =>
@@ -394,7 +373,7 @@ function table(counts: Counts, empty: Column, seeded: Column, e: Figures, s: Fig
   row("", "empty", "seeded", "target");
   for (const mix of INGEST_MIXES) row(`ingest ratio, ${mix} (c=4)`, n(empty.ingest[mix]!, 2), n(seeded.ingest[mix]!, 2), "seeded within 10% of empty");
   row("claim p50 / p99 ms", `${n(empty.claimP50Ms)} / ${n(e.claimP99Ms)}`, `${n(seeded.claimP50Ms)} / ${n(s.claimP99Ms)}`, "seeded within 10% of empty");
-  row("  claims measured", String(empty.claimCount), String(seeded.claimCount), `seeded: ${counts.claimBacklog} runs waiting first`);
+  row("  claims measured", String(empty.claimCount), String(seeded.claimCount), `both: ${counts.claimBacklog} runs waiting first`);
   lines.push("console lists, p50 / p95 ms");
   for (const name of Object.keys(s.lists)) {
     const cell = (f: Figures) => (f.lists[name] ? `${n(f.lists[name]!.p50Ms)} / ${n(f.lists[name]!.p95Ms)}` : "-");
@@ -460,7 +439,9 @@ async function main() {
         const watch = watcher(inspectorPort, database);
         say(`bench:scale at BENCH_SCALE=${args.scale}: ${JSON.stringify(counts)}`);
         const empty = await seedYear(worker.stack, worker.pool, "bench-empty", EMPTY, 1_000_000_000);
-        const emptyColumn = await measureColumn(worker, watch, "empty", empty, EMPTY, 0);
+        // Both columns claim with the same backlog: with runs waiting the engines claim back to back instead of
+        // polling an empty queue, so only the same backlog on both sides leaves the data as the difference.
+        const emptyColumn = await measureColumn(worker, watch, "empty", empty, EMPTY, counts.claimBacklog);
         say("seeding a year of data");
         const large = await seedYear(worker.stack, worker.pool, "bench-large", counts, 2_000_000_000, say);
         say(`seeded in ${large.seconds.toFixed(1)} s`);

@@ -30,6 +30,7 @@ import _0027_assistant_usage from "./0027_assistant_usage.sql";
 import _0028_keyset_pages from "./0028_keyset_pages.sql";
 import _0029_suspension_reason from "./0029_suspension_reason.sql";
 import _0030_deletion_batches from "./0030_deletion_batches.sql";
+import _0031_claim_at_scale from "./0031_claim_at_scale.sql";
 import _0032_keyset_pages_rest from "./0032_keyset_pages_rest.sql";
 import _0033_assistant_usage_prune from "./0033_assistant_usage_prune.sql";
 
@@ -63,6 +64,7 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0028_keyset_pages", sql: _0028_keyset_pages },
   { name: "0029_suspension_reason", sql: _0029_suspension_reason },
   { name: "0030_deletion_batches", sql: _0030_deletion_batches },
+  { name: "0031_claim_at_scale", sql: _0031_claim_at_scale },
   { name: "0032_keyset_pages_rest", sql: _0032_keyset_pages_rest },
   { name: "0033_assistant_usage_prune", sql: _0033_assistant_usage_prune },
 ];

@@ -70,7 +70,9 @@ export const workloadRuns = pgTable(
   },
   (t) => [
     index("workload_runs_deadline").on(t.deadlineAt).where(sql`state IN ('requested', 'accepted')`),
-    index("workload_runs_waiting").on(t.orgId, t.envId, t.requestedAt).where(sql`state IN ('requested', 'accepted')`),
+    index("workload_runs_env_deadline").on(t.orgId, t.envId, t.deadlineAt).where(sql`state IN ('requested', 'accepted')`),
+    index("workload_runs_claimable").on(t.orgId, t.envId, t.requestedAt, t.id).where(sql`state = 'requested'`),
+    index("workload_runs_leases").on(t.orgId, t.envId, t.leaseExpiresAt).where(sql`state = 'accepted'`),
     index("workload_runs_requested").on(t.orgId, t.requestedAt, t.id),
     index("workload_runs_env_requested").on(t.orgId, t.envId, t.requestedAt, t.id),
     index("workload_runs_org").on(t.orgId, t.id),

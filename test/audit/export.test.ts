@@ -1,11 +1,15 @@
 // The audit export (NDJSON, head last) and its offline verification: every kind of tampering is named
 // at its first bad entry, and a cut tail is caught against the head the console shows.
 import { beforeEach, describe, expect, it } from "vitest";
+import { inTenant } from "../../db/transaction";
+import { appendAudit } from "../../worker/audit/append";
+import { exportPage, streamAuditExport } from "../../worker/audit/export";
 import { verifyExportFile } from "../../worker/audit/offline-verify";
 import { call } from "../support/http";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
+import { appPool } from "../support/sql";
 
 let orgId: string;
 let owner: string;
@@ -41,6 +45,38 @@ describe("the audit export", () => {
       head: { organization: orgId, seq: verdict.head!.seq, hash: verdict.head!.hash, entries: entries.length },
     });
     expect(await verifyExportFile(text(lines), verdict.head!.hash)).toMatchObject({ intact: true, entries: entries.length });
+  });
+
+  it("writes each entry byte for byte as JSON.stringify writes it, page after page", async () => {
+    const pool = appPool();
+    try {
+      // What jsonb's own text would write differently (spacing, key order, numbers) and what JSON quotes.
+      const data = [
+        { b: 1, a: [1.5, 1e21, 1e-7, 0.1, true, null], "10": "ten", "2": { nested: "x\u0001y\u2028z" } },
+        { emoji: "😀", "": "", quote: '"\\/', line: "a\nb\tc" },
+        {},
+      ];
+      await inTenant(pool.connect, orgId, async (tx) => {
+        for (const [n, entry] of data.entries()) {
+          await appendAudit(tx, {
+            orgId,
+            action: "test.data",
+            actorPersonId: null,
+            actorLabel: `Zoë "${n}" \\ é`,
+            target: n === 1 ? null : `t\u0007${n}`,
+            data: entry,
+          });
+        }
+      });
+      const entries = await inTenant(pool.connect, orgId, (tx) => exportPage(tx, orgId, 0));
+      // Two lines a page: page after page, each read while the one before is sent.
+      const lines = (await new Response(streamAuditExport(pool.connect, orgId, 2)).text()).split("\n");
+      expect(lines.slice(0, -2)).toEqual(entries.map((entry) => JSON.stringify(entry)));
+      expect(lines.at(-1)).toBe("");
+      expect(JSON.parse(lines.at(-2)!)).toMatchObject({ head: { seq: entries.at(-1)!.seq, hash: entries.at(-1)!.hash, entries: entries.length } });
+    } finally {
+      await pool.end();
+    }
   });
 
   it("names the first bad entry for an altered, removed, inserted or reordered entry", async () => {

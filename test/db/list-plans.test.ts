@@ -2,8 +2,10 @@
 // (issue 36): one organization with 20,000 rows in each listed table beside a few small ones, then
 // PostgreSQL's plan (EXPLAIN) of each list's own query, as the application role acting as that
 // organization, for the first page and a page deep in the list. A sequential scan of a large table fails.
+// The workload claim likewise: it reads a row or two however many runs wait in the environment.
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { statement } from "../../db/pipeline";
 import { inTenant, type Tx } from "../../db/transaction";
 import { auditPage } from "../../worker/audit/procedures";
 import { billingHistoryPage } from "../../worker/billing/procedures";
@@ -16,6 +18,7 @@ import { membersPage } from "../../worker/members/procedures";
 import { proposalsPage } from "../../worker/proposals/store";
 import { decisionsPage, runsPage } from "../../worker/records/read";
 import { tokensPage } from "../../worker/tokens/procedures";
+import { candidateStatement } from "../../worker/workloads/claim";
 import { workloadRunsPage } from "../../worker/workloads/run-procedures";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { seedOrganization } from "../support/seed";
@@ -107,6 +110,9 @@ interface PlanNode {
   "Node Type": string;
   "Relation Name"?: string;
   Filter?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
   Plans?: PlanNode[];
 }
 
@@ -232,5 +238,56 @@ describe("each list's query, on a large organization", () => {
        ORDER BY approved_at DESC, repository_key DESC, commit_sha DESC OFFSET ${DEEP / 2} LIMIT 1`,
     );
     for (const after of [null, waiting, approved]) expect(await wholeTables((tx) => commitApprovalsPage(tx, large, after, limit))).toEqual([]);
+  });
+});
+
+describe("the workload claim, with thousands of runs waiting and held in one environment", () => {
+  it("reads the oldest requested run and the lapsed leases, not every waiting and held run", async () => {
+    const env = "env-claim";
+    // 2,000 runs held by engines (requested first, so ahead of the waiting ones), two of them with a
+    // lapsed lease, then 2,000 requested: what a backlog being claimed oldest first looks like.
+    await asRole(
+      "superuser",
+      async (client) => {
+        await client.query(
+          `INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, state, requested_at, deadline_at, lease_id, lease_expires_at, claims)
+           SELECT r.org_id, $2, r.workload_id, r.version_id, CASE WHEN i <= 2000 THEN 'accepted' ELSE 'requested' END,
+                  now() - interval '1 hour' + i * interval '1 millisecond', now() + interval '15 minutes',
+                  CASE WHEN i <= 2000 THEN gen_random_uuid() END,
+                  CASE WHEN i <= 2000 THEN now() + CASE WHEN i % 1000 = 500 THEN interval '-1 minute' ELSE interval '1 minute' END END,
+                  CASE WHEN i <= 2000 THEN 1 ELSE 0 END
+           FROM (SELECT org_id, workload_id, version_id FROM workload_runs WHERE org_id = $1 LIMIT 1) r, generate_series(1, 4000) i`,
+          [large, env],
+        );
+        await client.query("ANALYZE workload_runs");
+      },
+      own.database,
+    );
+    const { plan, taken } = await asRole(
+      "app",
+      async (client) => {
+        await client.query("BEGIN");
+        try {
+          await client.query("SELECT set_config('app.org_id', $1, true)", [large]);
+          const explained = await client.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
+            statement`EXPLAIN (ANALYZE, FORMAT JSON) ${candidateStatement(large, env)}`,
+          );
+          const { rows } = await client.query<{ id: string; lapsed: boolean }>(
+            statement`SELECT id, lease_expires_at <= now() AS lapsed FROM workload_runs WHERE id = (${candidateStatement(large, env)})`,
+          );
+          return { plan: explained.rows[0]!["QUERY PLAN"][0]!.Plan, taken: rows[0]! };
+        } finally {
+          await client.query("ROLLBACK");
+        }
+      },
+      own.database,
+    );
+    // Every row a scan of workload_runs produced or filtered out.
+    const read = (node: PlanNode): number =>
+      (node["Relation Name"] === "workload_runs" ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0)) * (node["Actual Loops"] ?? 1) : 0) +
+      (node.Plans ?? []).reduce((sum, child) => sum + read(child), 0);
+    expect(read(plan)).toBeLessThanOrEqual(3);
+    // The oldest it may take: the run whose lease lapsed first, ahead of every requested one.
+    expect(taken.lapsed).toBe(true);
   });
 });

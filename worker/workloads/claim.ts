@@ -15,20 +15,39 @@ export interface ClaimedRun {
 }
 
 /**
+ * The oldest run of the environment a claim may take: the oldest requested run and the oldest whose
+ * lease lapsed, each the first row of its own index in the claim's order (workload_runs_claimable,
+ * workload_runs_leases), whichever was requested first. One query over both states could only read
+ * every waiting and held run of the environment and sort them, for each claim (issue 36). Both are
+ * locked; the one not taken is free again at the COMMIT that follows in the same round trip.
+ */
+export const candidateStatement = (orgId: string, envId: string) => {
+  const [org, env] = [literal(orgId), literal(envId)];
+  return statement`
+WITH waiting AS (
+  SELECT id, requested_at FROM workload_runs
+  WHERE org_id = ${org} AND env_id = ${env} AND state = 'requested' AND deadline_at > now()
+  ORDER BY requested_at, id
+  LIMIT 1
+  FOR UPDATE SKIP LOCKED
+), lapsed AS (
+  SELECT id, requested_at FROM workload_runs
+  WHERE org_id = ${org} AND env_id = ${env} AND state = 'accepted' AND lease_expires_at <= now() AND deadline_at > now()
+  ORDER BY requested_at, id
+  LIMIT 1
+  FOR UPDATE SKIP LOCKED
+)
+SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) AS either ORDER BY requested_at, id LIMIT 1`;
+};
+
+/**
  * The claim as one statement without parameters (its values literals), so the transaction sends it
  * with its COMMIT (db/pipeline.ts).
  */
 const claimStatement = (orgId: string, envId: string, leaseId: string, tokenId: string) => {
   const [org, env, lease, token] = [literal(orgId), literal(envId), literal(leaseId), literal(tokenId)];
   return statement`
-WITH candidate AS (
-  SELECT id FROM workload_runs
-  WHERE org_id = ${org} AND env_id = ${env} AND deadline_at > now()
-    AND (state = 'requested' OR (state = 'accepted' AND lease_expires_at <= now()))
-  ORDER BY requested_at, id
-  LIMIT 1
-  FOR UPDATE SKIP LOCKED
-), claimed AS (
+WITH candidate AS (${candidateStatement(orgId, envId)}), claimed AS (
   UPDATE workload_runs r SET
     state = 'accepted', lease_id = ${lease}, lease_ids = array_append(r.lease_ids, ${lease}::uuid),
     lease_expires_at = now() + make_interval(secs => ${literal(LEASE_SECONDS)}), deadline_at = now() + make_interval(secs => ${literal(SILENCE_SECONDS)}),
