@@ -42,9 +42,14 @@ export function call(path: string, init: CallInit = {}): Promise<Response> {
   return send(env, path, init);
 }
 
+/** One environment object per `overrides` object: the Worker parses a configuration once per environment object, as once per isolate in production. */
+const environments = new WeakMap<object, object>();
+
 /** The same Worker, given a configuration that differs from the suite's in `overrides`. */
 export function callWith(overrides: Record<string, unknown>, path: string, init: CallInit = {}): Promise<Response> {
-  return send({ ...env, ...overrides }, path, init);
+  let environment = environments.get(overrides);
+  if (!environment) environments.set(overrides, (environment = { ...env, ...overrides }));
+  return send(environment, path, init);
 }
 
 /** A database URL nothing listens on. */
