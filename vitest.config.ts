@@ -19,8 +19,12 @@ export default defineConfig({
           // Vitest runs one file at a time on two cores (its default is cores - 1); these files mostly wait on
           // PostgreSQL and workerd, so two at once take far less time. The node project, in the same group, must agree.
           maxWorkers: 2,
+          // One isolate and one module cache for all the files a worker runs: each file no longer imports the
+          // Worker's modules again into a fresh runtime (seconds a file). Files share module state, so a test
+          // leaves nothing behind that another could see (test/README.md).
+          isolate: false,
           globalSetup: ["./test/setup/global.ts"],
-          setupFiles: ["./test/setup/units-of-work.ts"],
+          setupFiles: ["./test/setup/module-runner.ts", "./test/setup/units-of-work.ts"],
           include: ["test/**/*.test.ts"],
           testTimeout: 20_000,
           hookTimeout: 60_000,

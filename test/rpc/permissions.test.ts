@@ -8,7 +8,6 @@ import { PERMISSIONS, roleAllows, type Permission } from "../../worker/shared/pe
 import { actsOnOrganization, PROCEDURES, probeInput } from "../support/procedures";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { rpcGet, rpcPost } from "../support/rpc";
-import { callWith } from "../support/http";
 import { seedOrganization } from "../support/seed";
 import { mapConcurrently } from "../support/concurrently";
 
@@ -61,10 +60,7 @@ beforeAll(async () => {
 });
 
 async function status({ session, csrf }: Person, name: string, type: "query" | "mutation", input: unknown): Promise<number> {
-  // Hundreds of requests: in the test's own context (callWith, its body read), not through SELF, where each
-  // request of a file costs more than the one before (test/support/rpc.ts).
-  const send = (path: string, init: Parameters<typeof callWith>[2]) => callWith({}, path, init);
-  return (type === "query" ? await rpcGet(session, name, input, send) : await rpcPost(session, name, input, csrf, send)).status;
+  return (type === "query" ? await rpcGet(session, name, input) : await rpcPost(session, name, input, csrf)).status;
 }
 
 describe("the permission table", () => {

@@ -3,7 +3,7 @@
 // wire shapes.
 import { createTRPCClient, httpBatchLink, httpBatchStreamLink, httpLink } from "@trpc/client";
 import { createExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import worker from "../../worker/index";
 import type { AppRouter } from "../../worker/rpc/router";
 import { BASE, call } from "./http";
@@ -28,8 +28,8 @@ export async function rpcClient(sessionToken: string | null, options: ClientOpti
         ...(options.stream === "accept" ? { streamHeader: "accept" as const } : {}),
         fetch: async (url, init) => {
           const request = new Request(url, init as RequestInit) as Request<unknown, IncomingRequestCfProperties>;
-          // Under other settings: the Worker itself, its response returned as soon as it starts.
-          return options.env ? worker.fetch(request, { ...env, ...options.env }, createExecutionContext()) : exports.default.fetch(request);
+          // The Worker itself (test/support/http.ts), its response returned as soon as it starts: a streamed batch arrives as it is written.
+          return worker.fetch(request, options.env ? { ...env, ...options.env } : env, createExecutionContext());
         },
         headers: () => ({
           ...(sessionToken ? { cookie: `svc_session=${sessionToken}` } : {}),
@@ -40,22 +40,15 @@ export async function rpcClient(sessionToken: string | null, options: ClientOpti
   });
 }
 
-/**
- * How a raw request reaches the Worker: through SELF (`call`, the default), or `callWith({}, ...)`, the
- * Worker called in the test's own context with its body read, whose cost stays flat where each SELF
- * request of a file costs more than the one before (for a walk of hundreds of requests).
- */
-type Send = typeof call;
-
 /** A raw query: GET /rpc/<name>?input=<json>. */
-export const rpcGet = (sessionToken: string | null, name: string, input?: unknown, send: Send = call) =>
-  send(`/rpc/${name}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, {
+export const rpcGet = (sessionToken: string | null, name: string, input?: unknown) =>
+  call(`/rpc/${name}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, {
     headers: sessionToken ? { cookie: `svc_session=${sessionToken}` } : {},
   });
 
 /** A raw mutation: POST /rpc/<name> with a JSON body. */
-export const rpcPost = (sessionToken: string | null, name: string, input: unknown, csrf?: string, send: Send = call) =>
-  send(`/rpc/${name}`, {
+export const rpcPost = (sessionToken: string | null, name: string, input: unknown, csrf?: string) =>
+  call(`/rpc/${name}`, {
     method: "POST",
     json: input,
     headers: { ...(sessionToken ? { cookie: `svc_session=${sessionToken}` } : {}), ...(csrf ? { "x-svc-csrf": csrf } : {}) },
