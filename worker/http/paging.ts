@@ -10,11 +10,14 @@ import { text } from "./text";
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 200;
 
-/** The paging fields of a list's input. */
-export const Paging = {
+/** The paging fields of a list whose items are large enough to need a smaller page than PAGE_MAX. */
+export const pagingUpTo = (max: number) => ({
   cursor: text({ max: 400 }).optional().describe("The previous page's `nextCursor`; absent for the first page."),
-  limit: z.int().min(1).max(PAGE_MAX).default(PAGE_DEFAULT).describe(`Items a page: ${PAGE_DEFAULT} unless given, at most ${PAGE_MAX}.`),
-};
+  limit: z.int().min(1).max(max).default(PAGE_DEFAULT).describe(`Items a page: ${PAGE_DEFAULT} unless given, at most ${max}.`),
+});
+
+/** The paging fields of a list's input. */
+export const Paging = pagingUpTo(PAGE_MAX);
 
 export interface Page<T> {
   items: T[];

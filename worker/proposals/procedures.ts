@@ -5,7 +5,7 @@
 import * as z from "zod";
 import type { Permission } from "../shared/permissions";
 import { RepositoryName } from "../codehost/repository";
-import { decodeCursor, KeyTime, KeyUuid, Paging, pageOf } from "../http/paging";
+import { decodeCursor, KeyTime, KeyUuid, pageOf, pagingUpTo } from "../http/paging";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { approve, propose, reject, retryPullRequest } from "./decide";
@@ -30,6 +30,9 @@ async function repositoryFor(tx: Tx, orgId: string, named: string | undefined): 
   throw new Refusal(choice.missing ? "repository_not_claimed" : "invalid_request", choice.message);
 }
 
+// A proposal carries its content and the content it replaces (up to 64 KiB each): pages stay at most 100.
+const PROPOSALS_PAGE_MAX = 100;
+
 function proposalProcedures(kind: ProposalKind, decide: Permission, word: string) {
   const current = inOrganization
     .meta({ permission: null, gate: "gated", summary: `The ${word} in force (the latest approved proposal's content), as the pull request commits it` })
@@ -37,7 +40,7 @@ function proposalProcedures(kind: ProposalKind, decide: Permission, word: string
 
   const proposals = inOrganization
     .meta({ permission: null, gate: "gated", summary: `${word} proposals, newest first, with their decision and pull request (paged)` })
-    .input(z.object({ ...Paging }))
+    .input(z.object({ ...pagingUpTo(PROPOSALS_PAGE_MAX) }))
     .query(({ ctx, input }) =>
       ctx.transaction(async (tx) =>
         pageOf(
