@@ -1,7 +1,8 @@
 // The work of `bench:claim`, shared with `bench:scale`: 8 engines (8 engine tokens of one
 // organization) poll one environment's POST /v1/workloads/claim while runs are requested at a steady
 // rate; each engine heartbeats what it claims once. `backlog` runs are waiting in the environment
-// before the engines start (claimed first: the oldest run is claimed first).
+// before the engines start (claimed first: the oldest run is claimed first); with one, the engines
+// stop after `runs` claims, the rest of it still waiting.
 import { sql } from "drizzle-orm";
 import { inTenant } from "../db/transaction";
 import type { BenchWorker } from "./local-worker";
@@ -104,8 +105,10 @@ export async function claimLatency({ pool, base }: BenchWorker, options: ClaimOp
 
   const engine = async (n: number) => {
     const token = tokens[n]!;
-    // Until everything requested has been claimed (a claim landing after the last request included).
-    while (producing || claimedBy.size < requested.length) {
+    // Until everything requested has been claimed (a claim landing after the last request included);
+    // with a backlog, until `runs` claims were measured: draining it would outlast the leases, whose
+    // lapsed runs (older than the rest) would then be claimed again and again.
+    while (producing || (options.backlog === 0 ? claimedBy.size < requested.length : claimRunMs.length < options.runs)) {
       const started = performance.now();
       const claimed = await post(token, "/v1/workloads/claim", { envId });
       const took = performance.now() - started;
@@ -134,6 +137,11 @@ export async function claimLatency({ pool, base }: BenchWorker, options: ClaimOp
   const { rows: states } = await inTenant(pool.connect, org.id, (tx) =>
     tx.execute<{ state: string; count: string }>(sql`SELECT state, count(*) FROM workload_runs WHERE org_id = ${org.id} GROUP BY state`),
   );
+  // A run not claimed is lost unless it is still waiting (with a backlog, most of it is).
+  const unclaimed = requested.filter((id) => !claimedBy.has(id));
+  const { rows: waiting } = await inTenant(pool.connect, org.id, (tx) =>
+    tx.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM workload_runs WHERE id = ANY(${sql.param(unclaimed)}) AND state = 'requested'`),
+  );
   return {
     seconds,
     claimRunMs,
@@ -142,7 +150,7 @@ export async function claimLatency({ pool, base }: BenchWorker, options: ClaimOp
     requested: requested.length,
     claimed: claimedBy.size,
     claimedTwice: [...claimedBy].filter(([, engines]) => engines.length > 1).length,
-    lost: requested.filter((id) => !claimedBy.has(id)).length,
+    lost: unclaimed.length - waiting[0]!.n,
     failures,
     states,
   };
