@@ -143,6 +143,19 @@ describe("leaving", () => {
     await expect(page.getByTestId("shown-once").count()).resolves.toBe(0);
   });
 
+  it("shows the Delete step's progress while it removes the rows", async () => {
+    // The step as the sweep leaves it between two invocations (test/deletion drives the real batches).
+    const atDelete = (step: string, rows: number) =>
+      asThisOrganization((client, orgId) => client.query("UPDATE deletions SET step = $2, rows_removed = $3 WHERE org_id = $1", [orgId, step, rows]));
+    await atDelete("delete", 12_345);
+    await page.reload();
+    await expect(page.getByTestId("next-step").textContent()).resolves.toBe("delete");
+    await expect(page.getByTestId("rows-removed").textContent()).resolves.toMatch(/^12\D?345 rows/);
+    await atDelete("stop", 0);
+    await page.reload();
+    await expect(page.getByTestId("rows-removed").count()).resolves.toBe(0);
+  });
+
   it("calls the deletion off", async () => {
     await page.getByRole("button", { name: "Call off the deletion" }).click();
     await page.getByRole("button", { name: "Yes, call off the deletion" }).click();

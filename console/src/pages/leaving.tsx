@@ -162,6 +162,14 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
                     </dd>
                   </>
                 )}
+                {deletion.nextStep === "delete" && (
+                  <>
+                    <dt>Removed so far</dt>
+                    <dd data-testid="rows-removed">
+                      {deletion.rowsRemoved.toLocaleString()} rows <span class="muted">(in batches, over as many sweeps as it takes)</span>
+                    </dd>
+                  </>
+                )}
                 {deletion.lastError && (
                   <>
                     <dt>Last failure</dt>
