@@ -14,7 +14,7 @@ import { Refusal } from "../http/refusal";
 import { log } from "../log";
 import { DIALECTS } from "../providers/dialects";
 import { costMicros } from "../providers/proxy";
-import { messagesStreamUsage, sseReader, type Usage } from "../providers/usage";
+import { messagesStreamUsage, readToEnd, sseReader, type Usage } from "../providers/usage";
 import { asSessionMember } from "../sessions/authority";
 import { sourcesOf, sseEvent, textDelta } from "./events";
 import { nextReset, remaining } from "./limits";
@@ -102,19 +102,11 @@ function relay(
   const { url, poolMax } = c.var.config.database;
   const pump = async () => {
     await send(sseEvent("sources", { sources }));
-    let broken = false;
-    const reader = upstream.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        read(value);
-        for (const text of deltas) await send(sseEvent("delta", { text }));
-        deltas = [];
-      }
-    } catch {
-      broken = true;
-    }
+    const broken = await readToEnd(upstream, async (chunk) => {
+      read(chunk);
+      for (const text of deltas) await send(sseEvent("delta", { text }));
+      deltas = [];
+    });
     const used = usage.final();
     const pool = openPool(url, Math.min(poolMax, 1));
     try {

@@ -17,7 +17,7 @@ import { log } from "../log";
 import { reserve, settle, type Reservation } from "./budgets";
 import type { Dialect, ModelRequest } from "./dialects";
 import { openLiveKey } from "./keys";
-import { sseReader, type Usage } from "./usage";
+import { readToEnd, sseReader, type Usage } from "./usage";
 
 /** Model requests carry whole conversations (and images); larger bodies are refused unread (413). */
 export const PROXY_BODY_LIMIT = 16 * 1024 * 1024;
@@ -126,18 +126,10 @@ function relay(c: AppContext, forwarding: Forwarding, upstream: ReadableStream<U
   const { url, poolMax } = c.var.config.database;
   const pump = async () => {
     let clientGone = false;
-    let broken: unknown = null;
-    const reader = upstream.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        read(value);
-        if (!clientGone) await writer.write(value).catch(() => (clientGone = true));
-      }
-    } catch (error) {
-      broken = error;
-    }
+    const broken = await readToEnd(upstream, async (chunk) => {
+      read(chunk);
+      if (!clientGone) await writer.write(chunk).catch(() => (clientGone = true));
+    });
     const pool = openPool(url, Math.min(poolMax, 1));
     try {
       await settleWith(pool.connect, forwarding.reservation, charge(forwarding, usage.final()));
@@ -151,7 +143,7 @@ function relay(c: AppContext, forwarding: Forwarding, upstream: ReadableStream<U
     }
     report(c, forwarding, 200, usage.final());
     if (clientGone) return;
-    await (broken ? writer.abort(broken) : writer.close()).catch(() => {});
+    await (broken ? writer.abort(broken.error) : writer.close()).catch(() => {});
   };
   c.executionCtx.waitUntil(pump());
   return readable;

@@ -89,3 +89,24 @@ export function sseReader(onData: (data: Record<string, unknown>) => void): (chu
     }
   };
 }
+
+/**
+ * Reads an upstream stream to its end, handing each chunk to `onChunk` (awaited) as it arrives, and
+ * answers what broke it off (`{ error }`), or null when it ended. Read to the end whatever the client
+ * does, so that what a provider produced is charged.
+ */
+export async function readToEnd(
+  upstream: ReadableStream<Uint8Array>,
+  onChunk: (chunk: Uint8Array) => Promise<void> | void,
+): Promise<{ error: unknown } | null> {
+  const reader = upstream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return null;
+      await onChunk(value);
+    }
+  } catch (error) {
+    return { error };
+  }
+}
