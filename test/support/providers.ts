@@ -37,8 +37,8 @@ export function proxyEnv(more: Record<string, string | undefined> = {}): Record<
 }
 
 /**
- * The Worker as a `fetch` (what the providers' SDKs take), under `overrides`. Responses come back at
- * once, streamed bodies still flowing; `settled` waits for the work each request left running after
+ * The Worker as a `fetch` (what the providers' SDKs take), under `overrides`. Streams of events come
+ * back at once, still flowing; `settled` waits for the work each request left running after
  * its response (streams read to their end, charges, analytics).
  */
 export function workerFetch(overrides: Record<string, string | undefined> = proxyEnv()) {
@@ -48,7 +48,10 @@ export function workerFetch(overrides: Record<string, string | undefined> = prox
     const request = new Request(input, init) as Request<unknown, IncomingRequestCfProperties>;
     const response = await worker.fetch(request, { ...env, ...overrides }, ctx);
     pending.push(waitOnExecutionContext(ctx));
-    return response;
+    // A body nobody reads would hold the request's pool open (it ends once the body is sent): only a
+    // stream of events is handed over flowing, every other answer read first, as a client reads it.
+    if (!response.body || response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+    return new Response(await response.arrayBuffer(), response);
   };
   return { fetch, settled: () => Promise.all(pending).then(() => undefined) };
 }
