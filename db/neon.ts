@@ -5,6 +5,7 @@
 // module set-up is the largest part of the start's script time (bench/startup.ts), and requests that
 // never reach the database (health, metrics, the console's pages) do not pay it.
 import type { Client, Pool, PoolClient } from "@neondatabase/serverless";
+import { budget, DEADLINES, DeadlinePassed, within } from "./deadline";
 import { forDrizzle, type RawClient } from "./pipeline";
 import type { Connection, Db } from "./transaction";
 
@@ -84,33 +85,76 @@ const unreachable = (error: unknown): never => {
 // many connections (53300), connection exceptions (08), shutdown (57P0x).
 const SESSION_REFUSED = /^(08|28|3D|53300|57P0)/;
 
+const sqlStateOf = (error: unknown): string => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : "";
+};
+
 /**
- * The driver pipelines its start (startup, password and first statement in one write), so a server
- * that cannot be reached or refuses the session fails the connection's first statement, not its
- * connect: that failure is the database being unreachable, unless PostgreSQL refused the statement.
+ * A connection's statements, each with a deadline, and its failures read for what they say of the
+ * connection. The driver pipelines its start (startup, password and first statement in one write), so
+ * a server that cannot be reached or refuses the session fails the connection's first statement, not
+ * its connect: that failure is the database being unreachable, unless PostgreSQL refused the statement.
+ * Later on, a failure without a SQLSTATE on a connection that has ended or errored (a terminated
+ * backend, a dropped socket) is the database going away too, not a bug of ours. A statement without an
+ * answer by its deadline breaks the connection: every later statement on it fails at once (a ROLLBACK
+ * would wait as long again), and it is handed back broken, so the pool closes it instead of reusing it.
  */
-function firstAnswerClassified(client: PoolClient): RawClient {
+function guarded(client: PoolClient | Client, statementMs: number): RawClient & { broken: () => Error | null } {
+  const state = stateOf(client);
   return {
-    query: (async (text: string, params?: unknown[]) => {
-      if (answered.has(client)) return client.query(text, params);
-      const result = await client.query(text, params).catch((error: { code?: unknown }) => {
-        const code = typeof error?.code === "string" ? error.code : "";
-        if (!/^[0-9A-Z]{5}$/.test(code) || SESSION_REFUSED.test(code)) unreachable(error);
+    broken: () => state.broken,
+    query: (async (text: unknown, params?: unknown[]) => {
+      if (state.broken) unreachable(state.broken);
+      const ms = budget(statementMs);
+      try {
+        const result = await within(client.query(text as string, params), ms, "A database statement");
+        state.answered = true;
+        return result;
+      } catch (error) {
+        const code = sqlStateOf(error);
+        if (error instanceof DeadlinePassed) state.broken = error;
+        if (error instanceof DeadlinePassed || (!state.answered && (!code || SESSION_REFUSED.test(code))) || (!code && state.lost)) unreachable(error);
         throw error;
-      });
-      answered.add(client);
-      return result;
+      }
     }) as RawClient["query"],
   };
 }
 
-/** Connections that have answered a statement: their start is behind them. */
-const answered = new WeakSet<PoolClient>();
+interface ConnectionState {
+  /** It has answered a statement: its start is behind it. */
+  answered: boolean;
+  /** It has errored or ended. */
+  lost: boolean;
+  /** A statement missed its deadline on it. */
+  broken: Error | null;
+}
+
+/** Per connection, not per checkout: a pooled connection is handed out many times. */
+const states = new WeakMap<object, ConnectionState>();
+
+function stateOf(client: PoolClient | Client): ConnectionState {
+  let state = states.get(client);
+  if (!state) {
+    const fresh: ConnectionState = { answered: false, lost: false, broken: null };
+    client.on("error", () => (fresh.lost = true));
+    client.on("end", () => (fresh.lost = true));
+    states.set(client, (state = fresh));
+  }
+  return state;
+}
 
 /** One connection for `work`, always closed: for work outside a request's pool (Cron Triggers). */
 export function withDb<T>(url: string, work: (db: Db) => Promise<T>): Promise<T> {
-  return withClient(url, async (client) => work((await load()).drizzle({ client: forDrizzle(client) }) as unknown as Db));
+  return withClient(url, async (client) => {
+    const { drizzle } = await load();
+    return work(drizzle({ client: forDrizzle(asClient(client, guarded(client, DEADLINES.scheduledStatementMs))) }) as unknown as Db);
+  });
 }
+
+/** `client` with its `query` replaced (drizzle's adapter reads other members of the client too). */
+const asClient = <C extends object>(client: C, raw: RawClient): C =>
+  new Proxy(client, { get: (target, key) => (key === "query" ? raw.query : Reflect.get(target, key)) });
 
 /** One raw connection for `work`, always closed: the migration runner's. */
 export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
@@ -121,11 +165,14 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
   // session fails `connect`, and is called unreachable there (the request pools classify the first
   // statement instead).
   client.neonConfig.pipelineConnect = false;
-  await client.connect().catch(unreachable);
+  await within(client.connect(), DEADLINES.connectMs, "Connecting to the database").catch((error) => {
+    void client.end().catch(() => {});
+    return unreachable(error);
+  });
   try {
     return await work(client);
   } finally {
-    await client.end().catch(() => {});
+    await within(client.end(), DEADLINES.endMs, "Closing a database connection").catch(() => {});
   }
 }
 
@@ -140,7 +187,7 @@ export function openPool(connectionString: string, max: number): RequestPool {
   let ended = false;
   const open = () =>
     (opened ??= load().then(({ driver, drizzle }) => {
-      const pool = new driver.Pool({ connectionString, max, connectionTimeoutMillis: 5_000 });
+      const pool = new driver.Pool({ connectionString, max, connectionTimeoutMillis: DEADLINES.connectMs });
       // After the pool ends the bridge closes its sockets; without a listener that surfaces as an
       // unhandled "Network connection lost" in workerd.
       pool.on("error", () => {});
@@ -153,13 +200,18 @@ export function openPool(connectionString: string, max: number): RequestPool {
       if (ended) unreachable(new Error("The pool has ended."));
       const { pool, drizzle } = await open().catch(unreachable);
       const client = await pool.connect().catch(unreachable);
-      const raw = firstAnswerClassified(client);
-      return { raw, db: drizzle({ client: forDrizzle(client) }) as unknown as Db, release: (error) => client.release(error) };
+      const raw = guarded(client, DEADLINES.statementMs);
+      return {
+        raw,
+        db: drizzle({ client: forDrizzle(asClient(client, raw)) }) as unknown as Db,
+        // A connection that missed a deadline is handed back broken: the pool closes it, never reuses it.
+        release: (error) => client.release(error ?? raw.broken() ?? undefined),
+      };
     },
-    // A pool never connected has nothing to end.
+    // A pool never connected has nothing to end; ending one waits for its connections to close, at most endMs.
     end: async () => {
       ended = true;
-      if (opened) await (await opened).pool.end().catch(() => {});
+      if (opened) await within((await opened).pool.end(), DEADLINES.endMs, "Ending a database pool").catch(() => {});
     },
   };
 }

@@ -2,12 +2,14 @@
 // its events runs here one batch at a time, claims of its workload runs side by side, and its alarm
 // abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
-import { DatabaseUnreachable, openPool, useBridge, type RequestPool } from "../db/neon";
+import { openPool, useBridge, type RequestPool } from "../db/neon";
 import { inTransactionEndingWith, withoutLast, type EndingWork, type Scope, type Tx } from "../db/transaction";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
-import type { ClaimOutcome, ClaimRequest, EnvironmentApi } from "../worker/objects";
+import { diagnose } from "../worker/http/diagnosis";
+import { log } from "../worker/log";
+import type { ClaimOutcome, ClaimRequest, EnvironmentApi, ObjectAnswer } from "../worker/objects";
 import { Coalescer } from "./coalesce";
 import { Turns } from "./turns";
 
@@ -53,7 +55,9 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
     try {
       return await inTransactionEndingWith(pool.connect, { ...scope, orgId: identity.orgId }, work);
     } catch (error) {
-      if (error instanceof DatabaseUnreachable && this.pool === pool) {
+      // A connection the database ended (a terminated backend, a restart) says so with a SQLSTATE, not as
+      // DatabaseUnreachable: either way the pool starts afresh, so no dead connection is handed out again.
+      if (diagnose(error).kind === "database_unreachable" && this.pool === pool) {
         this.pool = null;
         this.ctx.waitUntil(pool.end());
       }
@@ -73,8 +77,8 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
-  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>> {
-    return this.projections.call({ identity: { orgId, envId }, events });
+  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<ObjectAnswer<Array<{ ref: number; note: string }>>> {
+    return answered(this.projections.call({ identity: { orgId, envId }, events }));
   }
 
   // Batches that arrive while the object is busy are applied together, in one transaction, their
@@ -109,7 +113,11 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
    * same transaction (revocation and suspension apply at once); a refusal when it may not claim or
    * the environment is unknown.
    */
-  async claim(request: ClaimRequest): Promise<ClaimOutcome> {
+  claim(request: ClaimRequest): Promise<ObjectAnswer<ClaimOutcome>> {
+    return answered(this.claimed(request));
+  }
+
+  private async claimed(request: ClaimRequest): Promise<ClaimOutcome> {
     const { claimFor, claimScope, refusalOf } = await loadWork();
     const config = configFor(this.env);
     const { orgId, envId } = request;
@@ -135,22 +143,35 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   /** Arms the alarm for a run just requested on this environment. */
-  wake(orgId: string, envId: string): Promise<void> {
-    return this.turns.exclusive(() =>
-      this.inEnvironment(
-        { orgId, envId },
-        {},
-        withoutLast((tx) => this.rearm(tx, { orgId, envId })),
-      ),
+  wake(orgId: string, envId: string): Promise<ObjectAnswer<null>> {
+    return answered(
+      this.turns
+        .exclusive(() =>
+          this.inEnvironment(
+            { orgId, envId },
+            {},
+            withoutLast((tx) => this.rearm(tx, { orgId, envId })),
+          ),
+        )
+        .then(() => null),
     );
   }
 
-  /** A deadline passed: abandon what is overdue, then re-arm for the next deadline. */
+  /**
+   * A deadline passed: abandon what is overdue, then re-arm for the next deadline. Without the database
+   * the alarm is set again a little later (a thrown alarm would be retried too, but logged as an
+   * uncaught error each time); the Cron sweep is the backstop either way.
+   */
   override async alarm(): Promise<void> {
     const identity = await this.ctx.storage.get<Identity>("identity");
     if (!identity) return;
     const { abandonOverdueInEnvironment } = await loadWork();
-    await this.turns.exclusive(() =>
+    const outcome = await answered(this.overdue(identity, abandonOverdueInEnvironment));
+    if (outcome.unavailable) await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
+  }
+
+  private overdue(identity: Identity, abandonOverdueInEnvironment: typeof import("./environment-work").abandonOverdueInEnvironment): Promise<void> {
+    return this.turns.exclusive(() =>
       this.inEnvironment(
         identity,
         {},
@@ -160,5 +181,27 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
         }),
       ),
     );
+  }
+}
+
+/** When the database could not be reached, the alarm tries again this much later. */
+const ALARM_RETRY_MS = 30_000;
+
+/**
+ * A call's value, or `unavailable` when it failed because the database could not be reached: the
+ * outage crosses the RPC boundary as data (worker/objects.ts raises it again as DatabaseUnreachable),
+ * logged here once, as one line. Any other failure is thrown, as before.
+ */
+async function answered<T>(work: Promise<T>): Promise<ObjectAnswer<T>> {
+  try {
+    return { value: await work };
+  } catch (error) {
+    const diagnosis = diagnose(error);
+    if (diagnosis.kind !== "database_unreachable") throw error;
+    log("warn", "environment_object.database_unavailable", {
+      errorClass: diagnosis.errorClass,
+      ...(diagnosis.sqlState ? { sqlState: diagnosis.sqlState } : {}),
+    });
+    return { unavailable: true };
   }
 }

@@ -1,6 +1,8 @@
 // The Durable Objects as the Worker reaches them: each binding's interface, declared once here and
 // implemented by its class in durable-objects/ (which imports this module; nothing in worker/ imports
 // those classes, except the entry that hands them to the platform), and how a call's failure is read.
+import { budget, DEADLINES, DeadlinePassed, within } from "../db/deadline";
+import { DatabaseUnreachable } from "../db/neon";
 import { assertNoTransaction } from "../db/transaction";
 import type { GateSide } from "./billing/gate";
 import { configFor } from "./config/for-env";
@@ -19,6 +21,8 @@ export interface ClaimRequest extends Identity {
   tokenHash: string;
   /** The claim route's side of the required-plan gate. */
   gate: GateSide;
+  /** The engine's id for this claim: a retry with it answers the run the first one took. */
+  claimId?: string;
 }
 
 /** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */
@@ -27,14 +31,35 @@ export interface ClaimOutcome {
   refused: { code: ErrorCode; message: string; retryAfterSeconds: number | null } | null;
 }
 
+/**
+ * What an environment object's call answers: its value, or that the database could not be reached (an
+ * RPC keeps an error's message, not its class, so the outage crosses as data and is raised again here).
+ */
+export type ObjectAnswer<T> = { value: T; unavailable?: undefined } | { unavailable: true };
+
 /** One environment's object (ENVIRONMENTS): projection, claims and the workload alarm, serialized per environment. */
 export interface EnvironmentApi extends Rpc.DurableObjectBranded {
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
-  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<Array<{ ref: number; note: string }>>;
+  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<ObjectAnswer<Array<{ ref: number; note: string }>>>;
   /** Claims the next run waiting in the environment for the request's engine token. */
-  claim(request: ClaimRequest): Promise<ClaimOutcome>;
+  claim(request: ClaimRequest): Promise<ObjectAnswer<ClaimOutcome>>;
   /** Arms the alarm for a run just requested on this environment. */
-  wake(orgId: string, envId: string): Promise<void>;
+  wake(orgId: string, envId: string): Promise<ObjectAnswer<null>>;
+}
+
+/**
+ * Calls an environment object with a deadline (DEADLINES.objectMs, or less when the request's answer
+ * is due sooner), once more when the platform says the failure was transient, and reads its answer.
+ * Every call the object serves is database work under deadlines of its own, so an object that does not
+ * answer in time, or answers `unavailable`, is the database being unreachable: the caller is told
+ * `database_unavailable`, its signal to retry.
+ */
+export async function askEnvironment<T>(call: () => Promise<ObjectAnswer<T>>): Promise<T> {
+  const answer = await within(retryOnceIfRetryable(call), budget(DEADLINES.objectMs), "An environment's Durable Object").catch((error: unknown) => {
+    throw error instanceof DeadlinePassed ? new DatabaseUnreachable(error) : error;
+  });
+  if (answer.unavailable) throw new DatabaseUnreachable(new Error("The environment's Durable Object could not reach the database."));
+  return answer.value;
 }
 
 export const environmentObjectName = (orgId: string, envId: string) => `${orgId}/${envId}`;

@@ -2,7 +2,7 @@
 // answer (the coalescer alone is in coalesce.node.ts).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { environmentObject } from "../../worker/objects";
+import { askEnvironment, environmentObject } from "../../worker/objects";
 import { asRole } from "../support/sql";
 import { seedOrganization } from "../support/seed";
 
@@ -18,11 +18,11 @@ describe("concurrent projections of one environment", () => {
       payload: repository ? { repository, branch: "main" } : {},
     });
     const [first, second, third] = await Promise.all([
-      object.project(orgId, "env-c", [event(0, 1, "acme/shop"), event(1, 2, "acme/shop")]),
-      object.project(orgId, "env-c", [event(0, 5, "acme/shop")]),
+      askEnvironment(() => object.project(orgId, "env-c", [event(0, 1, "acme/shop"), event(1, 2, "acme/shop")])),
+      askEnvironment(() => object.project(orgId, "env-c", [event(0, 5, "acme/shop")])),
       // Sequence 3 arrives beside 5: whichever way the batches meet, it does not win. A state the
       // projection does not know is noted whichever way, under this batch's ref.
-      object.project(orgId, "env-c", [event(7, 3, "acme/shop"), { ...event(9, 4, "acme/shop"), type: "environment.exploded" }]),
+      askEnvironment(() => object.project(orgId, "env-c", [event(7, 3, "acme/shop"), { ...event(9, 4, "acme/shop"), type: "environment.exploded" }])),
     ]);
     expect(first.every(({ ref }) => ref === 0 || ref === 1)).toBe(true);
     expect(second).toEqual([]);

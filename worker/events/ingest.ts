@@ -1,6 +1,6 @@
 // One batch from an engine: validate each event, store the valid ones idempotently, then project
 // environment events through each environment's Durable Object (one call per environment per batch).
-import { environmentObject, retryOnceIfRetryable } from "../objects";
+import { askEnvironment, environmentObject } from "../objects";
 import type { Tx } from "../../db/transaction";
 import type { Env } from "../env";
 import type { ProjectionEvent } from "../environments/projection";
@@ -105,7 +105,7 @@ async function project(env: Env, orgId: string, valid: readonly Valid[]): Promis
   // side by side; the bound keeps a batch of many environments from waking hundreds at once. A
   // transient platform fault is retried once, through a fresh stub (a stub that failed may stay broken).
   await forEachLimited([...byEnvironment], PROJECTION_CONCURRENCY, async ([envId, events]) => {
-    const projected = await retryOnceIfRetryable(() => environmentObject(env, orgId, envId).project(orgId, envId, events));
+    const projected = await askEnvironment(() => environmentObject(env, orgId, envId).project(orgId, envId, events));
     for (const { ref, note } of projected) notes.set(ref, note);
   });
   return notes;

@@ -4,6 +4,7 @@
 // after the handler has returned).
 import type { MiddlewareHandler } from "hono";
 import { configFor } from "../config/for-env";
+import { answeringWithin, DEADLINES } from "../../db/deadline";
 import { openPool, useBridge, type RequestPool } from "../../db/neon";
 import type { AppEnv } from "./context";
 
@@ -20,7 +21,15 @@ export const services: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("database", () => (pool ??= openPool(config.database.url, config.database.poolMax)));
   const endPool = async () => pool?.end();
   try {
-    await next();
+    // The answer is due within DEADLINES.answerMs: every statement and object call waits at most what is
+    // left of it. A streamed body's statements, run after the head is answered, have their own only.
+    await answeringWithin(DEADLINES.answerMs, async (answered) => {
+      try {
+        await next();
+      } finally {
+        answered();
+      }
+    });
   } catch (error) {
     c.executionCtx.waitUntil(endPool());
     throw error;

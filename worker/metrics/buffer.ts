@@ -2,6 +2,7 @@
 // flush interval a request hands the batch to the aggregating Durable Object through waitUntil (after
 // its response), and GET /metrics adds what is left and reads the deployment's totals in one call.
 // Nothing here holds an I/O object across requests: only numbers.
+import { DEADLINES, within } from "../../db/deadline";
 import { assertNoTransaction } from "../../db/transaction";
 import { METRICS_OBJECT_NAME, namedObject, type MetricsBatch } from "../objects";
 import type { Env } from "../env";
@@ -43,18 +44,14 @@ export class MetricsBuffer {
     if (this.pending.size === 0 || now - this.lastFlush < this.flushIntervalMs) return;
     this.lastFlush = now;
     const batch = this.take();
-    ctx.waitUntil(
-      this.aggregator(env)
-        .add(batch)
-        .catch(() => this.putBack(batch)),
-    );
+    ctx.waitUntil(within(this.aggregator(env).add(batch), DEADLINES.objectMs, "The metrics aggregator").catch(() => this.putBack(batch)));
   }
 
   /** The deployment's totals: this isolate's pending figures added, then everything read back. */
   async totals(env: Env): Promise<MetricsBatch> {
     const batch = this.take();
     try {
-      return (await this.aggregator(env).addAndRead(batch)) as unknown as MetricsBatch;
+      return (await within(this.aggregator(env).addAndRead(batch), DEADLINES.objectMs, "The metrics aggregator")) as unknown as MetricsBatch;
     } catch (error) {
       this.putBack(batch);
       throw error;

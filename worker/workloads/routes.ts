@@ -2,7 +2,7 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import * as z from "zod";
-import { environmentObject } from "../objects";
+import { askEnvironment, environmentObject } from "../objects";
 import { asEngineToken, identifyToken } from "../auth/bearer";
 import { forgetTokenOrg } from "../auth/token-orgs";
 import { routeGateSide } from "../billing/gate";
@@ -40,9 +40,11 @@ const claim = route({
     ...engineRefusals,
     404: refusal("No such environment in this organization"),
   },
-  handler: async (c, { body: { envId }, reply }) => {
+  handler: async (c, { body: { envId, claimId }, reply }) => {
     const { orgId, tokenHash } = c.var.caller;
-    const outcome = await environmentObject(c.env, orgId, envId).claim({ orgId, envId, tokenHash, gate: routeGateSide(c) });
+    const outcome = await askEnvironment(() =>
+      environmentObject(c.env, orgId, envId).claim({ orgId, envId, tokenHash, gate: routeGateSide(c), ...(claimId ? { claimId } : {}) }),
+    );
     if (outcome.refused) {
       const { code, message, retryAfterSeconds } = outcome.refused;
       // The object may run in another isolate: this one forgets a token that is no longer live, too.
