@@ -248,7 +248,12 @@ export class BackendPool {
         key,
         (this.idle.get(key) ?? []).filter((other) => other !== backend),
       );
-    backend.onBytes = () => {};
+    // An idle backend is sent nothing, so anything it says is its goodbye (the FATAL of a terminated
+    // backend, a server shutting down) and it is dropped at once, never handed to the next session.
+    backend.onBytes = () => {
+      leave();
+      backend.destroy();
+    };
     backend.onType = () => {};
     backend.onClose = leave;
     backend.timer = setTimeout(() => {
