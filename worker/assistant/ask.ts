@@ -14,7 +14,7 @@ import { Refusal } from "../http/refusal";
 import { log } from "../log";
 import { DIALECTS } from "../providers/dialects";
 import { costMicros } from "../providers/proxy";
-import { messagesStreamUsage, readToEnd, sseReader, type Usage } from "../providers/usage";
+import { callProvider, messagesStreamUsage, readToEnd, sseReader, type Usage } from "../providers/usage";
 import { asSessionMember } from "../sessions/authority";
 import { sourcesOf, sseEvent, textDelta } from "./events";
 import { nextReset, remaining } from "./limits";
@@ -41,7 +41,7 @@ export async function ask(c: AppContext, input: { orgId: string; question: strin
   let upstream: Response;
   assertNoTransaction("The model provider");
   try {
-    upstream = await fetch(dialect.apiBase(config.modelProviders).replace(/\/+$/, "") + dialect.path, {
+    upstream = await callProvider(dialect.apiBase(config.modelProviders).replace(/\/+$/, "") + dialect.path, {
       method: "POST",
       headers: dialect.headers(config.cmsModelApiKey!, new Headers()),
       body: prepared.body,

@@ -17,7 +17,7 @@ import { log } from "../log";
 import { reserve, settle, type Reservation } from "./budgets";
 import type { Dialect, ModelRequest } from "./dialects";
 import { openLiveKey } from "./keys";
-import { readToEnd, sseReader, type Usage } from "./usage";
+import { callProvider, readToEnd, sseReader, type Usage } from "./usage";
 
 /** Model requests carry whole conversations (and images); larger bodies are refused unread (413). */
 export const PROXY_BODY_LIMIT = 16 * 1024 * 1024;
@@ -76,7 +76,7 @@ export async function forward(c: AppContext, dialect: Dialect): Promise<Response
   let upstream: Response;
   assertNoTransaction("The model provider");
   try {
-    upstream = await fetch(dialect.apiBase(config.modelProviders).replace(/\/+$/, "") + dialect.path, {
+    upstream = await callProvider(dialect.apiBase(config.modelProviders).replace(/\/+$/, "") + dialect.path, {
       method: "POST",
       headers: dialect.headers(ready.key, c.req.raw.headers),
       body: ready.body,

@@ -1,4 +1,5 @@
 // What an answer says it used, read from a whole JSON answer or from server-sent events as they pass.
+import { within } from "../../db/deadline";
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -91,9 +92,30 @@ export function sseReader(onData: (data: Record<string, unknown>) => void): (chu
 }
 
 /**
+ * How long a model provider may take: to answer a call's head (a long generation that is not streamed
+ * answers only when it is done), and between two chunks of a streamed answer (providers send a keep-alive
+ * event well within this). Past either, the call is over: nothing waits on a provider forever.
+ */
+export const PROVIDER_DEADLINES = { headMs: 120_000, idleMs: 60_000 } as const;
+
+/** A call to a model provider whose head must come within PROVIDER_DEADLINES.headMs; it rejects otherwise, as an unreachable host does. */
+export async function callProvider(url: string, init: RequestInit): Promise<Response> {
+  const aborting = new AbortController();
+  const timer = setTimeout(
+    () => aborting.abort(new Error(`The model provider did not answer within ${PROVIDER_DEADLINES.headMs} ms.`)),
+    PROVIDER_DEADLINES.headMs,
+  );
+  try {
+    return await fetch(url, { ...init, signal: aborting.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Reads an upstream stream to its end, handing each chunk to `onChunk` (awaited) as it arrives, and
- * answers what broke it off (`{ error }`), or null when it ended. Read to the end whatever the client
- * does, so that what a provider produced is charged.
+ * answers what broke it off (`{ error }`, a silence longer than PROVIDER_DEADLINES.idleMs among them),
+ * or null when it ended. Read to the end whatever the client does, so that what a provider produced is charged.
  */
 export async function readToEnd(
   upstream: ReadableStream<Uint8Array>,
@@ -102,11 +124,12 @@ export async function readToEnd(
   const reader = upstream.getReader();
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await within(reader.read(), PROVIDER_DEADLINES.idleMs, "The model provider's stream");
       if (done) return null;
       await onChunk(value);
     }
   } catch (error) {
+    void reader.cancel().catch(() => {});
     return { error };
   }
 }
