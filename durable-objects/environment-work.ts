@@ -26,11 +26,11 @@ export const claimScope = ({ tokenHash, orgId }: ClaimRequest): Scope => princip
  */
 export async function claimFor(
   config: Config,
-  { orgId, envId, tokenHash, gate }: ClaimRequest,
+  { orgId, envId, tokenHash, gate, claimId }: ClaimRequest,
   found: Record<string, unknown>[],
 ): ReturnType<EndingWork<ClaimedRun | null>> {
   const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => checkPlanGate(config, plan, gate));
-  const claim = runClaim(orgId, envId, principal.tokenId);
+  const claim = runClaim(orgId, envId, principal.tokenId, claimId);
   return {
     last: claim.text,
     result: (rows) => {

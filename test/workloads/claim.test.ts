@@ -30,6 +30,26 @@ describe("POST /v1/workloads/claim", () => {
     expect(((await (await claim(engineA, "env-1")).json()) as Claimed).run!.id).toBe(second);
   });
 
+  it("answers a claim retried with its claimId with the run it took, same lease, and takes no second run", async () => {
+    const first = await seedRun(orgId, "env-1");
+    const second = await seedRun(orgId, "env-1");
+    const claimId = crypto.randomUUID();
+    const again = () => call("/v1/workloads/claim", { method: "POST", token: engineA, json: { envId: "env-1", claimId } });
+    const taken = ((await (await again()).json()) as Claimed).run!;
+    expect(taken).toMatchObject({ id: first, lease: { id: claimId, attempt: 1 } });
+    // The engine never saw that answer (a dropped connection) and sends the same claim again.
+    const retried = await again();
+    expect(retried.status).toBe(200);
+    expect(((await retried.json()) as Claimed).run).toMatchObject({ id: first, lease: { id: claimId, attempt: 1 } });
+    expect(await runRow(second)).toMatchObject({ state: "requested" });
+    // The same id from another engine is another claim: it takes the next run, never the first's.
+    const other = await call("/v1/workloads/claim", { method: "POST", token: engineB, json: { envId: "env-1", claimId } });
+    expect(((await other.json()) as Claimed).run!.id).toBe(second);
+    expect((await beat(engineA, first, claimId)).status).toBe(200);
+    // A claimId must be a UUID.
+    expect((await call("/v1/workloads/claim", { method: "POST", token: engineA, json: { envId: "env-1", claimId: "x" } })).status).toBe(400);
+  });
+
   it("answers 200 with a null run when nothing waits", async () => {
     const response = await claim(engineA, "env-1");
     expect(response.status).toBe(200);

@@ -42,24 +42,30 @@ SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) AS either 
 
 /**
  * The claim as one statement without parameters (its values literals), so the transaction sends it
- * with its COMMIT (db/pipeline.ts).
+ * with its COMMIT (db/pipeline.ts). The lease id is the engine's `claimId` when it sent one: a claim
+ * retried with the same id by the same token, while the run it took is still held under that lease,
+ * answers that run again instead of taking a second one (its first answer may have been lost with a
+ * connection that dropped after the COMMIT).
  */
 const claimStatement = (orgId: string, envId: string, leaseId: string, tokenId: string) => {
   const [org, env, lease, token] = [literal(orgId), literal(envId), literal(leaseId), literal(tokenId)];
   return statement`
-WITH candidate AS (${candidateStatement(orgId, envId)}), claimed AS (
+WITH again AS (
+  SELECT * FROM workload_runs
+  WHERE org_id = ${org} AND env_id = ${env} AND state = 'accepted' AND lease_id = ${lease}::uuid AND holder_token_id = ${token}
+), candidate AS (${candidateStatement(orgId, envId)}), claimed AS (
   UPDATE workload_runs r SET
     state = 'accepted', lease_id = ${lease}, lease_ids = array_append(r.lease_ids, ${lease}::uuid),
     lease_expires_at = now() + make_interval(secs => ${literal(LEASE_SECONDS)}), deadline_at = now() + make_interval(secs => ${literal(SILENCE_SECONDS)}),
     holder_token_id = ${token}, claims = r.claims + 1
-  FROM candidate WHERE r.id = candidate.id
+  FROM candidate WHERE r.id = candidate.id AND NOT EXISTS (SELECT 1 FROM again)
   RETURNING r.*
-)
+), taken AS (SELECT * FROM claimed UNION ALL SELECT * FROM again)
 SELECT EXISTS (SELECT 1 FROM environments WHERE org_id = ${org} AND env_id = ${env}) AS env_exists, run.*
 FROM (SELECT 1) one LEFT JOIN (
   SELECT c.id, c.env_id, c.requested_at, c.claims, c.lease_expires_at, c.deadline_at,
          w.id AS workload_id, w.name AS workload_name, v.id AS version_id, v.number AS version_number, v.compiled
-  FROM claimed c JOIN workloads w ON w.id = c.workload_id JOIN workload_versions v ON v.id = c.version_id
+  FROM taken c JOIN workloads w ON w.id = c.workload_id JOIN workload_versions v ON v.id = c.version_id
 ) run ON true`;
 };
 
@@ -82,10 +88,11 @@ interface Row {
 
 /**
  * The claim of the run `tokenId` takes: its statement, and how its rows read (the run; null when none
- * waits; "no_environment" when the environment is unknown, and nothing was claimed).
+ * waits; "no_environment" when the environment is unknown, and nothing was claimed). `claimId`, the
+ * engine's own id for this claim, makes a retry of it answer the same run.
  */
-export function runClaim(orgId: string, envId: string, tokenId: string): Piggyback<ClaimedRun | null | "no_environment"> {
-  const leaseId = crypto.randomUUID();
+export function runClaim(orgId: string, envId: string, tokenId: string, claimId?: string): Piggyback<ClaimedRun | null | "no_environment"> {
+  const leaseId = claimId ?? crypto.randomUUID();
   const read = (rows: Record<string, unknown>[]) => {
     const row = rows[0] as unknown as Row;
     if (!row.env_exists) return "no_environment" as const;

@@ -7,7 +7,15 @@ import { storableJson } from "../http/text";
 export const CompiledWorkload = storableJson(256 * 1024);
 
 export const ClaimWorkloadRequest = z
-  .strictObject({ envId: EnvId.describe("The environment whose oldest waiting run to claim.") })
+  .strictObject({
+    envId: EnvId.describe("The environment whose oldest waiting run to claim."),
+    claimId: z
+      .uuid()
+      .optional()
+      .describe(
+        "The engine's own id for this claim, a new UUID per claim, sent again unchanged on a retry: a retried claim answers the run the first one took (same lease) instead of taking a second. It becomes the lease id.",
+      ),
+  })
   .meta({ id: "ClaimWorkloadRequest" });
 
 const Lease = z
