@@ -62,6 +62,19 @@ export default defineConfig({
         },
       },
       {
+        // The fault suite (test/faults/README.md): the Worker's deploy bundle in workerd against a stack of
+        // its own, whose database connections it terminates and whose server it freezes. Last and alone:
+        // its deadlines are behaviour, and nothing else may compete for the cores while they are measured.
+        test: {
+          name: "faults",
+          environment: "node",
+          include: ["test/faults/**/*.faults.ts"],
+          sequence: { groupOrder: 3 },
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
         // The console in a real headless Chromium against the local stack under `wrangler dev`.
         test: {
           name: "e2e",

@@ -41,29 +41,58 @@ export async function withBenchWorker<T>(
   // BENCH_INSPECTOR_PORT: attach DevTools (or bench/profile.ts) to the Worker while it is measured.
   inspectorPort = process.env.BENCH_INSPECTOR_PORT ? Number(process.env.BENCH_INSPECTOR_PORT) : undefined,
 ): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
-  const outdir = join(dir, "worker");
-  buildWorker(outdir);
-  const stack = await startLocalStack({ dataDir: join(dir, "data"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
-  let worker: Miniflare | null = null;
-  const pool = nodePool(stack.urls.app);
+  const worker = await startBenchWorker(variables, { inspectorPort });
   try {
-    // Made inside `try`: options Miniflare refuses must not leave PostgreSQL running.
-    const port = String(await freePort());
-    worker = startWorker(stack, port, outdir, variables, inspectorPort);
-    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
-    await worker.ready;
-    const direct = (await worker.unsafeGetDirectURL()).origin;
-    return await run({ stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map") });
+    return await run(worker);
   } finally {
-    await pool.end();
-    await worker?.dispose();
-    await stack.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await worker.stop();
   }
 }
 
-function startWorker(stack: LocalStack, port: string, outdir: string, variables: Record<string, string>, inspectorPort: number | undefined): Miniflare {
+/**
+ * The same stack, handed out until `stop` (the fault suite's beforeAll and afterAll). `output` takes
+ * the Worker's own output (workerd's and its logs) instead of this process's stderr.
+ */
+export async function startBenchWorker(
+  variables: Record<string, string>,
+  options: { inspectorPort?: number; output?: (text: string) => void } = {},
+): Promise<BenchWorker & { stop: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
+  const outdir = join(dir, "worker");
+  let stack: LocalStack | null = null;
+  let worker: Miniflare | null = null;
+  let pool: ReturnType<typeof nodePool> | null = null;
+  const stop = async () => {
+    await pool?.end();
+    await worker?.dispose();
+    await stack?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    buildWorker(outdir);
+    stack = await startLocalStack({ dataDir: join(dir, "data"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
+    pool = nodePool(stack.urls.app);
+    // Made inside `try`: options Miniflare refuses must not leave PostgreSQL running.
+    const port = String(await freePort());
+    worker = startWorker(stack, port, outdir, variables, options);
+    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
+    await worker.ready;
+    const direct = (await worker.unsafeGetDirectURL()).origin;
+    return { stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map"), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function startWorker(
+  stack: LocalStack,
+  port: string,
+  outdir: string,
+  variables: Record<string, string>,
+  { inspectorPort, output }: { inspectorPort?: number; output?: (text: string) => void },
+): Miniflare {
+  const write = output ?? ((text: string) => process.stderr.write(text));
   const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
   return new Miniflare({
     ...workerOptions,
@@ -82,11 +111,10 @@ function startWorker(stack: LocalStack, port: string, outdir: string, variables:
     log: new Log(LogLevel.WARN),
     // The Worker's own output on stderr: a benchmark's stdout holds only its figures (`bench:scale --json`).
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.pipe(process.stderr);
-      stderr.pipe(process.stderr);
+      for (const stream of [stdout, stderr]) stream.on("data", (chunk: Buffer) => write(chunk.toString("utf8")));
     },
     handleStructuredLogs: ({ message }: { message: string }) => {
-      process.stderr.write(`${message}\n`);
+      write(`${message}\n`);
     },
     // No request to the internet for Request.cf (a failed one could reset the first request).
     cf: false,

@@ -7,6 +7,8 @@ import { startBridge } from "./ws-bridge";
 export interface LocalStack {
   urls: DatabaseUrls;
   superuserUrl: string;
+  /** The server's data folder (the fault suite freezes the processes its postmaster.pid names). */
+  dataDir: string;
   /** `host:port` of the bridge, for SVC_DATABASE_WS_PROXY. */
   bridge: string;
   stop: () => Promise<void>;
@@ -20,6 +22,7 @@ export async function startLocalStack(options: { dataDir: string; postgresPort: 
     return {
       urls,
       superuserUrl: postgres.superuserUrl("svc"),
+      dataDir: options.dataDir,
       bridge: bridge.url,
       stop: async () => {
         await bridge.close();

@@ -46,6 +46,17 @@ describe("the local bridge's backend pool", () => {
     expect(answers).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 
+  it("never hands out a pooled backend the server terminated: the next sessions all answer, none on it", async () => {
+    const pid = await session(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    // Once reset it waits in the pool; then the server ends it, as a restart or a pooler would.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await asRole("superuser", (client) => client.query("SELECT pg_terminate_backend($1)", [pid]));
+    const seen = await Promise.all(
+      Array.from({ length: 8 }, () => session(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid)),
+    );
+    expect(seen).not.toContain(pid);
+  });
+
   it("refuses a wrong password even for a role whose backends wait in the pool", async () => {
     await session((client) => client.query("SELECT 1"));
     const database = inject("database");

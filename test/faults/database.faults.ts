@@ -1,0 +1,154 @@
+// A bad day for the database, driven from the outside against the real local stack (embedded
+// PostgreSQL, the bridge and its backend pool, the Worker's deploy bundle in workerd): the application
+// role's connections terminated while engines send events, claim and heartbeat; the server's processes
+// frozen and resumed. Each asserts what an engine sees (statuses, codes, how long an answer took),
+// what the database holds (exactly once, projections current, leases fenced) and that the Worker
+// printed no uncaught exception. Deadlines are behaviour here (no answer later than its deadline), not
+// speed: the benchmark (`npm run bench:faults`) prints the figures.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { inTenant } from "../../db/transaction";
+import { type Answer, connectionStorm, engineToken, freeze, probe, runClaimers, runEngines, send, stored } from "../../bench/fault-work";
+import { type BenchWorker, startBenchWorker } from "../../bench/local-worker";
+import { issueToken } from "../../worker/tokens/issue";
+import { defineWorkload, requestRun } from "../../worker/workloads/requests";
+import { uncaughtExceptions } from "../setup/workerd-uncaught";
+
+/** The contract's deadline for any answer while the database is away, and /readyz's. */
+const ANSWER_MS = 10_000;
+const READY_MS = 5_000;
+/** How often the storm terminates every application connection. */
+const STORM_MS = 250;
+
+let worker: BenchWorker & { stop: () => Promise<void> };
+let output = "";
+
+beforeAll(async () => {
+  worker = await startBenchWorker({}, { output: (text) => (output += text) });
+}, 180_000);
+
+afterAll(async () => {
+  await worker?.stop();
+});
+
+/** Every failure an engine saw is the contract's ServerFailure saying database_unavailable, retry-safe. */
+function expectOnlyDatabaseUnavailable(answers: readonly Answer[], ok: number[]): void {
+  for (const answer of answers) {
+    if (ok.includes(answer.status)) continue;
+    expect({ status: answer.status, code: answer.code }).toEqual({ status: 500, code: "database_unavailable" });
+    const body = JSON.parse(answer.text) as { error: { code: string; message: string; resolution: string }; requestId: string };
+    expect(body.error.code).toBe("database_unavailable");
+    expect(body.error.resolution).toMatch(/retry|Try again/i);
+    expect(typeof body.requestId).toBe("string");
+  }
+}
+
+describe("connections terminated four times a second", () => {
+  it("store every event of engines that retry exactly once, with every environment's projection current", async () => {
+    const { token, orgId } = await engineToken(worker.pool, "faults-storm");
+    const storm = connectionStorm(worker.stack.superuserUrl, STORM_MS);
+    const run = await runEngines(worker.base, token, { engines: 4, batches: 10, size: 20, prefix: "storm", pauseMs: 150 });
+    const dropped = await storm.stop();
+    expect(dropped).toBeGreaterThan(0);
+    expect(run.abandoned).toBe(0);
+    expect(Math.max(...run.answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_MS);
+    expectOnlyDatabaseUnavailable(run.answers, [202]);
+    const after = await stored(worker.stack.superuserUrl, orgId, "storm", run.last);
+    expect(after).toEqual({ events: 800, distinct: 800, behind: [] });
+  });
+
+  it("hand each run to one engine only, and never take a run from the engine that holds it", async () => {
+    const org = await engineToken(worker.pool, "faults-claims");
+    const tokens = await inTenant(worker.pool.connect, org.orgId, async (tx) => [
+      org.token,
+      (await issueToken(tx, { orgId: org.orgId, kind: "engine", name: "second" })).token,
+      (await issueToken(tx, { orgId: org.orgId, kind: "engine", name: "third" })).token,
+    ]);
+    const ready = await send(`${worker.base}/v1/events`, {
+      token: org.token,
+      body: JSON.stringify({
+        events: [
+          {
+            id: "claims-env",
+            type: "environment.ready",
+            envId: "claims",
+            sequence: 1,
+            occurredAt: new Date().toISOString(),
+            payload: { repository: "f/shop", branch: "main" },
+          },
+        ],
+      }),
+    });
+    expect(ready.status).toBe(202);
+    const runs = 30;
+    const requested = await inTenant(worker.pool.connect, org.orgId, async (tx) => {
+      const { versionId } = await defineWorkload(tx, org.orgId, "faults", { steps: ["load"] });
+      const ids: string[] = [];
+      for (let i = 0; i < runs; i++) ids.push(await requestRun(tx, org.orgId, "claims", versionId));
+      return ids;
+    });
+    const storm = connectionStorm(worker.stack.superuserUrl, STORM_MS);
+    const claims = await runClaimers(worker.base, tokens, "claims", { runs, beats: 3, giveUpAfterMs: 40_000 });
+    expect(await storm.stop()).toBeGreaterThan(0);
+    expect(Math.max(...claims.answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_MS);
+    expectOnlyDatabaseUnavailable(claims.answers, [200]);
+    // Fenced: no run handed to two engines, no holder told it lost its run.
+    expect([...claims.claimedBy.values()].filter((engines) => engines.length > 1)).toEqual([]);
+    expect(claims.lostLeases).toBe(0);
+    // Every run is held (accepted) by the engine it was handed to, and a retried claim took no second
+    // run: none is accepted without an engine knowing it.
+    const { rows } = await inTenant(worker.pool.connect, org.orgId, (tx) =>
+      tx.execute<{ id: string; state: string }>(sql`SELECT id, state FROM workload_runs WHERE org_id = ${org.orgId} ORDER BY id`),
+    );
+    expect(rows).toEqual([...requested].sort().map((id) => ({ id, state: "accepted" })));
+    expect([...claims.claimedBy.keys()].sort()).toEqual([...requested].sort());
+  });
+});
+
+describe("the database frozen, then resumed", () => {
+  it("answers database_unavailable within the deadline, /readyz 503 within 5 s, /health at once, and recovers at once", async () => {
+    const { token, orgId } = await engineToken(worker.pool, "faults-frozen");
+    const warm = await runEngines(worker.base, token, { engines: 1, batches: 1, size: 4, prefix: "warm" });
+    expect(warm.answers.map((answer) => answer.status)).toEqual([202]);
+    const health = probe(`${worker.base}/health`, 200);
+    const frozen = freeze(worker.stack.dataDir);
+    let resumed = false;
+    try {
+      // While frozen, each engine's first try fails in time (the engines keep retrying until it resumes).
+      const engines = runEngines(worker.base, token, { engines: 2, batches: 2, size: 10, prefix: "frozen", giveUpAfterMs: 60_000 });
+      const ready = await send(`${worker.base}/readyz`);
+      const event = await send(`${worker.base}/v1/events`, {
+        token,
+        body: JSON.stringify({ events: [{ id: "lone-frozen", type: "engine.progress", envId: "x", occurredAt: new Date().toISOString(), payload: {} }] }),
+      });
+      expect(ready.status).toBe(503);
+      expect(ready.ms).toBeLessThan(READY_MS);
+      expect({ status: event.status, code: event.code }).toEqual({ status: 500, code: "database_unavailable" });
+      expect(event.ms).toBeLessThan(ANSWER_MS);
+      frozen.resume();
+      resumed = true;
+      const resumedAt = Date.now();
+      const first = await send(`${worker.base}/v1/events`, {
+        token,
+        body: JSON.stringify({ events: [{ id: "lone-after", type: "engine.progress", envId: "x", occurredAt: new Date().toISOString(), payload: {} }] }),
+      });
+      expect(first.status).toBe(202);
+      expect(Date.now() - resumedAt).toBeLessThan(5_000);
+      const run = await engines;
+      expect(run.abandoned).toBe(0);
+      expect(Math.max(...run.answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_MS);
+      expectOnlyDatabaseUnavailable(run.answers, [202]);
+      expect(await stored(worker.stack.superuserUrl, orgId, "frozen", run.last)).toEqual({ events: 40, distinct: 40, behind: [] });
+    } finally {
+      if (!resumed) frozen.resume();
+    }
+    const probes = await health.stop();
+    expect(probes.every((answer) => answer.status === 200 && answer.ms < 1_000)).toBe(true);
+  });
+});
+
+describe("the Worker's output", () => {
+  it("holds no uncaught exception after all of the above", () => {
+    expect(uncaughtExceptions(output)).toEqual([]);
+  });
+});
