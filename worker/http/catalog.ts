@@ -284,7 +284,8 @@ export const ERROR_CATALOG = {
   database_unavailable: {
     status: 500,
     message: "The service could not reach its database.",
-    resolution: "Try again in a moment; /readyz shows when the database answers again.",
+    resolution:
+      "Retry with backoff (say 200 ms doubling to 30 s): a retried batch of events is never stored twice, and claims (with their claimId) and heartbeats are safe to send again. /readyz answers 200 when the database is back.",
     retrySafe: true,
   },
   config_invalid: {
