@@ -54,7 +54,9 @@ await withBenchWorker({}, async (worker) => {
   const frozenAfter = await stored(worker.stack.superuserUrl, orgId, "frozen", frozenRun.last);
   const f = timings(frozenRun.answers);
   console.log(`database frozen for ${FROZEN_MS / 1000} s, then resumed`);
-  console.log(`  batches               ${frozenRun.tries.length + frozenRun.abandoned}  tries per batch max ${Math.max(...frozenRun.tries)}  abandoned ${frozenRun.abandoned}`);
+  console.log(
+    `  batches               ${frozenRun.tries.length + frozenRun.abandoned}  tries per batch max ${Math.max(...frozenRun.tries)}  abandoned ${frozenRun.abandoned}`,
+  );
   console.log(`  answers               ${frozenRun.answers.length}  ${JSON.stringify(byStatus(frozenRun.answers))}`);
   console.log(`  answer ms             p50 ${fmt(f.p50)}  p99 ${fmt(f.p99)}  max ${fmt(f.max)}`);
   console.log(`  /readyz while frozen  ${JSON.stringify(byStatus(readyz))}  max ${fmt(timings(readyz).max)} ms`);
