@@ -158,16 +158,16 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   /**
-   * A deadline passed: abandon what is overdue, then re-arm for the next deadline. Without the database
-   * the alarm is set again a little later (a thrown alarm would be retried too, but logged as an
-   * uncaught error each time); the Cron sweep is the backstop either way.
+   * A deadline passed: abandon what is overdue, then re-arm for the next deadline. When that fails (the
+   * database away) the alarm is set again a little later (a thrown alarm would be retried too, but
+   * logged as an uncaught error each time); the Cron sweep is the backstop either way.
    */
   override async alarm(): Promise<void> {
     const identity = await this.ctx.storage.get<Identity>("identity");
     if (!identity) return;
     const { abandonOverdueInEnvironment } = await loadWork();
     const outcome = await answered(this.overdue(identity, abandonOverdueInEnvironment));
-    if (outcome.unavailable) await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
+    if (!("value" in outcome)) await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
   }
 
   private overdue(identity: Identity, abandonOverdueInEnvironment: typeof import("./environment-work").abandonOverdueInEnvironment): Promise<void> {
@@ -184,24 +184,25 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 }
 
-/** When the database could not be reached, the alarm tries again this much later. */
+/** When the alarm's work failed, it tries again this much later. */
 const ALARM_RETRY_MS = 30_000;
 
 /**
- * A call's value, or `unavailable` when it failed because the database could not be reached: the
- * outage crosses the RPC boundary as data (worker/objects.ts raises it again as DatabaseUnreachable),
- * logged here once, as one line. Any other failure is thrown, as before.
+ * A call's value; `unavailable` when it failed because the database could not be reached; `failed`
+ * for any other failure. A failure crosses the RPC boundary as data (worker/objects.ts raises it again)
+ * and is logged here once, as one line: a call never rejects, so nothing the object was doing when its
+ * caller went away (a reset, a deploy, an abandoned request) surfaces as an uncaught exception.
  */
 async function answered<T>(work: Promise<T>): Promise<ObjectAnswer<T>> {
   try {
     return { value: await work };
   } catch (error) {
-    const diagnosis = diagnose(error);
-    if (diagnosis.kind !== "database_unreachable") throw error;
-    log("warn", "environment_object.database_unavailable", {
-      errorClass: diagnosis.errorClass,
-      ...(diagnosis.sqlState ? { sqlState: diagnosis.sqlState } : {}),
-    });
-    return { unavailable: true };
+    const { kind, errorClass, sqlState, frames } = diagnose(error);
+    if (kind === "database_unreachable") {
+      log("warn", "environment_object.database_unavailable", { errorClass, ...(sqlState ? { sqlState } : {}) });
+      return { unavailable: true };
+    }
+    log("error", "environment_object.failed", { errorClass, ...(sqlState ? { sqlState } : {}), frames });
+    return { failed: errorClass };
   }
 }

@@ -35,7 +35,15 @@ export interface ClaimOutcome {
  * What an environment object's call answers: its value, or that the database could not be reached (an
  * RPC keeps an error's message, not its class, so the outage crosses as data and is raised again here).
  */
-export type ObjectAnswer<T> = { value: T; unavailable?: undefined } | { unavailable: true };
+export type ObjectAnswer<T> = { value: T } | { unavailable: true } | { failed: string[] };
+
+/** An environment object's call failed for a reason other than the database: its error classes (the object logged the rest). */
+export class EnvironmentObjectFailed extends Error {
+  override readonly name = "EnvironmentObjectFailed";
+  constructor(readonly errorClasses: string[]) {
+    super(`An environment's Durable Object failed (${errorClasses.join(" < ")}).`);
+  }
+}
 
 /** One environment's object (ENVIRONMENTS): projection, claims and the workload alarm, serialized per environment. */
 export interface EnvironmentApi extends Rpc.DurableObjectBranded {
@@ -52,14 +60,16 @@ export interface EnvironmentApi extends Rpc.DurableObjectBranded {
  * is due sooner), once more when the platform says the failure was transient, and reads its answer.
  * Every call the object serves is database work under deadlines of its own, so an object that does not
  * answer in time, or answers `unavailable`, is the database being unreachable: the caller is told
- * `database_unavailable`, its signal to retry.
+ * `database_unavailable`, its signal to retry. Any other failure it answers is raised as
+ * EnvironmentObjectFailed (internal_error, logged as kind durable_object).
  */
 export async function askEnvironment<T>(call: () => Promise<ObjectAnswer<T>>): Promise<T> {
   const answer = await within(retryOnceIfRetryable(call), budget(DEADLINES.objectMs), "An environment's Durable Object").catch((error: unknown) => {
     throw error instanceof DeadlinePassed ? new DatabaseUnreachable(error) : error;
   });
-  if (answer.unavailable) throw new DatabaseUnreachable(new Error("The environment's Durable Object could not reach the database."));
-  return answer.value;
+  if ("value" in answer) return answer.value;
+  if ("failed" in answer) throw new EnvironmentObjectFailed(answer.failed);
+  throw new DatabaseUnreachable(new Error("The environment's Durable Object could not reach the database."));
 }
 
 export const environmentObjectName = (orgId: string, envId: string) => `${orgId}/${envId}`;

@@ -2,7 +2,9 @@
 // Failures are told apart by type and driver fields, never by message text, and described without
 // their message.
 import { describe, expect, it } from "vitest";
-import { isDurableObjectError, retryOnceIfRetryable } from "../../worker/objects";
+import { DatabaseUnreachable } from "../../db/neon";
+import { DeadlinePassed } from "../../db/deadline";
+import { EnvironmentObjectFailed, isDurableObjectError, retryOnceIfRetryable } from "../../worker/objects";
 import { forEachLimited } from "../../worker/events/ingest";
 import { diagnose } from "../../worker/http/diagnosis";
 
@@ -26,6 +28,9 @@ describe("diagnose", () => {
     expect(diagnose(objectError({ remote: true })).kind).toBe("durable_object");
     expect(diagnose(new Error("Network connection lost.")).kind).toBe("internal");
     expect(diagnose(new Error("connection terminated: ECONNREFUSED")).kind).toBe("internal");
+    // What an environment object answered as a failure of its own, and as the database's.
+    expect(diagnose(new EnvironmentObjectFailed(["TypeError"])).kind).toBe("durable_object");
+    expect(diagnose(new DatabaseUnreachable(new DeadlinePassed("An environment's Durable Object", 8_000))).kind).toBe("database_unreachable");
   });
 
   it("names an error by the name it gives itself: the deployed upload minifies class names", () => {

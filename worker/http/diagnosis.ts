@@ -2,7 +2,7 @@
 // never by message text; described by class, SQLSTATE, constraint and our own stack frames, never by
 // the message (the driver's and drizzle's quote the query's parameters) nor `detail`/`where` (row data).
 import { DatabaseUnreachable } from "../../db/neon";
-import { isDurableObjectError } from "../objects";
+import { EnvironmentObjectFailed, isDurableObjectError } from "../objects";
 import type { ErrorCode } from "./catalog";
 
 export type FailureKind = "database_unreachable" | "durable_object" | "internal";
@@ -69,7 +69,7 @@ function ownFrames(error: unknown): string[] {
 }
 
 function kindOf(chain: readonly unknown[], driver: DriverError | undefined): FailureKind {
-  if (isDurableObjectError(chain[0])) return "durable_object";
+  if (isDurableObjectError(chain[0]) || chain[0] instanceof EnvironmentObjectFailed) return "durable_object";
   if (chain.some((error) => error instanceof DatabaseUnreachable || error instanceof AggregateError)) return "database_unreachable";
   if (driver && UNREACHABLE_SQLSTATE.test(driver.code)) return "database_unreachable";
   return "internal";
