@@ -182,7 +182,8 @@ export interface RequestPool {
   end: () => Promise<void>;
 }
 
-export function openPool(connectionString: string, max: number): RequestPool {
+/** A pool for one request or object (or one scheduled run: `statementMs` DEADLINES.scheduledStatementMs). */
+export function openPool(connectionString: string, max: number, statementMs: number = DEADLINES.statementMs): RequestPool {
   let opened: Promise<{ pool: Pool; drizzle: Drizzle }> | null = null;
   let ended = false;
   const open = () =>
@@ -200,7 +201,7 @@ export function openPool(connectionString: string, max: number): RequestPool {
       if (ended) unreachable(new Error("The pool has ended."));
       const { pool, drizzle } = await open().catch(unreachable);
       const client = await pool.connect().catch(unreachable);
-      const raw = guarded(client, DEADLINES.statementMs);
+      const raw = guarded(client, statementMs);
       return {
         raw,
         db: drizzle({ client: forDrizzle(asClient(client, raw)) }) as unknown as Db,

@@ -2,11 +2,13 @@
 // object reset by the platform): leases stay fenced. The claims in flight fail or finish; the engines
 // retry each with its claimId; no run is handed to two engines, and none is taken without an engine
 // knowing it.
-import { abortAllDurableObjects } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call } from "../support/http";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
+import { environmentObject } from "../../worker/objects";
 import { beat, type Claimed, seedEnvironment, seedRun } from "../support/workloads";
 
 describe("an environment object restarted in the middle of claims", () => {
@@ -40,7 +42,8 @@ describe("an environment object restarted in the middle of claims", () => {
     const working = Promise.all([0, 1, 2].map(engine));
     // The object goes away while the first claims are in flight.
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await abortAllDurableObjects();
+    // ctx.abort() resets this object as the platform would (abortAllDurableObjects would reset the pool's own too).
+    await runInDurableObject(environmentObject(env, orgId, "env-r"), (_object, state) => state.abort("restarted by the test")).catch(() => {});
     await working;
 
     expect([...handedTo.values()].filter((holders) => holders.length > 1)).toEqual([]);
