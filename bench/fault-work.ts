@@ -6,10 +6,11 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, request } from "node:http";
 import { sql } from "drizzle-orm";
-import { withNodeDb } from "../db/node-pool";
-import { inTenant } from "../db/transaction";
-import type { nodePool } from "../db/node-pool";
+import { type nodePool, withNodeDb } from "../db/node-pool";
+import { inTenant, inTransaction } from "../db/transaction";
 import { createOrganization } from "../worker/organizations/store";
+import { upsertCodehostPerson } from "../worker/people/store";
+import { beginSession } from "../worker/sessions/store";
 import { issueToken } from "../worker/tokens/issue";
 import { percentile } from "./figures";
 
@@ -26,10 +27,10 @@ export interface Answer {
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
 /** One request with the client's deadline: status 0 when no answer came in time, -1 when the connection was dropped. */
-export function send(url: string, init: { method?: string; token?: string; body?: string } = {}): Promise<Answer> {
+export function send(url: string, init: { method?: string; token?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const headers: Record<string, string | number> = {};
+    const headers: Record<string, string | number> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(init.body) });
     const done = (status: number, text: string, code: string | null = null) => {
@@ -301,4 +302,30 @@ export async function runClaimers(
     }),
   );
   return run;
+}
+
+export interface Owner {
+  orgId: string;
+  /** The session cookie's value, and the CSRF header the console sends with it. */
+  cookie: string;
+  csrf: string;
+}
+
+/** An organization with an owner signed in (a person, a membership, a session), as the console holds one. */
+export async function signedInOwner(pool: ReturnType<typeof nodePool>, base: string, slug: string): Promise<Owner> {
+  const { orgId } = await engineToken(pool, slug);
+  const personId = await upsertCodehostPerson(pool.connect, { id: Math.floor(Math.random() * 1e9), login: slug, name: slug, email: null, avatarUrl: null });
+  await inTransaction(pool.connect, { orgId }, (tx) =>
+    tx.execute(sql`INSERT INTO memberships (org_id, person_id, role, role_source) VALUES (${orgId}, ${personId}, 'owner', 'manual')`),
+  );
+  const session = await beginSession(pool.connect, { id: personId, label: slug }, { address: null, userAgent: "faults" }, "test");
+  const cookie = `svc_session=${session}`;
+  const answer = await fetch(`${base}/auth/session`, { headers: { cookie } });
+  const { csrfToken } = (await answer.json()) as { csrfToken: string };
+  return { orgId, cookie, csrf: csrfToken };
+}
+
+/** A console mutation (POST /rpc/<procedure>) as the owner's browser sends it, with the client's deadline. */
+export function consoleMutation(base: string, owner: Owner, procedure: string, input: unknown): Promise<Answer> {
+  return send(`${base}/rpc/${procedure}`, { body: JSON.stringify(input), headers: { cookie: owner.cookie, "x-svc-csrf": owner.csrf } });
 }

@@ -8,7 +8,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { inTenant } from "../../db/transaction";
-import { type Answer, connectionStorm, engineToken, freeze, probe, runClaimers, runEngines, send, stored } from "../../bench/fault-work";
+import {
+  type Answer,
+  connectionStorm,
+  consoleMutation,
+  engineToken,
+  freeze,
+  probe,
+  runClaimers,
+  runEngines,
+  send,
+  signedInOwner,
+  stored,
+} from "../../bench/fault-work";
+import { withNodeDb } from "../../db/node-pool";
 import { type BenchWorker, startBenchWorker } from "../../bench/local-worker";
 import { issueToken } from "../../worker/tokens/issue";
 import { defineWorkload, requestRun } from "../../worker/workloads/requests";
@@ -102,6 +115,63 @@ describe("connections terminated four times a second", () => {
     );
     expect(rows).toEqual([...requested].sort().map((id) => ({ id, state: "accepted" })));
     expect([...claims.claimedBy.keys()].sort()).toEqual([...requested].sort());
+  });
+});
+
+describe("the console under the same storm", () => {
+  it("applies each mutation whole or not at all, answers only database_unavailable, and exports the audit log whole or visibly broken", async () => {
+    const owner = await signedInOwner(worker.pool, worker.base, "faults-console");
+    // Faster than the others: a mutation holds its connection for a few milliseconds.
+    const storm = connectionStorm(worker.stack.superuserUrl, 100);
+    const answers: Answer[] = [];
+    const created: string[] = [];
+    // Three people's tabs creating tokens; one that failed is tried again, as a person presses again.
+    await Promise.all(
+      [0, 1, 2].map(async (tab) => {
+        for (let i = 0; i < 8; i++) {
+          for (let tries = 0; tries < 20; tries++) {
+            const answer = await consoleMutation(worker.base, owner, "tokens.create", { orgId: owner.orgId, name: `storm ${tab}-${i}` });
+            answers.push(answer);
+            if (answer.status === 200) {
+              created.push((JSON.parse(answer.text) as { result: { data: { id: string } } }).result.data.id);
+              await new Promise((resolve) => setTimeout(resolve, 100));
+              break;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      }),
+    );
+    const exports = await Promise.all(
+      [0, 1, 2].map(() => send(`${worker.base}/console/api/audit/export?orgId=${owner.orgId}`, { headers: { cookie: owner.cookie } })),
+    );
+    expect(await storm.stop()).toBeGreaterThan(0);
+    expect(created).toHaveLength(24);
+    expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(ANSWER_MS);
+    for (const answer of answers.filter((answer) => answer.status !== 200)) {
+      expect({ status: answer.status, code: answer.code }).toEqual({ status: 500, code: "database_unavailable" });
+    }
+    // Whole or not at all: every token the database holds came with its audit entry, in the same transaction.
+    const { rows } = await withNodeDb(worker.stack.superuserUrl, (db) =>
+      db.execute<{ id: string; audited: number }>(
+        sql`SELECT t.id, (SELECT count(*)::int FROM audit_log a WHERE a.org_id = t.org_id AND a.action = 'token.created' AND a.target = t.id::text) AS audited
+            FROM tokens t WHERE t.org_id = ${owner.orgId} AND t.name LIKE 'storm %'`,
+      ),
+    );
+    expect(rows.filter((row) => row.audited !== 1)).toEqual([]);
+    expect(rows.map((row) => row.id)).toEqual(expect.arrayContaining(created));
+    // Each export is whole (its last line the chain head, counting the lines before it), or failed so
+    // that a reader sees it did: a 500 before the first line, or a stream broken off.
+    const after = await send(`${worker.base}/console/api/audit/export?orgId=${owner.orgId}`, { headers: { cookie: owner.cookie } });
+    for (const attempt of [...exports, after]) {
+      if (attempt.status === 200) {
+        const lines = attempt.text.trimEnd().split("\n");
+        expect((JSON.parse(lines.at(-1)!) as { head: { entries: number } }).head.entries).toBe(lines.length - 1);
+      } else if (attempt.status !== -1) {
+        expect({ status: attempt.status, code: attempt.code }).toEqual({ status: 500, code: "database_unavailable" });
+      }
+    }
+    expect(after.status).toBe(200);
   });
 });
 
