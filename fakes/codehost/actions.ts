@@ -18,7 +18,7 @@ const key = (repository: string, workflow: string) => `${repository.toLowerCase(
 
 export class FakeActions {
   private readonly workflows = new Map<string, string>();
-  private readonly refusals = new Map<string, { status: number; message: string }>();
+  private readonly refusals = new Map<string, { status: number; message: string; silent?: boolean }>();
   private readonly dispatches: RecordedDispatch[] = [];
 
   constructor(
@@ -60,6 +60,7 @@ export class FakeActions {
     const [owner, repo, workflow] = request.params as [string, string, string];
     const repository = `${owner}/${repo}`;
     const refusal = this.refusals.get(key(repository, workflow));
+    if (refusal?.silent) return { status: 0, silent: true };
     if (refusal) return json(refusal.status, { message: refusal.message });
     const source = this.workflow(repository, workflow);
     if (source === undefined) return json(404, { message: "Not Found" });
@@ -86,13 +87,14 @@ export class FakeActions {
           return { status: 204 };
         },
       ],
-      // { repository, workflow, status, message }: dispatching it answers that.
+      // { repository, workflow, status, message }: dispatching it answers that; { repository, workflow,
+      // silent: true }: dispatching it is never answered (a code host that hangs).
       [
         "POST",
         /^\/_fake\/refusals$/,
         (request) => {
-          const body = fields(request) as { repository: string; workflow: string; status: number; message: string };
-          this.refusals.set(key(body.repository, body.workflow), { status: body.status, message: body.message });
+          const body = fields(request) as { repository: string; workflow: string; status: number; message: string; silent?: boolean };
+          this.refusals.set(key(body.repository, body.workflow), { status: body.status, message: body.message, silent: body.silent === true });
           return { status: 204 };
         },
       ],

@@ -20,6 +20,8 @@ export interface FakeResponse {
   headers?: Record<string, string>;
   /** A body written part by part as it is produced (server-sent events); stops if the client goes away. */
   stream?: AsyncIterable<string>;
+  /** No answer at all: the connection stays open, silent, until the client gives up (a host that hangs). */
+  silent?: true;
 }
 
 export type Route = [method: string, path: RegExp, handler: (request: FakeRequest) => FakeResponse | Promise<FakeResponse>];
@@ -62,6 +64,7 @@ export async function serve(routes: Route[], incoming: IncomingMessage, outgoing
     });
     break;
   }
+  if (answer.silent) return;
   const headers = { ...answer.headers };
   if (answer.json !== undefined) headers["content-type"] = "application/json";
   outgoing.writeHead(answer.status, headers);

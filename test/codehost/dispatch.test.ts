@@ -145,6 +145,17 @@ describe("dispatching a workflow as the App", () => {
     expect(result).toMatchObject({ outcome: "unreachable", refusalStatus: null, refusal: expect.stringMatching(/could not be reached/) });
     expect(await stored(result.id)).toMatchObject({ outcome: "unreachable", refusal: result.refusal });
   });
+
+  it("records a code host that answers nothing as unreachable once its 10-second deadline passes, and waits no longer", async () => {
+    await fake("/_fake/refusals", { json: { repository: repository.full, workflow: "preview.yml", silent: true } });
+    const before = (await dispatchedAtFake(repository.full)).length;
+    const started = Date.now();
+    const result = await dispatch();
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result).toMatchObject({ outcome: "unreachable", refusalStatus: null, refusal: expect.stringMatching(/could not be reached/) });
+    expect(await stored(result.id)).toMatchObject({ outcome: "unreachable" });
+    expect(await dispatchedAtFake(repository.full)).toHaveLength(before);
+  }, 20_000);
 });
 
 describe("a workflow file through the console's dispatch route (environments.create over /rpc)", () => {
