@@ -100,13 +100,14 @@ const sqlStateOf = (error: unknown): string => {
  * answer by its deadline breaks the connection: every later statement on it fails at once (a ROLLBACK
  * would wait as long again), and it is handed back broken, so the pool closes it instead of reusing it.
  */
-function guarded(client: PoolClient | Client, statementMs: number): RawClient & { broken: () => Error | null } {
+function guarded(client: PoolClient | Client, statementMs: number, request = true): RawClient & { broken: () => Error | null } {
   const state = stateOf(client);
   return {
     broken: () => state.broken,
     query: (async (text: unknown, params?: unknown[]) => {
       if (state.broken) unreachable(state.broken);
-      const ms = budget(statementMs);
+      // Work that is not the request's own answer (the migrations a request applies first) keeps its cap.
+      const ms = request ? budget(statementMs) : statementMs;
       try {
         const result = await within(client.query(text as string, params), ms, "A database statement");
         state.answered = true;
@@ -146,17 +147,17 @@ function stateOf(client: PoolClient | Client): ConnectionState {
 
 /** One connection for `work`, always closed: for work outside a request's pool (Cron Triggers). */
 export function withDb<T>(url: string, work: (db: Db) => Promise<T>): Promise<T> {
-  return withClient(url, async (client) => {
-    const { drizzle } = await load();
-    return work(drizzle({ client: forDrizzle(asClient(client, guarded(client, DEADLINES.scheduledStatementMs))) }) as unknown as Db);
-  });
+  return withClient(url, async (client) => work((await load()).drizzle({ client: forDrizzle(client) }) as unknown as Db));
 }
 
 /** `client` with its `query` replaced (drizzle's adapter reads other members of the client too). */
 const asClient = <C extends object>(client: C, raw: RawClient): C =>
   new Proxy(client, { get: (target, key) => (key === "query" ? raw.query : Reflect.get(target, key)) });
 
-/** One raw connection for `work`, always closed: the migration runner's. */
+/**
+ * One raw connection for `work`, always closed: the migration runner's, and beneath `withDb`. Its
+ * statements have the scheduled work's deadline, not a request's answer: a migration may take longer.
+ */
 export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const { Client } = await loadDriver();
   const client = new Client(url);
@@ -170,7 +171,7 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
     return unreachable(error);
   });
   try {
-    return await work(client);
+    return await work(asClient(client, guarded(client, DEADLINES.scheduledStatementMs, false)));
   } finally {
     await within(client.end(), DEADLINES.endMs, "Closing a database connection").catch(() => {});
   }
