@@ -54,7 +54,7 @@ export async function startFakeBilling(options: FakeBillingOptions = {}) {
   const requests: Recorded[] = [];
   const events: Array<Record<string, unknown>> = [];
   const deliveries: Array<{ event: string; status: number | null }> = [];
-  const refusals = new Map<string, { status: number; message: string }>();
+  const refusals = new Map<string, { status: number; message: string; silent: boolean; orgId: string | null }>();
   let base = "";
 
   async function emit(type: string, object: unknown) {
@@ -88,7 +88,10 @@ export async function startFakeBilling(options: FakeBillingOptions = {}) {
     requests.push({ method: request.method, path: request.url.pathname, authorization: request.headers.authorization, form });
     if (!request.bearer) return json(401, { error: { type: "invalid_request_error", message: "You did not provide an API key." } });
     const refusal = refusals.get(request.url.pathname);
-    if (refusal) return json(refusal.status, { error: { type: "invalid_request_error", message: refusal.message } });
+    // One scoped to an organization applies only to calls that name it (tests running beside it call the same path).
+    const applies = refusal && (refusal.orgId === null || form.client_reference_id === refusal.orgId || form["metadata[org_id]"] === refusal.orgId);
+    if (applies && refusal.silent) return { status: 0, silent: true as const };
+    if (applies) return json(refusal.status, { error: { type: "invalid_request_error", message: refusal.message } });
     return handler(request, form);
   };
 
@@ -225,9 +228,14 @@ export async function startFakeBilling(options: FakeBillingOptions = {}) {
       "POST",
       /^\/_fake\/refusals$/,
       (request) => {
-        const body = fields(request) as { path?: string; status?: number; message?: string };
-        if (typeof body.path !== "string") return json(400, { message: "Send { path, status?, message? }." });
-        refusals.set(body.path, { status: Number(body.status ?? 402), message: body.message ?? "Your card was declined." });
+        const body = fields(request) as { path?: string; status?: number; message?: string; silent?: boolean; orgId?: string };
+        if (typeof body.path !== "string") return json(400, { message: "Send { path, status?, message?, silent?, orgId? }." });
+        refusals.set(body.path, {
+          status: Number(body.status ?? 402),
+          message: body.message ?? "Your card was declined.",
+          silent: body.silent === true,
+          orgId: typeof body.orgId === "string" ? body.orgId : null,
+        });
         return json(200, { refused: body.path });
       },
     ],

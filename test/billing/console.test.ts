@@ -82,6 +82,22 @@ describe("checkout", () => {
     expect(await checkoutsOf()).toEqual([]);
   });
 
+  it("refuses checkout cleanly when the provider answers nothing: 502 billing_refused once its 10-second deadline passes", async () => {
+    await fakeBilling("/_fake/refusals", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ path: "/v1/checkout/sessions", silent: true, orgId }),
+    });
+    try {
+      const started = Date.now();
+      const refused = await rpc(billingOn(), "subscriptions.checkout", { orgId, plan: "team" });
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(refused).toMatchObject({ status: 502, message: expect.stringMatching(/could not be reached.*Nothing was started/) });
+    } finally {
+      await fakeBilling("/_fake/refusals?path=/v1/checkout/sessions", { method: "DELETE" });
+    }
+  }, 20_000);
+
   it("passes on the provider's refusal as a sentence", async () => {
     await fakeBilling("/_fake/refusals", {
       method: "POST",

@@ -203,6 +203,15 @@ describe("upstream refusals", () => {
     expect(JSON.stringify((error as InstanceType<typeof Anthropic.APIError>).error)).toContain("Slow down (fake).");
     expect(await spendOf(orgId, "messages-provider")).toMatchObject({ spent: 0, reserved: 0 });
   });
+
+  it("a provider that cannot be reached is 502 provider_unreachable, and its reservation is released", async () => {
+    const { orgId, engine } = await org();
+    const error = await messagesClient(engine, workerFetch(proxyEnv({ SVC_MESSAGES_PROVIDER_API_BASE: "http://127.0.0.1:1" })))
+      .messages.create({ model: HAIKU.model, max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, { maxRetries: 0 })
+      .catch((e: unknown) => e);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
+    expect(await spendOf(orgId, "messages-provider")).toMatchObject({ spent: 0, reserved: 0 });
+  });
 });
 
 describe("outbound analytics", () => {
