@@ -15,7 +15,6 @@ const NOISE = [
   "uncaught exception; source = Uncaught (in promise); stack = Error: Network connection lost.",
   "uncaught exception; exception = workerd/jsg/_virtual_includes/iterator/workerd/jsg/value.h:1480: disconnected: jsg.Error: Network connection lost.",
   "exception = kj/async-io-unix.c++:1538: disconnected: connect(): Connection refused",
-  "uncaught exception; exception = workerd/api/actor-state.c++:1142: failed: broken.outputGateBroken; jsg.Error: restarted by the test",
   '{"level":"error","event":"request.failed","code":"database_unavailable","method":"POST","route":"/v1/events","errorName":"Error"}',
   "\x1b[32m✓\x1b[39m test/events/ingest.test.ts \x1b[2m(\x1b[22m\x1b[2m28 tests\x1b[22m\x1b[2m)\x1b[22m",
 ];

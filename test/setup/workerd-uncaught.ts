@@ -8,9 +8,7 @@ const UNCAUGHT = /^\s*(uncaught exception\b|Uncaught\b)/i;
 
 // Known and harmless: the local bridge drops a connection's socket after its pool ended, and workerd
 // reports the loss (db/neon.ts installs the listeners that keep it from going further).
-// And the reset test/workloads/restart.test.ts asks of an environment object (ctx.abort with this
-// reason), which workerd reports as the object's uncaught exception, as it would in production.
-const BENIGN = [/Network connection lost\.?\s*$/, /disconnected: WebSocket peer disconnected\s*$/, /jsg\.Error: restarted by the test\s*$/];
+const BENIGN = [/Network connection lost\.?\s*$/, /disconnected: WebSocket peer disconnected\s*$/];
 
 /** The lines of `text` that report an uncaught exception, known-harmless ones aside. */
 export function uncaughtExceptions(text: string): string[] {
