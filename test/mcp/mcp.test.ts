@@ -110,6 +110,14 @@ describe("the whole connection with the SDK client", () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual(EIGHT);
     for (const tool of tools) expect(tool.inputSchema.type).toBe("object");
     expect(tools.find((tool) => tool.name === "get_environment")!.inputSchema.required).toEqual(["envId"]);
+    // Every tool says what a client may assume of a call: reads change nothing; only a teardown destroys.
+    const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+    for (const name of ["list_environments", "get_environment", "list_workloads"])
+      expect(hints[name]).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    for (const name of ["create_environment", "run_agents", "run_load", "start_workload_run"]) {
+      expect(hints[name]).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+    }
+    expect(hints.teardown_environment).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     await client.close();
   });
 
@@ -188,9 +196,11 @@ describe("the whole connection with the SDK client", () => {
     const refused = await callTool(client, "create_environment", { repository: place.repository.full, branch: "main" });
     expect(refused).toMatchObject({ isError: true, text: expect.stringMatching(/environments\.create/) });
     expect((await callTool(client, "list_environments")).isError).toBe(false);
-    // Bad arguments and unknown tools are tool errors too, not transport failures.
+    // Bad arguments are tool errors too, not transport failures; an unknown tool is a protocol error
+    // (Invalid params, -32602, naming it), as the MCP specification lists it.
     expect(await callTool(client, "get_environment", {})).toMatchObject({ isError: true, text: expect.stringMatching(/envId/) });
-    expect(await callTool(client, "drop_database")).toMatchObject({ isError: true, text: expect.stringMatching(/No tool is named/) });
+    const unknown = await callTool(client, "drop_database").catch((error: unknown) => error);
+    expect(unknown).toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: drop_database/) });
     await client.close();
     await worker.settled();
     const distinctId = await pseudonym(SURROGATE_SECRET, place.orgId);

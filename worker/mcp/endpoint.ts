@@ -63,20 +63,19 @@ export async function serveMcp(c: AppContext): Promise<Response> {
   const ctx = { ...rpcContext(c), sessionToken: null, csrfHeader: undefined, bearer: protocolBearer(token) };
   const server: ToolServer = {
     info: { name: "svc-control-plane", version: "1.0.0" },
+    toolNames: TOOL_NAMES,
     listTools: listedTools,
     callTool: async (name, args) => {
       const started = Date.now();
       const { outcome, ...result } = await callTool(ctx, grant.orgId, name, args, (error) =>
         log("error", "mcp.tool_failed", { requestId: c.var.requestId, tool: name, error: error instanceof Error ? error.name : "unknown" }),
       );
-      // Never the arguments or the result: the tool (from the closed set), how it ended and how long it took.
-      if ((TOOL_NAMES as readonly string[]).includes(name)) {
-        sendAfterResponse(c.executionCtx, c.var.config.analytics, {
-          event: "mcp_tool_call",
-          orgId: grant.orgId,
-          properties: { tool: name, outcome, duration_ms: Date.now() - started },
-        });
-      }
+      // Never the arguments or the result: the tool (from the closed set: an unknown name never gets here), how it ended and how long it took.
+      sendAfterResponse(c.executionCtx, c.var.config.analytics, {
+        event: "mcp_tool_call",
+        orgId: grant.orgId,
+        properties: { tool: name, outcome, duration_ms: Date.now() - started },
+      });
       return result;
     },
   };

@@ -39,6 +39,8 @@ const callParams = z.looseObject({ name: z.string(), arguments: z.record(z.strin
 
 export interface ToolServer {
   info: { name: string; version: string };
+  /** The tools' names: a call naming another is a protocol error (Invalid params), not a tool result. */
+  toolNames: readonly string[];
   listTools: () => unknown[];
   callTool: (name: string, args: Record<string, unknown> | undefined) => Promise<unknown>;
 }
@@ -64,6 +66,9 @@ async function answerRequest(server: ToolServer, method: string, params: Record<
     case "tools/call": {
       const parsed = callParams.safeParse(params);
       if (!parsed.success) return fault(RPC_ERROR.invalidParams, "Invalid params: tools/call takes { name: string, arguments?: object }.");
+      if (!server.toolNames.includes(parsed.data.name)) {
+        return fault(RPC_ERROR.invalidParams, `Unknown tool: ${parsed.data.name}. The tools are ${server.toolNames.join(", ")}.`);
+      }
       return { result: await server.callTool(parsed.data.name, parsed.data.arguments) };
     }
     default:

@@ -19,8 +19,25 @@ export interface Tool {
   description: string;
   /** The procedure(s) it calls; the input schema comes from the first. */
   procedures: readonly string[];
+  /** What a client may assume of a call (MCP's tool annotations: hints a client shows or acts on, never trusted for access). */
+  annotations: ToolAnnotations;
   run: (caller: Caller, orgId: string, input: Record<string, unknown>) => Promise<unknown>;
 }
+
+/**
+ * MCP's tool annotations. A read changes nothing; a change may ask the code host to run a workflow in
+ * the customer's repository (open world), and only a teardown destroys, and is the same done twice.
+ */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const STARTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const DESTROYS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
 
 /** The most recent workload runs the environment reading includes. */
 export const LATEST_RUNS = 10;
@@ -32,6 +49,7 @@ export const TOOLS: readonly Tool[] = [
     title: "List environments",
     description: "The organization's environments, most recently heard from first: state, repository, branch, pull request, preview URLs, expiry, teardown.",
     procedures: ["environments.list"],
+    annotations: READS,
     run: (caller, orgId, input) => caller.environments.list({ orgId, ...input } as never),
   },
   {
@@ -39,6 +57,7 @@ export const TOOLS: readonly Tool[] = [
     title: "Read an environment",
     description: `One environment by envId: its state, branch, pull request, preview URLs and teardown, with its ${LATEST_RUNS} latest workload runs.`,
     procedures: ["environments.get", "workloads.runs"],
+    annotations: READS,
     run: async (caller, orgId, input) => {
       const environment = await caller.environments.get({ orgId, ...input } as never);
       const latestRuns = (await caller.workloads.runs({ orgId, envId: environment.envId, limit: LATEST_RUNS })).items;
@@ -51,6 +70,7 @@ export const TOOLS: readonly Tool[] = [
     description:
       "Brings an environment up for a branch (or pull request) of a repository where the organization's App is installed: dispatches the engine's workflow with a new envId and answers the dispatch record.",
     procedures: ["environments.create"],
+    annotations: STARTS,
     run: (caller, orgId, input) => caller.environments.create({ orgId, ...input } as never),
   },
   {
@@ -58,6 +78,7 @@ export const TOOLS: readonly Tool[] = [
     title: "Tear an environment down",
     description: "Tears an environment down: records a durable teardown command for the engine and dispatches its down workflow.",
     procedures: ["environments.teardown"],
+    annotations: DESTROYS,
     run: (caller, orgId, input) => caller.environments.teardown({ orgId, ...input } as never),
   },
   {
@@ -65,6 +86,7 @@ export const TOOLS: readonly Tool[] = [
     title: "Run agents",
     description: "Starts an agent run on an environment (the engine's agents command on the environment's branch), optionally only the named agent workflows.",
     procedures: ["agents.run"],
+    annotations: STARTS,
     run: (caller, orgId, input) => caller.agents.run({ orgId, ...input } as never),
   },
   {
@@ -72,6 +94,7 @@ export const TOOLS: readonly Tool[] = [
     title: "Run load",
     description: "Starts a load run on an environment (the engine's load command on the environment's branch).",
     procedures: ["load.run"],
+    annotations: STARTS,
     run: (caller, orgId, input) => caller.load.run({ orgId, ...input } as never),
   },
   {
@@ -79,6 +102,7 @@ export const TOOLS: readonly Tool[] = [
     title: "List workloads",
     description: "The organization's workload definitions with their latest version (its id is what start_workload_run takes).",
     procedures: ["workloads.list"],
+    annotations: READS,
     run: (caller, orgId) => caller.workloads.list({ orgId }),
   },
   {
@@ -86,6 +110,7 @@ export const TOOLS: readonly Tool[] = [
     title: "Start a workload run",
     description: "Starts a run of a workload version on an environment: recorded for the engine to claim, then the workflow is dispatched.",
     procedures: ["workloads.start"],
+    annotations: STARTS,
     run: (caller, orgId, input) => caller.workloads.start({ orgId, ...input } as never),
   },
 ];
@@ -117,6 +142,7 @@ export function listedTools() {
     name: tool.name,
     title: tool.title,
     description: tool.description,
+    annotations: tool.annotations,
     inputSchema: z.toJSONSchema(toolInput(tool.name), { io: "input" }) as { type: "object"; [key: string]: unknown },
   }));
 }
@@ -133,10 +159,10 @@ const failed = (outcome: Exclude<ToolOutcome, "ok">, message: string): ToolAnswe
 // Refusals are what the caller may not do (now): role, plan, the token or membership gone.
 const REFUSED: ReadonlySet<string> = new Set(["FORBIDDEN", "PAYMENT_REQUIRED", "UNAUTHORIZED"]);
 
-/** Calls one tool for the bearer in `ctx`; every failure is an answer with isError, never a transport failure. */
+/** Calls one of the tools for the bearer in `ctx`; every failure is an answer with isError, never a transport failure. */
 export async function callTool(ctx: RpcContext, orgId: string, name: string, args: unknown, onUnexpected: (error: unknown) => void): Promise<ToolAnswer> {
-  const tool = TOOLS.find((candidate) => candidate.name === name);
-  if (!tool) return failed("error", `No tool is named ${name}; the tools are ${TOOL_NAMES.join(", ")}.`);
+  // The protocol layer refused any other name (worker/mcp/json-rpc.ts).
+  const tool = TOOLS.find((candidate) => candidate.name === name)!;
   const parsed = toolInput(name).safeParse(args ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
