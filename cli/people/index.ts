@@ -9,7 +9,8 @@ export const PEOPLE_COMMANDS: Record<string, Command> = { login, logout, whoami,
 export const PEOPLE_USAGE = `for people of an organization (over HTTP to SVC_CONTROL_PLANE or --url, default http://127.0.0.1:8080):
   login [--scope <permission> ...]          sign in through the browser (device flow); keeps a CLI token in
                                             $XDG_CONFIG_HOME/svc/credentials.json (~/.config/svc), mode 0600
-  logout                                    forget this control plane's token
+  logout [--all]                            revoke this control plane's token there and forget it here;
+                                            --all revokes every CLI token of yours on that control plane
   whoami                                    the person, organization, role, granted and effective scopes, expiry
   claims add <owner/name>                   claim a repository for the organization (needs tokens.manage)
   claims list | claims revoke <id | owner/name>

@@ -2,11 +2,11 @@
 // /auth/device/token (worker/device/routes.ts), the token kept in the credentials file and shown by
 // nobody: the person is told where to approve, and later who the token acts for (GET /v1/cli/whoami).
 import type { CommandEnv } from "../command";
-import { credentialsPath, forgetToken, storeToken } from "./credentials";
+import { credentialsPath, forgetToken, readToken, storeToken } from "./credentials";
 import { expectOk, send } from "./http";
 import { expectArguments } from "./options";
 import { pollForToken, type PollAnswer } from "./polling";
-import { exitStatusFor, Stop } from "./refusal";
+import { exitStatusFor, refusalOf, Stop } from "./refusal";
 import { invocation, print, storedToken, type Invocation } from "./session";
 
 export const CLIENT_ID = "svc-cli";
@@ -96,14 +96,24 @@ export async function login(args: string[], env: CommandEnv): Promise<number> {
   return print(run, identity, () => `Signed in: ${describeIdentity(identity, run.url)}\nThe token is stored in ${credentialsPath(env)}.`);
 }
 
+/**
+ * Revokes the stored token at the service (`--all`: every CLI token of its person there), then forgets
+ * it. A token the service already refuses (revoked, expired, its person gone) is forgotten too; a
+ * service that cannot be reached keeps it, so that the person can try again.
+ */
 export async function logout(args: string[], env: CommandEnv): Promise<number> {
   const run = invocation(args, env);
   expectArguments(run, []);
-  const forgotten = forgetToken(env, run.url);
-  return print(run, { controlPlane: run.url, forgotten }, () =>
-    forgotten
-      ? `Signed out of ${run.url}: its token is forgotten here (it stays valid until it expires or is revoked in the console).`
-      : `Not signed in to ${run.url}.`,
+  const stored = readToken(env, run.url);
+  if (!stored) return print(run, { controlPlane: run.url, revoked: 0, forgotten: false }, () => `Not signed in to ${run.url}.`);
+  const answer = await send(run.url, "POST", "/v1/cli/logout", { token: stored.token, json: run.all ? { all: true } : {} });
+  if (answer.status !== 200 && answer.status !== 401) throw refusalOf(run.url, answer.status, answer.code, answer.body);
+  forgetToken(env, run.url);
+  const revoked = answer.status === 200 ? (answer.body as { revoked: number }).revoked : 0;
+  return print(run, { controlPlane: run.url, revoked, forgotten: true }, () =>
+    revoked === 0
+      ? `Signed out of ${run.url}: its token was no longer valid there, and is forgotten here.`
+      : `Signed out of ${run.url}: ${revoked === 1 ? "its token is revoked there" : `${revoked} CLI tokens of yours are revoked there`}, and forgotten here.`,
   );
 }
 

@@ -1,5 +1,6 @@
 // The people's commands' options: `--url` (else SVC_CONTROL_PLANE, else the local stack), `--json`,
-// and repeated `--scope`; whatever else is a positional argument, and an unknown option is a usage error.
+// repeated `--scope` and `--all` (logout); whatever else is a positional argument, and an unknown
+// option is a usage error.
 import { UsageError, type CommandEnv } from "../command";
 
 export const DEFAULT_CONTROL_PLANE = "http://127.0.0.1:8080";
@@ -8,11 +9,13 @@ export interface PeopleOptions {
   url: string;
   json: boolean;
   scopes: string[];
+  /** `svc logout --all`: every CLI token of the person, not only this one. */
+  all: boolean;
   positional: string[];
 }
 
 export function parseOptions(args: readonly string[], env: CommandEnv): PeopleOptions {
-  const options: PeopleOptions = { url: env.SVC_CONTROL_PLANE || DEFAULT_CONTROL_PLANE, json: false, scopes: [], positional: [] };
+  const options: PeopleOptions = { url: env.SVC_CONTROL_PLANE || DEFAULT_CONTROL_PLANE, json: false, scopes: [], all: false, positional: [] };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const [name, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
@@ -22,6 +25,7 @@ export function parseOptions(args: readonly string[], env: CommandEnv): PeopleOp
       return given;
     };
     if (name === "--json") options.json = true;
+    else if (name === "--all") options.all = true;
     else if (name === "--url") options.url = value();
     else if (name === "--scope")
       options.scopes.push(

@@ -168,7 +168,30 @@ describe("svc for the people of an organization", () => {
     expect(refused.status).toBe(exit("unauthenticated"));
     expect(refused.stderr).toMatch(/no longer valid.*run `svc login` again/);
 
-    expect(svc(["logout"]).stdout).toMatch(/Signed out of/);
+    expect(svc(["logout"]).stdout).toMatch(/Signed out of .*: its token was no longer valid there, and is forgotten here/);
     expect(svc(["whoami"]).stderr).toMatch(/Not signed in to .*; run `svc login` first/);
+  });
+
+  it("logout revokes the token at the service; --all every CLI token of the person there", async () => {
+    const approve = async (userCode: string) => void (await asPerson("/auth/device/approve", { userCode, approve: true, codeConfirmed: true }));
+    const valid = async (token: string) => (await fetch(`${base}/v1/cli/whoami`, { headers: { authorization: `Bearer ${token}` } })).status;
+    expect((await login([], approve)).status).toBe(0);
+    const first = storedToken()!;
+    const out = svc(["logout"]);
+    expect(out.stdout).toMatch(/Signed out of .*: its token is revoked there, and forgotten here/);
+    expect(await valid(first)).toBe(401);
+
+    // Signed in twice (another machine's token stays live when this one signs in again), then out of both.
+    expect((await login([], approve)).status).toBe(0);
+    const elsewhere = storedToken()!;
+    expect((await login([], approve)).status).toBe(0);
+    const here = storedToken()!;
+    expect([await valid(elsewhere), await valid(here)]).toEqual([200, 200]);
+    const all = svc(["logout", "--all", "--json"]);
+    expect(all.status).toBe(0);
+    expect(JSON.parse(all.stdout)).toMatchObject({ revoked: expect.any(Number), forgotten: true });
+    expect(JSON.parse(all.stdout).revoked).toBeGreaterThanOrEqual(2);
+    expect([await valid(elsewhere), await valid(here)]).toEqual([401, 401]);
+    expect(svc(["logout"]).stdout).toMatch(/Not signed in to/);
   });
 });

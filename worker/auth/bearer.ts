@@ -181,10 +181,17 @@ export function identifyToken(kind: "engine"): MiddlewareHandler<AppEnv> {
 /**
  * CLI routes: finds the caller's CLI token, authorizes `permission` for its person (their current
  * role and the token's scopes; null: only that they are still a member) and does the route's work,
- * all in one transaction of the token's organization.
+ * all in one transaction of the token's organization. With `allowSuspended`, a suspended organization still passes.
  */
-export function asCliToken<T>(c: AppContext, permission: Permission | null, work: (tx: Tx, grant: Grant & { tokenId: string }) => Promise<T>): Promise<T> {
-  return withToken(c, ["cli"], {}, async (tx, principal) => work(tx, { ...(await authorizeCliToken(tx, principal, permission)), tokenId: principal.tokenId }));
+export function asCliToken<T>(
+  c: AppContext,
+  permission: Permission | null,
+  work: (tx: Tx, grant: Grant & { tokenId: string }) => Promise<T>,
+  options: { allowSuspended?: boolean } = {},
+): Promise<T> {
+  return withToken(c, ["cli"], options, async (tx, principal) =>
+    work(tx, { ...(await authorizeCliToken(tx, principal, permission)), tokenId: principal.tokenId }),
+  );
 }
 
 /** A CLI token's person, authorized for `permission` (null: only that they are still a member). */

@@ -5,6 +5,7 @@ import { asCliToken } from "../auth/bearer";
 import type { AppEnv } from "../http/context";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { createEngineToken } from "./issue";
+import { logout } from "./logout";
 import { whoami } from "./whoami";
 import * as z from "zod";
 import { text } from "../http/text";
@@ -55,4 +56,5 @@ const createToken = route({
 export function registerTokens(app: Hono<AppEnv>): void {
   register(app, createToken);
   register(app, whoami);
+  register(app, logout);
 }

@@ -1,0 +1,84 @@
+// POST /v1/cli/logout: `svc logout` revokes the CLI token it presents (then forgets it); with
+// `{ all: true }`, every live CLI token of the same person, in every organization they belong to on
+// this service. A suspended organization does not stop a person from signing out.
+import { sql } from "drizzle-orm";
+import * as z from "zod";
+import { inTenant, type Tx } from "../../db/transaction";
+import { appendAudit } from "../audit/append";
+import { asCliToken } from "../auth/bearer";
+import { refusal, route, serverFailure } from "../openapi/route";
+import { personContext } from "../people/store";
+
+export const CliLogoutRequest = z
+  .strictObject({
+    all: z.boolean().optional().describe("Revoke every CLI token of the token's person on this service, not only this one."),
+  })
+  .meta({ id: "CliLogoutRequest" });
+
+export const CliLogout = z
+  .strictObject({ revoked: z.int().min(1).describe("How many CLI tokens were revoked (this one included).") })
+  .meta({ id: "CliLogout" });
+
+/** Who revokes, as the audit log records it. */
+interface Revoker {
+  personId: string;
+  actorLabel: string;
+}
+
+/** Revokes the person's live CLI tokens of the transaction's organization (only `tokenId`, when given), each audited. */
+async function revokeCliTokens(tx: Tx, orgId: string, revoker: Revoker, tokenId: string | null): Promise<number> {
+  const { rows } = await tx.execute<{ id: string }>(sql`
+    UPDATE tokens SET revoked_at = now()
+    WHERE org_id = ${orgId} AND kind = 'cli' AND person_id = ${revoker.personId} AND revoked_at IS NULL
+      AND (${tokenId}::uuid IS NULL OR id = ${tokenId}::uuid)
+    RETURNING id`);
+  for (const { id } of rows) {
+    await appendAudit(tx, {
+      orgId,
+      actorPersonId: revoker.personId,
+      actorLabel: revoker.actorLabel,
+      action: "token.revoked",
+      target: id,
+      data: { via: "cli logout" },
+    });
+  }
+  return rows.length;
+}
+
+export const logout = route({
+  method: "post",
+  path: "/v1/cli/logout",
+  operationId: "cliLogout",
+  summary: "Revoke this CLI token, or every CLI token of its person (svc logout)",
+  description: "CLI token; any scope; also while the organization is suspended. The token stops working at once.",
+  tag: "tokens",
+  security: ["cliToken"],
+  gate: "reachable",
+  // Not in /openapi.json: the spec lists the operations it carries, and this is not one of them.
+  published: false,
+  body: CliLogoutRequest,
+  responses: {
+    200: { description: "What was revoked", schema: CliLogout },
+    401: refusal("Not a valid CLI token (unknown, expired, already revoked, or its person is no longer a member)"),
+    500: serverFailure,
+  },
+  handler: async (c, { body: { all = false }, reply }) => {
+    const { revoked, revoker, orgId } = await asCliToken(
+      c,
+      null,
+      async (tx, grant) => {
+        const revoker = { personId: grant.personId, actorLabel: grant.actorLabel };
+        return { revoker, orgId: grant.orgId, revoked: await revokeCliTokens(tx, grant.orgId, revoker, all ? null : grant.tokenId) };
+      },
+      { allowSuspended: true },
+    );
+    if (!all) return reply(200, { revoked });
+    // The person's other organizations, each in a transaction of its own.
+    const connect = c.var.database().connect;
+    let total = revoked;
+    for (const org of (await personContext(connect, revoker.personId)).organizations) {
+      if (org.id !== orgId) total += await inTenant(connect, org.id, (tx) => revokeCliTokens(tx, org.id, revoker, null));
+    }
+    return reply(200, { revoked: total });
+  },
+});
