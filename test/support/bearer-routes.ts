@@ -121,6 +121,8 @@ const SETUPS: Record<string, Setup | { notWalkedHere: string }> = {
   "GET /v1/cli/whoami": {
     prepare: async () => send("GET", "/v1/cli/whoami"),
   },
+  // It revokes the token it is sent with: walked here, it would revoke the tenant's shared CLI token.
+  "POST /v1/cli/logout": { notWalkedHere: "test/tokens/logout.test.ts" },
   "GET /v1/oidc/bindings": {
     prepare: async () => send("GET", "/v1/oidc/bindings"),
   },
