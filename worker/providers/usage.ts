@@ -99,12 +99,9 @@ export function sseReader(onData: (data: Record<string, unknown>) => void): (chu
 export const PROVIDER_DEADLINES = { headMs: 120_000, idleMs: 60_000 } as const;
 
 /** A call to a model provider whose head must come within PROVIDER_DEADLINES.headMs; it rejects otherwise, as an unreachable host does. */
-export async function callProvider(url: string, init: RequestInit): Promise<Response> {
+export async function callProvider(url: string, init: RequestInit, headMs: number = PROVIDER_DEADLINES.headMs): Promise<Response> {
   const aborting = new AbortController();
-  const timer = setTimeout(
-    () => aborting.abort(new Error(`The model provider did not answer within ${PROVIDER_DEADLINES.headMs} ms.`)),
-    PROVIDER_DEADLINES.headMs,
-  );
+  const timer = setTimeout(() => aborting.abort(new Error(`The model provider did not answer within ${headMs} ms.`)), headMs);
   try {
     return await fetch(url, { ...init, signal: aborting.signal });
   } finally {
@@ -120,11 +117,12 @@ export async function callProvider(url: string, init: RequestInit): Promise<Resp
 export async function readToEnd(
   upstream: ReadableStream<Uint8Array>,
   onChunk: (chunk: Uint8Array) => Promise<void> | void,
+  idleMs: number = PROVIDER_DEADLINES.idleMs,
 ): Promise<{ error: unknown } | null> {
   const reader = upstream.getReader();
   try {
     for (;;) {
-      const { done, value } = await within(reader.read(), PROVIDER_DEADLINES.idleMs, "The model provider's stream");
+      const { done, value } = await within(reader.read(), idleMs, "The model provider's stream");
       if (done) return null;
       await onChunk(value);
     }
