@@ -33,6 +33,7 @@ import _0030_deletion_batches from "./0030_deletion_batches.sql";
 import _0031_claim_at_scale from "./0031_claim_at_scale.sql";
 import _0032_keyset_pages_rest from "./0032_keyset_pages_rest.sql";
 import _0033_assistant_usage_prune from "./0033_assistant_usage_prune.sql";
+import _0034_grant_revoked_by_client from "./0034_grant_revoked_by_client.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -67,4 +68,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0031_claim_at_scale", sql: _0031_claim_at_scale },
   { name: "0032_keyset_pages_rest", sql: _0032_keyset_pages_rest },
   { name: "0033_assistant_usage_prune", sql: _0033_assistant_usage_prune },
+  { name: "0034_grant_revoked_by_client", sql: _0034_grant_revoked_by_client },
 ];

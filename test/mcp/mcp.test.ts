@@ -56,6 +56,8 @@ describe("discovery", () => {
       authorization_endpoint: `${ORIGIN}/auth/mcp/authorize`,
       token_endpoint: `${ORIGIN}/auth/mcp/token`,
       registration_endpoint: `${ORIGIN}/auth/mcp/register`,
+      revocation_endpoint: `${ORIGIN}/auth/mcp/revoke`,
+      revocation_endpoint_auth_methods_supported: ["none"],
       grant_types_supported: ["authorization_code"],
       response_types_supported: ["code"],
       code_challenge_methods_supported: ["S256"],
@@ -96,6 +98,53 @@ describe("registration", () => {
     }
     const secretClient = await register({ redirect_uris: ["https://editor.example/cb"], token_endpoint_auth_method: "client_secret_basic" });
     expect(await secretClient.json()).toMatchObject({ error: "invalid_client_metadata" });
+  });
+});
+
+describe("the revocation endpoint (RFC 7009)", () => {
+  const revoke = (fields: Record<string, string>) =>
+    call("/auth/mcp/revoke", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  it("revokes an access token for the client it was issued to, not for another; answers 200 for any token", async () => {
+    const { session } = await person("member");
+    const { client, provider } = await connect(session, place.orgId);
+    await client.close();
+    const token = provider.saved!.access_token;
+    const clientId = provider.client!.client_id;
+    const other = await revoke({ token, client_id: "someone-else" });
+    expect(other.status).toBe(400);
+    expect(await other.json()).toMatchObject({ error: "unauthorized_client" });
+    expect((await rawMcp(token)).status).toBe(200);
+    const revoked = await revoke({ token, token_type_hint: "access_token", client_id: clientId });
+    expect(revoked.status).toBe(200);
+    expect(revoked.headers.get("cache-control")).toBe("no-store");
+    const refused = await rawMcp(token);
+    expect(refused.status).toBe(401);
+    await refused.body?.cancel();
+    const reason = await asRole("superuser", async (db) => (await db.query("SELECT revoke_reason FROM protocol_grants WHERE client_id = $1", [clientId])).rows);
+    expect(reason).toEqual([{ revoke_reason: "client" }]);
+    // Again, or a token nobody issued: the same 200, saying nothing of what exists.
+    expect((await revoke({ token, client_id: clientId })).status).toBe(200);
+    expect((await revoke({ token: "svc_mcp_nothing" })).status).toBe(200);
+  });
+
+  it("revokes a CLI token presented by its holder, audited; refuses a request without a token", async () => {
+    const cli = await seedToken(place.orgId, "cli");
+    expect((await call("/v1/cli/whoami", { token: cli.token })).status).toBe(200);
+    expect((await revoke({ token: cli.token })).status).toBe(200);
+    expect((await call("/v1/cli/whoami", { token: cli.token })).status).toBe(401);
+    const audited = await asRole(
+      "superuser",
+      async (db) => (await db.query("SELECT data FROM audit_log WHERE org_id = $1 AND action = 'token.revoked' AND target = $2", [place.orgId, cli.id])).rows,
+    );
+    expect(audited).toEqual([{ data: { via: "revocation endpoint" } }]);
+    const missing = await revoke({ token_type_hint: "access_token" });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: "invalid_request" });
   });
 });
 

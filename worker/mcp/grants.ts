@@ -126,6 +126,28 @@ WITH live AS (
 )
 SELECT id, org_id, person_id, client_id FROM live`;
 
+/**
+ * Revokes the grant behind a live access token (RFC 7009), when `clientId` is the client it was issued
+ * to: "wrong_client" otherwise; false when no live grant has that token (already revoked, expired,
+ * never issued: the endpoint answers the same).
+ */
+export function revokeByAccessToken(connect: () => Promise<Connection>, tokenHash: string, clientId: string | null): Promise<boolean | "wrong_client"> {
+  return inTransaction(connect, { lookups: { protocol_token_hash: tokenHash } }, async (tx) => {
+    const g = protocolGrants;
+    const [grant] = await tx
+      .select({ id: g.id, clientId: g.clientId })
+      .from(g)
+      .where(and(eq(g.tokenHash, tokenHash), isNull(g.revokedAt), gt(g.tokenExpiresAt, sql`now()`)));
+    if (!grant) return false;
+    if (clientId !== null && clientId !== grant.clientId) return "wrong_client";
+    await tx
+      .update(g)
+      .set({ revokedAt: sql`now()`, revokeReason: "client" })
+      .where(and(eq(g.id, grant.id), isNull(g.revokedAt)));
+    return true;
+  });
+}
+
 /** The live grant behind an access token, in a transaction holding its hash as the `protocol_token_hash` lookup. */
 export async function findTokenGrant(tx: Tx, tokenHash: string): Promise<TokenGrant | null> {
   const { rows } = await tx.execute<{ id: string; org_id: string; person_id: string; client_id: string }>(FIND_TOKEN(tokenHash));

@@ -1,6 +1,7 @@
 // The authorization server for /mcp, written on the service's own people, sessions and PostgreSQL:
 // the two discovery documents (RFC 9728, RFC 8414), registration (RFC 7591), the authorization
-// endpoint with the browser consent, and the token endpoint (authorization_code with S256 PKCE only).
+// endpoint with the browser consent, the token endpoint (authorization_code with S256 PKCE only), and
+// the revocation endpoint (RFC 7009) for its access tokens and CLI tokens.
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
@@ -11,17 +12,19 @@ import { BODY_LIMITS, decodeUtf8, isJsonType, readBytes } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { personContext } from "../people/store";
 import { readSessionCookie } from "../sessions/cookie";
+import { revokeCliTokenByHash } from "../tokens/logout";
+import { hashToken } from "../tokens/secret";
 import { checkCsrf, csrfTokenFor } from "../sessions/csrf";
 import { resolveSession } from "../sessions/store";
 import { answerUrl, checkAuthorizationRequest, type Checked } from "./authorization";
 import { lookUpClient, registerClient, RegistrationRequest, registrationProblem } from "./clients";
 import { authorizationErrorPage, consentPage } from "./consent-page";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, publicOrigin } from "./endpoint";
-import { hasConsented, issueCode, redeemCode } from "./grants";
+import { hasConsented, issueCode, redeemCode, revokeByAccessToken } from "./grants";
 import { planGate } from "../billing/gate";
 
 export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
-export const OAUTH_PATHS = { authorize: "/auth/mcp/authorize", token: "/auth/mcp/token", register: "/auth/mcp/register" } as const;
+export const OAUTH_PATHS = { authorize: "/auth/mcp/authorize", token: "/auth/mcp/token", register: "/auth/mcp/register", revoke: "/auth/mcp/revoke" } as const;
 
 const resourceOf = (c: AppContext) => `${publicOrigin(c)}${MCP_PATH}`;
 
@@ -85,6 +88,8 @@ export function registerOAuth(app: Hono<AppEnv>): void {
       authorization_endpoint: `${origin}${OAUTH_PATHS.authorize}`,
       token_endpoint: `${origin}${OAUTH_PATHS.token}`,
       registration_endpoint: `${origin}${OAUTH_PATHS.register}`,
+      revocation_endpoint: `${origin}${OAUTH_PATHS.revoke}`,
+      revocation_endpoint_auth_methods_supported: ["none"],
       response_types_supported: ["code"],
       response_modes_supported: ["query"],
       grant_types_supported: ["authorization_code"],
@@ -236,5 +241,20 @@ export function registerOAuth(app: Hono<AppEnv>): void {
       "cache-control": "no-store",
       pragma: "no-cache",
     });
+  });
+
+  // RFC 7009: an access token this server issued (only by the client it was issued to, when the
+  // request names one), or a CLI token (possession is the proof); 200 whatever the token was, so that
+  // the answer says nothing of what exists.
+  app.post(OAUTH_PATHS.revoke, planGate("reachable"), async (c) => {
+    const form = await readForm(c);
+    if (!form?.token) return oauthError(c, 400, "invalid_request", "Send the token to revoke as the form parameter token (RFC 7009).");
+    if (form.token.length > 2000) return oauthError(c, 400, "invalid_request", "A parameter is too long.");
+    const { connect } = c.var.database();
+    const tokenHash = await hashToken(form.token);
+    const revoked = await revokeByAccessToken(connect, tokenHash, form.client_id ?? null);
+    if (revoked === "wrong_client") return oauthError(c, 400, "unauthorized_client", "That token was not issued to this client.");
+    if (!revoked) await revokeCliTokenByHash(connect, tokenHash);
+    return c.body(null, 200, { "cache-control": "no-store" });
   });
 }

@@ -1,9 +1,11 @@
 // POST /v1/cli/logout: `svc logout` revokes the CLI token it presents (then forgets it); with
 // `{ all: true }`, every live CLI token of the same person, in every organization they belong to on
-// this service. A suspended organization does not stop a person from signing out.
+// this service. A suspended organization does not stop a person from signing out. The revocation
+// endpoint (RFC 7009, worker/mcp/oauth-routes.ts) revokes a CLI token by its value too.
 import { sql } from "drizzle-orm";
 import * as z from "zod";
-import { inTenant, type Tx } from "../../db/transaction";
+import { actAs, addLookup } from "../../db/acting";
+import { inTenant, inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { asCliToken } from "../auth/bearer";
 import { refusal, route, serverFailure } from "../openapi/route";
@@ -26,7 +28,7 @@ interface Revoker {
 }
 
 /** Revokes the person's live CLI tokens of the transaction's organization (only `tokenId`, when given), each audited. */
-async function revokeCliTokens(tx: Tx, orgId: string, revoker: Revoker, tokenId: string | null): Promise<number> {
+async function revokeCliTokens(tx: Tx, orgId: string, revoker: Revoker, tokenId: string | null, via = "cli logout"): Promise<number> {
   const { rows } = await tx.execute<{ id: string }>(sql`
     UPDATE tokens SET revoked_at = now()
     WHERE org_id = ${orgId} AND kind = 'cli' AND person_id = ${revoker.personId} AND revoked_at IS NULL
@@ -39,10 +41,28 @@ async function revokeCliTokens(tx: Tx, orgId: string, revoker: Revoker, tokenId:
       actorLabel: revoker.actorLabel,
       action: "token.revoked",
       target: id,
-      data: { via: "cli logout" },
+      data: { via },
     });
   }
   return rows.length;
+}
+
+/** Revokes the live CLI token whose hash is `tokenHash` (RFC 7009: possession is the proof); false when there is none. */
+export function revokeCliTokenByHash(connect: () => Promise<Connection>, tokenHash: string): Promise<boolean> {
+  return inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {
+    const { rows } = await tx.execute<{ id: string; org_id: string; person_id: string }>(
+      sql`SELECT id, org_id, person_id FROM tokens WHERE token_hash = ${tokenHash} AND kind = 'cli' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    );
+    const token = rows[0];
+    if (!token) return false;
+    await actAs(tx, token.org_id);
+    await addLookup(tx, "person_id", token.person_id);
+    const { rows: people } = await tx.execute<{ label: string }>(
+      sql`SELECT coalesce(login, email, id::text) AS label FROM people WHERE id = ${token.person_id}`,
+    );
+    const revoker = { personId: token.person_id, actorLabel: people[0]?.label ?? token.person_id };
+    return (await revokeCliTokens(tx, token.org_id, revoker, token.id, "revocation endpoint")) === 1;
+  });
 }
 
 export const logout = route({
