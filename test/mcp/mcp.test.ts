@@ -47,7 +47,7 @@ const EIGHT = [
 ];
 
 describe("discovery", () => {
-  it("names the /mcp resource and its authorization server; the server offers authorization_code and S256 only", async () => {
+  it("names the /mcp resource and its authorization server; the server offers authorization_code with S256, and the device grant", async () => {
     const resource = (await (await call("/.well-known/oauth-protected-resource")).json()) as Record<string, unknown>;
     expect(resource).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN] });
     const server = (await (await call("/.well-known/oauth-authorization-server")).json()) as Record<string, unknown>;
@@ -58,7 +58,9 @@ describe("discovery", () => {
       registration_endpoint: `${ORIGIN}/auth/mcp/register`,
       revocation_endpoint: `${ORIGIN}/auth/mcp/revoke`,
       revocation_endpoint_auth_methods_supported: ["none"],
-      grant_types_supported: ["authorization_code"],
+      // The CLI's sign-in: a standard OAuth client finds the device flow here (RFC 8628 4).
+      device_authorization_endpoint: `${ORIGIN}/auth/device/code`,
+      grant_types_supported: ["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"],
       response_types_supported: ["code"],
       code_challenge_methods_supported: ["S256"],
     });

@@ -63,6 +63,28 @@ async function readDeviceRequest<S extends z.ZodType>(c: AppContext, schema: S):
 
 const baseUrl = (c: AppContext) => c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin;
 
+/**
+ * A device-code token request's answer (RFC 8628 3.5), here and at the authorization server's token
+ * endpoint, which the metadata names for the device grant too (worker/mcp/oauth-routes.ts).
+ */
+export async function answerDevicePoll(c: AppContext, deviceCode: string): Promise<Response> {
+  const poll = await pollDeviceAuthorization(c.var.database().connect, deviceCode);
+  switch (poll.status) {
+    case "issued":
+      return c.json({ access_token: poll.token, token_type: "Bearer", scope: poll.scopes.join(" ") }, 200, { "cache-control": "no-store" });
+    case "authorization_pending":
+      return oauthError(c, poll.status, "The person has not approved this sign-in yet; keep polling at the interval.");
+    case "slow_down":
+      return oauthError(c, poll.status, "Polling too fast; add five seconds to the interval.");
+    case "expired_token":
+      return oauthError(c, poll.status, "The device code expired; start the sign-in again.");
+    case "access_denied":
+      return oauthError(c, poll.status, "The person denied this sign-in.");
+    case "invalid_grant":
+      return oauthError(c, poll.status, "The device code is unknown or was already used.");
+  }
+}
+
 export function registerDeviceFlow(app: Hono<AppEnv>): void {
   app.post("/auth/device/code", planGate("reachable"), async (c) => {
     await enforceRateLimit(c.env, addressBucket("device-code", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
@@ -88,21 +110,7 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
     const request = await readDeviceRequest(c, DeviceTokenRequest);
     if (!request.ok) return request.response;
     if (request.data.grant_type !== DEVICE_GRANT) return oauthError(c, "unsupported_grant_type", `Only ${DEVICE_GRANT} is served here.`);
-    const poll = await pollDeviceAuthorization(c.var.database().connect, request.data.device_code);
-    switch (poll.status) {
-      case "issued":
-        return c.json({ access_token: poll.token, token_type: "Bearer", scope: poll.scopes.join(" ") });
-      case "authorization_pending":
-        return oauthError(c, poll.status, "The person has not approved this sign-in yet; keep polling at the interval.");
-      case "slow_down":
-        return oauthError(c, poll.status, "Polling too fast; add five seconds to the interval.");
-      case "expired_token":
-        return oauthError(c, poll.status, "The device code expired; start the sign-in again.");
-      case "access_denied":
-        return oauthError(c, poll.status, "The person denied this sign-in.");
-      case "invalid_grant":
-        return oauthError(c, poll.status, "The device code is unknown or was already used.");
-    }
+    return answerDevicePoll(c, request.data.device_code);
   });
 
   app.get("/auth/device", planGate("reachable"), async (c) => {

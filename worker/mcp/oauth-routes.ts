@@ -1,7 +1,8 @@
 // The authorization server for /mcp, written on the service's own people, sessions and PostgreSQL:
 // the two discovery documents (RFC 9728, RFC 8414), registration (RFC 7591), the authorization
-// endpoint with the browser consent, the token endpoint (authorization_code with S256 PKCE only), and
-// the revocation endpoint (RFC 7009) for its access tokens and CLI tokens.
+// endpoint with the browser consent, the token endpoint (authorization_code with S256 PKCE; the CLI's
+// device grant, RFC 8628, whose endpoint the metadata names), and the revocation endpoint (RFC 7009)
+// for its access tokens and CLI tokens.
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
@@ -11,6 +12,8 @@ import type { AppContext, AppEnv } from "../http/context";
 import { BODY_LIMITS, decodeUtf8, isJsonType, readBytes } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { personContext } from "../people/store";
+import { answerDevicePoll } from "../device/routes";
+import { DEVICE_GRANT } from "../device/schemas";
 import { readSessionCookie } from "../sessions/cookie";
 import { revokeCliTokenByHash } from "../tokens/logout";
 import { hashToken } from "../tokens/secret";
@@ -92,7 +95,8 @@ export function registerOAuth(app: Hono<AppEnv>): void {
       revocation_endpoint_auth_methods_supported: ["none"],
       response_types_supported: ["code"],
       response_modes_supported: ["query"],
-      grant_types_supported: ["authorization_code"],
+      device_authorization_endpoint: `${origin}/auth/device/code`,
+      grant_types_supported: ["authorization_code", DEVICE_GRANT],
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
       authorization_response_iss_parameter_supported: true,
@@ -225,7 +229,13 @@ export function registerOAuth(app: Hono<AppEnv>): void {
   app.post(OAUTH_PATHS.token, planGate("reachable"), async (c) => {
     const form = await readForm(c);
     if (!form) return oauthError(c, 400, "invalid_request", "Send a UTF-8 form (application/x-www-form-urlencoded) with each parameter once.");
-    if (form.grant_type !== "authorization_code") return oauthError(c, 400, "unsupported_grant_type", "Only the authorization_code grant is served.");
+    // The device grant (RFC 8628), whose authorization endpoint the metadata names: the CLI's sign-in.
+    if (form.grant_type === DEVICE_GRANT) {
+      if (!form.device_code || form.device_code.length > 200) return oauthError(c, 400, "invalid_request", "Send the device_code.");
+      return answerDevicePoll(c, form.device_code);
+    }
+    if (form.grant_type !== "authorization_code")
+      return oauthError(c, 400, "unsupported_grant_type", `Only the authorization_code and ${DEVICE_GRANT} grants are served.`);
     const { code, redirect_uri: redirectUri, client_id: clientId, code_verifier: codeVerifier } = form;
     if (!code || !redirectUri || !clientId) return oauthError(c, 400, "invalid_request", "Send code, redirect_uri and client_id.");
     if (!codeVerifier || !VERIFIER.test(codeVerifier))
