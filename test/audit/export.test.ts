@@ -100,6 +100,12 @@ describe("the audit export", () => {
   it("catches a cut tail: without the head line, and with a head rewritten to the shorter chain (against the console's head)", async () => {
     const lines = await exported();
     expect(await verifyExportFile(text(lines.slice(0, -2)))).toMatchObject({ intact: false, reason: expect.stringMatching(/cut short/) });
+    // An export the service cut off (its database went away) ends with its own line saying so.
+    const failed = [
+      ...lines.slice(0, -2),
+      JSON.stringify({ error: { code: "database_unavailable", message: "The service could not reach its database.", entriesSent: 1 } }),
+    ];
+    expect(await verifyExportFile(text(failed))).toMatchObject({ intact: false, line: failed.length, reason: expect.stringMatching(/failed before its end/) });
     const consoleHead = JSON.parse(lines.at(-1)!).head.hash as string;
     const shorter = lines.slice(0, -2);
     const last = JSON.parse(shorter.at(-1)!) as { seq: number; hash: string };

@@ -174,12 +174,16 @@ describe("the console under the same storm", () => {
     const after = await send(`${worker.base}/console/api/audit/export?orgId=${owner.orgId}`, { headers: { cookie: owner.cookie } });
     for (const attempt of [...exports, after]) {
       if (attempt.status === 200) {
-        // A body cut off by the database's absence has no head on its last line: visibly incomplete
-        // (`svc audit verify` refuses it). One that has a head counts every line before it.
+        // A body cut off by the database's absence ends with a line saying so, not the head: visibly
+        // incomplete (`svc audit verify` refuses it). One that has a head counts every line before it.
         const lines = attempt.text.trimEnd().split("\n");
         const head = headOf(lines.at(-1)!);
         if (head) expect(head.entries).toBe(lines.length - 1);
-        else expect(attempt).not.toBe(after);
+        else {
+          // Cut off: its last line says why, in the catalog's words.
+          expect(attempt).not.toBe(after);
+          expect(JSON.parse(lines.at(-1)!)).toMatchObject({ error: { code: "database_unavailable" } });
+        }
       } else if (attempt.status !== -1) {
         expect({ status: attempt.status, code: attempt.code }).toEqual({ status: 500, code: "database_unavailable" });
       }

@@ -2,6 +2,7 @@
 // as Neon's pooled endpoint does: nothing of one session may reach the next, and a backend goes only
 // to a session that presents the password PostgreSQL accepted for that role.
 import { describe, expect, inject, it } from "vitest";
+import { ownDatabase } from "../support/own-database";
 import { asRole } from "../support/sql";
 
 const session = <T>(work: Parameters<typeof asRole<T>>[1]) => asRole("app", work);
@@ -47,15 +48,19 @@ describe("the local bridge's backend pool", () => {
   });
 
   it("never hands out a pooled backend the server terminated: the next sessions all answer, none on it", async () => {
-    const pid = await session(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+    // In a database of its own: a backend of the shared one may be handed to another file's session
+    // in the meantime, and terminating it would end that session instead.
+    const { database } = await ownDatabase();
+    const mine = <T>(work: Parameters<typeof asRole<T>>[1]) => asRole("app", work, database);
+    const pid = await mine(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
     // Once reset it waits in the pool; then the server ends it, as a restart or a pooler would.
     await new Promise((resolve) => setTimeout(resolve, 100));
     await asRole("superuser", (client) => client.query("SELECT pg_terminate_backend($1)", [pid]));
     const seen = await Promise.all(
-      Array.from({ length: 8 }, () => session(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid)),
+      Array.from({ length: 8 }, () => mine(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid)),
     );
     expect(seen).not.toContain(pid);
-  });
+  }, 60_000);
 
   it("refuses a wrong password even for a role whose backends wait in the pool", async () => {
     await session((client) => client.query("SELECT 1"));

@@ -6,6 +6,9 @@ import type { Connection, Tx } from "../../db/transaction";
 import { inTenant } from "../../db/transaction";
 import { STORED_TIME } from "./append";
 import type { ExportedEntry, ExportHead } from "./entry";
+import { ERROR_CATALOG } from "../http/catalog";
+import { diagnose, FAILURE_CODE } from "../http/diagnosis";
+import { log } from "../log";
 
 export const EXPORT_PAGE = 1000;
 
@@ -105,7 +108,20 @@ export function streamAuditExport(connect: () => Promise<Connection>, orgId: str
     );
   return new ReadableStream({
     async pull(controller) {
-      const page = await (next ?? read(0));
+      let page: Awaited<ReturnType<typeof read>>;
+      try {
+        page = await (next ?? read(0));
+      } catch (error) {
+        // The database went away mid-download (or something else failed): the file ends with a line
+        // saying so instead of the head, so it is visibly incomplete (`svc audit verify` refuses it),
+        // and the failure is logged once. An errored body would be reported as an uncaught exception.
+        const { kind, errorClass, sqlState } = diagnose(error);
+        const code = FAILURE_CODE[kind];
+        log("error", "audit.export_failed", { code, kind, errorClass, ...(sqlState ? { sqlState } : {}), entries });
+        controller.enqueue(encoder.encode(`${JSON.stringify({ error: { code, message: ERROR_CATALOG[code].message, entriesSent: entries } })}\n`));
+        controller.close();
+        return;
+      }
       if (page.lines === 0) {
         const fixed = await head!;
         const last: ExportHead = { head: { organization: orgId, seq: fixed.seq, hash: fixed.hash, entries, exportedAt: new Date().toISOString() } };

@@ -18,6 +18,10 @@ export async function verifyExportFile(text: string, expectedHead?: string): Pro
     } catch {
       return { intact: false, entries: index, line: lineNumber, seq: null, reason: "the line is not JSON" };
     }
+    // The service's own last line when the export failed on its way (worker/audit/export.ts).
+    if ((parsed as { error?: unknown }).error !== undefined && index === lines.length - 1) {
+      return { intact: false, entries: index, line: lineNumber, seq: lastSeq || null, reason: "the export failed before its end; download it again" };
+    }
     if (parsed.head) {
       if (index !== lines.length - 1) return { intact: false, entries: index, line: lineNumber, seq: null, reason: "the head is not the last line" };
       if (parsed.head.seq !== lastSeq || parsed.head.hash !== previous) {
