@@ -1,6 +1,7 @@
 // The audit export (NDJSON, head last) and its offline verification: every kind of tampering is named
 // at its first bad entry, and a cut tail is caught against the head the console shows.
 import { beforeEach, describe, expect, it } from "vitest";
+import { DatabaseUnreachable } from "../../db/neon";
 import { inTenant } from "../../db/transaction";
 import { appendAudit } from "../../worker/audit/append";
 import { exportPage, streamAuditExport } from "../../worker/audit/export";
@@ -74,6 +75,23 @@ describe("the audit export", () => {
       expect(lines.slice(0, -2)).toEqual(entries.map((entry) => JSON.stringify(entry)));
       expect(lines.at(-1)).toBe("");
       expect(JSON.parse(lines.at(-2)!)).toMatchObject({ head: { seq: entries.at(-1)!.seq, hash: entries.at(-1)!.hash, entries: entries.length } });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("ends a download the database cut off with a line saying so, in the catalog's words, never an errored body", async () => {
+    const pool = appPool();
+    try {
+      // The database goes away after the head and the first page were read: the third connection fails.
+      let connections = 0;
+      const connect = () => (++connections > 2 ? Promise.reject(new DatabaseUnreachable(new Error("gone"))) : pool.connect());
+      const lines = (await new Response(streamAuditExport(connect, orgId, 2)).text()).trimEnd().split("\n");
+      expect(lines).toHaveLength(3);
+      expect(JSON.parse(lines.at(-1)!)).toEqual({
+        error: { code: "database_unavailable", message: "The service could not reach its database.", entriesSent: 2 },
+      });
+      expect(await verifyExportFile(text(lines))).toMatchObject({ intact: false, reason: expect.stringMatching(/failed before its end/) });
     } finally {
       await pool.end();
     }
