@@ -16,7 +16,7 @@ import { requireSession } from "../sessions/middleware";
 import { resolveSession } from "../sessions/store";
 import { displayUserCode, decideDeviceAuthorization, findPendingDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
 import { enterCodePage, signInFirstPage, unknownCodePage, verificationPage } from "./page";
-import { DEVICE_GRANT, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";
+import { DEVICE_GRANT, DEVICE_PATHS, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";
 import { planGate } from "../billing/gate";
 
 /** RFC 6749 5.2 error body: the shape OAuth clients expect from a token endpoint. */
@@ -86,7 +86,7 @@ export async function answerDevicePoll(c: AppContext, deviceCode: string): Promi
 }
 
 export function registerDeviceFlow(app: Hono<AppEnv>): void {
-  app.post("/auth/device/code", planGate("reachable"), async (c) => {
+  app.post(DEVICE_PATHS.code, planGate("reachable"), async (c) => {
     await enforceRateLimit(c.env, addressBucket("device-code", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many device sign-ins from this address.");
     const request = await readDeviceRequest(c, DeviceCodeRequest);
     if (!request.ok) return request.response;
@@ -106,7 +106,7 @@ export function registerDeviceFlow(app: Hono<AppEnv>): void {
     });
   });
 
-  app.post("/auth/device/token", planGate("reachable"), async (c) => {
+  app.post(DEVICE_PATHS.token, planGate("reachable"), async (c) => {
     const request = await readDeviceRequest(c, DeviceTokenRequest);
     if (!request.ok) return request.response;
     if (request.data.grant_type !== DEVICE_GRANT) return oauthError(c, "unsupported_grant_type", `Only ${DEVICE_GRANT} is served here.`);

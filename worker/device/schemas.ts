@@ -4,6 +4,9 @@ import { text } from "../http/text";
 
 export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
+/** Where the device flow starts (RFC 8628's device authorization endpoint, which the OAuth metadata names too) and is polled. */
+export const DEVICE_PATHS = { code: "/auth/device/code", token: "/auth/device/token" } as const;
+
 /** A device-flow body once read: flat string parameters (a form, or a JSON object of strings); the known ones are checked below, others ignored (RFC 6749 3.1). */
 export const FlatParameters = z.record(z.string(), z.string());
 

@@ -13,7 +13,7 @@ import { BODY_LIMITS, decodeUtf8, isJsonType, readBytes } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { personContext } from "../people/store";
 import { answerDevicePoll } from "../device/routes";
-import { DEVICE_GRANT } from "../device/schemas";
+import { DEVICE_GRANT, DEVICE_PATHS } from "../device/schemas";
 import { readSessionCookie } from "../sessions/cookie";
 import { revokeCliTokenByHash } from "../tokens/logout";
 import { hashToken } from "../tokens/secret";
@@ -95,7 +95,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
       revocation_endpoint_auth_methods_supported: ["none"],
       response_types_supported: ["code"],
       response_modes_supported: ["query"],
-      device_authorization_endpoint: `${origin}/auth/device/code`,
+      device_authorization_endpoint: `${origin}${DEVICE_PATHS.code}`,
       grant_types_supported: ["authorization_code", DEVICE_GRANT],
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
