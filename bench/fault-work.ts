@@ -271,7 +271,7 @@ export async function runClaimers(
   base: string,
   tokens: readonly string[],
   envId: string,
-  options: { runs: number; beats: number; giveUpAfterMs?: number },
+  options: { runs: number; beats: number; giveUpAfterMs?: number; pauseMs?: number },
 ): Promise<ClaimRun> {
   const run: ClaimRun = { answers: [], claimedBy: new Map(), lostLeases: 0 };
   const until = Date.now() + (options.giveUpAfterMs ?? 120_000);
@@ -295,6 +295,7 @@ export async function runClaimers(
         if (!held) continue;
         run.claimedBy.set(held.id, [...(run.claimedBy.get(held.id) ?? []), engine]);
         for (let beat = 0; beat < options.beats; beat++) {
+          if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
           const answer = await retrying(`/v1/workloads/runs/${held.id}/heartbeat`, token, { leaseId: held.lease.id });
           if (answer.status === 409) run.lostLeases += 1;
         }

@@ -56,7 +56,7 @@ export async function withBenchWorker<T>(
 export async function startBenchWorker(
   variables: Record<string, string>,
   options: { inspectorPort?: number; output?: (text: string) => void } = {},
-): Promise<BenchWorker & { stop: () => Promise<void> }> {
+): Promise<BenchWorker & { stop: () => Promise<void>; restart: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const outdir = join(dir, "worker");
   let stack: LocalStack | null = null;
@@ -74,27 +74,35 @@ export async function startBenchWorker(
     pool = nodePool(stack.urls.app);
     // Made inside `try`: options Miniflare refuses must not leave PostgreSQL running.
     const port = String(await freePort());
-    worker = startWorker(stack, port, outdir, variables, options);
+    // The direct socket on a port of its own, so that the Worker answers at the same origin after a restart.
+    const settings = miniflareOptions(stack, port, await freePort(), join(dir, "objects"), outdir, variables, options);
+    worker = new Miniflare(settings);
     await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
     await worker.ready;
     const direct = (await worker.unsafeGetDirectURL()).origin;
-    return { stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map"), stop };
+    const running = worker;
+    // A new workerd with the same configuration: every Durable Object starts again from its storage,
+    // as a deployed object does after a reset, and requests in flight are cut off.
+    const restart = () => running.setOptions(settings);
+    return { stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map"), stop, restart };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-function startWorker(
+function miniflareOptions(
   stack: LocalStack,
   port: string,
+  directPort: number,
+  objectsDir: string,
   outdir: string,
   variables: Record<string, string>,
   { inspectorPort, output }: { inspectorPort?: number; output?: (text: string) => void },
-): Miniflare {
+): ConstructorParameters<typeof Miniflare>[0] {
   const write = output ?? ((text: string) => process.stderr.write(text));
   const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
-  return new Miniflare({
+  return {
     ...workerOptions,
     modules: true,
     scriptPath: join(outdir, "index.js"),
@@ -118,9 +126,11 @@ function startWorker(
     },
     // No request to the internet for Request.cf (a failed one could reset the first request).
     cf: false,
-    unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+    unsafeDirectSockets: [{ host: "127.0.0.1", port: directPort }],
+    // On disk, so that a restart keeps the objects' storage (their identities, alarms, SQLite).
+    durableObjectsPersist: objectsDir,
     ...(inspectorPort ? { inspectorPort } : {}),
-  } as ConstructorParameters<typeof Miniflare>[0]);
+  } as ConstructorParameters<typeof Miniflare>[0];
 }
 
 /** workerd processes started by this process (Miniflare's), read from /proc. */

@@ -1,10 +1,11 @@
 // A bad day for the database, driven from the outside against the real local stack (embedded
 // PostgreSQL, the bridge and its backend pool, the Worker's deploy bundle in workerd): the application
 // role's connections terminated while engines send events, claim and heartbeat; the server's processes
-// frozen and resumed. Each asserts what an engine sees (statuses, codes, how long an answer took),
-// what the database holds (exactly once, projections current, leases fenced) and that the Worker
-// printed no uncaught exception. Deadlines are behaviour here (no answer later than its deadline), not
-// speed: the benchmark (`npm run bench:faults`) prints the figures.
+// frozen and resumed; the Worker restarted in the middle of claims. Each asserts what an engine sees
+// (statuses, codes, how long an answer took), what the database holds (exactly once, projections
+// current, leases fenced) and that the Worker printed no uncaught exception. Deadlines are behaviour
+// here (no answer later than its deadline), not speed: the benchmark (`npm run bench:faults`) prints
+// the figures.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { inTenant } from "../../db/transaction";
@@ -33,7 +34,7 @@ const READY_MS = 5_000;
 /** How often the storm terminates every application connection. */
 const STORM_MS = 250;
 
-let worker: BenchWorker & { stop: () => Promise<void> };
+let worker: BenchWorker & { stop: () => Promise<void>; restart: () => Promise<void> };
 let output = "";
 
 beforeAll(async () => {
@@ -65,6 +66,40 @@ function expectOnlyDatabaseUnavailable(answers: readonly Answer[], ok: number[])
   }
 }
 
+/** An environment made ready by an event, and `runs` runs of a workload waiting in it. */
+async function claimable(org: { token: string; orgId: string }, envId: string, runs: number): Promise<string[]> {
+  const ready = await send(`${worker.base}/v1/events`, {
+    token: org.token,
+    body: JSON.stringify({
+      events: [
+        {
+          id: `${envId}-env`,
+          type: "environment.ready",
+          envId,
+          sequence: 1,
+          occurredAt: new Date().toISOString(),
+          payload: { repository: "f/shop", branch: "main" },
+        },
+      ],
+    }),
+  });
+  expect(ready.status).toBe(202);
+  return inTenant(worker.pool.connect, org.orgId, async (tx) => {
+    const { versionId } = await defineWorkload(tx, org.orgId, "faults", { steps: ["load"] });
+    const ids: string[] = [];
+    for (let i = 0; i < runs; i++) ids.push(await requestRun(tx, org.orgId, envId, versionId));
+    return ids;
+  });
+}
+
+/** Each run of the organization and its state, by id. */
+async function runStates(orgId: string): Promise<{ id: string; state: string }[]> {
+  const { rows } = await inTenant(worker.pool.connect, orgId, (tx) =>
+    tx.execute<{ id: string; state: string }>(sql`SELECT id, state FROM workload_runs WHERE org_id = ${orgId} ORDER BY id`),
+  );
+  return rows;
+}
+
 describe("connections terminated four times a second", () => {
   it("store every event of engines that retry exactly once, with every environment's projection current", async () => {
     const { token, orgId } = await engineToken(worker.pool, "faults-storm");
@@ -86,29 +121,8 @@ describe("connections terminated four times a second", () => {
       (await issueToken(tx, { orgId: org.orgId, kind: "engine", name: "second" })).token,
       (await issueToken(tx, { orgId: org.orgId, kind: "engine", name: "third" })).token,
     ]);
-    const ready = await send(`${worker.base}/v1/events`, {
-      token: org.token,
-      body: JSON.stringify({
-        events: [
-          {
-            id: "claims-env",
-            type: "environment.ready",
-            envId: "claims",
-            sequence: 1,
-            occurredAt: new Date().toISOString(),
-            payload: { repository: "f/shop", branch: "main" },
-          },
-        ],
-      }),
-    });
-    expect(ready.status).toBe(202);
-    const runs = 30;
-    const requested = await inTenant(worker.pool.connect, org.orgId, async (tx) => {
-      const { versionId } = await defineWorkload(tx, org.orgId, "faults", { steps: ["load"] });
-      const ids: string[] = [];
-      for (let i = 0; i < runs; i++) ids.push(await requestRun(tx, org.orgId, "claims", versionId));
-      return ids;
-    });
+    const requested = await claimable(org, "claims", 30);
+    const runs = requested.length;
     const storm = connectionStorm(worker.stack.superuserUrl, STORM_MS);
     const claims = await runClaimers(worker.base, tokens, "claims", { runs, beats: 3, giveUpAfterMs: 40_000 });
     expect(await storm.stop()).toBeGreaterThan(0);
@@ -119,11 +133,35 @@ describe("connections terminated four times a second", () => {
     expect(claims.lostLeases).toBe(0);
     // Every run is held (accepted) by the engine it was handed to, and a retried claim took no second
     // run: none is accepted without an engine knowing it.
-    const { rows } = await inTenant(worker.pool.connect, org.orgId, (tx) =>
-      tx.execute<{ id: string; state: string }>(sql`SELECT id, state FROM workload_runs WHERE org_id = ${org.orgId} ORDER BY id`),
-    );
-    expect(rows).toEqual([...requested].sort().map((id) => ({ id, state: "accepted" })));
+    expect(await runStates(org.orgId)).toEqual([...requested].sort().map((id) => ({ id, state: "accepted" })));
     expect([...claims.claimedBy.keys()].sort()).toEqual([...requested].sort());
+  });
+});
+
+describe("the Worker and its Durable Objects restarted in the middle of claims", () => {
+  it("hand each run to one engine only, and keep every lease with the engine that holds it", async () => {
+    const org = await engineToken(worker.pool, "faults-restart");
+    const tokens = await inTenant(worker.pool.connect, org.orgId, async (tx) => [
+      org.token,
+      (await issueToken(tx, { orgId: org.orgId, kind: "engine", name: "second" })).token,
+    ]);
+    const requested = await claimable(org, "restart", 16);
+    const claims = runClaimers(worker.base, tokens, "restart", { runs: requested.length, beats: 4, giveUpAfterMs: 60_000, pauseMs: 100 });
+    // Twice, while claims and heartbeats are in flight: every object starts again from its storage.
+    let restarts = 0;
+    for (const after of [300, 300]) {
+      await new Promise((resolve) => setTimeout(resolve, after));
+      await worker.restart();
+      restarts += 1;
+    }
+    const run = await claims;
+    expect(restarts).toBe(2);
+    // Cut off answers were seen (a restart drops what is in flight), then retried.
+    expect(run.answers.some((answer) => answer.status <= 0)).toBe(true);
+    expect([...run.claimedBy.values()].filter((engines) => engines.length > 1)).toEqual([]);
+    expect(run.lostLeases).toBe(0);
+    expect(await runStates(org.orgId)).toEqual([...requested].sort().map((id) => ({ id, state: "accepted" })));
+    expect([...run.claimedBy.keys()].sort()).toEqual([...requested].sort());
   });
 });
 
