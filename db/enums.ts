@@ -43,7 +43,15 @@ export type DeviceAuthorizationStatus = (typeof DEVICE_AUTHORIZATION_STATUSES)[n
 export const RUN_OUTCOMES = ["passed", "failed", "errored", "cancelled"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
-export const GRANT_REVOKE_REASONS = ["person", "code_reused", "membership_ended", "organization_deleted", "client"] as const;
+export const GRANT_REVOKE_REASONS = [
+  "person",
+  "code_reused",
+  "membership_ended",
+  "organization_deleted",
+  "client",
+  "refresh_reused",
+  "organization_suspended",
+] as const;
 export type GrantRevokeReason = (typeof GRANT_REVOKE_REASONS)[number];
 
 /** The model providers the proxy forwards to. */

@@ -57,7 +57,8 @@ export interface Scope {
       | "deletion_export_hash"
       | "protocol_client_id"
       | "protocol_code_hash"
-      | "protocol_token_hash",
+      | "protocol_token_hash"
+      | "protocol_refresh_hash",
       string
     >
   >;

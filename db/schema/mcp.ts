@@ -11,6 +11,7 @@ export const protocolClients = pgTable(
     clientId: text("client_id").primaryKey(),
     clientName: text("client_name").notNull(),
     redirectUris: text("redirect_uris").array().notNull(),
+    grantTypes: text("grant_types").array().notNull().default(sql`'{authorization_code}'::text[]`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   () => [
@@ -44,6 +45,7 @@ export const protocolGrants = pgTable(
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
     revokeReason: text("revoke_reason", { enum: GRANT_REVOKE_REASONS }),
+    refreshUntil: timestamp("refresh_until", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -53,5 +55,26 @@ export const protocolGrants = pgTable(
     pgPolicy("by_code", { using: sql`code_hash = app_lookup('protocol_code_hash')` }),
     pgPolicy("by_token", { using: sql`token_hash = app_lookup('protocol_token_hash')` }),
     pgPolicy("by_person_and_client", { for: "select", using: sql`person_id::text = app_lookup('person_id') AND client_id = app_lookup('protocol_client_id')` }),
+  ],
+).enableRLS();
+
+export const protocolRefreshTokens = pgTable(
+  "protocol_refresh_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    grantId: uuid("grant_id")
+      .notNull()
+      .references(() => protocolGrants.id, { onDelete: "cascade" }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    spentAt: timestamp("spent_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("protocol_refresh_tokens_grant").on(t.grantId),
+    ...tenantPolicies(),
+    pgPolicy("by_hash", { for: "select", using: sql`token_hash = app_lookup('protocol_refresh_hash')` }),
   ],
 ).enableRLS();

@@ -9,7 +9,20 @@ import { fake } from "../support/codehost";
 import { elementsOf } from "../support/html";
 import { call, callWith, setCookies } from "../support/http";
 import { codehostUser, someAddress } from "../support/signin";
-import { callTool, connect, consent, ORIGIN, postConsent, rawMcp, REDIRECT_URI, TestProvider } from "../support/mcp";
+import {
+  authorizeUrl,
+  callTool,
+  connect,
+  consent,
+  exchange,
+  ORIGIN,
+  postConsent,
+  rawMcp,
+  REDIRECT_URI,
+  registerClient,
+  TestProvider,
+  VERIFIER,
+} from "../support/mcp";
 import { analyticsEvents, SURROGATE_SECRET } from "../support/providers";
 import { billingOn } from "../support/billing";
 import { rpcClient } from "../support/rpc";
@@ -47,7 +60,7 @@ const EIGHT = [
 ];
 
 describe("discovery", () => {
-  it("names the /mcp resource and its authorization server; the server offers authorization_code with S256, and the device grant", async () => {
+  it("names the /mcp resource and its authorization server; the server offers authorization_code with S256, refresh tokens and the device grant", async () => {
     const resource = (await (await call("/.well-known/oauth-protected-resource")).json()) as Record<string, unknown>;
     expect(resource).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN] });
     const server = (await (await call("/.well-known/oauth-authorization-server")).json()) as Record<string, unknown>;
@@ -60,7 +73,7 @@ describe("discovery", () => {
       revocation_endpoint_auth_methods_supported: ["none"],
       // The CLI's sign-in: a standard OAuth client finds the device flow here (RFC 8628 4).
       device_authorization_endpoint: `${ORIGIN}/auth/device/code`,
-      grant_types_supported: ["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"],
+      grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
       response_types_supported: ["code"],
       code_challenge_methods_supported: ["S256"],
     });
@@ -271,34 +284,7 @@ describe("the required-plan gate", () => {
 });
 
 describe("what the authorization server refuses", () => {
-  async function registered(redirect = REDIRECT_URI) {
-    const response = await call("/auth/mcp/register", {
-      method: "POST",
-      json: { client_name: "Raw client", redirect_uris: [redirect] },
-      headers: { "x-forwarded-for": "10.8.0.1" },
-    });
-    return ((await response.json()) as { client_id: string }).client_id;
-  }
-  const CHALLENGE = "3IFdHrlVlGa7G5a82bxbpozu4WLkg5qoGBZqCDZ-zLs"; // BASE64URL(SHA-256(VERIFIER))
-  const VERIFIER = "dBjftJeZ4CVP-mJ92IqeukqJqAu9X9vjzlVCj9-uBjw";
-  const authorizeUrl = (clientId: string, more: Record<string, string> = {}) =>
-    new URL(
-      `${ORIGIN}/auth/mcp/authorize?${new URLSearchParams({
-        response_type: "code",
-        client_id: clientId,
-        redirect_uri: REDIRECT_URI,
-        code_challenge: CHALLENGE,
-        code_challenge_method: "S256",
-        state: "s1",
-        ...more,
-      })}`,
-    );
-  const exchange = (fields: Record<string, string>) =>
-    call("/auth/mcp/token", {
-      method: "POST",
-      body: new URLSearchParams({ grant_type: "authorization_code", ...fields }).toString(),
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-    });
+  const registered = (redirect = REDIRECT_URI) => registerClient(["authorization_code"], redirect);
 
   it("shows a redirect URI that is not exactly a registered one to the person, and redirects nowhere", async () => {
     const { session } = await person("member");
@@ -498,7 +484,7 @@ describe("what the authorization server refuses", () => {
       ).json(),
     ).toMatchObject({ error: "invalid_target" });
     expect(
-      await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, grant_type: "refresh_token" })).json(),
+      await (await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, grant_type: "client_credentials" })).json(),
     ).toMatchObject({ error: "unsupported_grant_type" });
 
     const issued = await exchange({ code, client_id: clientId, redirect_uri: REDIRECT_URI, code_verifier: VERIFIER, resource: `${ORIGIN}/mcp` });

@@ -354,7 +354,11 @@ describe("suspension from the portal", () => {
 
     const audit = (await auditActions(tenant.orgId)).filter((row) => row.action.startsWith("organization.") && row.action.endsWith("suspended"));
     expect(audit).toEqual([
-      { action: "organization.suspended", actor_label: `operator ${operator.login}`, data: { by: "operator", reason: "unpaid invoices" } },
+      {
+        action: "organization.suspended",
+        actor_label: `operator ${operator.login}`,
+        data: { by: "operator", reason: "unpaid invoices", clientsDisconnected: 0 },
+      },
       { action: "organization.unsuspended", actor_label: `operator ${operator.login}`, data: { by: "operator" } },
     ]);
   });

@@ -15,6 +15,8 @@ export class TestProvider implements OAuthClientProvider {
   constructor(
     readonly name = "Test editor",
     readonly redirect = REDIRECT_URI,
+    // What the MCP Inspector and most MCP clients register for by default.
+    readonly grantTypes: string[] = ["authorization_code", "refresh_token"],
   ) {}
   get redirectUrl() {
     return this.redirect;
@@ -23,7 +25,7 @@ export class TestProvider implements OAuthClientProvider {
     return {
       client_name: this.name,
       redirect_uris: [this.redirect],
-      grant_types: ["authorization_code"],
+      grant_types: this.grantTypes,
       response_types: ["code"],
       token_endpoint_auth_method: "none",
     };

@@ -83,3 +83,40 @@ export const rawMcp = (token: string | null, body: unknown = { jsonrpc: "2.0", i
     json: body,
     headers: { accept: "application/json, text/event-stream", ...(token ? { authorization: `Bearer ${token}` } : {}) },
   });
+
+/** Registers a client as a raw request does (RFC 7591), for the grant types named; answers its client_id. */
+export async function registerClient(grantTypes: string[], redirect = REDIRECT_URI): Promise<string> {
+  const response = await call("/auth/mcp/register", {
+    method: "POST",
+    json: { client_name: "Raw client", redirect_uris: [redirect], grant_types: grantTypes },
+    headers: { "x-forwarded-for": `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` },
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { client_id: string }).client_id;
+}
+
+/** A PKCE pair: CHALLENGE is BASE64URL(SHA-256(VERIFIER)). */
+export const CHALLENGE = "3IFdHrlVlGa7G5a82bxbpozu4WLkg5qoGBZqCDZ-zLs";
+export const VERIFIER = "dBjftJeZ4CVP-mJ92IqeukqJqAu9X9vjzlVCj9-uBjw";
+
+/** The authorization request a raw client sends the person to, with CHALLENGE. */
+export const authorizeUrl = (clientId: string, more: Record<string, string> = {}) =>
+  new URL(
+    `${ORIGIN}/auth/mcp/authorize?${new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: CHALLENGE,
+      code_challenge_method: "S256",
+      state: "s1",
+      ...more,
+    })}`,
+  );
+
+/** A token request (RFC 6749 form); the code grant unless `fields` names another. */
+export const exchange = (fields: Record<string, string>) =>
+  call("/auth/mcp/token", {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "authorization_code", ...fields }).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });

@@ -66,6 +66,12 @@ const SEED_ROWS: Record<string, string> = {
                     c AS (INSERT INTO protocol_clients (client_id, client_name, redirect_uris) SELECT v, 'x', ARRAY['https://x.example/cb'] FROM id)
                     INSERT INTO protocol_grants (org_id, person_id, client_id, client_name, redirect_uri, code_challenge, code_hash, code_expires_at)
                     SELECT $1, app_lookup('person_id')::uuid, v, 'x', 'https://x.example/cb', 'c', md5(random()::text), now() FROM id`,
+  // A refresh token of such a grant.
+  protocol_refresh_tokens: `WITH id AS (SELECT gen_random_uuid()::text AS v),
+                    c AS (INSERT INTO protocol_clients (client_id, client_name, redirect_uris) SELECT v, 'x', ARRAY['https://x.example/cb'] FROM id),
+                    g AS (INSERT INTO protocol_grants (org_id, person_id, client_id, client_name, redirect_uri, code_challenge, code_hash, code_expires_at)
+                          SELECT $1, app_lookup('person_id')::uuid, v, 'x', 'https://x.example/cb', 'c', md5(random()::text), now() FROM id RETURNING id)
+                    INSERT INTO protocol_refresh_tokens (token_hash, org_id, grant_id, expires_at) SELECT md5(random()::text), $1, id, now() FROM g`,
 };
 
 // A new person per statement, named as the transaction's person lookup so that inserting it is allowed.

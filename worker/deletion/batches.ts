@@ -35,6 +35,7 @@ export const BATCHED_TABLES = [
   "environments",
   "pr_commit_approvals",
   "workflow_dispatches",
+  "protocol_refresh_tokens",
   "protocol_grants",
   "invitations",
   "change_proposals",

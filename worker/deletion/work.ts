@@ -142,7 +142,7 @@ async function revoke(deps: DeletionDeps, orgId: string) {
     const removed = await tx.execute(sql`UPDATE installations SET deleted_at = now() WHERE org_id = ${orgId} AND deleted_at IS NULL`);
     const providerKeys = await revokeProviderKeys(tx, orgId);
     // Model clients connected through /mcp (worker/mcp): their access tokens end here too.
-    await revokeOrganizationGrants(tx, orgId);
+    await revokeOrganizationGrants(tx, orgId, "organization_deleted");
     await recordStep(
       tx,
       orgId,

@@ -8,6 +8,9 @@ import { text } from "../http/text";
 
 export const MAX_REDIRECT_URIS = 10;
 
+/** The grant types a client may register for: the code, and refresh tokens with it. */
+export const CLIENT_GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 // Schemes a browser would run or read locally rather than hand to an application.
 const REFUSED_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "about:", "blob:", "ws:", "wss:", "ftp:"]);
@@ -53,6 +56,8 @@ export interface RegisteredClient {
   clientId: string;
   clientName: string;
   redirectUris: string[];
+  /** What it registered for (RFC 7591 2: authorization_code when it named none). */
+  grantTypes: string[];
   createdAt: Date;
 }
 
@@ -67,8 +72,15 @@ export function registrationProblem(request: z.infer<typeof RegistrationRequest>
   if (request.token_endpoint_auth_method && request.token_endpoint_auth_method !== "none") {
     return { error: "invalid_client_metadata", description: "Only public clients register here: token_endpoint_auth_method is none (PKCE protects the code)." };
   }
-  if (request.grant_types?.some((grant) => grant !== "authorization_code")) {
-    return { error: "invalid_client_metadata", description: "The only grant type served is authorization_code." };
+  const unserved = request.grant_types?.find((grant) => !(CLIENT_GRANT_TYPES as readonly string[]).includes(grant));
+  if (unserved !== undefined) {
+    return {
+      error: "invalid_client_metadata",
+      description: `The grant type ${unserved} is not served to registered clients; register for authorization_code, and refresh_token to stay connected.`,
+    };
+  }
+  if (request.grant_types && !request.grant_types.includes("authorization_code")) {
+    return { error: "invalid_client_metadata", description: "A client registers for authorization_code: it is how a person connects it." };
   }
   if (request.response_types?.some((type) => type !== "code")) {
     return { error: "invalid_client_metadata", description: "The only response type served is code." };
@@ -81,6 +93,7 @@ export async function registerClient(connect: () => Promise<Connection>, request
     clientId: crypto.randomUUID(),
     clientName: request.client_name ?? "Unnamed client",
     redirectUris: [...new Set(request.redirect_uris)],
+    grantTypes: [...new Set(request.grant_types ?? ["authorization_code"])],
     createdAt: new Date(),
   };
   await inTransaction(connect, {}, (tx) => tx.insert(protocolClients).values(client));
@@ -94,6 +107,7 @@ export async function findClient(tx: Tx, clientId: string): Promise<RegisteredCl
       clientId: protocolClients.clientId,
       clientName: protocolClients.clientName,
       redirectUris: protocolClients.redirectUris,
+      grantTypes: protocolClients.grantTypes,
       createdAt: protocolClients.createdAt,
     })
     .from(protocolClients)

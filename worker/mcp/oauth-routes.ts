@@ -1,8 +1,8 @@
 // The authorization server for /mcp, written on the service's own people, sessions and PostgreSQL:
 // the two discovery documents (RFC 9728, RFC 8414), registration (RFC 7591), the authorization
-// endpoint with the browser consent, the token endpoint (authorization_code with S256 PKCE; the CLI's
-// device grant, RFC 8628, whose endpoint the metadata names), and the revocation endpoint (RFC 7009)
-// for its access tokens and CLI tokens.
+// endpoint with the browser consent, the token endpoint (authorization_code with S256 PKCE; rotated
+// refresh tokens; the CLI's device grant, RFC 8628, whose endpoint the metadata names), and the
+// revocation endpoint (RFC 7009) for its access and refresh tokens and CLI tokens.
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
@@ -20,10 +20,10 @@ import { hashToken } from "../tokens/secret";
 import { checkCsrf, csrfTokenFor } from "../sessions/csrf";
 import { resolveSession } from "../sessions/store";
 import { answerUrl, checkAuthorizationRequest, type Checked } from "./authorization";
-import { lookUpClient, registerClient, RegistrationRequest, registrationProblem } from "./clients";
+import { CLIENT_GRANT_TYPES, lookUpClient, registerClient, RegistrationRequest, registrationProblem } from "./clients";
 import { authorizationErrorPage, consentPage } from "./consent-page";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, publicOrigin } from "./endpoint";
-import { hasConsented, issueCode, redeemCode, revokeByAccessToken } from "./grants";
+import { hasConsented, issueCode, type Redeemed, redeemCode, refreshGrant, revokeByToken } from "./grants";
 import { planGate } from "../billing/gate";
 
 export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
@@ -79,6 +79,40 @@ async function refusedAuthorization(c: AppContext, checked: Exclude<Checked, { o
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
+/** The token endpoint's answer (RFC 6749 5.1 and 5.2). */
+function tokens(c: AppContext, redeemed: Redeemed): Response {
+  if (!redeemed.ok) return oauthError(c, 400, redeemed.error, redeemed.description);
+  return c.json(
+    {
+      access_token: redeemed.accessToken,
+      token_type: "Bearer",
+      expires_in: redeemed.expiresIn,
+      ...(redeemed.refreshToken ? { refresh_token: redeemed.refreshToken } : {}),
+    },
+    200,
+    { "cache-control": "no-store", pragma: "no-cache" },
+  );
+}
+
+/**
+ * The refresh_token grant (RFC 6749 6) from a public client: `client_id` names it (no secret; the
+ * token is bound to it). `scope` is ignored as the authorization request ignores it: a grant carries
+ * the person's role, never more, so a refresh has nothing to widen.
+ */
+async function refreshed(c: AppContext, form: Record<string, string>): Promise<Response> {
+  const { refresh_token: refreshToken, client_id: clientId } = form;
+  if (!refreshToken || !clientId) return oauthError(c, 400, "invalid_request", "Send refresh_token and client_id.");
+  if (refreshToken.length > 2000 || clientId.length > 2000) return oauthError(c, 400, "invalid_request", "A parameter is too long.");
+  if (form.resource !== undefined && form.resource !== resourceOf(c))
+    return oauthError(c, 400, "invalid_target", `The only resource served is ${resourceOf(c)}.`);
+  const { connect } = c.var.database();
+  const client = await lookUpClient(connect, clientId);
+  if (!client) return oauthError(c, 401, "invalid_client", "The client_id is not registered here.");
+  if (!client.grantTypes.includes("refresh_token"))
+    return oauthError(c, 400, "unauthorized_client", "This client did not register for the refresh_token grant.");
+  return tokens(c, await refreshGrant(connect, refreshToken, clientId));
+}
+
 export function registerOAuth(app: Hono<AppEnv>): void {
   app.get(PROTECTED_RESOURCE_PATH, planGate("reachable"), protectedResource);
   // The path-aware form (RFC 9728 3.1) clients try first for a resource at /mcp.
@@ -96,7 +130,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
       response_types_supported: ["code"],
       response_modes_supported: ["query"],
       device_authorization_endpoint: `${origin}${DEVICE_PATHS.code}`,
-      grant_types_supported: ["authorization_code", DEVICE_GRANT],
+      grant_types_supported: [...CLIENT_GRANT_TYPES, DEVICE_GRANT],
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
       authorization_response_iss_parameter_supported: true,
@@ -134,7 +168,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
         client_name: client.clientName,
         redirect_uris: client.redirectUris,
         token_endpoint_auth_method: "none",
-        grant_types: ["authorization_code"],
+        grant_types: client.grantTypes,
         response_types: ["code"],
       },
       201,
@@ -234,8 +268,9 @@ export function registerOAuth(app: Hono<AppEnv>): void {
       if (!form.device_code || form.device_code.length > 200) return oauthError(c, 400, "invalid_request", "Send the device_code.");
       return answerDevicePoll(c, form.device_code);
     }
+    if (form.grant_type === "refresh_token") return refreshed(c, form);
     if (form.grant_type !== "authorization_code")
-      return oauthError(c, 400, "unsupported_grant_type", `Only the authorization_code and ${DEVICE_GRANT} grants are served.`);
+      return oauthError(c, 400, "unsupported_grant_type", `The grants served are ${[...CLIENT_GRANT_TYPES, DEVICE_GRANT].join(", ")}.`);
     const { code, redirect_uri: redirectUri, client_id: clientId, code_verifier: codeVerifier } = form;
     if (!code || !redirectUri || !clientId) return oauthError(c, 400, "invalid_request", "Send code, redirect_uri and client_id.");
     if (!codeVerifier || !VERIFIER.test(codeVerifier))
@@ -244,17 +279,13 @@ export function registerOAuth(app: Hono<AppEnv>): void {
       return oauthError(c, 400, "invalid_target", `The only resource served is ${resourceOf(c)}.`);
     if ([code, redirectUri, clientId].some((value) => value.length > 2000)) return oauthError(c, 400, "invalid_request", "A parameter is too long.");
     const { connect } = c.var.database();
-    if (!(await lookUpClient(connect, clientId))) return oauthError(c, 401, "invalid_client", "The client_id is not registered here.");
-    const redeemed = await redeemCode(connect, { code, clientId, redirectUri, codeVerifier });
-    if (!redeemed.ok) return oauthError(c, 400, redeemed.error, redeemed.description);
-    return c.json({ access_token: redeemed.accessToken, token_type: "Bearer", expires_in: redeemed.expiresIn }, 200, {
-      "cache-control": "no-store",
-      pragma: "no-cache",
-    });
+    const client = await lookUpClient(connect, clientId);
+    if (!client) return oauthError(c, 401, "invalid_client", "The client_id is not registered here.");
+    return tokens(c, await redeemCode(connect, { code, clientId, redirectUri, codeVerifier }, client.grantTypes.includes("refresh_token")));
   });
 
-  // RFC 7009: an access token this server issued (only by the client it was issued to, when the
-  // request names one), or a CLI token (possession is the proof); 200 whatever the token was, so that
+  // RFC 7009: an access or refresh token this server issued (only by the client it was issued to, when
+  // the request names one; either ends the whole grant), or a CLI token (possession is the proof); 200 whatever the token was, so that
   // the answer says nothing of what exists.
   app.post(OAUTH_PATHS.revoke, planGate("reachable"), async (c) => {
     const form = await readForm(c);
@@ -262,7 +293,7 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     if (form.token.length > 2000) return oauthError(c, 400, "invalid_request", "A parameter is too long.");
     const { connect } = c.var.database();
     const tokenHash = await hashToken(form.token);
-    const revoked = await revokeByAccessToken(connect, tokenHash, form.client_id ?? null);
+    const revoked = await revokeByToken(connect, tokenHash, form.client_id ?? null);
     if (revoked === "wrong_client") return oauthError(c, 400, "unauthorized_client", "That token was not issued to this client.");
     if (!revoked) await revokeCliTokenByHash(connect, tokenHash);
     return c.body(null, 200, { "cache-control": "no-store" });

@@ -2,12 +2,14 @@
 // lifting it, as the operator decides: written as the application role acting for that one
 // organization (never across tenants) and audited in its own log. A suspended
 // organization's engines get 403 with retryAfterSeconds on ingestion and the work endpoints, while
-// command claims still work (worker/auth/bearer.ts). A suspension for deletion is the deletion's own:
+// command claims still work (worker/auth/bearer.ts); its model clients' grants are revoked (their
+// refresh tokens with them). A suspension for deletion is the deletion's own:
 // the operator cannot lift it; calling the deletion off does.
 import { eq, sql } from "drizzle-orm";
 import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
+import { revokeOrganizationGrants } from "../mcp/grants";
 
 export type SuspensionOutcome = { outcome: "changed" | "unchanged"; suspended: boolean } | { outcome: "not_found" } | { outcome: "deletion" };
 
@@ -32,7 +34,9 @@ export function suspendOrganization(connect: () => Promise<Connection>, orgId: s
     if (!org) return { outcome: "not_found" };
     if (org.suspended) return { outcome: "unchanged", suspended: true };
     await tx.update(organizations).set({ suspendedAt: sql`now()`, suspendedReason: "operator", suspendedBecause: reason }).where(eq(organizations.id, orgId));
-    await appendAudit(tx, { orgId, action: "organization.suspended", actorLabel: label(operator), data: { by: "operator", reason } });
+    // Model clients stop at once, refresh tokens included; lifting the suspension does not revive them.
+    const clientsDisconnected = await revokeOrganizationGrants(tx, orgId, "organization_suspended");
+    await appendAudit(tx, { orgId, action: "organization.suspended", actorLabel: label(operator), data: { by: "operator", reason, clientsDisconnected } });
     return { outcome: "changed", suspended: true };
   });
 }

@@ -3,7 +3,16 @@
 // compared with the secret itself.
 import type { TokenKind } from "../../db/schema";
 
-export type SecretKind = TokenKind | "session" | "invitation" | "magic_link" | "device_code" | "export_link" | "protocol_code" | "protocol_token";
+export type SecretKind =
+  | TokenKind
+  | "session"
+  | "invitation"
+  | "magic_link"
+  | "device_code"
+  | "export_link"
+  | "protocol_code"
+  | "protocol_token"
+  | "protocol_refresh";
 
 const PREFIX: Record<SecretKind, string> = {
   engine: "svc_eng_",
@@ -15,6 +24,7 @@ const PREFIX: Record<SecretKind, string> = {
   export_link: "svc_exp_",
   protocol_code: "svc_mcc_",
   protocol_token: "svc_mcp_",
+  protocol_refresh: "svc_mcr_",
 };
 
 export function base64url(bytes: Uint8Array): string {
