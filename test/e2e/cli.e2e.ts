@@ -1,27 +1,45 @@
-// The people's `svc` as a person runs it (the package's bin, spawned), against the local stack: signing
-// in through the device flow approved by the API and in Chromium, the token kept in a 0600 file and
-// never printed, whoami, claims and provider keys with a refusal each, a missing scope naming the
-// login command that fixes it, and a revoked token told to log in again.
-import { spawn, spawnSync } from "node:child_process";
+// The people's `svc` as a person runs it: built (`npm run build:cli`), packed and installed with
+// `npm install -g` into a prefix of its own, and run from a directory outside the repository, against
+// the local stack: signing in through the device flow approved by the API and in Chromium, the token
+// kept in a 0600 file and never printed, whoami, claims and provider keys with a refusal each, a missing
+// scope naming the login command that fixes it, a revoked token told to log in again, and an
+// operator's command naming where it runs.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CATALOG } from "../../worker/http/catalog";
 import { base, installedAccount, launch, said, signedIn, unique } from "./support/browser";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const BIN = `${ROOT}cli/bin.mjs`;
 const config = mkdtempSync(join(tmpdir(), "svc-cli-e2e-"));
 const credentials = join(config, "svc", "credentials.json");
-const env = { PATH: process.env.PATH, HOME: config, XDG_CONFIG_HOME: config, SVC_CONTROL_PLANE: base };
+// Node on the PATH (the bin's `#!/usr/bin/env node`), the installed bin first; nothing of the repository.
+const env = {
+  PATH: `${join(config, "prefix", "bin")}:${dirname(process.execPath)}:${process.env.PATH}`,
+  HOME: config,
+  XDG_CONFIG_HOME: config,
+  SVC_CONTROL_PLANE: base,
+};
+const BIN = join(config, "prefix", "bin", "svc");
+
+/** Builds the CLI, packs cli/ as npm would publish it and installs the package globally into a prefix of the test's own. */
+function install(): void {
+  execFileSync("npm", ["run", "--silent", "build:cli"], { cwd: ROOT, stdio: "pipe" });
+  const packed = execFileSync("npm", ["pack", join(ROOT, "cli"), "--pack-destination", config, "--silent"], { cwd: config, encoding: "utf8" }).trim();
+  execFileSync("npm", ["install", "--global", "--prefix", join(config, "prefix"), "--offline", "--no-audit", "--no-fund", join(config, packed)], {
+    cwd: config,
+    stdio: "pipe",
+  });
+}
 
 const exit = (code: keyof typeof ERROR_CATALOG) => (ERROR_CATALOG[code] as { exitStatus?: number }).exitStatus;
 
 /** `svc <args>` to its end. */
 function svc(args: string[], input = "") {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: "utf8", env });
+  const result = spawnSync(BIN, args, { cwd: config, input, encoding: "utf8", env });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -33,7 +51,7 @@ const storedToken = () =>
  * ends, with everything it printed.
  */
 function login(args: string[], approve: (userCode: string, link: string) => Promise<void>) {
-  const child = spawn(process.execPath, [BIN, "login", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(BIN, ["login", ...args], { cwd: config, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   let approving: Promise<void> | undefined;
@@ -74,6 +92,7 @@ const asPerson = (path: string, body: unknown) =>
   );
 
 beforeAll(async () => {
+  install();
   browser = await launch();
   await installedAccount(person, [repository]);
   page = await signedIn(browser, person);
@@ -83,6 +102,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   rmSync(config, { recursive: true, force: true });
+});
+
+describe("the installed svc", () => {
+  it("lists the people's commands, and sends an operator's command to a clone of the repository", () => {
+    const help = svc(["--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stderr).toMatch(/login \[--scope <permission> \.\.\.\]/);
+    const migrate = svc(["migrate"]);
+    expect(migrate.status).toBe(64);
+    expect(migrate.stderr).toMatch(/svc migrate is an operator's command: .*npm run --silent svc -- migrate/);
+    expect(svc(["no-such-command"]).status).toBe(64);
+  });
 });
 
 describe("svc for the people of an organization", () => {
