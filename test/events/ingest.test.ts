@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { call, callWith, UNREACHABLE_DATABASE } from "../support/http";
-import { isoAgo, makeEvent, postEvents, type IngestBody } from "../support/events";
+import { type EventInput, isoAgo, makeEvent, postEvents, type IngestBody } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
 
@@ -187,6 +187,23 @@ describe("POST /v1/events: refusals store nothing", () => {
     expect(body.retryAfterSeconds).toBeGreaterThan(0);
     expect(refused.headers.get("retry-after")).toBe(String(body.retryAfterSeconds));
     expect((await storedIds()).length).toBe(20);
+  });
+
+  it("without a rate limit, finds the token and stores in one transaction: stored once, refused whole for a revoked token or a suspended organization", async () => {
+    const send = (events: EventInput[], bearer = token) =>
+      callWith({ SVC_INGEST_RATE_LIMIT: "off" }, "/v1/events", { method: "POST", token: bearer, json: { events } });
+    const events = [makeEvent(), makeEvent()];
+    expect((await send(events)).status).toBe(202);
+    expect(await (await send(events)).json()).toMatchObject({ accepted: 0, duplicates: 2 });
+    expect(await storedIds()).toEqual(events.map((event) => event.id as string).sort());
+    const revoked = await seedToken(orgId, "engine");
+    await asRole("superuser", (db) => db.query("UPDATE tokens SET revoked_at = now() WHERE id = $1", [revoked.id]));
+    const refused = await send([makeEvent()], revoked.token);
+    expect({ status: refused.status, code: refused.headers.get("x-svc-error-code") }).toEqual({ status: 401, code: "unauthenticated" });
+    await asRole("superuser", (db) => db.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'operator' WHERE id = $1", [orgId]));
+    const suspended = await send([makeEvent()]);
+    expect({ status: suspended.status, code: suspended.headers.get("x-svc-error-code") }).toEqual({ status: 403, code: "organization_suspended" });
+    expect(await storedIds()).toEqual(events.map((event) => event.id as string).sort());
   });
 
   it("answers 500 ServerFailure with a catalog code and the request id when the database is unreachable", async () => {
