@@ -224,6 +224,17 @@ describe("the connection ends, refresh tokens with it", () => {
     expect(await grantOf(clientId)).toMatchObject({ revoked: true, revoke_reason: "membership_ended" });
   });
 
+  it("when the person is no longer a member, even with the grant still standing", async () => {
+    const { personId, clientId, tokens } = await connected();
+    // The membership gone without the removal's revocation: the refresh checks membership itself.
+    await asRole("superuser", (db) => db.query("DELETE FROM memberships WHERE org_id = $1 AND person_id = $2", [place.orgId, personId]));
+    expect(await refresh(tokens.refresh_token!, clientId)).toMatchObject({
+      status: 400,
+      body: { error: "invalid_grant", error_description: expect.stringMatching(/no longer a member/) },
+    });
+    expect(await grantOf(clientId)).toMatchObject({ revoked: false });
+  });
+
   it("when the organization is suspended; lifting the suspension does not revive it", async () => {
     const elsewhere = await workplace("mcp-refresh-suspended");
     const { clientId, tokens } = await connected(undefined, elsewhere.orgId);

@@ -285,8 +285,8 @@ export function registerOAuth(app: Hono<AppEnv>): void {
   });
 
   // RFC 7009: an access or refresh token this server issued (only by the client it was issued to, when
-  // the request names one; either ends the whole grant), or a CLI token (possession is the proof); 200 whatever the token was, so that
-  // the answer says nothing of what exists.
+  // the request names one; either ends the whole grant), or a CLI token (possession is the proof); 200
+  // whatever the token was, so that the answer says nothing of what exists.
   app.post(OAUTH_PATHS.revoke, planGate("reachable"), async (c) => {
     const form = await readForm(c);
     if (!form?.token) return oauthError(c, 400, "invalid_request", "Send the token to revoke as the form parameter token (RFC 7009).");
