@@ -8,8 +8,10 @@ import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
 import { diagnose } from "../worker/http/diagnosis";
+import { publishChanges } from "../worker/live/publish";
 import { log } from "../worker/log";
 import type { ClaimOutcome, ClaimRequest, EnvironmentApi, ObjectAnswer } from "../worker/objects";
+import type { LiveTopic } from "../worker/shared/live";
 import { Coalescer } from "./coalesce";
 import { Turns } from "./turns";
 
@@ -102,6 +104,8 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
         // The row's upsert goes with the COMMIT: a projection is two round trips.
         return { last: upsert ?? undefined, result: () => unchanged };
       });
+      // Committed: the organization's open consoles hear it, unless every event changed nothing.
+      if (notes.size < events.length) this.told("environments", { orgId, envId });
       const answers = batches.map((): Array<{ ref: number; note: string }> => []);
       for (const [ref, note] of notes) answers[owners[ref]!.batch]!.push({ ref: owners[ref]!.ref, note });
       return answers;
@@ -126,7 +130,10 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
       async (run) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
         // that fires early finds nothing overdue and re-arms from the database.
-        if (run) await this.armBy(Date.parse(run.deadline));
+        if (run) {
+          await this.armBy(Date.parse(run.deadline));
+          this.told("workloads", { orgId, envId });
+        }
         return { run, refused: null };
       },
       (error: unknown) => {
@@ -135,6 +142,11 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
         return { run: null, refused };
       },
     );
+  }
+
+  /** Tells the organization's open consoles, after the call's answer: a change they miss is read on the next. */
+  private told(topic: LiveTopic, { orgId, envId }: Identity): void {
+    this.ctx.waitUntil(publishChanges(this.env, orgId, [{ topic, envId }]));
   }
 
   private async armBy(at: number): Promise<void> {
@@ -176,10 +188,13 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
         identity,
         {},
         withoutLast(async (tx) => {
-          await abandonOverdueInEnvironment(tx, identity.orgId, identity.envId);
+          const abandoned = await abandonOverdueInEnvironment(tx, identity.orgId, identity.envId);
           await this.rearm(tx, identity);
+          return abandoned;
         }),
-      ),
+      ).then((abandoned) => {
+        if (abandoned > 0) this.told("workloads", identity);
+      }),
     );
   }
 }

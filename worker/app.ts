@@ -17,6 +17,7 @@ import { registerDeviceFlow } from "./device/routes";
 import { registerEnterprise } from "./enterprise/routes";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
+import { registerLive } from "./live/routes";
 import { registerMagicLinks } from "./magic-links/routes";
 import { MetricsBuffer } from "./metrics/buffer";
 import { registerMetrics } from "./metrics/routes";
@@ -56,6 +57,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerDeviceFlow(app);
   registerMagicLinks(app);
   registerProviders(app);
+  registerLive(app);
   registerAssistant(app);
   registerOperators(app);
   registerMcp(app);

@@ -8,6 +8,7 @@ import type { Env } from "./env";
 export { EnvironmentObject } from "../durable-objects/environment";
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { MetricsAggregator } from "../durable-objects/metrics";
+export { LiveChannel } from "../durable-objects/live";
 
 // Top-level await: the licence signature is verified (WebCrypto, no I/O) before the isolate serves
 // anything; a licence that does not verify fails the start like any refused variable.

@@ -9,6 +9,7 @@ import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import type { ProjectionEvent } from "./environments/projection";
 import type { ErrorCode } from "./http/catalog";
+import type { LiveChange, LiveTopic } from "./shared/live";
 import type { ClaimedRun } from "./workloads/claim";
 
 interface Identity {
@@ -87,6 +88,33 @@ export function namedObject<T extends Rpc.DurableObjectBranded | undefined>(env:
 export function environmentObject(env: Env, orgId: string, envId: string) {
   assertNoTransaction("An environment's Durable Object");
   return namedObject(env, env.ENVIRONMENTS, environmentObjectName(orgId, envId));
+}
+
+/** Who opened a live channel, as the Worker checked it; kept on the socket across the object's hibernation. */
+export interface Watcher {
+  personId: string;
+  sessionId: string;
+  topics: LiveTopic[];
+}
+
+/** Whose channels to close: a person's (in this organization), one session's, or everyone's. */
+export type LiveAudience = { personId: string } | { sessionId: string } | "everyone";
+
+/** An organization's live channel (LIVE): the console's WebSockets, and the changes sent to them. */
+export interface LiveApi extends Rpc.DurableObjectBranded {
+  /** Sends `change` to every channel listening to its topic; how many there were. */
+  publish(change: LiveChange): number;
+  /** Closes the audience's channels with `code` and `reason` (worker/shared/live.ts LIVE_CLOSE); how many. */
+  end(audience: LiveAudience, code: number, reason: string): number;
+}
+
+/** The request header carrying the Watcher (JSON) from the Worker's checked route to the object. */
+export const WATCHER_HEADER = "x-svc-watcher";
+
+/** It talks to browsers, never to the database: it starts near whoever first reaches it. */
+export function liveChannel(env: Env, orgId: string) {
+  assertNoTransaction("An organization's live channel");
+  return env.LIVE.get(env.LIVE.idFromName(orgId));
 }
 
 export interface BucketRule {

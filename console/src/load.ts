@@ -2,6 +2,7 @@
 // carries the server's sentence (or, for an unexpected failure, the request id).
 import { useCallback, useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { AnnounceContext } from "./announce";
+import { type LiveInterest, useLiveReload } from "./live";
 import { describeFailure, type Failure } from "./rpc";
 
 export interface Loaded<T> {
@@ -11,7 +12,8 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+/** `live`: what on the live channel makes it read again (the data shown stays until the answer replaces it). */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live?: LiveInterest): Loaded<T> {
   const [state, setState] = useState<{ data?: T; failure: Failure | null; loading: boolean }>({ failure: null, loading: true });
   const [round, setRound] = useState(0);
   useEffect(() => {
@@ -26,6 +28,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     };
   }, [...deps, round]);
   const reload = useCallback(() => setRound((value) => value + 1), []);
+  useLiveReload(live, reload);
   return { ...state, reload };
 }
 

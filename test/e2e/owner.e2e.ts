@@ -131,8 +131,8 @@ describe("the owner", () => {
       .getByText(/requested, waiting for the engine/)
       .waitFor();
     await report(engineToken, "pr-7", "environment.torn_down");
-    await page.getByRole("button", { name: "Refresh", exact: true }).click();
-    await page.getByTestId("teardown").getByText("confirmed by the engine").waitFor();
+    // No reload: the page hears it on the live channel.
+    await page.getByTestId("teardown").getByText("confirmed by the engine").waitFor({ timeout: 2000 });
     await expect(page.getByTestId("env-state").textContent()).resolves.toBe("torn_down");
     // A torn-down environment offers no more work.
     await expect(page.getByRole("button", { name: "Tear down" }).count()).resolves.toBe(0);
@@ -152,8 +152,7 @@ describe("the owner", () => {
     await run.getByText("not held").waitFor();
     const claimed = await claimRun(engineToken, "main-1");
     expect(claimed.status).toBe(200);
-    await page.getByRole("button", { name: "Refresh runs" }).click();
-    await run.getByText(/held until/).waitFor();
+    await run.getByText(/held until/).waitFor({ timeout: 2000 });
     await expect(run.getByTestId("run-state").textContent()).resolves.toBe("accepted");
     await screenshot(page, "workloads");
   });
@@ -265,7 +264,6 @@ describe("the README's quick start, as written", () => {
     expect(run.id).toBe(dispatched.dispatches[0]!.inputs.run_id);
     expect((await heartbeat(token, run.id, run.lease.id)).status).toBe(200);
     await report(token, "pr-1", "workload.finished", { runId: run.id, leaseId: run.lease.id });
-    await quick.getByRole("button", { name: "Refresh runs" }).click();
     await quick
       .getByRole("row", { name: /smoke v1/ })
       .getByTestId("run-state")

@@ -11,6 +11,7 @@ import { appJwt } from "../codehost/app-jwt";
 import { callCodehost, describeAnswer } from "../codehost/codehost-api";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
+import { endChannels, SUSPENDED } from "../live/publish";
 import { archiveFolder } from "../events/partitions/pass";
 import { dataExportsFolder, storeDataExport } from "../exports/store";
 import { removeUnder } from "../storage/r2-sink";
@@ -63,6 +64,7 @@ async function stop(deps: DeletionDeps, orgId: string) {
       `${environments.rowCount ?? 0} environment(s) marked torn down, ${runs.rowCount ?? 0} run(s) cancelled, organization suspended`,
     );
   });
+  await endChannels(deps.env, orgId, "everyone", SUSPENDED);
 }
 
 async function endSubscription(deps: DeletionDeps, orgId: string) {

@@ -42,6 +42,7 @@ function newEnvId(branch: string, pullRequest: number | undefined): string {
 const create = inOrganization
   .meta({
     permission: "environments.create",
+    live: "environments",
     gate: "gated",
     summary: "Bring an environment up for a branch or pull request: dispatches the workflow with a new envId",
   })
@@ -72,7 +73,12 @@ const create = inOrganization
   });
 
 const teardown = inOrganization
-  .meta({ permission: "environments.teardown", gate: "gated", summary: "Tear an environment down: a durable teardown command, and the engine's down workflow" })
+  .meta({
+    permission: "environments.teardown",
+    live: "environments",
+    gate: "gated",
+    summary: "Tear an environment down: a durable teardown command, and the engine's down workflow",
+  })
   .input(z.object({ envId: EnvId }))
   .mutation(async ({ ctx, input }) => {
     const { environment, commandId } = await ctx.transaction(async (tx) => {

@@ -3,6 +3,7 @@
 import { askEnvironment, environmentObject } from "../objects";
 import type { Tx } from "../../db/transaction";
 import type { Env } from "../env";
+import type { LiveChange } from "../shared/live";
 import type { ProjectionEvent } from "../environments/projection";
 import type { EnvironmentPayload, IngestedEvent, IngestResult, Outcome } from "./schemas";
 import { storeEvents, type StoredEvent, type StoreStep } from "./store";
@@ -76,6 +77,17 @@ export async function projectBatch(env: Env, orgId: string, { outcomes, valid, s
   }
   const count = (status: Outcome["status"]) => outcomes.filter((outcome) => outcome.status === status).length;
   return { accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected"), unprojected, outcomes };
+}
+
+/** What the stored events changed, for the console's live channel: their types' topics, by environment. */
+export function liveChangesOf({ valid, stored }: StoredBatch): LiveChange[] {
+  const changes = new Map<string, LiveChange>();
+  valid.forEach(({ event }, i) => {
+    const type = eventType(event.type);
+    if (!stored.has(i) || !type || !("live" in type)) return;
+    changes.set(`${type.live}/${event.envId ?? ""}`, { topic: type.live, ...(event.envId ? { envId: event.envId } : {}) });
+  });
+  return [...changes.values()];
 }
 
 const PROJECTION_CONCURRENCY = 32;

@@ -6,7 +6,8 @@ import type { AppEnv, AppContext } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import { projectBatch, type StoredBatch, storeBatch } from "./ingest";
+import { publishChanges } from "../live/publish";
+import { liveChangesOf, projectBatch, type StoredBatch, storeBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
 import { enforceRateLimit } from "../http/rate-limit";
 
@@ -42,6 +43,7 @@ const postEvents = route({
     }
     const { orgId, batch } = await tokenAndStore(c, events);
     const result = await projectBatch(c.env, orgId, batch);
+    c.executionCtx.waitUntil(publishChanges(c.env, orgId, liveChangesOf(batch)));
     c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "duplicate" }, result.duplicates);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "rejected" }, result.rejected);

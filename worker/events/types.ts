@@ -24,6 +24,7 @@ import {
   recordWorkloadStart,
 } from "../records/project";
 import { endWorkloadRuns, FinalEventPayload } from "../workloads/finals";
+import type { LiveTopic } from "../shared/live";
 import { EnvironmentPayload } from "./schemas";
 import type { StoreStep } from "./store";
 
@@ -39,6 +40,8 @@ export type EventType = {
        * them, in the order the batch first names it.
        */
       stores: readonly [StoreStep, ...StoreStep[]];
+      /** What the console's live channel tells open pages once the batch committed (the environment's object tells its own). */
+      live: LiveTopic;
     }
   | {
       /**
@@ -51,7 +54,7 @@ export type EventType = {
 );
 
 const ENVIRONMENT: EventType = { payload: EnvironmentPayload, projects: "environment" };
-const record = (payload: z.ZodType, step: StoreStep): EventType => ({ payload, stores: [step, recordRuntimesSeen] });
+const record = (payload: z.ZodType, step: StoreStep, live: LiveTopic = "records"): EventType => ({ payload, stores: [step, recordRuntimesSeen], live });
 
 export const EVENT_TYPES: Readonly<Record<string, EventType>> = {
   ...Object.fromEntries(ENVIRONMENT_STATES.map((state) => [`environment.${state}`, ENVIRONMENT])),
@@ -61,9 +64,9 @@ export const EVENT_TYPES: Readonly<Record<string, EventType>> = {
   "artifact.stored": record(ArtifactStoredPayload, recordArtifact),
   "golden.published": record(GoldenPublishedPayload, recordGolden),
   "network.decision": record(NetworkDecisionPayload, recordNetworkDecision),
-  "workload.started": record(WorkloadStartedPayload, recordWorkloadStart),
-  "workload.finished": { payload: FinalEventPayload, stores: [endWorkloadRuns] },
-  "workload.cancelled": { payload: FinalEventPayload, stores: [endWorkloadRuns] },
+  "workload.started": record(WorkloadStartedPayload, recordWorkloadStart, "workloads"),
+  "workload.finished": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },
+  "workload.cancelled": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },
 };
 
 /**

@@ -6,6 +6,8 @@ import * as z from "zod";
 import { memberships, organizations } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
+import { endChannels, MEMBERSHIP_ENDED, ROLE_CHANGED } from "../live/publish";
+import { LIVE_CLOSE } from "../shared/live";
 import { ROLES } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
@@ -120,6 +122,9 @@ const changeRole = inOrganization
         data: { from: member.role, to: input.role },
       });
       return { personId: input.personId, role: input.role };
+    }).then(async (changed) => {
+      await endChannels(ctx.env, ctx.org.id, { personId: input.personId }, ROLE_CHANGED, LIVE_CLOSE.renew);
+      return changed;
     }),
   );
 
@@ -133,6 +138,9 @@ const remove = inOrganization
       keepLastOwner(member.role === "owner", ownerCount(rows), "This is the organization's last owner; it cannot be removed.");
       await removeMember(tx, ctx.org.id, input.personId, { personId: actor.actorPersonId, label: actor.actorLabel });
       return { removed: true };
+    }).then(async (removed) => {
+      await endChannels(ctx.env, ctx.org.id, { personId: input.personId }, MEMBERSHIP_ENDED);
+      return removed;
     }),
   );
 
@@ -167,7 +175,10 @@ const sync = inOrganization
     if (listed.size === 0) {
       throw new Refusal("member_list_unavailable", "The code host listed no members, so nothing was changed: a sync never empties an organization.");
     }
-    return changingMembers(ctx, async (tx, rows, actor) => {
+    // Whose live channels close (removed) or open again under their new role, once the changes committed.
+    const removedIds: string[] = [];
+    const changedIds: string[] = [];
+    const result = await changingMembers(ctx, async (tx, rows, actor) => {
       let owners = ownerCount(rows);
       const result = { changed: [] as string[], removed: [] as string[], kept: [] as string[] };
       for (const row of rows) {
@@ -182,6 +193,7 @@ const sync = inOrganization
           if (row.role === "owner") owners -= 1;
           await removeMember(tx, ctx.org.id, row.personId, { personId: actor.actorPersonId, label: `${actor.actorLabel} (sync)` });
           result.removed.push(label);
+          removedIds.push(row.personId);
           continue;
         }
         const decision = decideRole({ existing: { role: row.role, roleSource: row.roleSource }, organizationHasMembers: true, codehostRole });
@@ -198,9 +210,15 @@ const sync = inOrganization
           data: { from: row.role, to: decision.role, source: "sync" },
         });
         result.changed.push(label);
+        changedIds.push(row.personId);
       }
       return result;
     });
+    await Promise.all([
+      ...removedIds.map((personId) => endChannels(ctx.env, ctx.org.id, { personId }, MEMBERSHIP_ENDED)),
+      ...changedIds.map((personId) => endChannels(ctx.env, ctx.org.id, { personId }, ROLE_CHANGED, LIVE_CLOSE.renew)),
+    ]);
+    return result;
   });
 
 export const membersRouter = router({ list, changeRole, remove, sync });

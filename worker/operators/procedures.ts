@@ -16,6 +16,7 @@ import { procedure, router, type ProcedureMeta } from "../rpc/trpc";
 import { checkCsrf } from "../sessions/csrf";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR } from "./access";
 import { listFailureGroups } from "./failure-store";
+import { endChannels, SUSPENDED } from "../live/publish";
 import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./suspension";
 
 /** `admin` opens a transaction as the operator role. */
@@ -132,7 +133,12 @@ export const adminRouter = router({
       ),
     )
     .input(OrganizationInput.extend({ reason: SuspensionReason }))
-    .mutation(async ({ ctx, input }) => answer(await suspendOrganization(ctx.connect, input.organizationId, ctx.operator, input.reason.trim()))),
+    .mutation(async ({ ctx, input }) => {
+      const outcome = await suspendOrganization(ctx.connect, input.organizationId, ctx.operator, input.reason.trim());
+      // Its consoles' live channels close (opening one is refused while it lasts).
+      if (outcome.outcome === "changed") await endChannels(ctx.env, input.organizationId, "everyone", SUSPENDED);
+      return answer(outcome);
+    }),
 
   liftSuspension: asOperator
     .meta(meta("Lifts an operator's suspension of an organization; audited in its log"))

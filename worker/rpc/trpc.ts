@@ -9,6 +9,8 @@ import { inTransaction, type Scope, type Transaction, type Tx } from "../../db/t
 import { addLookup } from "../../db/acting";
 import { authorize } from "../auth/authorize";
 import { checkPlanGate, type GateSide } from "../billing/gate";
+import { publishChanges } from "../live/publish";
+import type { LiveTopic } from "../shared/live";
 import type { Permission } from "../shared/permissions";
 import { Refusal } from "../http/refusal";
 import { checkCsrf } from "../sessions/csrf";
@@ -31,6 +33,8 @@ export interface ProcedureMeta {
   summary: string;
   /** Operator procedures (admin.*) are left out of /openapi.json. */
   operator?: boolean;
+  /** What a successful call changes, for the organization's open consoles (worker/live). */
+  live?: LiveTopic;
 }
 
 const t = initTRPC.context<RpcContext>().meta<ProcedureMeta>().create({
@@ -164,7 +168,7 @@ export const inOrganization = callerBeforeInput.input(OrgInput).use(async ({ ctx
   const { granted: grant } = caller;
   const transaction: Transaction = (work) => inTransaction(ctx.connect, { orgId, lookups: caller.lookups }, work);
   const org = { id: orgId, role: grant.role };
-  return next({
+  const result = await next({
     ctx: {
       ...ctx,
       session: caller.session,
@@ -174,4 +178,7 @@ export const inOrganization = callerBeforeInput.input(OrgInput).use(async ({ ctx
       actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel },
     } satisfies OrgContext,
   });
+  // After the procedure's units of work committed; a change names no environment, so every page of its topic reads again.
+  if (result.ok && meta.live) ctx.waitUntil(publishChanges(ctx.env, orgId, [{ topic: meta.live }]));
+  return result;
 });

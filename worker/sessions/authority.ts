@@ -11,9 +11,14 @@ import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
 import { readSessionCookie } from "./cookie";
 import { checkCsrf, CSRF_HEADER, isMutation } from "./csrf";
-import { findLiveSession } from "./store";
+import { findLiveSession, type LiveSession } from "./store";
 
-export async function asSessionMember<T>(c: AppContext, orgId: string, permission: Permission | null, work: (tx: Tx, grant: Grant) => Promise<T>): Promise<T> {
+export async function asSessionMember<T>(
+  c: AppContext,
+  orgId: string,
+  permission: Permission | null,
+  work: (tx: Tx, grant: Grant, session: LiveSession) => Promise<T>,
+): Promise<T> {
   const token = readSessionCookie(c);
   if (!token) throw new Refusal("unauthenticated", "Sign in first: this needs a browser session.");
   const sessionHash = await hashToken(token);
@@ -24,6 +29,6 @@ export async function asSessionMember<T>(c: AppContext, orgId: string, permissio
     await addLookup(tx, "person_id", session.personId);
     const grant = await authorize(tx, { kind: "session", personId: session.personId }, orgId, permission);
     gateRoute(c, grant.plan);
-    return work(tx, grant);
+    return work(tx, grant, session);
   });
 }

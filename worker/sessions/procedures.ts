@@ -6,6 +6,7 @@ import { memberships } from "../../db/schema/organizations";
 import { people, sessions } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
+import { endChannels, SIGNED_OUT } from "../live/publish";
 import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "./store";
 import { inOrganization, router } from "../rpc/trpc";
 
@@ -45,35 +46,45 @@ const signOut = inOrganization
   .meta({ permission: "sessions.manage", gate: "reachable", summary: "Sign out one session of a member" })
   .input(z.object({ sessionId: z.uuid() }))
   .mutation(({ ctx, input }) =>
-    ctx.transaction(async (tx) => {
-      // Row-level security shows only sessions of this organization's members.
-      const [found] = await tx
-        .select({ login: people.login })
-        .from(sessions)
-        .innerJoin(people, eq(people.id, sessions.personId))
-        .innerJoin(memberships, and(eq(memberships.personId, sessions.personId), eq(memberships.orgId, ctx.org.id)))
-        .where(eq(sessions.id, input.sessionId));
-      if (!found) throw new Refusal("not_found", "No such session among this organization's members.");
-      await endSession(tx, input.sessionId);
-      await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out", target: found.login ?? input.sessionId });
-      return { signedOut: true };
-    }),
+    ctx
+      .transaction(async (tx) => {
+        // Row-level security shows only sessions of this organization's members.
+        const [found] = await tx
+          .select({ login: people.login })
+          .from(sessions)
+          .innerJoin(people, eq(people.id, sessions.personId))
+          .innerJoin(memberships, and(eq(memberships.personId, sessions.personId), eq(memberships.orgId, ctx.org.id)))
+          .where(eq(sessions.id, input.sessionId));
+        if (!found) throw new Refusal("not_found", "No such session among this organization's members.");
+        await endSession(tx, input.sessionId);
+        await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out", target: found.login ?? input.sessionId });
+        return { signedOut: true };
+      })
+      .then(async (signedOut) => {
+        await endChannels(ctx.env, ctx.org.id, { sessionId: input.sessionId }, SIGNED_OUT);
+        return signedOut;
+      }),
   );
 
 const signOutAll = inOrganization
   .meta({ permission: "sessions.manage", gate: "reachable", summary: "Sign a member out everywhere" })
   .input(z.object({ personId: z.uuid() }))
   .mutation(({ ctx, input }) =>
-    ctx.transaction(async (tx) => {
-      const [member] = await tx
-        .select({ one: sql`1` })
-        .from(memberships)
-        .where(and(eq(memberships.orgId, ctx.org.id), eq(memberships.personId, input.personId)));
-      if (!member) throw new Refusal("not_found", "That person is not a member of this organization.");
-      const ended = await signOutEverywhere(tx, input.personId);
-      await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out_everywhere", target: input.personId, data: { ended } });
-      return { ended };
-    }),
+    ctx
+      .transaction(async (tx) => {
+        const [member] = await tx
+          .select({ one: sql`1` })
+          .from(memberships)
+          .where(and(eq(memberships.orgId, ctx.org.id), eq(memberships.personId, input.personId)));
+        if (!member) throw new Refusal("not_found", "That person is not a member of this organization.");
+        const ended = await signOutEverywhere(tx, input.personId);
+        await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out_everywhere", target: input.personId, data: { ended } });
+        return { ended };
+      })
+      .then(async (ended) => {
+        await endChannels(ctx.env, ctx.org.id, { personId: input.personId }, SIGNED_OUT);
+        return ended;
+      }),
   );
 
 export const sessionsRouter = router({ list, signOut, signOutAll });

@@ -48,7 +48,12 @@ const list = inOrganization
   );
 
 const define = inOrganization
-  .meta({ permission: "workloads.edit", gate: "gated", summary: "Create a workload with its first version (the compiled form an engine runs)" })
+  .meta({
+    permission: "workloads.edit",
+    live: "workloads",
+    gate: "gated",
+    summary: "Create a workload with its first version (the compiled form an engine runs)",
+  })
   .input(z.object({ name: DisplayName, compiled: CompiledWorkload }))
   .mutation(({ ctx, input }) =>
     ctx.transaction(async (tx) => {

@@ -35,6 +35,7 @@ const get = inOrganization
 const addVersionProcedure = inOrganization
   .meta({
     permission: "workloads.edit",
+    live: "workloads",
     gate: "gated",
     summary: "Add a version to a workload: the current one, or an exploration that stays aside until promoted",
   })
@@ -61,7 +62,12 @@ const addVersionProcedure = inOrganization
   );
 
 const archive = inOrganization
-  .meta({ permission: "workloads.edit", gate: "gated", summary: "Archive a workload: it starts no new runs; its versions and runs stay readable" })
+  .meta({
+    permission: "workloads.edit",
+    live: "workloads",
+    gate: "gated",
+    summary: "Archive a workload: it starts no new runs; its versions and runs stay readable",
+  })
   .input(z.object({ workloadId: z.uuid() }))
   .mutation(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
@@ -75,7 +81,12 @@ const archive = inOrganization
   );
 
 const promote = inOrganization
-  .meta({ permission: "workloads.edit", gate: "gated", summary: "Promote an exploration: the exploratory version becomes the workload's current one" })
+  .meta({
+    permission: "workloads.edit",
+    live: "workloads",
+    gate: "gated",
+    summary: "Promote an exploration: the exploratory version becomes the workload's current one",
+  })
   .input(z.object({ versionId: z.uuid() }))
   .mutation(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
@@ -112,6 +123,7 @@ const getRun = inOrganization
 const cancel = inOrganization
   .meta({
     permission: "workloads.run",
+    live: "workloads",
     gate: "gated",
     summary: "Cancel a workload run: a requested run ends at once; an accepted one gets a cancel command its engine claims",
   })
@@ -140,7 +152,12 @@ const cancel = inOrganization
   );
 
 const retry = inOrganization
-  .meta({ permission: "workloads.run", gate: "gated", summary: "Retry an ended workload run: a new run of the same version on the same environment" })
+  .meta({
+    permission: "workloads.run",
+    live: "workloads",
+    gate: "gated",
+    summary: "Retry an ended workload run: a new run of the same version on the same environment",
+  })
   .input(z.object({ runId: z.uuid(), workflow: WorkflowFile }))
   .mutation(async ({ ctx, input }) => {
     const run = await ctx.transaction(async (tx) => {

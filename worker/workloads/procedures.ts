@@ -20,7 +20,7 @@ async function dispatchOnEnvironment(ctx: OrgContext, envId: string, work: Omit<
 }
 
 const agentsRun = inOrganization
-  .meta({ permission: "agents.run", gate: "gated", summary: "Start an agent run on an environment" })
+  .meta({ permission: "agents.run", live: "workloads", gate: "gated", summary: "Start an agent run on an environment" })
   .input(
     z.object({
       envId: EnvId,
@@ -44,7 +44,7 @@ const agentsRun = inOrganization
   }));
 
 const loadRun = inOrganization
-  .meta({ permission: "load.run", gate: "gated", summary: "Start a load run on an environment" })
+  .meta({ permission: "load.run", live: "workloads", gate: "gated", summary: "Start a load run on an environment" })
   .input(z.object({ envId: EnvId, workflow: WorkflowFile }))
   .mutation(async ({ ctx, input }) => ({
     envId: input.envId,
@@ -91,7 +91,12 @@ export async function startWorkloadRun(ctx: OrgContext, input: { envId: string; 
 }
 
 const workloadsStart = inOrganization
-  .meta({ permission: "workloads.run", gate: "gated", summary: "Start a workload run: recorded for the engine to claim, then the workflow is dispatched" })
+  .meta({
+    permission: "workloads.run",
+    live: "workloads",
+    gate: "gated",
+    summary: "Start a workload run: recorded for the engine to claim, then the workflow is dispatched",
+  })
   .input(z.object({ envId: EnvId, versionId: z.uuid().describe("The workload version to run."), workflow: WorkflowFile }))
   .mutation(({ ctx, input }) => startWorkloadRun(ctx, input));
 

@@ -2,7 +2,9 @@
 // there (grouped by task), their account and sign-out.
 import type { ComponentChildren } from "preact";
 import { useContext, useEffect, useState } from "preact/hooks";
+import { LIVE_TOPICS, type LiveTopic } from "../../../worker/shared/live";
 import type { Permission } from "../../../worker/shared/permissions";
+import { LiveHubProvider, type LiveState, useLiveChannel } from "../live";
 import { navigate } from "../router";
 import { orgView, SessionContext, signOut, type OrgView } from "../session";
 import { ActionButton } from "./actions";
@@ -79,6 +81,9 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
   const [announced, setAnnounced] = useState<string | null>(null);
   useEffect(() => setAnnounced(null), [section, view?.org.slug]);
   const assistantOffered = useAssistantOffered(view);
+  // The organization's live channel, for the topics this role may read (the server checks them again).
+  const topics = view ? (Object.keys(LIVE_TOPICS) as LiveTopic[]).filter((topic) => view.can(LIVE_TOPICS[topic])) : [];
+  const live = useLiveChannel(view?.org.id ?? null, topics);
   return (
     <>
       <a class="skip" href="#content">
@@ -107,6 +112,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
             </select>
           </label>
         )}
+        {view && <LiveStatus state={live.state} />}
         <span class="who">
           <Link href="/account" current={section === "account"}>
             {person.login ?? person.email ?? "Account"}
@@ -147,8 +153,25 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
             {announced}
           </p>
         )}
-        <AnnounceContext.Provider value={setAnnounced}>{children}</AnnounceContext.Provider>
+        <AnnounceContext.Provider value={setAnnounced}>
+          <LiveHubProvider value={live.hub}>{children}</LiveHubProvider>
+        </AnnounceContext.Provider>
       </main>
     </>
+  );
+}
+
+/** Whether the page follows changes as they happen; when it does not, why, and that a reload still shows the present. */
+function LiveStatus({ state }: { state: LiveState }) {
+  const text = {
+    connecting: "Connecting...",
+    live: "Live",
+    reconnecting: "Reconnecting...",
+    ended: `Live updates stopped${state.kind === "ended" && state.reason ? `: ${state.reason}` : ""}`,
+  }[state.kind];
+  return (
+    <span role="status" class={`live live-${state.kind}`} title="Pages change as engines report, without a reload.">
+      {text}
+    </span>
   );
 }

@@ -15,7 +15,7 @@ import { EngineRuns, NetworkDecisions } from "./records";
 export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
   const { org, can } = view;
   const envId = id ?? "";
-  const environment = useLoad(() => rpc.environments.get.query({ orgId: org.id, envId }), [org.id, envId]);
+  const environment = useLoad(() => rpc.environments.get.query({ orgId: org.id, envId }), [org.id, envId], { topics: ["environments"], envId });
   const live = environment.data && environment.data.state !== "torn_down";
   return (
     <>
@@ -75,9 +75,6 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
             ) : (
               <p class="muted">The engine has reported none yet.</p>
             )}
-            <button type="button" class="secondary" onClick={environment.reload}>
-              Refresh
-            </button>
           </>
         )}
       </Show>

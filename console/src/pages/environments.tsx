@@ -10,7 +10,7 @@ import type { OrgView } from "../session";
 
 export function EnvironmentsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
-  const environments = usePaged((cursor) => rpc.environments.list.query({ orgId: org.id, cursor }), [org.id]);
+  const environments = usePaged((cursor) => rpc.environments.list.query({ orgId: org.id, cursor }), [org.id], { topics: ["environments"] });
   return (
     <>
       <h1>Environments</h1>

@@ -11,12 +11,15 @@ import type { OrgView } from "../session";
 
 type Started = Outputs["overview"]["gettingStarted"];
 
-/** How often the page asks whether the engine has reported. */
+/**
+ * How often the page asks again while nothing has reported: the App's installation and the first
+ * identity exchange are not changes the live channel carries (the first environment is, at once).
+ */
 const POLL_MS = 4000;
 
 export function GettingStartedPage({ view }: { view: OrgView }) {
   const { org } = view;
-  const started = useLoad(() => rpc.overview.gettingStarted.query({ orgId: org.id }), [org.id]);
+  const started = useLoad(() => rpc.overview.gettingStarted.query({ orgId: org.id }), [org.id], { topics: ["environments"] });
   const connected = started.data?.connected ?? null;
   useEffect(() => {
     if (connected || started.failure) return;

@@ -13,7 +13,7 @@ type Summary = Outputs["overview"]["summary"];
 
 export function OverviewPage({ view }: { view: OrgView }) {
   const { org } = view;
-  const summary = useLoad(() => rpc.overview.summary.query({ orgId: org.id }), [org.id]);
+  const summary = useLoad(() => rpc.overview.summary.query({ orgId: org.id }), [org.id], { topics: ["environments", "records", "workloads"] });
   return (
     <>
       <h1>Overview</h1>

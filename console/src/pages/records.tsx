@@ -14,7 +14,7 @@ type Run = Outputs["runs"]["list"]["items"][number];
 const duration = (ms: number | null) => (ms === null ? "" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
-  const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, cursor }), [orgId, envId]);
+  const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, cursor }), [orgId, envId], { topics: ["records"], envId });
   const [open, setOpen] = useState<string | null>(null);
   return (
     <section aria-label="Runs">
@@ -80,11 +80,6 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
           </table>
         </div>
       )}
-      <div class="row-actions">
-        <button type="button" class="secondary" disabled={runs.loading} onClick={runs.reload}>
-          Refresh runs
-        </button>
-      </div>
       <ShowMore paged={runs} />
       {open && <RunDetail orgId={orgId} runId={open} />}
     </section>
@@ -92,7 +87,7 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
 }
 
 function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
-  const run = useLoad(() => rpc.runs.get.query({ orgId, runId }), [orgId, runId]);
+  const run = useLoad(() => rpc.runs.get.query({ orgId, runId }), [orgId, runId], { topics: ["records"] });
   return (
     <section class="panel" aria-label={`Run ${runId}`}>
       <h3>
@@ -172,6 +167,7 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
   const decisions = usePaged(
     (cursor) => rpc.decisions.list.query({ orgId, envId, limit: PAGE, ...(filter ? { decision: filter } : {}), cursor }),
     [orgId, envId, filter],
+    { topics: ["records"], envId },
   );
   return (
     <section aria-label="Network decisions">

@@ -10,7 +10,7 @@ import type { OrgView } from "../session";
 
 export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView; workloadId: string; onChanged: () => void }) {
   const { org, can } = view;
-  const workload = useLoad(() => rpc.workloads.get.query({ orgId: org.id, workloadId }), [org.id, workloadId]);
+  const workload = useLoad(() => rpc.workloads.get.query({ orgId: org.id, workloadId }), [org.id, workloadId], { topics: ["workloads"] });
   const changed = () => {
     workload.reload();
     onChanged();

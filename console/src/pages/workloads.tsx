@@ -17,7 +17,7 @@ const PAGE = 25;
 export function WorkloadsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
   const [archived, setArchived] = useState(false);
-  const definitions = useLoad(() => rpc.workloads.list.query({ orgId: org.id, includeArchived: archived }), [org.id, archived]);
+  const definitions = useLoad(() => rpc.workloads.list.query({ orgId: org.id, includeArchived: archived }), [org.id, archived], { topics: ["workloads"] });
   const [runsRound, setRunsRound] = useState(0);
   const [managing, setManaging] = useState<string | null>(null);
   return (
@@ -176,8 +176,11 @@ function StartRun({ view, definitions, onStarted }: { view: OrgView; definitions
 
 /** Runs, newest first, a page at a time; "Show more" continues after the last one shown. */
 export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; envId?: string; canRun?: boolean }) {
-  const paged = usePaged((cursor) => rpc.workloads.runs.query({ orgId, limit: PAGE, cursor, ...(envId ? { envId } : {}) }), [orgId, envId]);
-  const { data: runs = null, failure, loading } = paged;
+  const paged = usePaged((cursor) => rpc.workloads.runs.query({ orgId, limit: PAGE, cursor, ...(envId ? { envId } : {}) }), [orgId, envId], {
+    topics: ["workloads"],
+    ...(envId ? { envId } : {}),
+  });
+  const { data: runs = null, failure } = paged;
   return (
     <>
       {failure && <FailureNote failure={failure} />}
@@ -251,11 +254,6 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
           </table>
         </div>
       )}
-      <div class="row-actions">
-        <button type="button" class="secondary" disabled={loading} onClick={paged.reload}>
-          Refresh runs
-        </button>
-      </div>
       <ShowMore paged={paged} />
     </>
   );

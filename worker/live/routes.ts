@@ -1,0 +1,76 @@
+// GET /console/api/live: the console's live channel, a WebSocket to the organization's object
+// (durable-objects/live.ts). Who, then what: the session, membership and each topic's permission are
+// checked here, with the organization not suspended, before the socket is handed over.
+import { eq } from "drizzle-orm";
+import type { Hono } from "hono";
+import * as z from "zod";
+import { organizations } from "../../db/schema/organizations";
+import { Denied } from "../auth/authorize";
+import type { AppEnv } from "../http/context";
+import { Refusal } from "../http/refusal";
+import { text } from "../http/text";
+import { type Replied, refusal, register, route, serverFailure } from "../openapi/route";
+import { liveChannel, WATCHER_HEADER, type Watcher } from "../objects";
+import { asSessionMember } from "../sessions/authority";
+import { LIVE_TOPICS, type LiveTopic } from "../shared/live";
+import { roleAllows } from "../shared/permissions";
+
+const LiveQuery = z.object({
+  orgId: z.uuid().describe("The organization whose changes to hear."),
+  topics: text({ min: 1, max: 100 })
+    .transform((list) => [...new Set(list.split(","))])
+    .pipe(z.array(z.enum(Object.keys(LIVE_TOPICS) as [LiveTopic, ...LiveTopic[]])).min(1))
+    .describe(`Comma-separated: ${Object.keys(LIVE_TOPICS).join(", ")}.`),
+});
+
+const openLive = route({
+  method: "get",
+  path: "/console/api/live",
+  operationId: "openLiveChannel",
+  summary: "Open the console's live channel (a WebSocket)",
+  description:
+    "Upgrade to a WebSocket from the console's own origin. Each message is JSON `{ topic, envId? }`: something of that topic changed " +
+    "(no data; the page reads it again). The server closes with 4000 to be opened again (age, a changed role) and 4403 when the " +
+    "session, membership or organization no longer allows it (the reason says which). `ping` is answered `pong`.",
+  tag: "console",
+  // Not in the contract's list of operations (worker/live/README.md describes it).
+  published: false,
+  security: ["session"],
+  gate: "reachable",
+  query: LiveQuery,
+  responses: {
+    101: { description: "Switching protocols: the channel is open" },
+    400: refusal("Not a WebSocket upgrade, or a topic this service does not know"),
+    401: refusal("No session"),
+    403: refusal("Another origin, a role without a topic's permission, or the organization suspended"),
+    404: refusal("No such organization (or not a member)"),
+    500: serverFailure,
+  },
+  handler: async (c, { query: { orgId, topics } }) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
+      throw new Refusal("invalid_request", "Open the live channel as a WebSocket (Upgrade: websocket).");
+    const origin = c.req.header("origin");
+    if (
+      origin !== undefined &&
+      origin !== new URL(c.req.url).origin &&
+      origin !== (c.var.config.server.appBaseUrl && new URL(c.var.config.server.appBaseUrl).origin)
+    ) {
+      throw new Refusal("forbidden", "The live channel opens only from this console's own pages (the request's Origin is another site).");
+    }
+    const watcher = await asSessionMember(c, orgId, null, async (tx, grant, session): Promise<Watcher> => {
+      const refused = topics.find((topic) => !roleAllows(grant.role, LIVE_TOPICS[topic]));
+      if (refused) throw new Denied("role", `Your role (${grant.role}) does not include ${LIVE_TOPICS[refused]}, needed to hear ${refused}.`);
+      const [org] = await tx.select({ suspendedAt: organizations.suspendedAt }).from(organizations).where(eq(organizations.id, orgId));
+      if (org?.suspendedAt)
+        throw new Refusal("organization_suspended", "The organization is suspended: its console shows no live changes until the suspension is lifted.");
+      return { personId: grant.personId, sessionId: session.id, topics };
+    });
+    const upgrade = new Request(c.req.url, { headers: { upgrade: "websocket", [WATCHER_HEADER]: JSON.stringify(watcher) } });
+    // A 101 carries a socket, not a body the declaration could type.
+    return (await liveChannel(c.env, orgId).fetch(upgrade)) as Replied;
+  },
+});
+
+export function registerLive(app: Hono<AppEnv>): void {
+  register(app, openLive);
+}
