@@ -29,59 +29,67 @@ export function usePaged<T>(load: (cursor: string | undefined) => Promise<PageOf
   const [round, setRound] = useState(0);
   // Answers of an earlier round (another organization, a reload) are dropped.
   const current = useRef(0);
-  const pagesShown = useRef(0);
   const latestLoad = useRef(load);
   latestLoad.current = load;
-  const fetchPage = async (cursor: string | undefined, mine: number) => {
-    setState((previous) => ({ ...previous, loading: true, moreFailure: null }));
-    try {
-      const page = await load(cursor);
-      if (mine !== current.current) return;
-      pagesShown.current = cursor === undefined ? 1 : pagesShown.current + 1;
-      setState((previous) => ({
-        data: cursor === undefined ? page.items : [...(previous.data ?? []), ...page.items],
-        next: page.nextCursor,
-        failure: null,
-        moreFailure: null,
-        loading: false,
-      }));
-    } catch (error) {
-      if (mine !== current.current) return;
-      const failure = describeFailure(error);
-      setState((previous) => (cursor === undefined ? { ...previous, failure, loading: false } : { ...previous, moreFailure: failure, loading: false }));
-    }
+  // What is shown, as the next step reads it: how many pages, and the cursor after the last.
+  const shown = useRef<{ pages: number; next: string | null }>({ pages: 0, next: null });
+  // One step at a time (the first page, "Show more", a live re-read): a re-read never loses a page
+  // "Show more" is adding, and "Show more" never appends to a list a re-read is replacing.
+  const steps = useRef<Promise<void>>(Promise.resolve());
+  const step = (work: (mine: number) => Promise<void>) => {
+    const mine = current.current;
+    steps.current = steps.current.then(() => (mine === current.current ? work(mine) : undefined));
   };
-  useEffect(() => {
-    current.current += 1;
-    void fetchPage(undefined, current.current);
-  }, [...deps, round]);
-  const reload = useCallback(() => setRound((value) => value + 1), []);
-  // The pages shown, read again from the first; a failure keeps them (the next change tries again).
-  const refresh = useCallback(async () => {
-    const mine = ++current.current;
+
+  /** Reads `pages` pages from the first (at least one) and shows them in place of what was shown. */
+  const readPages = async (mine: number, pages: number) => {
     const items: T[] = [];
     let next: string | null = null;
-    try {
-      for (let page = 0; page < Math.max(1, pagesShown.current); page++) {
-        const answer: PageOf<T> = await latestLoad.current(next ?? undefined);
-        items.push(...answer.items);
-        next = answer.nextCursor;
-        if (next === null) break;
+    let read = 0;
+    do {
+      const answer: PageOf<T> = await latestLoad.current(next ?? undefined);
+      items.push(...answer.items);
+      next = answer.nextCursor;
+      read += 1;
+    } while (read < pages && next !== null);
+    if (mine !== current.current) return;
+    shown.current = { pages: read, next };
+    setState({ data: items, next, failure: null, moreFailure: null, loading: false });
+  };
+
+  useEffect(() => {
+    current.current += 1;
+    setState((previous) => ({ ...previous, loading: true, moreFailure: null }));
+    step((mine) =>
+      readPages(mine, 1).catch((error: unknown) => {
+        if (mine === current.current) setState((previous) => ({ ...previous, failure: describeFailure(error), loading: false }));
+      }),
+    );
+  }, [...deps, round]);
+  const reload = useCallback(() => setRound((value) => value + 1), []);
+  // A change heard live: the pages shown, read again; a failure keeps them (the next change tries again).
+  useLiveReload(live, () => step((mine) => readPages(mine, shown.current.pages).catch(() => undefined)));
+  const more = () => {
+    setState((previous) => ({ ...previous, loading: true, moreFailure: null }));
+    step(async (mine) => {
+      const cursor = shown.current.next;
+      try {
+        const page = cursor === null ? null : await latestLoad.current(cursor);
+        if (mine !== current.current || page === null) return;
+        shown.current = { pages: shown.current.pages + 1, next: page.nextCursor };
+        setState((previous) => ({ ...previous, data: [...(previous.data ?? []), ...page.items], next: page.nextCursor, loading: false }));
+      } catch (error) {
+        if (mine === current.current) setState((previous) => ({ ...previous, moreFailure: describeFailure(error), loading: false }));
       }
-    } catch {
-      return;
-    }
-    if (mine === current.current) setState({ data: items, next, failure: null, moreFailure: null, loading: false });
-  }, []);
-  useLiveReload(live, () => void refresh());
-  const { next } = state;
+    });
+  };
   return {
     data: state.data,
     failure: state.failure,
     loading: state.loading,
     reload,
     moreFailure: state.moreFailure,
-    more: next === null ? null : () => void fetchPage(next, current.current),
+    more: state.next === null ? null : more,
   };
 }
 
