@@ -2,56 +2,17 @@
 // organization's sections (/o/<slug>/<section>[/<id>]).
 import { useEffect, useState } from "preact/hooks";
 import { FailureNote } from "./components/feedback";
-import { Layout, SECTIONS, sectionRefusal } from "./components/layout";
+import { Layout } from "./components/layout";
 import { Link } from "./components/link";
 import { useLoad } from "./load";
+import { PAGES, pageRefusal } from "./pages";
 import { AcceptInvitationPage, takePendingInvitation } from "./pages/accept";
 import { AccountPage } from "./pages/account";
-import { AnalyticsPage } from "./pages/analytics";
-import { AssistantPage } from "./pages/assistant";
-import { AuditPage } from "./pages/audit";
-import { BillingPage } from "./pages/billing";
-import { ClaimsPage } from "./pages/claims";
-import { ConnectedClientsPage } from "./pages/connected-clients";
-import { EnvironmentPage } from "./pages/environment";
-import { EnvironmentsPage } from "./pages/environments";
-import { GettingStartedPage } from "./pages/getting-started";
-import { LeavingPage } from "./pages/leaving";
-import { MembersPage } from "./pages/members";
-import { OrgSessionsPage } from "./pages/org-sessions";
-import { OverviewPage } from "./pages/overview";
-import { ProposalsPage } from "./pages/proposals";
-import { ProvidersPage } from "./pages/providers";
-import { RuntimesPage } from "./pages/runtimes";
-import { SettingsPage } from "./pages/settings";
 import { SignInPage } from "./pages/signin";
-import { TokensPage } from "./pages/tokens";
 import { WaitingPage } from "./pages/waiting";
-import { WorkloadsPage } from "./pages/workloads";
 import { describeFailure, rpc, type Failure } from "./rpc";
 import { match, navigate, useLocation } from "./router";
-import { loadSession, orgView, rememberedOrganization, rememberOrganization, SessionContext, type OrgView, type Session } from "./session";
-
-const PAGES: Record<string, (props: { view: OrgView; id?: string }) => preact.JSX.Element> = {
-  overview: OverviewPage,
-  "getting-started": GettingStartedPage,
-  environments: EnvironmentsPage,
-  workloads: WorkloadsPage,
-  members: MembersPage,
-  tokens: TokensPage,
-  claims: ClaimsPage,
-  sessions: OrgSessionsPage,
-  audit: AuditPage,
-  settings: SettingsPage,
-  providers: ProvidersPage,
-  billing: BillingPage,
-  leaving: LeavingPage,
-  proposals: ProposalsPage,
-  runtimes: RuntimesPage,
-  "connected-clients": ConnectedClientsPage,
-  analytics: AnalyticsPage,
-  assistant: AssistantPage,
-};
+import { loadSession, orgView, rememberedOrganization, rememberOrganization, SessionContext, type Session } from "./session";
 
 export function App() {
   const url = useLocation();
@@ -112,8 +73,9 @@ function route(path: string, session: Session) {
   if (homeOrg) return <Home orgId={homeOrg.id} path={path} />;
   const params = match("/o/:slug/:section", path) ?? match("/o/:slug/:section/:id", path);
   const org = params && session.organizations.find((membership) => membership.slug === params.slug);
-  const Page = params && (params.id ? (params.section === "environments" ? EnvironmentPage : undefined) : PAGES[params.section!]);
-  if (!params || !org || !Page) {
+  const declared = params && PAGES.find((page) => page.path === params.section);
+  const Page = declared && (params.id ? declared.item : declared.page);
+  if (!params || !org || !declared || !Page) {
     return (
       <Layout view={null} section="missing">
         <h1>Nothing here</h1>
@@ -124,10 +86,9 @@ function route(path: string, session: Session) {
     );
   }
   const view = orgView(org);
-  const section = SECTIONS.find((entry) => entry.path === params.section)!;
-  const refusal = sectionRefusal(section, view);
+  const refusal = pageRefusal(declared, view);
   return (
-    <Layout view={view} section={section.path}>
+    <Layout view={view} section={declared.path}>
       <Remember slug={org.slug} />
       {refusal ? <p role="alert">{refusal}</p> : <Page view={view} id={params.id} />}
     </Layout>

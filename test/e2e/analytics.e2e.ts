@@ -6,14 +6,14 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { analyticsRollupFromNode } from "../../cli/commands/analytics";
 import { parseConfig } from "../../worker/config/parse";
-import { base, installedAccount, launch, screenshot, signedIn, unique, LANDED, orgPathOf } from "./support/browser";
+import { base, installedAccount, launch, screenshot, signedIn, unique, LANDED, orgPathOf, openPage, sidebar } from "./support/browser";
 
 const { analyticsOperator, workerEnv } = inject("e2e");
 let browser: Browser;
 let page: Page;
 
 const open = async (tab: Page, section: string, heading: string) => {
-  await tab.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
+  await openPage(tab, section);
   await tab.getByRole("heading", { level: 1, name: heading }).waitFor();
 };
 
@@ -58,7 +58,7 @@ afterAll(async () => {
 describe("the analytics dashboard", () => {
   it("shows the operating organization's owner the totals, charts, funnel and retention cohorts", async () => {
     // Offered in the operating organization, in a group of its own.
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("group", { name: "Installation" }).getByRole("link", { name: "Analytics" }).waitFor();
+    await sidebar(page).getByRole("link", { name: "Analytics" }).waitFor();
     await open(page, "Analytics", "Installation analytics");
     const totals = page.locator("dl.totals");
     await totals.waitFor();
@@ -97,7 +97,7 @@ describe("the analytics dashboard", () => {
     await installedAccount(login);
     const other = await signedIn(browser, login);
     await other.waitForURL(LANDED);
-    const nav = other.getByRole("navigation", { name: "Sections" });
+    const nav = sidebar(other);
     await nav.getByRole("link", { name: "Settings" }).waitFor();
     await expect(nav.getByRole("link", { name: "Analytics" }).count()).resolves.toBe(0);
     // The address typed by hand: one sentence, and the console does not even ask the server.

@@ -2,7 +2,7 @@
 // streamed in, citing the documentation page it came from.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, openPage } from "./support/browser";
 
 let browser: Browser;
 let owner: Page;
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe("the website assistant", () => {
   it("answers an owner's question, citing the docs page it used, and counts it against today's limits", async () => {
-    await owner.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Assistant" }).click();
+    await openPage(owner, "Assistant");
     await owner.getByRole("heading", { level: 1, name: "Assistant" }).waitFor();
     await said(owner, /Left today: 40 of 40 questions/);
     await owner.getByLabel("Your question").fill("How do I connect my repository?");

@@ -4,7 +4,7 @@
 import type { Browser, Page } from "playwright-core";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, orgPathOf } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, orgPathOf, openPage, sidebar, settingsNav } from "./support/browser";
 import { joinedAsViewer } from "./support/people";
 import { asOrganization } from "./support/database";
 
@@ -29,7 +29,7 @@ afterAll(async () => {
 const asThisOrganization = (work: (client: pg.Client, orgId: string) => Promise<unknown>) => asOrganization(orgPath.split("/")[2]!, work);
 
 const open = async (section: string) => {
-  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
+  await openPage(page, section);
   await page.getByRole("heading", { level: 1, name: section }).waitFor();
 };
 
@@ -168,9 +168,11 @@ describe("a viewer", () => {
   it("sees none of these pages or their actions", async () => {
     const viewer = await joinedAsViewer(browser, page, unique("viewer"));
     await viewer.goto(`${orgPath}/environments`);
-    const nav = viewer.getByRole("navigation", { name: "Sections" });
-    await nav.getByRole("link", { name: "Environments" }).waitFor();
-    for (const hidden of ["Billing", "Leaving", "Model provider keys"]) await expect(nav.getByRole("link", { name: hidden }).count()).resolves.toBe(0);
+    await sidebar(viewer).getByRole("link", { name: "Environments" }).waitFor();
+    await sidebar(viewer).getByRole("link", { name: "Settings" }).click();
+    await settingsNav(viewer).getByRole("link", { name: "General" }).waitFor();
+    for (const hidden of ["Billing", "Leaving", "Model provider keys"])
+      await expect(settingsNav(viewer).getByRole("link", { name: hidden }).count()).resolves.toBe(0);
     for (const [section, permission] of [
       ["billing", "billing.manage"],
       ["leaving", "data.export"],

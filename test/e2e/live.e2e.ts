@@ -2,7 +2,7 @@
 // catches up after the channel drops, and a member removed while watching stops hearing anything.
 import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, orgPathOf, said, signedIn, unique, LANDED } from "./support/browser";
+import { installedAccount, launch, orgPathOf, said, signedIn, unique, LANDED, openPage } from "./support/browser";
 import { report } from "./support/engine";
 import { joinedAsViewer } from "./support/people";
 
@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 async function open(on: Page, section: string) {
-  await on.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
+  await openPage(on, section);
   await on.getByRole("heading", { level: 1, name: section }).waitFor();
 }
 

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestProvider } from "../support/mcp-provider";
-import { base, installedAccount, launch, said, screenshot, signedIn, unique, LANDED } from "./support/browser";
+import { base, installedAccount, launch, said, screenshot, signedIn, unique, LANDED, openPage } from "./support/browser";
 
 let browser: Browser;
 let page: Page;
@@ -70,7 +70,7 @@ describe("connecting a model client", () => {
   it("shows the client on the Connected clients page, where disconnecting it stops it at once", async () => {
     await page.goto("/");
     await page.waitForURL(LANDED);
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Connected clients" }).click();
+    await openPage(page, "Connected clients");
     await page.getByRole("heading", { level: 1, name: "Connected clients" }).waitFor();
     const row = page.getByRole("row", { name: /Desk assistant/ });
     await row.waitFor();

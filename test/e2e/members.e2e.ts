@@ -4,7 +4,7 @@
 // owner makes them an admin.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique, LANDED } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique, LANDED, openPage, sidebar, settingsNav } from "./support/browser";
 import { fake } from "./support/browser";
 
 let browser: Browser;
@@ -27,16 +27,16 @@ afterAll(async () => {
 });
 
 const section = async (page: Page, name: string) => {
-  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name }).click();
+  await openPage(page, name);
   await page.getByRole("heading", { level: 1, name }).waitFor();
 };
 
-/** The navigation as the person sees it: each group's heading and its links, in order. */
-async function navigation(page: Page): Promise<Record<string, string[]>> {
-  const groups = await page.getByRole("navigation", { name: "Sections" }).getByRole("group").all();
-  const seen: Record<string, string[]> = {};
-  for (const group of groups) seen[(await group.getByRole("heading").textContent())!] = await group.getByRole("link").allTextContents();
-  return seen;
+/** The navigation as the person sees it: the sidebar's entries, and those under its Settings entry, in order. */
+async function navigation(page: Page): Promise<{ sidebar: string[]; settings: string[] }> {
+  const entries = await sidebar(page).getByRole("link").allTextContents();
+  await sidebar(page).getByRole("link", { name: "Settings" }).click();
+  await settingsNav(page).getByRole("link").first().waitFor();
+  return { sidebar: entries, settings: await settingsNav(page).getByRole("link").allTextContents() };
 }
 
 describe("inviting someone", () => {
@@ -75,15 +75,16 @@ describe("inviting someone", () => {
   it("shows a viewer no action their role may not take", async () => {
     await section(guest, "Environments");
     await expect(guest.getByRole("button", { name: "Create environment" }).count()).resolves.toBe(0);
-    // Grouped by task, only what a viewer may open (not Runtimes, Sessions, the Access group, Billing,
-    // Leaving; Analytics is the operating organization's only).
+    await expect(sidebar(guest).getByRole("link", { name: "Environments" }).getAttribute("aria-current")).resolves.toBe("page");
+    // Only what a viewer may open (not Runtimes, Sessions, tokens, claims, provider keys, Billing, Leaving;
+    // Analytics is the operating organization's only), the administrative pages under Settings.
     expect(await navigation(guest)).toEqual({
-      Work: ["Overview", "Getting started", "Environments", "Workloads", "Proposals"],
-      People: ["Members", "Connected clients"],
-      Organization: ["Settings", "Audit log"],
+      sidebar: ["Overview", "Getting started", "Environments", "Workloads", "Proposals", "Settings"],
+      settings: ["General", "Members", "Connected clients", "Audit log"],
     });
-    const nav = guest.getByRole("navigation", { name: "Sections" });
-    await expect(nav.getByRole("link", { name: "Environments" }).getAttribute("aria-current")).resolves.toBe("page");
+    // On a page under Settings, its entry says it holds the current page.
+    await expect(sidebar(guest).getByRole("link", { name: "Settings" }).getAttribute("aria-current")).resolves.toBe("true");
+    await expect(settingsNav(guest).getByRole("link", { name: "General" }).getAttribute("aria-current")).resolves.toBe("page");
     await section(guest, "Members");
     await guest.getByRole("row", { name: new RegExp(ownerLogin) }).waitFor();
     for (const action of ["Change role", "Remove", "Invite", "Sync from the code host"]) {
@@ -103,12 +104,10 @@ describe("inviting someone", () => {
     await owner.getByRole("row", { name: /accepted/ }).waitFor();
     await screenshot(owner, "members");
     await guest.reload();
-    await guest.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Tokens" }).waitFor();
+    await sidebar(guest).getByRole("link", { name: "Runtimes" }).waitFor();
     expect(await navigation(guest)).toEqual({
-      Work: ["Overview", "Getting started", "Environments", "Workloads", "Runtimes", "Proposals"],
-      People: ["Members", "Sessions", "Connected clients"],
-      Access: ["Tokens", "Repository claims", "Model provider keys"],
-      Organization: ["Settings", "Audit log", "Leaving"],
+      sidebar: ["Overview", "Getting started", "Environments", "Workloads", "Runtimes", "Proposals", "Settings"],
+      settings: ["General", "Members", "Sessions", "Connected clients", "Tokens", "Repository claims", "Model provider keys", "Audit log", "Leaving"],
     });
     await section(guest, "Members");
     await guest.getByRole("button", { name: "Invite", exact: true }).waitFor();

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { base, installedAccount, LANDED, launch, orgPathOf, said, screenshot, signedIn, unique } from "./support/browser";
+import { base, installedAccount, LANDED, launch, openPage, orgPathOf, said, screenshot, signedIn, unique } from "./support/browser";
 
 const database = inject("e2eDatabase");
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -194,7 +194,7 @@ describe("the operator portal in Chromium", () => {
     await plan.getByText(/plan\./).waitFor();
     await banner.waitFor();
     await expect(plan.textContent()).resolves.not.toMatch(/suspended/);
-    await member.getByRole("link", { name: "Members" }).click();
+    await openPage(member, "Members");
     await member.getByRole("heading", { level: 1, name: "Members" }).waitFor();
     await banner.waitFor();
 

@@ -4,7 +4,7 @@
 // workload archived; a runtime is registered, labelled, seen by the engine and removed.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, openPage } from "./support/browser";
 import { report } from "./support/engine";
 
 let browser: Browser;
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const open = async (section: string) => {
-  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
+  await openPage(page, section);
   await page.getByRole("heading", { level: 1, name: section }).waitFor();
 };
 

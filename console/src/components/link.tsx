@@ -1,8 +1,9 @@
 import type { ComponentChildren } from "preact";
 import { followLink } from "../router";
 
-export const Link = ({ href, children, current }: { href: string; children: ComponentChildren; current?: boolean }) => (
-  <a href={href} onClick={followLink} aria-current={current ? "page" : undefined}>
+/** `current`: true for the page shown, "within" for the entry whose group holds it (the sidebar's Settings). */
+export const Link = ({ href, children, current }: { href: string; children: ComponentChildren; current?: boolean | "within" }) => (
+  <a href={href} onClick={followLink} aria-current={current === "within" ? "true" : current ? "page" : undefined}>
     {children}
   </a>
 );

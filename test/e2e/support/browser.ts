@@ -80,3 +80,28 @@ export const LANDED = /\/o\/[^/]+\/(getting-started|overview)$/;
 
 /** The organization's address (`/o/<slug>`) of a page that landed there. */
 export const orgPathOf = (page: { url(): string }) => new URL(page.url()).pathname.replace(/\/(getting-started|overview)$/, "");
+
+/** The sidebar's entries, and the Settings sub-navigation shown on a page under Settings. */
+export const sidebar = (page: Page) => page.getByRole("navigation", { name: "Sections" });
+export const settingsNav = (page: Page) => page.getByRole("navigation", { name: "Settings" });
+
+/** Whether `title` is a page under the sidebar's Settings entry (console/src/pages.ts). */
+const UNDER_SETTINGS = new Set([
+  "General",
+  "Members",
+  "Sessions",
+  "Connected clients",
+  "Tokens",
+  "Repository claims",
+  "Model provider keys",
+  "Billing",
+  "Audit log",
+  "Leaving",
+]);
+
+/** Opens a page as a person does: from the sidebar, or through Settings and its sub-navigation. */
+export async function openPage(page: Page, title: string): Promise<void> {
+  if (!UNDER_SETTINGS.has(title)) return sidebar(page).getByRole("link", { name: title, exact: true }).click();
+  await sidebar(page).getByRole("link", { name: "Settings", exact: true }).click();
+  await settingsNav(page).getByRole("link", { name: title, exact: true }).click();
+}
