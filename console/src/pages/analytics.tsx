@@ -1,8 +1,9 @@
 // The installation analytics dashboard (analytics.overview, analytics.catalog): for owners and admins
 // of the operating organization (SVC_ANALYTICS_OPERATOR_ORG); the frame offers it there only (the
 // session's `operating`), and says why not anywhere else. Their input names no organization: the
-// installation's analytics are no organization's. Charts are inline SVG: no chart library ships.
+// installation's analytics are no organization's. Charts are components/chart.tsx's.
 import { useState } from "preact/hooks";
+import { DailyChart } from "../components/chart";
 import { Show } from "../components/feedback";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
@@ -20,39 +21,6 @@ const CHARTS: Array<{ field: Exclude<keyof Point, "day">; title: string }> = [
   { field: "environments", title: "Environments created" },
   { field: "runs", title: "Runs started" },
 ];
-
-/** One daily series as bars; the label says the total and the busiest day for a screen reader. */
-function DailyBars({ series, field, title }: { series: Point[]; field: Exclude<keyof Point, "day">; title: string }) {
-  const values = series.map((point) => point[field]);
-  const max = Math.max(1, ...values);
-  const total = values.reduce((sum, value) => sum + value, 0);
-  const width = 300;
-  const height = 80;
-  const step = width / series.length;
-  return (
-    <figure class="chart">
-      <figcaption>
-        {title}: <strong>{total}</strong>
-      </figcaption>
-      <svg
-        role="img"
-        aria-label={`${title}, daily, ${series[0]?.day} to ${series.at(-1)?.day}: ${total} in all, at most ${Math.max(0, ...values)} a day`}
-        viewBox={`0 0 ${width} ${height}`}
-        preserveAspectRatio="none"
-      >
-        <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} class="axis" />
-        {series.map((point, index) => {
-          const barHeight = (point[field] / max) * (height - 4);
-          return (
-            <rect key={point.day} x={index * step + step * 0.1} y={height - barHeight} width={step * 0.8} height={barHeight}>
-              <title>{`${point.day}: ${point[field]}`}</title>
-            </rect>
-          );
-        })}
-      </svg>
-    </figure>
-  );
-}
 
 function Funnel({ funnel }: { funnel: Overview["funnel"] }) {
   const names = { landed: "Landed on the site (sessions)", signup: "Reached sign-up (sessions)", first_environment: "First environment (organizations)" };
@@ -175,7 +143,12 @@ export function AnalyticsPage() {
             </dl>
             <div class="charts">
               {CHARTS.map((chart) => (
-                <DailyBars key={chart.field} series={data.series} field={chart.field} title={chart.title} />
+                <DailyChart
+                  key={chart.field}
+                  title={chart.title}
+                  days={data.series.map((point) => point.day)}
+                  series={[{ name: chart.title, values: data.series.map((point) => point[chart.field]) }]}
+                />
               ))}
               <Funnel funnel={data.funnel} />
             </div>
