@@ -53,8 +53,18 @@ describe("the local bridge's backend pool", () => {
     const { database } = await ownDatabase();
     const mine = <T>(work: Parameters<typeof asRole<T>>[1]) => asRole("app", work, database);
     const pid = await mine(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
-    // Once reset it waits in the pool; then the server ends it, as a restart or a pooler would.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once reset it waits in the pool (idle after its DISCARD ALL: a busy machine may take more than a
+    // moment to reset it); then the server ends it, as a restart or a pooler would.
+    const reset = async () =>
+      asRole(
+        "superuser",
+        async (client) =>
+          (await client.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query = 'DISCARD ALL'", [pid])).rowCount === 1,
+      );
+    for (let tries = 0; tries < 100; tries++) {
+      if (await reset()) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await asRole("superuser", (client) => client.query("SELECT pg_terminate_backend($1)", [pid]));
     const seen = await Promise.all(
       Array.from({ length: 8 }, () => mine(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid)),
