@@ -7,6 +7,7 @@ import { DEADLINES } from "../db/deadline";
 import { openPool, useBridge, withDb } from "../db/neon";
 import type { Config } from "./config/types";
 import { analyticsRollupFromWorker } from "./analytics/rollup-job";
+import { rollUpActivity } from "./overview/activity";
 import { advanceDueDeletions, dueDeletions } from "./deletion/advance";
 import { destroyExpiredExports } from "./deletion/work";
 import { configFor } from "./config/for-env";
@@ -127,6 +128,8 @@ export interface SweepReport {
   /** The website assistant's usage days past USAGE_KEPT_DAYS, deleted. */
   assistantUsageDeleted: number;
   heldExportsDestroyed: number;
+  /** The console's 30-day charts: rows rolled up, and days past their keeping removed. */
+  activity?: Awaited<ReturnType<typeof rollUpActivity>>;
   /** Each due deletion's organization and what advancing it did. */
   deletions: Record<string, unknown>;
   skipped?: string;
@@ -166,7 +169,17 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     log("info", "sweep.assistant_usage", { deleted: assistantUsageDeleted });
     const heldExportsDestroyed = await destroyExpiredExports(client, env.EXPORTS);
     log("info", "sweep.held_exports", { destroyed: heldExportsDestroyed });
-    return { abandonedRuns, failureGroupsDeleted, exchangeTokensDeleted, assistantUsageDeleted, heldExportsDestroyed, due: await dueDeletions(client) };
+    const activity = await rollUpActivity(client);
+    log("info", "sweep.activity", activity);
+    return {
+      abandonedRuns,
+      failureGroupsDeleted,
+      exchangeTokensDeleted,
+      assistantUsageDeleted,
+      heldExportsDestroyed,
+      activity,
+      due: await dueDeletions(client),
+    };
   });
   if (due.length === 0) return { ...counts, deletions: {} };
   // The deletion's steps run longer transactions than a request's (the Revoke step's took 3.1 s at a year's scale).

@@ -35,6 +35,7 @@ import _0032_keyset_pages_rest from "./0032_keyset_pages_rest.sql";
 import _0033_assistant_usage_prune from "./0033_assistant_usage_prune.sql";
 import _0034_grant_revoked_by_client from "./0034_grant_revoked_by_client.sql";
 import _0035_refresh_tokens from "./0035_refresh_tokens.sql";
+import _0036_activity_daily from "./0036_activity_daily.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -71,4 +72,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0033_assistant_usage_prune", sql: _0033_assistant_usage_prune },
   { name: "0034_grant_revoked_by_client", sql: _0034_grant_revoked_by_client },
   { name: "0035_refresh_tokens", sql: _0035_refresh_tokens },
+  { name: "0036_activity_daily", sql: _0036_activity_daily },
 ];

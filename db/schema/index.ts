@@ -22,3 +22,4 @@ export * from "./operators";
 export * from "./site";
 export * from "./analytics";
 export * from "./assistant";
+export * from "./activity";

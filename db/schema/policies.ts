@@ -1,7 +1,7 @@
 // Row-level-security policies the migrations give many tables (db/README.md, "Schema"). A table whose
 // schema calls `.enableRLS()` has row-level security enabled AND forced in the migrations (drizzle has
 // no word for FORCE; test/db/schema.test.ts holds the two flags equal).
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { pgPolicy } from "drizzle-orm/pg-core";
 
 /** The operator portal reads every row (`svc_protect_tenant_table`, migrations/0001_roles.sql). */
@@ -25,3 +25,7 @@ export const maintenanceDeletion = () => {
 
 /** The maintenance role reads every row for the analytics roll-up (migrations/0020_site_analytics.sql). */
 export const maintenanceRollup = () => pgPolicy("maintenance_rollup", { for: "select", to: "svc_maintenance", using: sql`true` });
+
+/** The activity rollup reads a table's rows of today and yesterday (UTC) only (migrations/0036). */
+export const maintenanceActivity = (column: SQL) =>
+  pgPolicy("maintenance_activity", { for: "select", to: "svc_maintenance", using: sql`${column} >= (now() AT TIME ZONE 'UTC')::date - 1` });

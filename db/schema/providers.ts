@@ -41,7 +41,11 @@ export const providerBudgets = pgTable(
     monthlyCapMicros: bigint("monthly_cap_micros", { mode: "number" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.provider] }), ...tenantPolicies()],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.provider] }),
+    ...tenantPolicies(),
+    pgPolicy("maintenance_activity", { for: "select", to: "svc_maintenance", using: sql`true` }),
+  ],
 ).enableRLS();
 
 export const providerSpend = pgTable(
@@ -57,5 +61,9 @@ export const providerSpend = pgTable(
     requests: bigint("requests", { mode: "number" }).notNull().default(0),
     overrunMicros: bigint("overrun_micros", { mode: "number" }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.provider, t.month] }), ...tenantPolicies()],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.provider, t.month] }),
+    ...tenantPolicies(),
+    pgPolicy("maintenance_activity", { for: "select", to: "svc_maintenance", using: sql`month = date_trunc('month', now() AT TIME ZONE 'UTC')::date` }),
+  ],
 ).enableRLS();

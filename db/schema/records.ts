@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { RUN_OUTCOMES, VERDICTS } from "../enums";
 import { organizations } from "./organizations";
-import { tenantPolicies } from "./policies";
+import { maintenanceActivity, tenantPolicies } from "./policies";
 
 export const engineRuns = pgTable(
   "engine_runs",
@@ -30,6 +30,7 @@ export const engineRuns = pgTable(
     index("engine_runs_env").on(t.orgId, t.envId, t.seq.desc()),
     index("engine_runs_runtime").on(t.orgId, t.runtime).where(sql`runtime IS NOT NULL`),
     ...tenantPolicies(),
+    maintenanceActivity(sql`finished_at`),
   ],
 ).enableRLS();
 
@@ -46,7 +47,7 @@ export const runVerdicts = pgTable(
     recordedAt: timestamp("recorded_at", { withTimezone: true }).notNull(),
     eventId: text("event_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.runId, t.name] }), ...tenantPolicies()],
+  (t) => [primaryKey({ columns: [t.orgId, t.runId, t.name] }), ...tenantPolicies(), maintenanceActivity(sql`recorded_at`)],
 ).enableRLS();
 
 export const runArtifacts = pgTable(

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { type AnyPgColumn, boolean, index, integer, jsonb, pgPolicy, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import { ABANDON_REASONS, RUNTIME_COMMAND_KINDS, RUNTIME_COMMAND_OUTCOMES, RUNTIME_COMMAND_STATES, WORKLOAD_RUN_STATES } from "../enums";
 import { organizations } from "./organizations";
-import { tenantPolicies } from "./policies";
+import { maintenanceActivity, tenantPolicies } from "./policies";
 
 export const workloads = pgTable(
   "workloads",
@@ -79,6 +79,7 @@ export const workloadRuns = pgTable(
     index("workload_runs_retry_of").on(t.retryOf).where(sql`retry_of IS NOT NULL`),
     ...tenantPolicies(),
     pgPolicy("maintenance_sweep_read", { for: "select", to: "svc_maintenance", using: sql`deadline_at < now()` }),
+    maintenanceActivity(sql`requested_at`),
     pgPolicy("maintenance_sweep", {
       for: "update",
       to: "svc_maintenance",

@@ -1,20 +1,10 @@
 // Cron Triggers under the local stack: an owner requests their organization's deletion, the export
 // link answers 409 until the sweep runs, `svc cron run sweep` runs it now in the local Worker and prints
 // what it did, and the link then downloads the export.
-import { spawnSync } from "node:child_process";
 import type { Browser } from "playwright-core";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import { base, installedAccount, launch, signedIn, unique, LANDED } from "./support/browser";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-const BIN = `${ROOT}cli/bin.mjs`;
-const { workerEnv } = inject("e2e");
-
-/** The operator's `svc` (the package's bin), pointed at the suite's Worker with the local stack's cron secret. */
-function svc(args: string[]) {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONTROL_PLANE: base, SVC_LOCAL_CRON_SECRET: workerEnv.SVC_LOCAL_CRON_SECRET };
-  return spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8", env });
-}
+import { afterAll, describe, expect, it } from "vitest";
+import { installedAccount, launch, signedIn, unique, LANDED } from "./support/browser";
+import { svc } from "./support/svc";
 
 let browser: Browser;
 afterAll(async () => {

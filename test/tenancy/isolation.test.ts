@@ -6,6 +6,8 @@ import { seedOrganization, seedToken } from "../support/seed";
 // One row per tenant table for an organization `$1`. Every tenant table must appear here: the
 // catalog check below fails when a new one is added without it.
 const SEED_ROWS: Record<string, string> = {
+  activity_daily: `INSERT INTO activity_daily (org_id, env_id, day) VALUES ($1, md5(random()::text), now()::date)`,
+  spend_daily: `INSERT INTO spend_daily (org_id, provider, day, month_to_date_micros) VALUES ($1, md5(random()::text), now()::date, 0)`,
   installations: `INSERT INTO installations (org_id, codehost_installation_id, account_login, account_id)
                   VALUES ($1, (random() * 1e12)::bigint, 'acme', 1)`,
   // The installation is the acting organization's own (seeded just above); org_id decides the policy.
@@ -186,10 +188,23 @@ describe("the operator role", () => {
 });
 
 describe("the maintenance role", () => {
-  it("sees only overdue workload runs and expired exchange tokens' ids, and no other tenant table", async () => {
+  it("sees only overdue workload runs, what the activity rollup reads of yesterday and today, and expired exchange tokens' ids, and no other tenant table", async () => {
     await asRole("maintenance", async (client) => {
-      const { rows } = await client.query("SELECT count(*)::int AS n FROM workload_runs WHERE deadline_at > now()");
+      const yesterday = "(now() AT TIME ZONE 'UTC')::date - 1";
+      const { rows } = await client.query(`SELECT count(*)::int AS n FROM workload_runs WHERE deadline_at > now() AND requested_at < ${yesterday}`);
       expect(rows[0].n).toBe(0);
+      // The activity rollup (migrations/0036): runs and verdicts of yesterday and today, only the columns it counts.
+      for (const [table, column] of [
+        ["engine_runs", "finished_at"],
+        ["run_verdicts", "recorded_at"],
+      ]) {
+        const old = await client.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} < ${yesterday} OR ${column} IS NULL`);
+        expect({ table, n: old.rows[0].n }).toEqual({ table, n: 0 });
+      }
+      await expect(client.query("SELECT name FROM engine_runs")).rejects.toMatchObject({ code: "42501" });
+      await expect(client.query("SELECT detail FROM run_verdicts")).rejects.toMatchObject({ code: "42501" });
+      const months = await client.query("SELECT count(*)::int AS n FROM provider_spend WHERE month <> date_trunc('month', now() AT TIME ZONE 'UTC')::date");
+      expect(months.rows[0].n).toBe(0);
       // The sweep prunes identity-exchange tokens past their 15 minutes: it sees those rows only, never a hash.
       const live = await client.query("SELECT count(*)::int AS n FROM tokens WHERE binding_id IS NULL OR expires_at > now()");
       expect(live.rows[0].n).toBe(0);

@@ -21,6 +21,8 @@ export const DELETE_BUDGET_MS = 20_000;
 export const BATCHED_TABLES = [
   "events",
   "audit_log",
+  // 35 days an environment: many rows for an organization of many environments.
+  "activity_daily",
   "network_decisions",
   "run_verdicts",
   "run_artifacts",
@@ -57,6 +59,7 @@ export const BOUNDED_TABLES: Record<string, string> = {
   provider_budgets: "one per model provider",
   provider_keys: "a few per model provider",
   provider_spend: "one per model provider and month",
+  spend_daily: "35 days a model provider (the sweep removes older days)",
   repository_claim_proofs: "none after the Revoke step",
   runtimes: "one per named runtime",
   workloads: "one per workload defined",

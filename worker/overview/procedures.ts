@@ -1,12 +1,15 @@
 // overview.gettingStarted and overview.summary (environments.view: every member): the console's first
 // pages. Each step and item is derived from the rows as they are, never from a stored flag; what the
 // caller's role may not open is answered as null. One transaction each, no network call inside it.
+import * as z from "zod";
 import type { Role } from "../../db/enums";
 import { identityAudience } from "../codehost/issuer";
 import { STANDARD_WORKFLOW, standardWorkflowText } from "../environments/engine-work";
 import { budgetSummaries } from "../providers/budgets";
+import { text } from "../http/text";
 import { inOrganization, router } from "../rpc/trpc";
 import { roleAllows, type Permission } from "../shared/permissions";
+import { activityDays, spendDays } from "./activity";
 import { environmentsAtAGlance, installationsWithRepositories, lastReported, latestFailures, liveClaims, openWorkloadRuns, planAndDeletion } from "./store";
 
 /** `read()` when the role holds `permission`, else null: the answer carries only what the role may see. */
@@ -79,4 +82,19 @@ const summary = inOrganization
     }),
   );
 
-export const overviewRouter = router({ gettingStarted, summary });
+const activity = inOrganization
+  .meta({
+    permission: "environments.view",
+    gate: "gated",
+    summary: "The last 30 days (UTC), a day at a time: events, runs by outcome, failed verdicts, workload runs, and model spend against the budget",
+  })
+  .input(z.object({ envId: text({ min: 1, max: 200 }).optional().describe("One environment's days; without it, the organization's.") }))
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) => ({
+      days: await activityDays(tx, ctx.org.id, input.envId ?? null),
+      // Spend is the organization's, the model provider keys page's (tokens.manage).
+      spend: input.envId ? null : await ifAllowed(ctx.org.role, "tokens.manage", () => spendDays(tx, ctx.org.id)),
+    })),
+  );
+
+export const overviewRouter = router({ gettingStarted, summary, activity });

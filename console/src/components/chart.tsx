@@ -1,40 +1,133 @@
 // A daily chart, drawn as inline SVG bars: a charting library would cost more of the upload than the
-// whole console (test/bundle), and bars over 7 to 90 days need none. Each day's numbers show on hover
-// (an SVG title); the image's label says the total and the busiest day for a screen reader.
+// whole console (test/bundle), and bars over 7 to 90 days need none. Several series stack, each in a
+// tone of its own with a legend; a limit (a budget) is a line across. Each day's numbers show on hover
+// (an SVG title); the image's label says the total and the busiest day, and the numbers themselves sit
+// in a table under "The numbers" for whoever cannot see the bars.
 
 export interface Series {
   name: string;
   values: number[];
+  /** Its colour: the accent (default), a failure, or neither good nor bad. */
+  tone?: "accent" | "danger" | "muted";
 }
 
-export function DailyChart({ title, days, series }: { title: string; days: string[]; series: Series[] }) {
+interface ChartProps {
+  title: string;
+  days: string[];
+  series: Series[];
+  /** How a number reads (dollars for spend); plain digits by default. */
+  format?: (value: number) => string;
+  /** A line across the bars, such as the month's budget, each day's own (null: none that day). */
+  limit?: { name: string; values: Array<number | null> };
+  /** The caption's figure: the sum of the days by default; the last day's for a running total. */
+  headline?: "sum" | "last";
+}
+
+export function DailyChart({ title, days, series, format = String, limit, headline = "sum" }: ChartProps) {
   const values = days.map((_, index) => series.reduce((sum, one) => sum + one.values[index]!, 0));
-  const max = Math.max(1, ...values);
+  const limits = limit?.values ?? [];
+  const max = Math.max(1, ...values, ...limits.map((value) => value ?? 0));
   const total = values.reduce((sum, value) => sum + value, 0);
+  const shown = headline === "sum" ? total : (values.at(-1) ?? 0);
   const width = 300;
   const height = 80;
   const step = width / days.length;
+  const y = (value: number) => height - (value / max) * (height - 4);
+  const onDay = (index: number) =>
+    [
+      days[index],
+      ...(series.length > 1 ? series.map((one) => `${one.name} ${format(one.values[index]!)}`) : [format(values[index]!)]),
+      ...(limit && limits[index] != null ? [`${limit.name} ${format(limits[index]!)}`] : []),
+    ].join(series.length > 1 || limit ? ", " : ": ");
   return (
     <figure class="chart">
       <figcaption>
-        {title}: <strong>{total}</strong>
+        {title}: <strong>{format(shown)}</strong>
       </figcaption>
       <svg
         role="img"
-        aria-label={`${title}, daily, ${days[0]} to ${days.at(-1)}: ${total} in all, at most ${Math.max(0, ...values)} a day`}
+        aria-label={`${title}, daily, ${days[0]} to ${days.at(-1)}: ${headline === "sum" ? `${format(total)} in all` : `${format(shown)} on the last day`}, at most ${format(Math.max(0, ...values))} a day`}
         viewBox={`0 0 ${width} ${height}`}
         preserveAspectRatio="none"
       >
         <line x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} class="axis" />
         {days.map((day, index) => {
-          const barHeight = (values[index]! / max) * (height - 4);
+          let base = height;
           return (
-            <rect key={day} x={index * step + step * 0.1} y={height - barHeight} width={step * 0.8} height={barHeight}>
-              <title>{`${day}: ${values[index]}`}</title>
-            </rect>
+            <g key={day}>
+              <title>{onDay(index)}</title>
+              {/* The whole day's height, so hovering an empty day still shows its numbers. */}
+              <rect class="hover" x={index * step} y="0" width={step} height={height} />
+              {series.map((one) => {
+                const top = base - (one.values[index]! / max) * (height - 4);
+                const bar = <rect key={one.name} class={one.tone ?? "accent"} x={index * step + step * 0.1} y={top} width={step * 0.8} height={base - top} />;
+                base = top;
+                return bar;
+              })}
+            </g>
           );
         })}
+        {limit &&
+          limits.map((value, index) =>
+            value == null ? null : <line key={days[index]} class="limit" x1={index * step} x2={(index + 1) * step} y1={y(value)} y2={y(value)} />,
+          )}
       </svg>
+      {(series.length > 1 || limit) && (
+        <ul class="legend">
+          {series.map((one) => (
+            <li key={one.name}>
+              <span class={`swatch ${one.tone ?? "accent"}`} aria-hidden="true" /> {one.name}
+            </li>
+          ))}
+          {limit && (
+            <li>
+              <span class="swatch limit" aria-hidden="true" /> {limit.name}
+            </li>
+          )}
+        </ul>
+      )}
     </figure>
+  );
+}
+
+/** The numbers behind a set of charts, one row a day with anything in it: the charts' text alternative. */
+export function ChartNumbers({ days, columns }: { days: string[]; columns: Array<{ name: string; values: Array<string | number> }> }) {
+  // A day with nothing in it ("$0.00" spent, no budget) is left out: the table lists the days that say something.
+  const nothing = new Set<string | number>([0, "$0.00", "none"]);
+  const rows = days
+    .map((day, index) => ({ day, cells: columns.map((column) => column.values[index]!) }))
+    .filter((row) => row.cells.some((cell) => !nothing.has(cell)));
+  return (
+    <details class="numbers">
+      <summary>The numbers</summary>
+      {rows.length === 0 ? (
+        <p class="muted">Nothing on any of these days.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Day (UTC)</th>
+                {columns.map((column) => (
+                  <th key={column.name} scope="col">
+                    {column.name}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.day}>
+                  <th scope="row">{row.day}</th>
+                  {row.cells.map((cell, index) => (
+                    <td key={columns[index]!.name}>{cell}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </details>
   );
 }

@@ -1,5 +1,6 @@
 // One environment: its facts, preview addresses, latest teardown, its engine runs and network
 // decisions (records.tsx), its workload runs, and the engine work a member may start on it.
+import { Activity } from "../components/activity";
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
 import { Show } from "../components/feedback";
@@ -121,6 +122,7 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
           )}
         </>
       )}
+      <Activity orgId={org.id} envId={envId} />
       <EngineRuns orgId={org.id} envId={envId} />
       <NetworkDecisions orgId={org.id} envId={envId} />
       {can("workloads.view") && (

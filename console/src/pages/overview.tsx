@@ -1,5 +1,6 @@
 // The organization's home: what needs attention (overview.summary), each item linking to its page.
 // A part the person's role may not open comes back null from the server and is not shown.
+import { Activity } from "../components/activity";
 import type { ComponentChildren } from "preact";
 import { Empty, Show } from "../components/feedback";
 import { Link } from "../components/link";
@@ -18,6 +19,7 @@ export function OverviewPage({ view }: { view: OrgView }) {
     <>
       <h1>Overview</h1>
       <Show loaded={summary}>{(data) => <Tiles view={view} data={data} />}</Show>
+      <Activity orgId={org.id} />
     </>
   );
 }

@@ -103,5 +103,6 @@ const UNDER_SETTINGS = new Set([
 export async function openPage(page: Page, title: string): Promise<void> {
   if (!UNDER_SETTINGS.has(title)) return sidebar(page).getByRole("link", { name: title, exact: true }).click();
   await sidebar(page).getByRole("link", { name: "Settings", exact: true }).click();
+  await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
   await settingsNav(page).getByRole("link", { name: title, exact: true }).click();
 }

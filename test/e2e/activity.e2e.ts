@@ -1,0 +1,71 @@
+// The last 30 days in Chromium: an engine reports runs and a failed verdict, the sweep rolls them up
+// (`svc cron run sweep`, as under npm start), and the Overview and the environment's page draw them,
+// each chart with its numbers on hover and in a table.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installedAccount, launch, openPage, said, screenshot, signedIn, unique, LANDED } from "./support/browser";
+import { report } from "./support/engine";
+import { svc } from "./support/svc";
+
+let browser: Browser;
+let page: Page;
+const login = unique("activity");
+const repository = `${login}/shop`;
+const today = new Date().toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  browser = await launch();
+  await installedAccount(login, [repository]);
+  page = await signedIn(browser, login);
+  await page.waitForURL(LANDED);
+  await openPage(page, "Tokens");
+  await page.getByLabel("Name").fill("activity engine");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await said(page, "Created activity engine.");
+  const token = (await page.getByTestId("shown-once").textContent())!;
+  await report(token, "main-1", "environment.ready", { repository, branch: "main" });
+  for (const [runId, outcome] of [
+    ["n-1", "passed"],
+    ["n-2", "failed"],
+    ["n-3", "passed"],
+  ] as const) {
+    await report(token, "main-1", "run.started", { runId, name: "nightly" });
+    await report(token, "main-1", "run.finished", { runId, outcome });
+  }
+  await report(token, "main-1", "verdict.recorded", { runId: "n-2", name: "checkout", verdict: "fail" });
+  expect(svc(["cron", "run", "sweep"]).status).toBe(0);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const chart = (on: Page, title: RegExp) => on.getByRole("img", { name: title });
+
+describe("activity you can see", () => {
+  it("draws the organization's last 30 days on the Overview, with each day's numbers on hover and in a table", async () => {
+    await openPage(page, "Overview");
+    const runs = chart(page, /^Runs by outcome, daily/);
+    await runs.waitFor();
+    expect(await runs.getAttribute("aria-label")).toMatch(/: 3 in all, at most 3 a day$/);
+    // Hovering today's bar shows its numbers (an SVG title).
+    await expect(runs.locator("g").last().locator("title").textContent()).resolves.toBe(`${today}, Runs passed 2, Runs failed 1, Runs errored or cancelled 0`);
+    expect(await chart(page, /^Failed verdicts, daily/).getAttribute("aria-label")).toMatch(/: 1 in all/);
+    // 1 environment event, 6 run events, 1 verdict.
+    expect(await chart(page, /^Events, daily/).getAttribute("aria-label")).toMatch(/: 8 in all/);
+    // The owner holds tokens.manage: the month's spend against the budget (none spent, no budget).
+    await chart(page, /^Model spend this month, daily/).waitFor();
+    await page.getByText("The numbers").click();
+    const row = page.getByRole("row", { name: new RegExp(`^${today}`) });
+    await expect(row.getByRole("cell").allTextContents()).resolves.toEqual(["8", "2", "1", "0", "1", "0", "$0.00", "none"]);
+    await screenshot(page, "overview-activity");
+  });
+
+  it("draws one environment's days on its page, without the organization's spend", async () => {
+    await page.goto(`${new URL(page.url()).pathname.replace(/\/overview$/, "")}/environments/main-1`);
+    const runs = chart(page, /^Runs by outcome, daily/);
+    await runs.waitFor();
+    expect(await runs.getAttribute("aria-label")).toMatch(/: 3 in all/);
+    await expect(chart(page, /^Model spend this month/).count()).resolves.toBe(0);
+  });
+});
