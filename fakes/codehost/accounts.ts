@@ -102,7 +102,8 @@ export class FakeAccounts {
     const login = (form.get("login") ?? "").trim();
     if (!isLogin(login)) return this.chooser(form, 400, `"${login}" is not a login: ${LOGIN_RULE}`);
     if (this.ids.holder(login) !== undefined) return this.chooser(form, 409, `${login} is already an account: pick it from the list, or choose another login.`);
-    const person = this.add({ login });
+    const email = (form.get("email") ?? "").trim();
+    const person = this.add({ login, ...(email ? { email } : {}) });
     if (form.get("install") !== null && this.app.canInstall) {
       const installed = await this.app.installOn(login);
       if (installed.delivered >= 300)
@@ -154,6 +155,9 @@ ${hidden}
 <p><label for="login">Login</label><br>
 <input id="login" name="login" required maxlength="39" autocomplete="off" aria-describedby="login-rule"></p>
 <p id="login-rule">${LOGIN_RULE}</p>
+<p><label for="email">Public e-mail address (optional)</label><br>
+<input id="email" name="email" type="email" maxlength="254" autocomplete="off" aria-describedby="email-use"></p>
+<p id="email-use">The address the control plane reads at sign-in: an invitation sent to it is accepted by this account.</p>
 ${
   this.app.canInstall
     ? html`<p><input type="checkbox" id="install" name="install" value="1" checked>

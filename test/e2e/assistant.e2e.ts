@@ -24,6 +24,12 @@ describe("the website assistant", () => {
     await openPage(owner, "Assistant");
     await owner.getByRole("heading", { level: 1, name: "Assistant" }).waitFor();
     await said(owner, /Left today: 40 of 40 questions/);
+    // The reset names its zone, and the page says a local fake model answers under the local stack.
+    await said(owner, /the limits reset at .*\(midnight UTC\)\./);
+    await owner
+      .getByTestId("local-model")
+      .getByText(/A local fake model answers here/)
+      .waitFor();
     await owner.getByLabel("Your question").fill("How do I connect my repository?");
     await owner.getByRole("button", { name: "Ask" }).click();
 

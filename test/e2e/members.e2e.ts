@@ -4,7 +4,20 @@
 // owner makes them an admin.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, signInFrom, unique, LANDED, openPage, sidebar, settingsNav } from "./support/browser";
+import {
+  installedAccount,
+  launch,
+  openPage,
+  personPage,
+  said,
+  screenshot,
+  settingsNav,
+  sidebar,
+  signedIn,
+  signInFrom,
+  unique,
+  LANDED,
+} from "./support/browser";
 import { fake } from "./support/browser";
 
 let browser: Browser;
@@ -174,5 +187,29 @@ describe("the organization switcher", () => {
     await guest.getByRole("row", { name: new RegExp(`${guestLogin}.*owner`) }).waitFor();
     await switcher.selectOption({ label: "Renamed Org (admin)" });
     await guest.locator(`tr[data-login="${ownerLogin}"]`).waitFor();
+  });
+});
+
+describe("an invitation accepted by an account made on the fake code host's own page", () => {
+  it("takes the e-mail given when the account is made, so its invitation is accepted", async () => {
+    const login = unique("newcomer");
+    const address = `${login}@example.test`;
+    await section(owner, "Members");
+    await owner.getByLabel("Email address").fill(address);
+    await owner.getByRole("button", { name: "Invite", exact: true }).click();
+    await said(owner, `Invitation made for ${address}; send them the link.`);
+    const invitation = (await owner.getByTestId("shown-once").textContent())!;
+
+    const newcomer = await personPage(browser);
+    await newcomer.goto(invitation);
+    await newcomer.getByRole("link", { name: "Sign in to accept" }).click();
+    await newcomer.getByRole("heading", { name: "Sign in to the fake code host" }).waitFor();
+    await newcomer.getByLabel("Login").fill(login);
+    await newcomer.getByLabel(/Public e-mail address/).fill(address);
+    await newcomer.getByLabel(/Install the App on it/).uncheck();
+    await newcomer.getByRole("button", { name: "Create and sign in" }).click();
+    await newcomer.getByRole("button", { name: "Accept the invitation" }).click();
+    await said(newcomer, /You joined .* as member\./);
+    await newcomer.context().close();
   });
 });

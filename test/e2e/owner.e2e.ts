@@ -71,6 +71,9 @@ async function engineTokenFrom(on: Page, name: string): Promise<string> {
   return (await on.getByTestId("shown-once").textContent())!;
 }
 
+/** The page's computed styles, as the test's types (which know no DOM) reach them. */
+type Styles = { getComputedStyle: (element: unknown) => { whiteSpace: string } };
+
 describe("the owner", () => {
   it("signs in through the code host and lands in their new organization, which has nothing yet", async () => {
     // Nothing has reported yet, so the organization's home is getting started.
@@ -195,6 +198,14 @@ describe("the owner", () => {
     await page.getByRole("cell", { name: "token.created" }).waitFor();
     await page.getByRole("button", { name: "Verify the chain" }).click();
     await said(page, /^Intact: \d+ entries/);
+    // The button keeps its own width under its long sentence; an event's name never breaks inside a word.
+    expect((await page.getByRole("button", { name: "Verify the chain" }).boundingBox())!.width).toBeLessThan(250);
+    const event = page.getByRole("cell", { name: "token.created" }).first().locator("code");
+    expect(await event.evaluate((element) => (globalThis as unknown as Styles).getComputedStyle(element).whiteSpace)).toBe("nowrap");
+    // The whole log is offered here too, not only on Leaving.
+    const download = await page.request.get((await page.getByRole("link", { name: "Download the audit log" }).getAttribute("href"))!);
+    expect(download.status()).toBe(200);
+    expect(await download.text()).toContain("token.created");
   });
 
   it("revokes the token", async () => {

@@ -24,6 +24,11 @@ export interface AssistantStatus {
   remaining: Figures;
   /** The next 00:00 UTC. */
   resetsAt: string;
+  /**
+   * Whether the model that answers is on this machine (its address is a loopback one): under
+   * `npm start`, the fake messages provider, whose answers are canned, not a model's.
+   */
+  localModel: boolean;
 }
 
 export const KEY_VARIABLE = "SVC_CMS_MODEL_API_KEY";
@@ -45,5 +50,14 @@ export function statusOf(config: Config, role: Role, usage: DayUsage, now: Date)
     used: { requests: usage.requests, tokens: usage.usedTokens + usage.reservedTokens },
     remaining: remaining(usage),
     resetsAt: nextReset(now).toISOString(),
+    localModel: isLoopback(config.modelProviders.messagesApiBase),
   };
+}
+
+function isLoopback(address: string): boolean {
+  let host = "";
+  try {
+    host = new URL(address).hostname;
+  } catch {}
+  return host === "localhost" || host === "[::1]" || host.startsWith("127.");
 }

@@ -17,6 +17,8 @@ input,select,textarea{padding:.35rem .5rem;border:1px solid var(--line);border-r
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 label{display:inline-flex;flex-direction:column;gap:.2rem;margin:0 .75rem .5rem 0;font-size:.9rem;color:var(--muted)}
 label>input,label>select,label>textarea{color:var(--fg);font-size:1rem}
+/* A checkbox sits beside its sentence, not above it. */
+label:has(>input[type=checkbox]){flex-direction:row;align-items:center;gap:.4rem}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
 th{color:var(--muted);font-weight:600}

@@ -5,13 +5,13 @@ import type { ComponentChildren } from "preact";
 /** `2026-11-26 04:38:10 UTC`: the exact moment, whatever the reader's zone. */
 export const utcText = (date: Date) => `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 
-/** `at` (an ISO time) in the reader's zone; `none` says what its absence means (default "never"). */
-export function Time({ at, none = "never", children }: { at: string | null; none?: string; children?: ComponentChildren }) {
+/** `at` (an ISO time) in the reader's zone (`zone`: naming it, as the long time style does); `none` says what its absence means (default "never"). */
+export function Time({ at, none = "never", zone, children }: { at: string | null; none?: string; zone?: true; children?: ComponentChildren }) {
   if (!at) return <span class="muted">{none}</span>;
   const date = new Date(at);
   return (
     <time dateTime={date.toISOString()} title={utcText(date)}>
-      {children ?? date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })}
+      {children ?? date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: zone ? "long" : "short" })}
     </time>
   );
 }

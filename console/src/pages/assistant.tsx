@@ -115,8 +115,15 @@ export function AssistantPage({ view }: { view: OrgView }) {
               <p class="muted">
                 Answers questions about using this service from its documentation, citing the pages it used. It is sent your question and the documentation
                 excerpts only, nothing of your organization. Left today: {today.remaining.requests} of {today.limits.requests} questions and{" "}
-                {today.remaining.tokens.toLocaleString()} of {today.limits.tokens.toLocaleString()} tokens; the limits reset at <Time at={today.resetsAt} />.
+                {today.remaining.tokens.toLocaleString()} of {today.limits.tokens.toLocaleString()} tokens; the limits reset at{" "}
+                <Time at={today.resetsAt} zone /> (midnight UTC).
               </p>
+              {today.localModel && (
+                <p class="panel warn" data-testid="local-model">
+                  A local fake model answers here (<code>npm start</code> runs it in place of the model provider): its answers are canned, not a model's, though
+                  the documentation excerpts and the sources it cites are real.
+                </p>
+              )}
               <form
                 class="panel"
                 aria-label="Ask the assistant"

@@ -1,5 +1,5 @@
-// The audit log, newest first, a page at a time ("Show more"); verifying its hash chain for those who
-// may export it.
+// The audit log, newest first, a page at a time ("Show more"); for those who may export it, the whole
+// log as a download and a check of its hash chain.
 import { ActionButton } from "../components/actions";
 import { Empty, Show } from "../components/feedback";
 import { Time } from "../components/time";
@@ -15,6 +15,7 @@ export function AuditPage({ view }: { view: OrgView }) {
   return (
     <>
       <h1>Audit log</h1>
+      {can("audit.export") && <AuditDownload orgId={org.id} />}
       {can("audit.export") && (
         <ActionButton
           label="Verify the chain"
@@ -57,7 +58,7 @@ export function AuditPage({ view }: { view: OrgView }) {
                       </td>
                       <td>{entry.actor}</td>
                       <td>
-                        <code>{entry.action}</code>
+                        <code class="event">{entry.action}</code>
                       </td>
                       <td>{entry.target ?? ""}</td>
                       <td>
@@ -73,5 +74,19 @@ export function AuditPage({ view }: { view: OrgView }) {
       </Show>
       <ShowMore paged={entries} />
     </>
+  );
+}
+
+/** The whole log as a file (offered here and on Leaving). */
+export function AuditDownload({ orgId }: { orgId: string }) {
+  return (
+    <p>
+      <a href={`/console/api/audit/export?orgId=${encodeURIComponent(orgId)}`} download>
+        Download the audit log
+      </a>{" "}
+      <span class="muted">
+        (NDJSON with the chain's head; check it offline with <code>svc audit verify</code>)
+      </span>
+    </p>
   );
 }

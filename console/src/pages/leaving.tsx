@@ -1,5 +1,6 @@
 // Leaving cleanly: the audit log as a download, data exports (take one, download it), and the
 // organization's deletion (request it by typing the slug, follow its steps, call it off while it waits).
+import { AuditDownload } from "./audit";
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
 import { Empty, Show } from "../components/feedback";
@@ -17,14 +18,7 @@ export function LeavingPage({ view }: { view: OrgView }) {
       {can("audit.export") && (
         <>
           <h2>Audit log</h2>
-          <p>
-            <a href={`/console/api/audit/export?orgId=${encodeURIComponent(org.id)}`} download>
-              Download the audit log
-            </a>{" "}
-            <span class="muted">
-              (NDJSON with the chain's head; check it offline with <code>svc audit verify</code>)
-            </span>
-          </p>
+          <AuditDownload orgId={org.id} />
         </>
       )}
       {can("data.export") && <DataExports orgId={org.id} />}
