@@ -9,6 +9,7 @@ import { registerAuditExport } from "./audit/routes";
 import { registerSiteBeacon } from "./analytics/beacon-route";
 import { registerBillingWebhooks } from "./billing/routes";
 import { registerDeletionExportLink } from "./deletion/export-link";
+import { registerDeletionNotice } from "./deletion/notice";
 import { registerExportDownloads } from "./exports/routes";
 import { registerCodehost } from "./codehost/routes";
 import { registerCommands } from "./commands/routes";
@@ -52,6 +53,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerAuditExport(app);
   registerExportDownloads(app);
   registerDeletionExportLink(app);
+  registerDeletionNotice(app);
   registerSignIn(app);
   registerSessions(app);
   registerDeviceFlow(app);

@@ -1,6 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgPolicy, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgPolicy, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { maintenanceRollup, operatorRead } from "./policies";
+
+/** Why a deletion's Revoke step ended a session (migrations/0037). */
+export interface DeletionNotice {
+  organization: { name: string; slug: string };
+  /** When an owner asked for the deletion (ISO). */
+  requestedAt: string;
+  /** The held export's token hash (deletion_exports): until when its link works is read from there. */
+  exportTokenHash: string;
+}
 
 export const people = pgTable(
   "people",
@@ -38,6 +47,8 @@ export const sessions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
     signedOutAt: timestamp("signed_out_at", { withTimezone: true }),
+    /** Set by a deletion's Revoke step (worker/deletion): what the signed-out browser is told. */
+    endedByDeletion: jsonb("ended_by_deletion").$type<DeletionNotice>(),
   },
   (t) => [
     index("sessions_person").on(t.personId),

@@ -116,6 +116,20 @@ describe("organization deletion", () => {
     expect((await exchange(await identityToken(pendingRepository, { aud: audience }))).status).toBe(403);
     expect((await call("/v1/commands/claim", { method: "POST", token: place.engine, json: {} })).status).toBe(401);
     expect((await call("/auth/session", { headers: { cookie: `svc_session=${place.sessions.owner}` } })).status).toBe(401);
+    // The signed-out browser is told why: the organization, when its deletion was asked for; the export is not taken yet.
+    const ended = async (cookie: string) =>
+      ((await (await call("/auth/ended", { headers: { cookie: `svc_session=${cookie}` } })).json()) as { deleted: Record<string, unknown> | null }).deleted;
+    const slug = (await asRole("superuser", (client) => client.query("SELECT slug FROM organizations WHERE id = $1", [place.orgId]))).rows[0].slug;
+    expect(await ended(place.sessions.owner)).toEqual({
+      organization: { name: expect.any(String), slug },
+      requestedAt: expect.any(String),
+      signedOutAt: expect.any(String),
+      exportUntil: null,
+      exportGone: false,
+    });
+    // Only to that browser: another organization's member, and a browser without a cookie, learn nothing.
+    expect(await ended(bystander.sessions.owner)).toBeNull();
+    expect(((await (await call("/auth/ended")).json()) as { deleted: unknown }).deleted).toBeNull();
     const mcp = await rawMcp(model.provider.saved!.access_token);
     expect(mcp.status).toBe(401);
     await mcp.body?.cancel();
@@ -128,7 +142,9 @@ describe("organization deletion", () => {
     expect(await step(place.orgId)).toBe("advanced");
     const described = await link(exportLink, "&describe=1");
     expect(described.status).toBe(200);
-    expect(await described.json()).toMatchObject({ sizeBytes: expect.any(Number), expiresAt: expect.any(String) });
+    const { expiresAt } = (await described.json()) as { sizeBytes: number; expiresAt: string };
+    expect(expiresAt).toEqual(expect.any(String));
+    expect(await ended(place.sessions.owner)).toMatchObject({ exportUntil: expiresAt, exportGone: false });
 
     // Delete, in batches of 10 rows: each invocation here has no time left after its first batch, so
     // it removes one and stops, the deletion due at its Delete step with its progress; the rows left

@@ -3,7 +3,7 @@
 // what it did, and the link then downloads the export.
 import type { Browser } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, signedIn, unique, LANDED } from "./support/browser";
+import { installedAccount, launch, screenshot, signedIn, unique, LANDED } from "./support/browser";
 import { svc } from "./support/svc";
 
 let browser: Browser;
@@ -49,5 +49,15 @@ describe("Cron Triggers under the local stack", () => {
     const download = await fetch(link);
     expect(download.status).toBe(200);
     expect(await download.json()).toMatchObject({ organization: expect.objectContaining({ slug }) });
+
+    // The owner, signed out by the Revoke step, is told what happened instead of a bare sign-in page.
+    await page.goto("/");
+    await page.getByRole("heading", { level: 1, name: /was deleted$/ }).waitFor();
+    await page.getByText(new RegExp(`asked for the deletion of .* \\(${slug}\\) on `)).waitFor();
+    await expect(page.getByTestId("export-until").textContent()).resolves.toMatch(
+      /^The export link shown to the owner who asked for the deletion works until /,
+    );
+    await page.getByRole("link", { name: "Sign in with the code host" }).waitFor();
+    await screenshot(page, "deleted-organization");
   });
 });

@@ -3,6 +3,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { deletionExports, deletions } from "../../db/schema/deletion";
 import { installations, organizations } from "../../db/schema/organizations";
+import type { DeletionNotice } from "../../db/schema/people";
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
 import { revokeOrganizationGrants } from "../mcp/grants";
@@ -139,8 +140,19 @@ async function revoke(deps: DeletionDeps, orgId: string) {
     const claims = await tx.execute(sql`UPDATE repository_claims SET revoked_at = now() WHERE org_id = ${orgId} AND revoked_at IS NULL`);
     // A pending claim must not become active for an organization being deleted.
     await tx.execute(sql`DELETE FROM repository_claim_proofs WHERE org_id = ${orgId}`);
-    const sessions = await tx.execute(sql`UPDATE sessions s SET signed_out_at = now() FROM memberships m
-       WHERE m.person_id = s.person_id AND m.org_id = ${orgId} AND s.signed_out_at IS NULL`);
+    // Each browser signed out here is told why when it comes back (GET /auth/ended), not shown a bare sign-in page.
+    const [facts] = await tx
+      .select({ name: organizations.name, slug: organizations.slug, requestedAt: deletions.requestedAt, exportTokenHash: deletions.exportTokenHash })
+      .from(organizations)
+      .innerJoin(deletions, eq(deletions.orgId, organizations.id))
+      .where(eq(organizations.id, orgId));
+    const notice: DeletionNotice = {
+      organization: { name: facts!.name, slug: facts!.slug },
+      requestedAt: facts!.requestedAt.toISOString(),
+      exportTokenHash: facts!.exportTokenHash,
+    };
+    const sessions = await tx.execute(sql`UPDATE sessions s SET signed_out_at = now(), ended_by_deletion = ${JSON.stringify(notice)}::jsonb
+       FROM memberships m WHERE m.person_id = s.person_id AND m.org_id = ${orgId} AND s.signed_out_at IS NULL`);
     const removed = await tx.execute(sql`UPDATE installations SET deleted_at = now() WHERE org_id = ${orgId} AND deleted_at IS NULL`);
     const providerKeys = await revokeProviderKeys(tx, orgId);
     // Model clients connected through /mcp (worker/mcp): their access tokens end here too.
