@@ -17,6 +17,15 @@ export default defineConfig({
     emptyOutDir: true,
     target: "es2022",
     reportCompressedSize: true,
+    rolldownOptions: {
+      // The console's page, and the operator portal's script, which the Worker's /admin page loads at a
+      // fixed address (worker/operators/page.ts); what they share goes to a chunk under /assets/.
+      input: {
+        console: fileURLToPath(new URL("index.html", import.meta.url)),
+        "operator-portal": fileURLToPath(new URL("src/operator-portal.ts", import.meta.url)),
+      },
+      output: { entryFileNames: (chunk) => (chunk.name === "operator-portal" ? "operator-portal.js" : "assets/[name]-[hash].js") },
+    },
   },
   logLevel: "warn",
 });

@@ -234,7 +234,8 @@ const QUERIES = {
 } as const;
 
 /** The newest `limit` rows of one form, newest first. */
-export async function listInquiries(admin: Tx, form: keyof typeof QUERIES, limit: number) {
-  const rows: Array<Record<string, unknown> & { receivedAt: Date }> = await QUERIES[form](admin, limit);
-  return rows.map((row) => ({ ...row, receivedAt: row.receivedAt.toISOString() }));
+export async function listInquiries<F extends keyof typeof QUERIES>(admin: Tx, form: F, limit: number) {
+  type Row = Awaited<ReturnType<(typeof QUERIES)[F]>>[number];
+  const rows = (await QUERIES[form](admin, limit)) as Row[];
+  return rows.map((row): Omit<Row, "receivedAt"> & { receivedAt: string } => ({ ...row, receivedAt: row.receivedAt.toISOString() }));
 }
