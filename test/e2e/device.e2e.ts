@@ -3,7 +3,7 @@
 // nonce (no policy violation). The token's issuance is test/device's.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base, installedAccount, launch, said, signedIn, unique } from "./support/browser";
+import { base, checkboxLayout, installedAccount, launch, said, signedIn, unique } from "./support/browser";
 
 let browser: Browser;
 
@@ -54,7 +54,9 @@ describe("the device-approval page", () => {
     );
     expect(((await pending.json()) as { error: string }).error).toBe("authorization_pending");
 
-    await page.getByLabel(`The code ${started.user_code} matches the one my terminal shows`).check();
+    const confirm = page.getByLabel(`The code ${started.user_code} matches the one my terminal shows`);
+    expect(await checkboxLayout(confirm)).toBe("row");
+    await confirm.check();
     await page.getByRole("button", { name: "Approve" }).click();
     await said(page, "Approved: return to the command line.");
     expect(violations).toEqual([]);

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { base, installedAccount, LANDED, launch, openPage, orgPathOf, said, screenshot, signedIn, unique } from "./support/browser";
+import { base, checkboxLayout, installedAccount, LANDED, launch, openPage, orgPathOf, said, screenshot, signedIn, unique } from "./support/browser";
 
 const database = inject("e2eDatabase");
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -101,6 +101,8 @@ async function suspend(row: Locator, reason: string) {
   const open = row.getByRole("button", { name: "Suspend…" });
   if ((await open.getAttribute("aria-expanded")) !== "true") await open.click();
   await row.getByLabel(/Reason/).fill(reason);
+  // The confirmation's box sits beside its sentence.
+  expect(await checkboxLayout(row.getByRole("checkbox"))).toBe("row");
   await row.getByRole("checkbox").check();
   await row.getByRole("button", { name: /^Suspend (?!…)/ }).click();
 }

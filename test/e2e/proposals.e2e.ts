@@ -66,6 +66,9 @@ describe("proposals", () => {
   it("a member's loosening egress proposal is marked, left to someone else, and opened as a pull request once the owner approves", async () => {
     await openProposals(member);
     const form = member.getByRole("form", { name: "Propose egress policy" });
+    // Side by side, a text area of four lines and one of three keep their labels level at the top.
+    const top = async (name: RegExp) => (await form.getByText(name).boundingBox())!.y;
+    expect(Math.abs((await top(/^Allowed hosts/)) - (await top(/^Denied hosts/)))).toBeLessThan(2);
     await form.getByLabel("Summary").fill("Allow the payment API");
     await form.getByLabel(/Allowed hosts/).fill("api.payments.example:443");
     await form.getByRole("button", { name: "Propose egress policy" }).click();

@@ -2,7 +2,7 @@
 // signed in through the fake code host exactly as a person clicks through it.
 import { mkdirSync } from "node:fs";
 import { randomInt } from "node:crypto";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { inject } from "vitest";
 
 export const { base, codehost } = inject("e2e");
@@ -106,3 +106,12 @@ export async function openPage(page: Page, title: string): Promise<void> {
   await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
   await settingsNav(page).getByRole("link", { name: title, exact: true }).click();
 }
+
+/** How a checkbox's label lays it out ("row": beside its sentence), as computed in the page. */
+export const checkboxLayout = (checkbox: Locator) =>
+  checkbox.evaluate(
+    (box) =>
+      (globalThis as unknown as { getComputedStyle: (element: unknown) => { flexDirection: string } }).getComputedStyle(
+        (box as { parentElement: unknown }).parentElement,
+      ).flexDirection,
+  );
