@@ -85,6 +85,10 @@ const OPEN: Record<string, Open> = {
   },
   "GET /exports/deletion": { why: "the link's token (in the query) is its credential: unknown is 404", status: 404, code: "not_found" },
   "DELETE /exports/deletion": { why: "the link's token (in the query) is its credential: unknown is 404", status: 404, code: "not_found" },
+  "GET /auth/ended": {
+    why: "a signed-out browser's old session cookie is the credential (its deletion notice); a stranger gets nothing",
+    status: 200,
+  },
   "GET /auth/signin": { why: "signs a person in: the credential is what it hands out (302 to the code host's authorization page)", status: 302 },
   "GET /auth/callback": { why: "the code host's sign-in callback: its state cookie and code are the credential", status: 400 },
   // The suite runs without mail: magic links are not served.
