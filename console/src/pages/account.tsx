@@ -3,6 +3,7 @@
 import { useContext } from "preact/hooks";
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Show } from "../components/feedback";
+import { Table } from "../components/table";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { navigate } from "../router";
@@ -39,33 +40,24 @@ export function AccountPage() {
       <h2>Your sessions</h2>
       <Show loaded={sessions}>
         {(rows) => (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th>Signed in</th>
-                  <th>Last seen</th>
-                  <th>Address</th>
-                  <th>Browser</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id}>
-                    <td>
-                      <Time at={row.createdAt} />
-                      {row.current && <strong> (this browser)</strong>}
-                    </td>
-                    <td>
-                      <Time at={row.lastSeenAt} />
-                    </td>
-                    <td>{row.clientAddress ?? <span class="muted">unknown</span>}</td>
-                    <td class="muted">{row.userAgent ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            rows={rows}
+            rowKey={(row) => row.id}
+            columns={[
+              {
+                header: "Signed in",
+                cell: (row) => (
+                  <>
+                    <Time at={row.createdAt} />
+                    {row.current && <strong> (this browser)</strong>}
+                  </>
+                ),
+              },
+              { header: "Last seen", cell: (row) => <Time at={row.lastSeenAt} /> },
+              { header: "Address", cell: (row) => row.clientAddress ?? <span class="muted">unknown</span> },
+              { header: "Browser", cell: (row) => row.userAgent ?? "", props: () => ({ class: "muted" }) },
+            ]}
+          />
         )}
       </Show>
       <ActionButton

@@ -5,11 +5,13 @@
 import { useState } from "preact/hooks";
 import { DailyChart } from "../components/chart";
 import { Show } from "../components/feedback";
+import { type Column, Table } from "../components/table";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 
 type Overview = Outputs["analytics"]["overview"];
 type Point = Overview["series"][number];
+type Cohort = Overview["retention"]["cohorts"][number];
 const SPANS = [7, 28, 90] as const;
 
 const CHARTS: Array<{ field: Exclude<keyof Point, "day">; title: string }> = [
@@ -59,40 +61,33 @@ function Retention({ retention }: { retention: Overview["retention"] }) {
         Organizations by the week they were created, and how many were active in each week after. A cell is a percentage only when its cohort has at least{" "}
         {retention.minimumForPercent} organizations; otherwise it is a count.
       </p>
-      <div class="table-wrap">
-        <table class="retention">
-          <thead>
-            <tr>
-              <th>Cohort (week of)</th>
-              <th>Organizations</th>
-              {Array.from({ length: retention.weeks }, (_, week) => (
-                <th key={week}>Week {week}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {retention.cohorts.map((cohort) => (
-              <tr key={cohort.week}>
-                <th scope="row">{cohort.week}</th>
-                <td>{cohort.organizations}</td>
-                {Array.from({ length: retention.weeks }, (_, week) => {
-                  const cell = cohort.cells[week];
-                  if (!cell) return <td key={week} />;
-                  return cell.kind === "percent" ? (
-                    <td key={week} class="percent" style={{ "--share": `${cell.value}%` }}>
-                      {cell.value}%
-                    </td>
-                  ) : (
-                    <td key={week} title="A count: fewer than the organizations a percentage needs">
-                      {cell.value}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        class="retention"
+        rows={retention.cohorts}
+        rowKey={(cohort) => cohort.week}
+        columns={[
+          { header: "Cohort (week of)", rowHeader: true, cell: (cohort) => cohort.week },
+          { header: "Organizations", cell: (cohort) => cohort.organizations },
+          ...Array.from(
+            { length: retention.weeks },
+            (_, week): Column<Cohort> => ({
+              header: <>Week {week}</>,
+              cell: (cohort) => {
+                const cell = cohort.cells[week];
+                if (!cell) return null;
+                return cell.kind === "percent" ? <>{cell.value}%</> : cell.value;
+              },
+              props: (cohort) => {
+                const cell = cohort.cells[week];
+                if (!cell) return {};
+                return cell.kind === "percent"
+                  ? { class: "percent", style: { "--share": `${cell.value}%` } }
+                  : { title: "A count: fewer than the organizations a percentage needs" };
+              },
+            }),
+          ),
+        ]}
+      />
     </section>
   );
 }

@@ -1,9 +1,10 @@
 // The audit log, newest first, a page at a time ("Show more"); for those who may export it, the whole
 // log as a download and a check of its hash chain.
 import { ActionButton } from "../components/actions";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { ShowMore, usePaged } from "../components/paged";
+import { Table } from "../components/table";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 
@@ -33,44 +34,21 @@ export function AuditPage({ view }: { view: OrgView }) {
         />
       )}
       <Show loaded={entries}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>Nothing recorded yet: sign-ins, tokens, members and environments changes appear here as they happen.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>#</th>
-                    <th>When</th>
-                    <th>Who</th>
-                    <th>What</th>
-                    <th>Target</th>
-                    <th>Details</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((entry) => (
-                    <tr key={entry.seq}>
-                      <td>{entry.seq}</td>
-                      <td>
-                        <Time at={entry.at} />
-                      </td>
-                      <td>{entry.actor}</td>
-                      <td>
-                        <code class="event">{entry.action}</code>
-                      </td>
-                      <td>{entry.target ?? ""}</td>
-                      <td>
-                        <code class="muted">{entry.data === null ? "" : JSON.stringify(entry.data)}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(entry) => entry.seq}
+            empty="Nothing recorded yet: sign-ins, tokens, members and environments changes appear here as they happen."
+            columns={[
+              { header: "#", cell: (entry) => entry.seq },
+              { header: "When", cell: (entry) => <Time at={entry.at} /> },
+              { header: "Who", cell: (entry) => entry.actor },
+              { header: "What", cell: (entry) => <code class="event">{entry.action}</code> },
+              { header: "Target", cell: (entry) => entry.target ?? "" },
+              { header: "Details", cell: (entry) => <code class="muted">{entry.data === null ? "" : JSON.stringify(entry.data)}</code> },
+            ]}
+          />
+        )}
       </Show>
       <ShowMore paged={entries} />
     </>

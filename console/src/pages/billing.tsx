@@ -2,11 +2,12 @@
 // history; checkout and the provider's portal (the browser goes there), or the operator-set plan.
 // Back from a checkout, the page asks again until the provider's confirmation changes the plan.
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { PLANS } from "../../../worker/shared/enums";
 import { useLoad } from "../load";
 import { ShowMore, usePaged } from "../components/paged";
+import { Table } from "../components/table";
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "../router";
 import { rpc, type Outputs } from "../rpc";
@@ -115,75 +116,43 @@ export function BillingPage({ view }: { view: OrgView }) {
               <PlanActions about={about} checkout={checkout} portal={portal} />
             )}
             <h2>Subscriptions</h2>
-            {about.subscriptions.length === 0 ? (
-              <Empty>No subscription yet: subscribe to a plan above.</Empty>
-            ) : (
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Subscription</th>
-                      <th>Status</th>
-                      <th>Cancels at period end</th>
-                      <th>Period ends</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {about.subscriptions.map((subscription) => (
-                      <tr key={subscription.id}>
-                        <td>
-                          <code>{subscription.id}</code>
-                        </td>
-                        <td>{subscription.status}</td>
-                        <td>{subscription.cancelAtPeriodEnd ? "yes" : "no"}</td>
-                        <td>
-                          <Time at={subscription.currentPeriodEnd} none="unknown" />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            <Table
+              rows={about.subscriptions}
+              rowKey={(subscription) => subscription.id}
+              empty="No subscription yet: subscribe to a plan above."
+              columns={[
+                { header: "Subscription", cell: (subscription) => <code>{subscription.id}</code> },
+                { header: "Status", cell: (subscription) => subscription.status },
+                { header: "Cancels at period end", cell: (subscription) => (subscription.cancelAtPeriodEnd ? "yes" : "no") },
+                { header: "Period ends", cell: (subscription) => <Time at={subscription.currentPeriodEnd} none="unknown" /> },
+              ]}
+            />
           </>
         )}
       </Show>
       <h2>History</h2>
       <Show loaded={history}>
-        {(entries) =>
-          entries.length === 0 ? (
-            <Empty>The plan has not changed yet.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>When</th>
-                    <th>Change</th>
-                    <th>Decided by</th>
-                    <th>Status</th>
-                    <th>Note</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {entries.map((entry, index) => (
-                    <tr key={index}>
-                      <td>
-                        <Time at={entry.at} />
-                      </td>
-                      <td>
-                        {entry.from} to {entry.to}
-                      </td>
-                      <td>{entry.source}</td>
-                      <td>{entry.status ?? ""}</td>
-                      <td>{entry.note}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(entries) => (
+          <Table
+            rows={entries}
+            rowKey={(entry) => entries.indexOf(entry)}
+            empty="The plan has not changed yet."
+            columns={[
+              { header: "When", cell: (entry) => <Time at={entry.at} /> },
+              {
+                header: "Change",
+                cell: (entry) => (
+                  <>
+                    {entry.from} to {entry.to}
+                  </>
+                ),
+              },
+              { header: "Decided by", cell: (entry) => entry.source },
+              { header: "Status", cell: (entry) => entry.status ?? "" },
+              { header: "Note", cell: (entry) => entry.note },
+            ]}
+          />
+        )}
       </Show>
       <ShowMore paged={history} />
     </>

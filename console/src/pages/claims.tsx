@@ -2,8 +2,9 @@
 // Claiming stays with the CLI; revoking one kills every engine token minted through it. A claim made
 // before claims needed proof is marked unproven, with how to prove it.
 import { ActionButton } from "../components/actions";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
 import { Time } from "../components/time";
+import { Table } from "../components/table";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
@@ -20,65 +21,55 @@ export function ClaimsPage({ view }: { view: OrgView }) {
             <p>
               Workflows request identity tokens for the audience <code>{audience}</code>.
             </p>
-            {rows.length === 0 ? (
-              <Empty>
-                No repository is claimed. Claim one from the command line with a CLI token holding tokens.manage (<code>svc login --scope tokens.manage</code>,
-                then <code>POST /v1/oidc/bindings</code>).
-              </Empty>
-            ) : (
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Repository</th>
-                      <th>Claimed</th>
-                      <th>Last used</th>
-                      <th>State</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((claim) => (
-                      <tr key={claim.id}>
-                        <td>
-                          {claim.repository}
-                          {claim.unproven && (
-                            <p>
-                              <strong class="flag danger">Unproven</strong> Claimed before claims needed proof, so its workflows get no engine tokens. Prove
-                              that this organization controls it by claiming it again (<code>POST /v1/oidc/bindings</code>): with the App installed on its owner
-                              it is proven at once; otherwise the answer names a one-time audience for a workflow of the repository to exchange.
-                            </p>
-                          )}
-                        </td>
-                        <td>
-                          <Time at={claim.createdAt} />
-                        </td>
-                        <td>
-                          <Time at={claim.lastUsedAt} />
-                        </td>
-                        <td>
-                          {claim.revokedAt ? (
-                            <>
-                              revoked <Time at={claim.revokedAt} />
-                            </>
-                          ) : (
-                            <ActionButton
-                              label="Revoke"
-                              kind="danger"
-                              confirm={`Revoke the claim on ${claim.repository}? Its engine tokens stop working.`}
-                              run={async () => {
-                                const revoked = await rpc.claims.revoke.mutate({ orgId: org.id, claimId: claim.id });
-                                claims.reload();
-                                return `Revoked; ${revoked.tokensRevoked} engine token(s) stopped working.`;
-                              }}
-                            />
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            <Table
+              rows={rows}
+              rowKey={(claim) => claim.id}
+              empty={
+                <>
+                  No repository is claimed. Claim one from the command line with a CLI token holding tokens.manage (<code>svc login --scope tokens.manage</code>
+                  , then <code>POST /v1/oidc/bindings</code>).
+                </>
+              }
+              columns={[
+                {
+                  header: "Repository",
+                  cell: (claim) => (
+                    <>
+                      {claim.repository}
+                      {claim.unproven && (
+                        <p>
+                          <strong class="flag danger">Unproven</strong> Claimed before claims needed proof, so its workflows get no engine tokens. Prove that
+                          this organization controls it by claiming it again (<code>POST /v1/oidc/bindings</code>): with the App installed on its owner it is
+                          proven at once; otherwise the answer names a one-time audience for a workflow of the repository to exchange.
+                        </p>
+                      )}
+                    </>
+                  ),
+                },
+                { header: "Claimed", cell: (claim) => <Time at={claim.createdAt} /> },
+                { header: "Last used", cell: (claim) => <Time at={claim.lastUsedAt} /> },
+                {
+                  header: "State",
+                  cell: (claim) =>
+                    claim.revokedAt ? (
+                      <>
+                        revoked <Time at={claim.revokedAt} />
+                      </>
+                    ) : (
+                      <ActionButton
+                        label="Revoke"
+                        kind="danger"
+                        confirm={`Revoke the claim on ${claim.repository}? Its engine tokens stop working.`}
+                        run={async () => {
+                          const revoked = await rpc.claims.revoke.mutate({ orgId: org.id, claimId: claim.id });
+                          claims.reload();
+                          return `Revoked; ${revoked.tokensRevoked} engine token(s) stopped working.`;
+                        }}
+                      />
+                    ),
+                },
+              ]}
+            />
           </>
         )}
       </Show>

@@ -1,10 +1,12 @@
 // Environments: newest first with state, expiry and teardown; create one for a branch or pull request.
+import type { ComponentChildren } from "preact";
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { Link } from "../components/link";
 import { ShowMore, usePaged } from "../components/paged";
+import { Table } from "../components/table";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
 
@@ -15,16 +17,18 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
     <>
       <h1>Environments</h1>
       <Show loaded={environments}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>
-              No environments yet. {can("environments.create") ? "Create one for a branch below" : "Someone with a member role can create one"}; it appears here
-              when its engine reports (its first event to POST /v1/events).
-            </Empty>
-          ) : (
-            <EnvironmentTable slug={org.slug} rows={rows} />
-          )
-        }
+        {(rows) => (
+          <EnvironmentTable
+            slug={org.slug}
+            rows={rows}
+            empty={
+              <>
+                No environments yet. {can("environments.create") ? "Create one for a branch below" : "Someone with a member role can create one"}; it appears
+                here when its engine reports (its first event to POST /v1/events).
+              </>
+            }
+          />
+        )}
       </Show>
       <ShowMore paged={environments} />
       {can("environments.create") && (
@@ -73,42 +77,35 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
 export const teardownText = (teardown: Outputs["environments"]["get"]["teardown"]) =>
   !teardown ? "none" : teardown.confirmed ? "confirmed by the engine" : `requested, waiting for the engine (${teardown.state})`;
 
-function EnvironmentTable({ slug, rows }: { slug: string; rows: Outputs["environments"]["list"]["items"] }) {
+function EnvironmentTable({ slug, rows, empty }: { slug: string; rows: Outputs["environments"]["list"]["items"]; empty: ComponentChildren }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>Environment</th>
-            <th>State</th>
-            <th>Repository</th>
-            <th>Branch / PR</th>
-            <th>Expires</th>
-            <th>Teardown</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((env) => (
-            <tr key={env.envId}>
-              <td>
-                <Link href={`/o/${encodeURIComponent(slug)}/environments/${encodeURIComponent(env.envId)}`}>
-                  <code>{env.envId}</code>
-                </Link>
-              </td>
-              <td>{env.state}</td>
-              <td>{env.repository}</td>
-              <td>
-                {env.branch ?? <span class="muted">none</span>}
-                {env.pullRequest ? ` (#${env.pullRequest})` : ""}
-              </td>
-              <td>
-                <Time at={env.expiresAt} none="not reported" />
-              </td>
-              <td>{teardownText(env.teardown)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      rows={rows}
+      rowKey={(env) => env.envId}
+      empty={empty}
+      columns={[
+        {
+          header: "Environment",
+          cell: (env) => (
+            <Link href={`/o/${encodeURIComponent(slug)}/environments/${encodeURIComponent(env.envId)}`}>
+              <code>{env.envId}</code>
+            </Link>
+          ),
+        },
+        { header: "State", cell: (env) => env.state },
+        { header: "Repository", cell: (env) => env.repository },
+        {
+          header: "Branch / PR",
+          cell: (env) => (
+            <>
+              {env.branch ?? <span class="muted">none</span>}
+              {env.pullRequest ? ` (#${env.pullRequest})` : ""}
+            </>
+          ),
+        },
+        { header: "Expires", cell: (env) => <Time at={env.expiresAt} none="not reported" /> },
+        { header: "Teardown", cell: (env) => teardownText(env.teardown) },
+      ]}
+    />
   );
 }

@@ -3,10 +3,11 @@
 import { AuditDownload } from "./audit";
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { ShowMore, usePaged } from "../components/paged";
+import { Table } from "../components/table";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 
@@ -43,44 +44,29 @@ function DataExports({ orgId }: { orgId: string }) {
         }}
       />
       <Show loaded={exports}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>No export taken yet.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Taken</th>
-                    <th>By</th>
-                    <th>Size</th>
-                    <th>Download</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((row) => (
-                    <tr key={row.id}>
-                      <td>
-                        <Time at={row.createdAt} />
-                      </td>
-                      <td>{row.requestedBy ?? <span class="muted">closed account</span>}</td>
-                      <td>{row.sizeBytes === null ? "" : `${row.sizeBytes} bytes`}</td>
-                      <td>
-                        {row.download ? (
-                          <a href={row.download} download>
-                            Download
-                          </a>
-                        ) : (
-                          <span class="muted">did not finish; take another</span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(row) => row.id}
+            empty="No export taken yet."
+            columns={[
+              { header: "Taken", cell: (row) => <Time at={row.createdAt} /> },
+              { header: "By", cell: (row) => row.requestedBy ?? <span class="muted">closed account</span> },
+              { header: "Size", cell: (row) => (row.sizeBytes === null ? "" : `${row.sizeBytes} bytes`) },
+              {
+                header: "Download",
+                cell: (row) =>
+                  row.download ? (
+                    <a href={row.download} download>
+                      Download
+                    </a>
+                  ) : (
+                    <span class="muted">did not finish; take another</span>
+                  ),
+              },
+            ]}
+          />
+        )}
       </Show>
       <ShowMore paged={exports} />
     </>

@@ -3,9 +3,10 @@
 import { useContext, useState } from "preact/hooks";
 import type { Role } from "../../../worker/shared/enums";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { ShowMore, usePaged } from "../components/paged";
+import { Table } from "../components/table";
 import { rpc, type Outputs } from "../rpc";
 import { SessionContext, type OrgView } from "../session";
 
@@ -44,59 +45,58 @@ function MemberTable({ view, rows, reload }: { view: OrgView; rows: Outputs["mem
   const me = useContext(SessionContext)!.session.person.id;
   // Only an owner makes owners or changes an owner's role; the server refuses the rest too.
   const mayChange = (role: string) => can("members.manage") && (org.role === "owner" || role !== "owner");
+  const labelOf = (member: Outputs["members"]["list"]["items"][number]) => member.login ?? member.name ?? member.personId;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>Person</th>
-            <th>Role</th>
-            <th>Joined</th>
-            {can("members.manage") && <th>Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((member) => {
-            const label = member.login ?? member.name ?? member.personId;
+    <Table
+      rows={rows}
+      rowKey={(member) => member.personId}
+      rowProps={(member) => ({ ...(member.login !== null && { "data-login": member.login }) })}
+      columns={[
+        {
+          header: "Person",
+          cell: (member) => (
+            <>
+              {labelOf(member)}
+              {member.personId === me && <span class="muted"> (you)</span>}
+              {member.name && member.login && <div class="muted">{member.name}</div>}
+            </>
+          ),
+        },
+        {
+          header: "Role",
+          cell: (member) => (
+            <>
+              {member.role}
+              {member.manual && <span class="muted"> (set by hand)</span>}
+            </>
+          ),
+        },
+        { header: "Joined", cell: (member) => <Time at={member.joinedAt} /> },
+        can("members.manage") && {
+          header: "Actions",
+          cell: (member) => {
+            const label = labelOf(member);
             return (
-              <tr key={member.personId} data-login={member.login ?? undefined}>
-                <td>
-                  {label}
-                  {member.personId === me && <span class="muted"> (you)</span>}
-                  {member.name && member.login && <div class="muted">{member.name}</div>}
-                </td>
-                <td>
-                  {member.role}
-                  {member.manual && <span class="muted"> (set by hand)</span>}
-                </td>
-                <td>
-                  <Time at={member.joinedAt} />
-                </td>
-                {can("members.manage") && (
-                  <td>
-                    {mayChange(member.role) && (
-                      <div class="row-actions">
-                        <RoleChange view={view} personId={member.personId} label={label} current={member.role} reload={reload} />
-                        <ActionButton
-                          label="Remove"
-                          kind="danger"
-                          confirm={`Remove ${label}?`}
-                          run={async () => {
-                            await rpc.members.remove.mutate({ orgId: org.id, personId: member.personId });
-                            reload();
-                            return `Removed ${label}.`;
-                          }}
-                        />
-                      </div>
-                    )}
-                  </td>
-                )}
-              </tr>
+              mayChange(member.role) && (
+                <div class="row-actions">
+                  <RoleChange view={view} personId={member.personId} label={label} current={member.role} reload={reload} />
+                  <ActionButton
+                    label="Remove"
+                    kind="danger"
+                    confirm={`Remove ${label}?`}
+                    run={async () => {
+                      await rpc.members.remove.mutate({ orgId: org.id, personId: member.personId });
+                      reload();
+                      return `Removed ${label}.`;
+                    }}
+                  />
+                </div>
+              )
             );
-          })}
-        </tbody>
-      </table>
-    </div>
+          },
+        },
+      ]}
+    />
   );
 }
 
@@ -166,59 +166,43 @@ function Invitations({ view }: { view: OrgView }) {
       </ActionForm>
       {link && <ShownOnce label="The invitation link" value={link} />}
       <Show loaded={invitations}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>No invitations yet. Invite someone by email address above; they join when they open the link and sign in.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Address</th>
-                    <th>Role</th>
-                    <th>State</th>
-                    <th>Invited by</th>
-                    <th>Expires</th>
-                    <th>Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((invitation) => (
-                    <tr key={invitation.id}>
-                      <td>{invitation.email}</td>
-                      <td>{invitation.role}</td>
-                      <td>{invitation.state}</td>
-                      <td>{invitation.invitedBy ?? <span class="muted">a former member</span>}</td>
-                      <td>
-                        <Time at={invitation.expiresAt} />
-                      </td>
-                      <td>
-                        {invitation.state !== "accepted" && invitation.state !== "revoked" && (
-                          <div class="row-actions">
-                            <ActionButton
-                              label="Resend"
-                              run={async () => delivered(await rpc.invitations.resend.mutate({ orgId: org.id, invitationId: invitation.id }))}
-                            />
-                            <ActionButton
-                              label="Revoke"
-                              kind="danger"
-                              confirm={`Revoke the invitation for ${invitation.email}?`}
-                              run={async () => {
-                                await rpc.invitations.revoke.mutate({ orgId: org.id, invitationId: invitation.id });
-                                invitations.reload();
-                                return "Revoked: its link no longer works.";
-                              }}
-                            />
-                          </div>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(invitation) => invitation.id}
+            empty="No invitations yet. Invite someone by email address above; they join when they open the link and sign in."
+            columns={[
+              { header: "Address", cell: (invitation) => invitation.email },
+              { header: "Role", cell: (invitation) => invitation.role },
+              { header: "State", cell: (invitation) => invitation.state },
+              { header: "Invited by", cell: (invitation) => invitation.invitedBy ?? <span class="muted">a former member</span> },
+              { header: "Expires", cell: (invitation) => <Time at={invitation.expiresAt} /> },
+              {
+                header: "Actions",
+                cell: (invitation) =>
+                  invitation.state !== "accepted" &&
+                  invitation.state !== "revoked" && (
+                    <div class="row-actions">
+                      <ActionButton
+                        label="Resend"
+                        run={async () => delivered(await rpc.invitations.resend.mutate({ orgId: org.id, invitationId: invitation.id }))}
+                      />
+                      <ActionButton
+                        label="Revoke"
+                        kind="danger"
+                        confirm={`Revoke the invitation for ${invitation.email}?`}
+                        run={async () => {
+                          await rpc.invitations.revoke.mutate({ orgId: org.id, invitationId: invitation.id });
+                          invitations.reload();
+                          return "Revoked: its link no longer works.";
+                        }}
+                      />
+                    </div>
+                  ),
+              },
+            ]}
+          />
+        )}
       </Show>
       <ShowMore paged={invitations} />
     </>

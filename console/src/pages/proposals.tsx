@@ -5,6 +5,7 @@
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Empty, Show } from "../components/feedback";
 import { type Paged, ShowMore, usePaged } from "../components/paged";
+import { Table } from "../components/table";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
@@ -195,96 +196,100 @@ function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgV
     <section aria-label={`${TITLE[kind]} proposals`}>
       <h2>{TITLE[kind]} proposals</h2>
       <Show loaded={loaded}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>No {kind} proposals yet.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Change</th>
-                    <th>Proposed</th>
-                    <th>State</th>
-                    <th>Pull request</th>
-                    <th>Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((proposal) => (
-                    <tr key={proposal.id} data-testid={`proposal-${proposal.summary}`}>
-                      <td>
-                        {proposal.summary} <span class="muted">in {proposal.repository}</span>
-                        {proposal.loosens && (
-                          <>
-                            {" "}
-                            <strong class="flag danger">Loosens egress</strong> <span class="muted">allows {proposal.loosened.join(", ")}</span>
-                          </>
-                        )}
-                        <details>
-                          <summary>Text</summary>
-                          <pre class="file">{proposal.content}</pre>
-                        </details>
-                      </td>
-                      <td>
-                        {proposal.proposedBy}
-                        {proposal.mine && " (you)"}, <Time at={proposal.proposedAt} />
-                      </td>
-                      <td>
-                        {proposal.state}
-                        {proposal.decidedBy && <> by {proposal.decidedBy}</>}
-                        {proposal.decisionNote && <>: {proposal.decisionNote}</>}
-                      </td>
-                      <td>
-                        <PullRequestState proposal={proposal} />
-                      </td>
-                      <td class="row-actions">
-                        {proposal.state === "proposed" && mayDecide && !proposal.mine && (
-                          <>
-                            <ActionButton
-                              label="Approve"
-                              kind="primary"
-                              run={async () => {
-                                const approved = await procedures.approve.mutate({ orgId: org.id, proposalId: proposal.id });
-                                onChange();
-                                return approved.pullRequest.state === "opened"
-                                  ? `Approved; pull request #${approved.pullRequest.number} opened.`
-                                  : `Approved, but the pull request was refused: ${approved.pullRequest.refusal}`;
-                              }}
-                            />
-                            <ActionButton
-                              label="Reject"
-                              kind="danger"
-                              confirm={`Reject "${proposal.summary}"?`}
-                              run={async () => {
-                                await procedures.reject.mutate({ orgId: org.id, proposalId: proposal.id });
-                                onChange();
-                                return "Rejected.";
-                              }}
-                            />
-                          </>
-                        )}
-                        {proposal.state === "proposed" && proposal.mine && <span class="muted">Yours: someone else decides it.</span>}
-                        {proposal.state === "approved" && proposal.pullRequest.state !== "opened" && mayDecide && (
-                          <ActionButton
-                            label="Open the pull request again"
-                            run={async () => {
-                              const retried = await procedures.openPullRequest.mutate({ orgId: org.id, proposalId: proposal.id });
-                              onChange();
-                              return retried.pullRequest.state === "opened"
-                                ? `Pull request #${retried.pullRequest.number} opened.`
-                                : `Refused again: ${retried.pullRequest.refusal}`;
-                            }}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(proposal) => proposal.id}
+            rowProps={(proposal) => ({ "data-testid": `proposal-${proposal.summary}` })}
+            empty={<>No {kind} proposals yet.</>}
+            columns={[
+              {
+                header: "Change",
+                cell: (proposal) => (
+                  <>
+                    {proposal.summary} <span class="muted">in {proposal.repository}</span>
+                    {proposal.loosens && (
+                      <>
+                        {" "}
+                        <strong class="flag danger">Loosens egress</strong> <span class="muted">allows {proposal.loosened.join(", ")}</span>
+                      </>
+                    )}
+                    <details>
+                      <summary>Text</summary>
+                      <pre class="file">{proposal.content}</pre>
+                    </details>
+                  </>
+                ),
+              },
+              {
+                header: "Proposed",
+                cell: (proposal) => (
+                  <>
+                    {proposal.proposedBy}
+                    {proposal.mine && " (you)"}, <Time at={proposal.proposedAt} />
+                  </>
+                ),
+              },
+              {
+                header: "State",
+                cell: (proposal) => (
+                  <>
+                    {proposal.state}
+                    {proposal.decidedBy && <> by {proposal.decidedBy}</>}
+                    {proposal.decisionNote && <>: {proposal.decisionNote}</>}
+                  </>
+                ),
+              },
+              { header: "Pull request", cell: (proposal) => <PullRequestState proposal={proposal} /> },
+              {
+                header: "Actions",
+                props: () => ({ class: "row-actions" }),
+                cell: (proposal) => (
+                  <>
+                    {proposal.state === "proposed" && mayDecide && !proposal.mine && (
+                      <>
+                        <ActionButton
+                          label="Approve"
+                          kind="primary"
+                          run={async () => {
+                            const approved = await procedures.approve.mutate({ orgId: org.id, proposalId: proposal.id });
+                            onChange();
+                            return approved.pullRequest.state === "opened"
+                              ? `Approved; pull request #${approved.pullRequest.number} opened.`
+                              : `Approved, but the pull request was refused: ${approved.pullRequest.refusal}`;
+                          }}
+                        />
+                        <ActionButton
+                          label="Reject"
+                          kind="danger"
+                          confirm={`Reject "${proposal.summary}"?`}
+                          run={async () => {
+                            await procedures.reject.mutate({ orgId: org.id, proposalId: proposal.id });
+                            onChange();
+                            return "Rejected.";
+                          }}
+                        />
+                      </>
+                    )}
+                    {proposal.state === "proposed" && proposal.mine && <span class="muted">Yours: someone else decides it.</span>}
+                    {proposal.state === "approved" && proposal.pullRequest.state !== "opened" && mayDecide && (
+                      <ActionButton
+                        label="Open the pull request again"
+                        run={async () => {
+                          const retried = await procedures.openPullRequest.mutate({ orgId: org.id, proposalId: proposal.id });
+                          onChange();
+                          return retried.pullRequest.state === "opened"
+                            ? `Pull request #${retried.pullRequest.number} opened.`
+                            : `Refused again: ${retried.pullRequest.refusal}`;
+                        }}
+                      />
+                    )}
+                  </>
+                ),
+              },
+            ]}
+          />
+        )}
       </Show>
       <ShowMore paged={loaded} />
     </section>
@@ -299,64 +304,51 @@ function ForkCommits({ view }: { view: OrgView }) {
       <h2>Fork pull-request commits</h2>
       <p>A fork's pull request gets no check credential until a maintainer approves its exact commit; a new push is a new commit and waits again.</p>
       <Show loaded={commits}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>No fork commit has asked for a check credential.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Repository</th>
-                    <th>Pull request</th>
-                    <th>Commit</th>
-                    <th>Asked</th>
-                    <th>Approval</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((row) => (
-                    <tr key={row.repository + row.commit}>
-                      <td>{row.repository}</td>
-                      <td>
-                        {row.pullRequest ? `#${row.pullRequest}` : "?"}
-                        {row.headRepository && <span class="muted"> from {row.headRepository}</span>}
-                      </td>
-                      <td>
-                        <code>{row.commit}</code>
-                      </td>
-                      <td>
-                        <Time at={row.requestedAt} />
-                      </td>
-                      <td>
-                        {row.approvedAt ? (
-                          <>
-                            approved by {row.approvedBy}, <Time at={row.approvedAt} />
-                          </>
-                        ) : (
-                          <ActionButton
-                            label={`Approve commit ${row.commit.slice(0, 7)}`}
-                            confirm={`Let commit ${row.commit.slice(0, 7)} from a fork report its check? Approve only code you have read.`}
-                            run={async () => {
-                              await rpc.pullRequests.approveCommit.mutate({
-                                orgId: org.id,
-                                repository: row.repository,
-                                commit: row.commit,
-                                pullRequest: row.pullRequest ?? undefined,
-                              });
-                              commits.reload();
-                              return `Approved ${row.commit.slice(0, 7)}; its check may report now.`;
-                            }}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(row) => row.repository + row.commit}
+            empty="No fork commit has asked for a check credential."
+            columns={[
+              { header: "Repository", cell: (row) => row.repository },
+              {
+                header: "Pull request",
+                cell: (row) => (
+                  <>
+                    {row.pullRequest ? `#${row.pullRequest}` : "?"}
+                    {row.headRepository && <span class="muted"> from {row.headRepository}</span>}
+                  </>
+                ),
+              },
+              { header: "Commit", cell: (row) => <code>{row.commit}</code> },
+              { header: "Asked", cell: (row) => <Time at={row.requestedAt} /> },
+              {
+                header: "Approval",
+                cell: (row) =>
+                  row.approvedAt ? (
+                    <>
+                      approved by {row.approvedBy}, <Time at={row.approvedAt} />
+                    </>
+                  ) : (
+                    <ActionButton
+                      label={`Approve commit ${row.commit.slice(0, 7)}`}
+                      confirm={`Let commit ${row.commit.slice(0, 7)} from a fork report its check? Approve only code you have read.`}
+                      run={async () => {
+                        await rpc.pullRequests.approveCommit.mutate({
+                          orgId: org.id,
+                          repository: row.repository,
+                          commit: row.commit,
+                          pullRequest: row.pullRequest ?? undefined,
+                        });
+                        commits.reload();
+                        return `Approved ${row.commit.slice(0, 7)}; its check may report now.`;
+                      }}
+                    />
+                  ),
+              },
+            ]}
+          />
+        )}
       </Show>
       <ShowMore paged={commits} />
     </section>

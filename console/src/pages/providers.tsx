@@ -8,6 +8,7 @@ import type { ProviderList } from "../../../worker/providers/schemas";
 import { ActionButton, ActionForm, field } from "../components/actions";
 import { Show } from "../components/feedback";
 import { dollars } from "../components/money";
+import { Table } from "../components/table";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { authCall, rpc, type Outputs } from "../rpc";
@@ -74,31 +75,21 @@ function PricedModels({ priced }: { priced: Prices["providers"][number] }) {
   return (
     <details>
       <summary>Priced models ({priced.models.length})</summary>
-      <div class="table-wrap">
-        <table>
-          <caption class="muted">
+      <Table
+        rows={priced.models}
+        rowKey={(entry) => entry.model}
+        caption={
+          <>
             US dollars per million tokens (<a href={priced.source}>the provider's prices</a>)
-          </caption>
-          <thead>
-            <tr>
-              <th>Model (and its dated snapshots)</th>
-              <th>Input</th>
-              <th>Output</th>
-            </tr>
-          </thead>
-          <tbody>
-            {priced.models.map((entry) => (
-              <tr key={entry.model}>
-                <td>
-                  <code>{entry.model}</code>
-                </td>
-                <td>{dollars(entry.input)}</td>
-                <td>{dollars(entry.output)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          </>
+        }
+        captionClass="muted"
+        columns={[
+          { header: "Model (and its dated snapshots)", cell: (entry) => <code>{entry.model}</code> },
+          { header: "Input", cell: (entry) => dollars(entry.input) },
+          { header: "Output", cell: (entry) => dollars(entry.output) },
+        ]}
+      />
     </details>
   );
 }

@@ -1,7 +1,8 @@
 // Engine records on the environment page: its runs (paged), one run with its verdicts, artifacts and
 // goldens, and its network (egress) decisions, filtered by allowed or denied (paged).
 import { useState } from "preact/hooks";
-import { Empty, FailureNote, Show } from "../components/feedback";
+import { FailureNote, Show } from "../components/feedback";
+import { Table } from "../components/table";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
@@ -26,59 +27,56 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
             Loading...
           </p>
         )
-      ) : runs.data.length === 0 ? (
-        <Empty>No runs reported here yet. The engine's run.started and run.finished events show up here.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Run</th>
-                <th>State</th>
-                <th>Outcome</th>
-                <th>Started</th>
-                <th>Took</th>
-                <th>Runtime</th>
-                <th>Verdicts</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.map((run: Run) => (
-                <tr key={run.runId} data-testid="engine-run">
-                  <td>
-                    <code>{run.runId}</code>
-                    {run.name && <> {run.name}</>}
-                  </td>
-                  <td>{run.state}</td>
-                  <td data-testid="run-outcome">{run.outcome ?? <span class="muted">not finished</span>}</td>
-                  <td>
-                    <Time at={run.startedAt} none="not reported" />
-                  </td>
-                  <td>{duration(run.durationMs)}</td>
-                  <td>
-                    {run.runtime ? (
-                      <>
-                        {run.runtime.name}
-                        {!run.runtime.registered && <span class="muted"> (not registered)</span>}
-                      </>
-                    ) : (
-                      <span class="muted">none</span>
-                    )}
-                  </td>
-                  <td>
-                    {run.verdicts.pass} pass, {run.verdicts.fail} fail{run.verdicts.warn ? `, ${run.verdicts.warn} warn` : ""}
-                  </td>
-                  <td>
-                    <button type="button" class="secondary" onClick={() => setOpen(open === run.runId ? null : run.runId)}>
-                      {open === run.runId ? "Hide" : "Details"}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          rows={runs.data}
+          rowKey={(run: Run) => run.runId}
+          rowProps={() => ({ "data-testid": "engine-run" })}
+          empty="No runs reported here yet. The engine's run.started and run.finished events show up here."
+          columns={[
+            {
+              header: "Run",
+              cell: (run) => (
+                <>
+                  <code>{run.runId}</code>
+                  {run.name && <> {run.name}</>}
+                </>
+              ),
+            },
+            { header: "State", cell: (run) => run.state },
+            { header: "Outcome", cell: (run) => run.outcome ?? <span class="muted">not finished</span>, props: () => ({ "data-testid": "run-outcome" }) },
+            { header: "Started", cell: (run) => <Time at={run.startedAt} none="not reported" /> },
+            { header: "Took", cell: (run) => duration(run.durationMs) },
+            {
+              header: "Runtime",
+              cell: (run) =>
+                run.runtime ? (
+                  <>
+                    {run.runtime.name}
+                    {!run.runtime.registered && <span class="muted"> (not registered)</span>}
+                  </>
+                ) : (
+                  <span class="muted">none</span>
+                ),
+            },
+            {
+              header: "Verdicts",
+              cell: (run) => (
+                <>
+                  {run.verdicts.pass} pass, {run.verdicts.fail} fail{run.verdicts.warn ? `, ${run.verdicts.warn} warn` : ""}
+                </>
+              ),
+            },
+            {
+              header: null,
+              cell: (run) => (
+                <button type="button" class="secondary" onClick={() => setOpen(open === run.runId ? null : run.runId)}>
+                  {open === run.runId ? "Hide" : "Details"}
+                </button>
+              ),
+            },
+          ]}
+        />
       )}
       <ShowMore paged={runs} />
       {open && <RunDetail orgId={orgId} runId={open} />}
@@ -187,35 +185,20 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
             Loading...
           </p>
         )
-      ) : decisions.data.length === 0 ? (
-        <Empty>No {filter || ""} egress decisions reported here.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Host</th>
-                <th>Port</th>
-                <th>Decision</th>
-                <th>Rule</th>
-              </tr>
-            </thead>
-            <tbody>
-              {decisions.data.map((d: Decision) => (
-                <tr key={d.eventId} data-testid="decision">
-                  <td>
-                    <Time at={d.at} />
-                  </td>
-                  <td>{d.host}</td>
-                  <td>{d.port}</td>
-                  <td class={d.decision === "denied" ? "warn" : undefined}>{d.decision}</td>
-                  <td>{d.rule ?? <span class="muted">default</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          rows={decisions.data}
+          rowKey={(d: Decision) => d.eventId}
+          rowProps={() => ({ "data-testid": "decision" })}
+          empty={<>No {filter || ""} egress decisions reported here.</>}
+          columns={[
+            { header: "When", cell: (d) => <Time at={d.at} /> },
+            { header: "Host", cell: (d) => d.host },
+            { header: "Port", cell: (d) => d.port },
+            { header: "Decision", cell: (d) => d.decision, props: (d) => ({ class: d.decision === "denied" ? "warn" : undefined }) },
+            { header: "Rule", cell: (d) => d.rule ?? <span class="muted">default</span> },
+          ]}
+        />
       )}
       <ShowMore paged={decisions} />
     </section>

@@ -2,7 +2,8 @@
 // its engines report, label it, take labels off, remove it (runs that named it keep the name).
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
+import { Table } from "../components/table";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
@@ -45,99 +46,89 @@ export function RuntimesPage({ view }: { view: OrgView }) {
         <input type="checkbox" checked={removed} onChange={(event) => setRemoved(event.currentTarget.checked)} /> Show removed runtimes
       </label>
       <Show loaded={runtimes}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>No runtimes registered. Register one above by the name its engines report.</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Labels</th>
-                    <th>Last seen</th>
-                    <th>Runs</th>
-                    <th>Registered</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((runtime) => (
-                    <tr key={runtime.id} data-testid="runtime">
-                      <td>
-                        {runtime.name}
-                        {runtime.removedAt && (
-                          <span class="muted">
-                            {" "}
-                            (removed <Time at={runtime.removedAt} />)
-                          </span>
-                        )}
-                      </td>
-                      <td data-testid="runtime-labels">
-                        {runtime.labels.length === 0 ? (
-                          <span class="muted">none</span>
-                        ) : (
-                          runtime.labels.map((label) => (
-                            <span key={label} class="label">
-                              {label}{" "}
-                              {!runtime.removedAt && (
-                                <ActionButton
-                                  label={`Remove label ${label}`}
-                                  run={async () => {
-                                    await rpc.runtimes.untag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
-                                    runtimes.reload();
-                                    return `Took ${label} off.`;
-                                  }}
-                                />
-                              )}
-                            </span>
-                          ))
-                        )}
-                      </td>
-                      <td data-testid="runtime-seen">
-                        <Time at={runtime.lastSeenAt} />
-                      </td>
-                      <td>{runtime.runs}</td>
-                      <td>
-                        <Time at={runtime.createdAt} />
-                      </td>
-                      <td>
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(runtime) => runtime.id}
+            rowProps={() => ({ "data-testid": "runtime" })}
+            empty="No runtimes registered. Register one above by the name its engines report."
+            columns={[
+              {
+                header: "Name",
+                cell: (runtime) => (
+                  <>
+                    {runtime.name}
+                    {runtime.removedAt && (
+                      <span class="muted">
+                        {" "}
+                        (removed <Time at={runtime.removedAt} />)
+                      </span>
+                    )}
+                  </>
+                ),
+              },
+              {
+                header: "Labels",
+                props: () => ({ "data-testid": "runtime-labels" }),
+                cell: (runtime) =>
+                  runtime.labels.length === 0 ? (
+                    <span class="muted">none</span>
+                  ) : (
+                    runtime.labels.map((label) => (
+                      <span key={label} class="label">
+                        {label}{" "}
                         {!runtime.removedAt && (
-                          <>
-                            <ActionForm
-                              label={`Add label to ${runtime.name}`}
-                              submit={async (fields) => {
-                                const label = field(fields, "label") ?? "";
-                                await rpc.runtimes.tag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
-                                runtimes.reload();
-                                return `Labelled ${label}.`;
-                              }}
-                            >
-                              <label>
-                                Label
-                                <input name="label" required />
-                              </label>
-                            </ActionForm>
-                            <ActionButton
-                              label={`Remove ${runtime.name}`}
-                              kind="danger"
-                              confirm={`Remove ${runtime.name}? Runs that named it keep its name.`}
-                              run={async () => {
-                                await rpc.runtimes.remove.mutate({ orgId: org.id, runtimeId: runtime.id });
-                                runtimes.reload();
-                                return `Removed ${runtime.name}.`;
-                              }}
-                            />
-                          </>
+                          <ActionButton
+                            label={`Remove label ${label}`}
+                            run={async () => {
+                              await rpc.runtimes.untag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
+                              runtimes.reload();
+                              return `Took ${label} off.`;
+                            }}
+                          />
                         )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+                      </span>
+                    ))
+                  ),
+              },
+              { header: "Last seen", props: () => ({ "data-testid": "runtime-seen" }), cell: (runtime) => <Time at={runtime.lastSeenAt} /> },
+              { header: "Runs", cell: (runtime) => runtime.runs },
+              { header: "Registered", cell: (runtime) => <Time at={runtime.createdAt} /> },
+              {
+                header: null,
+                cell: (runtime) =>
+                  !runtime.removedAt && (
+                    <>
+                      <ActionForm
+                        label={`Add label to ${runtime.name}`}
+                        submit={async (fields) => {
+                          const label = field(fields, "label") ?? "";
+                          await rpc.runtimes.tag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
+                          runtimes.reload();
+                          return `Labelled ${label}.`;
+                        }}
+                      >
+                        <label>
+                          Label
+                          <input name="label" required />
+                        </label>
+                      </ActionForm>
+                      <ActionButton
+                        label={`Remove ${runtime.name}`}
+                        kind="danger"
+                        confirm={`Remove ${runtime.name}? Runs that named it keep its name.`}
+                        run={async () => {
+                          await rpc.runtimes.remove.mutate({ orgId: org.id, runtimeId: runtime.id });
+                          runtimes.reload();
+                          return `Removed ${runtime.name}.`;
+                        }}
+                      />
+                    </>
+                  ),
+              },
+            ]}
+          />
+        )}
       </Show>
     </>
   );

@@ -2,9 +2,10 @@
 // and what it may do now, revoke.
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
-import { Empty, Show } from "../components/feedback";
+import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { ShowMore, usePaged } from "../components/paged";
+import { Table } from "../components/table";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 
@@ -37,84 +38,70 @@ export function TokensPage({ view }: { view: OrgView }) {
       {created && <ShownOnce label="The new engine token" value={created} />}
       <h2>All tokens</h2>
       <Show loaded={tokens}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>
-              No tokens yet. Create an engine token above, or sign in the CLI with <code>svc login</code>.
-            </Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Kind</th>
-                    <th>Prefix</th>
-                    <th>Person</th>
-                    <th>Scopes (effective now)</th>
-                    <th>Last used</th>
-                    <th>Expires</th>
-                    <th>State</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((token) => (
-                    <tr key={token.id}>
-                      <td>
-                        {token.name}
-                        {token.fromRepositoryClaim && <span class="muted"> (repository claim)</span>}
-                      </td>
-                      <td>{token.kind}</td>
-                      <td>
-                        <code>{token.prefix}</code>
-                      </td>
-                      <td>{token.person ? (token.person.login ?? "closed account") : <span class="muted">none</span>}</td>
-                      <td>
-                        {token.kind === "cli" ? (
-                          token.scopes.map((scope) => {
-                            const held = (token.effectiveScopes as string[]).includes(scope);
-                            return (
-                              <div key={scope} class={held ? undefined : "muted"}>
-                                {scope}
-                                {held ? "" : " (not held by the role now)"}
-                              </div>
-                            );
-                          })
-                        ) : (
-                          <span class="muted">engine</span>
-                        )}
-                      </td>
-                      <td>
-                        <Time at={token.lastUsedAt} />
-                      </td>
-                      <td>
-                        <Time at={token.expiresAt} />
-                      </td>
-                      <td>
-                        {token.revokedAt ? (
-                          <>
-                            revoked <Time at={token.revokedAt} />
-                          </>
-                        ) : (
-                          <ActionButton
-                            label="Revoke"
-                            kind="danger"
-                            confirm={`Revoke ${token.name}?`}
-                            run={async () => {
-                              await rpc.tokens.revoke.mutate({ orgId: org.id, tokenId: token.id });
-                              tokens.reload();
-                              return "Revoked.";
-                            }}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(token) => token.id}
+            empty={
+              <>
+                No tokens yet. Create an engine token above, or sign in the CLI with <code>svc login</code>.
+              </>
+            }
+            columns={[
+              {
+                header: "Name",
+                cell: (token) => (
+                  <>
+                    {token.name}
+                    {token.fromRepositoryClaim && <span class="muted"> (repository claim)</span>}
+                  </>
+                ),
+              },
+              { header: "Kind", cell: (token) => token.kind },
+              { header: "Prefix", cell: (token) => <code>{token.prefix}</code> },
+              { header: "Person", cell: (token) => (token.person ? (token.person.login ?? "closed account") : <span class="muted">none</span>) },
+              {
+                header: "Scopes (effective now)",
+                cell: (token) =>
+                  token.kind === "cli" ? (
+                    token.scopes.map((scope) => {
+                      const held = (token.effectiveScopes as string[]).includes(scope);
+                      return (
+                        <div key={scope} class={held ? undefined : "muted"}>
+                          {scope}
+                          {held ? "" : " (not held by the role now)"}
+                        </div>
+                      );
+                    })
+                  ) : (
+                    <span class="muted">engine</span>
+                  ),
+              },
+              { header: "Last used", cell: (token) => <Time at={token.lastUsedAt} /> },
+              { header: "Expires", cell: (token) => <Time at={token.expiresAt} /> },
+              {
+                header: "State",
+                cell: (token) =>
+                  token.revokedAt ? (
+                    <>
+                      revoked <Time at={token.revokedAt} />
+                    </>
+                  ) : (
+                    <ActionButton
+                      label="Revoke"
+                      kind="danger"
+                      confirm={`Revoke ${token.name}?`}
+                      run={async () => {
+                        await rpc.tokens.revoke.mutate({ orgId: org.id, tokenId: token.id });
+                        tokens.reload();
+                        return "Revoked.";
+                      }}
+                    />
+                  ),
+              },
+            ]}
+          />
+        )}
       </Show>
       <ShowMore paged={tokens} />
     </>

@@ -3,6 +3,7 @@
 import { ActionButton, ActionForm } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
 import { Show } from "../components/feedback";
+import { Table } from "../components/table";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
@@ -29,49 +30,47 @@ export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView;
                 </span>
               )}
             </h2>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Version</th>
-                    <th>Kind</th>
-                    <th>Added</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {w.versions.map((v) => (
-                    <tr key={v.id} data-testid="workload-version">
-                      <td>v{v.number}</td>
-                      <td data-testid="version-kind">
-                        {v.current ? "current" : v.exploratory ? "exploration" : "earlier"}
-                        {v.promotedAt && (
-                          <span class="muted">
-                            {" "}
-                            (promoted <Time at={v.promotedAt} />)
-                          </span>
-                        )}
-                      </td>
-                      <td>
-                        <Time at={v.createdAt} />
-                      </td>
-                      <td>
-                        {can("workloads.edit") && !w.archivedAt && v.exploratory && !v.current && (
-                          <ActionButton
-                            label={`Promote v${v.number}`}
-                            run={async () => {
-                              await rpc.workloads.promote.mutate({ orgId: org.id, versionId: v.id });
-                              changed();
-                              return `Version ${v.number} is now current.`;
-                            }}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              rows={w.versions}
+              rowKey={(v) => v.id}
+              rowProps={() => ({ "data-testid": "workload-version" })}
+              columns={[
+                { header: "Version", cell: (v) => <>v{v.number}</> },
+                {
+                  header: "Kind",
+                  props: () => ({ "data-testid": "version-kind" }),
+                  cell: (v) => (
+                    <>
+                      {v.current ? "current" : v.exploratory ? "exploration" : "earlier"}
+                      {v.promotedAt && (
+                        <span class="muted">
+                          {" "}
+                          (promoted <Time at={v.promotedAt} />)
+                        </span>
+                      )}
+                    </>
+                  ),
+                },
+                { header: "Added", cell: (v) => <Time at={v.createdAt} /> },
+                {
+                  header: null,
+                  cell: (v) =>
+                    can("workloads.edit") &&
+                    !w.archivedAt &&
+                    v.exploratory &&
+                    !v.current && (
+                      <ActionButton
+                        label={`Promote v${v.number}`}
+                        run={async () => {
+                          await rpc.workloads.promote.mutate({ orgId: org.id, versionId: v.id });
+                          changed();
+                          return `Version ${v.number} is now current.`;
+                        }}
+                      />
+                    ),
+                },
+              ]}
+            />
             {can("workloads.edit") && !w.archivedAt && (
               <>
                 <ActionForm

@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
 import { Empty, FailureNote, Show } from "../components/feedback";
+import { Table } from "../components/table";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
@@ -24,45 +25,36 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
     <>
       <h1>Workloads</h1>
       <Show loaded={definitions}>
-        {(rows) =>
-          rows.length === 0 ? (
-            <Empty>No workloads defined yet. {can("workloads.edit") ? "Define one below with its compiled form." : "A member can define one."}</Empty>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>Workload</th>
-                    <th>Current version</th>
-                    <th>Explorations</th>
-                    <th>Defined</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((workload) => (
-                    <tr key={workload.id} data-testid="workload">
-                      <td>
-                        {workload.name}
-                        {workload.archivedAt && <span class="muted"> (archived)</span>}
-                      </td>
-                      <td data-testid="current-version">v{workload.currentVersion.number}</td>
-                      <td>{workload.explorations || <span class="muted">none</span>}</td>
-                      <td>
-                        <Time at={workload.createdAt} />
-                      </td>
-                      <td>
-                        <button type="button" class="secondary" onClick={() => setManaging(managing === workload.id ? null : workload.id)}>
-                          {managing === workload.id ? "Close" : `Manage ${workload.name}`}
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(rows) => (
+          <Table
+            rows={rows}
+            rowKey={(workload) => workload.id}
+            rowProps={() => ({ "data-testid": "workload" })}
+            empty={<>No workloads defined yet. {can("workloads.edit") ? "Define one below with its compiled form." : "A member can define one."}</>}
+            columns={[
+              {
+                header: "Workload",
+                cell: (workload) => (
+                  <>
+                    {workload.name}
+                    {workload.archivedAt && <span class="muted"> (archived)</span>}
+                  </>
+                ),
+              },
+              { header: "Current version", props: () => ({ "data-testid": "current-version" }), cell: (workload) => <>v{workload.currentVersion.number}</> },
+              { header: "Explorations", cell: (workload) => workload.explorations || <span class="muted">none</span> },
+              { header: "Defined", cell: (workload) => <Time at={workload.createdAt} /> },
+              {
+                header: null,
+                cell: (workload) => (
+                  <button type="button" class="secondary" onClick={() => setManaging(managing === workload.id ? null : workload.id)}>
+                    {managing === workload.id ? "Close" : `Manage ${workload.name}`}
+                  </button>
+                ),
+              },
+            ]}
+          />
+        )}
       </Show>
       <label class="check">
         <input type="checkbox" checked={archived} onChange={(event) => setArchived(event.currentTarget.checked)} /> Show archived workloads
@@ -190,69 +182,54 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
             Loading...
           </p>
         )
-      ) : runs.length === 0 ? (
-        <Empty>
-          No workload runs {envId ? "on this environment" : ""} yet. Start one {envId ? "from Workloads" : "above"}; an engine in the environment claims it
-          through POST /v1/workloads/claim.
-        </Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Workload</th>
-                {!envId && <th>Environment</th>}
-                <th>State</th>
-                <th>Requested</th>
-                <th>Lease</th>
-                <th>Deadline</th>
-                <th>Claims</th>
-                <th>Ended</th>
-                {canRun && <th />}
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((run) => (
-                <tr key={run.id}>
-                  <td>
-                    {run.workload} v{run.version}
-                  </td>
-                  {!envId && (
-                    <td>
-                      <code>{run.envId}</code>
-                    </td>
-                  )}
-                  <td data-testid="run-state">
-                    {run.state}
-                    {run.abandonReason && <span class="warn"> ({run.abandonReason})</span>}
-                  </td>
-                  <td>
-                    <Time at={run.requestedAt} />
-                  </td>
-                  <td>
-                    {run.lease.held ? (
-                      <>
-                        held until <Time at={run.lease.expiresAt} />
-                      </>
-                    ) : (
-                      <span class="muted">not held</span>
-                    )}
-                  </td>
-                  <td>
-                    <Time at={run.deadline} />
-                  </td>
-                  <td>{run.claims}</td>
-                  <td>{run.endedAt ? <Time at={run.endedAt} /> : <span class="muted">running or waiting</span>}</td>
-                  {canRun && (
-                    <td>
-                      <RunActions orgId={orgId} run={run} onChanged={paged.reload} />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          rows={runs}
+          rowKey={(run) => run.id}
+          empty={
+            <>
+              No workload runs {envId ? "on this environment" : ""} yet. Start one {envId ? "from Workloads" : "above"}; an engine in the environment claims it
+              through POST /v1/workloads/claim.
+            </>
+          }
+          columns={[
+            {
+              header: "Workload",
+              cell: (run) => (
+                <>
+                  {run.workload} v{run.version}
+                </>
+              ),
+            },
+            !envId && { header: "Environment", cell: (run) => <code>{run.envId}</code> },
+            {
+              header: "State",
+              props: () => ({ "data-testid": "run-state" }),
+              cell: (run) => (
+                <>
+                  {run.state}
+                  {run.abandonReason && <span class="warn"> ({run.abandonReason})</span>}
+                </>
+              ),
+            },
+            { header: "Requested", cell: (run) => <Time at={run.requestedAt} /> },
+            {
+              header: "Lease",
+              cell: (run) =>
+                run.lease.held ? (
+                  <>
+                    held until <Time at={run.lease.expiresAt} />
+                  </>
+                ) : (
+                  <span class="muted">not held</span>
+                ),
+            },
+            { header: "Deadline", cell: (run) => <Time at={run.deadline} /> },
+            { header: "Claims", cell: (run) => run.claims },
+            { header: "Ended", cell: (run) => (run.endedAt ? <Time at={run.endedAt} /> : <span class="muted">running or waiting</span>) },
+            canRun && { header: null, cell: (run) => <RunActions orgId={orgId} run={run} onChanged={paged.reload} /> },
+          ]}
+        />
       )}
       <ShowMore paged={paged} />
     </>
