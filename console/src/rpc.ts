@@ -28,6 +28,8 @@ export interface Failure {
   message: string;
   /** Set for an unexpected failure (5xx, no answer): what to report. */
   requestId: string | null;
+  /** The answer's HTTP status, when there was one (a page may offer a way out of a particular refusal). */
+  status?: number;
 }
 
 export function describeFailure(error: unknown): Failure {
@@ -35,7 +37,7 @@ export function describeFailure(error: unknown): Failure {
     const status = (error.data as { httpStatus?: number } | undefined)?.httpStatus ?? null;
     // The answer's x-request-id header: what a person reports for a failure on our side.
     const requestId = (error.meta as { response?: Response } | undefined)?.response?.headers.get("x-request-id") ?? null;
-    if (status !== null && status < 500) return { message: error.message, requestId: null };
+    if (status !== null && status < 500) return { message: error.message, requestId: null, status };
     return { message: status ? error.message : "The control plane did not answer; check your connection and try again.", requestId };
   }
   if (error instanceof AuthFailure) return error.failure;

@@ -213,3 +213,27 @@ describe("an invitation accepted by an account made on the fake code host's own 
     await newcomer.context().close();
   });
 });
+
+describe("an invitation to an address the person made theirs after signing in", () => {
+  it("counts the new address when they read it again from the code host, without signing out", async () => {
+    const login = unique("changed");
+    await fake("/_fake/users", { login, email: `${login}-old@example.test` });
+    const address = `${login}-new@example.test`;
+    await section(owner, "Members");
+    await owner.getByLabel("Email address").fill(address);
+    await owner.getByRole("button", { name: "Invite", exact: true }).click();
+    await said(owner, `Invitation made for ${address}; send them the link.`);
+    const invitation = (await owner.getByTestId("shown-once").textContent())!;
+
+    const person = await signedIn(browser, login);
+    await person.getByRole("heading", { name: "You belong to no organization yet" }).waitFor();
+    await person.goto(invitation);
+    await said(person, /This invitation is for another e-mail address/);
+    // The person makes the invited address their public one on the code host, and reads it again from here.
+    await fake("/_fake/users", { login, email: address });
+    await person.getByRole("link", { name: "Read my e-mail from the code host again" }).click();
+    await person.getByRole("button", { name: "Accept the invitation" }).click();
+    await said(person, /You joined .* as member\./);
+    await person.context().close();
+  });
+});

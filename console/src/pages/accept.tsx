@@ -87,6 +87,15 @@ function Invitation({ token, session, refresh }: Props & { token: string; sessio
             </>
           )}
         </Show>
+        {offer.failure?.status === 403 && (
+          <p>
+            Changed your public e-mail on the code host since you signed in? Read it again (the code host does not ask you to sign in again), and come back
+            here:{" "}
+            <a class="button" href="/auth/signin" onClick={() => sessionStorage.setItem(PENDING, token)}>
+              Read my e-mail from the code host again
+            </a>
+          </p>
+        )}
         <p>
           <Link href="/">Go to the console</Link>
         </p>
