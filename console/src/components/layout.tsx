@@ -12,7 +12,7 @@ import { Link } from "./link";
 import { SuspensionBanner } from "./suspension";
 import { AnnounceContext } from "../announce";
 import { useAssistantOffered } from "../pages/assistant";
-import { offeredPages, PAGES, pageRefusal, SETTINGS_HOME } from "../pages";
+import { offeredPages, PAGES, type PageDeclaration, pageRefusal, SETTINGS_HOME } from "../pages";
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {
   const state = useContext(SessionContext)!;
@@ -76,13 +76,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
         {view && (
           <nav aria-label="Sections" class="sections">
             <ul>
-              {offeredPages(view, "main", assistantOn).map((declared) => (
-                <li key={declared.path}>
-                  <Link href={href(declared.path)} current={declared.path === section}>
-                    {declared.title}
-                  </Link>
-                </li>
-              ))}
+              <PageLinks pages={offeredPages(view, "main", assistantOn)} href={href} section={section} />
               <li>
                 <Link href={href(SETTINGS_HOME.path)} current={current?.group === "settings" ? "within" : false}>
                   Settings
@@ -97,13 +91,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
         {view && current?.group === "settings" && (
           <nav aria-label="Settings" class="subnav">
             <ul>
-              {offeredPages(view, "settings", assistantOn).map((declared) => (
-                <li key={declared.path}>
-                  <Link href={href(declared.path)} current={declared.path === section}>
-                    {declared.title}
-                  </Link>
-                </li>
-              ))}
+              <PageLinks pages={offeredPages(view, "settings", assistantOn)} href={href} section={section} />
             </ul>
           </nav>
         )}
@@ -117,6 +105,21 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
         </AnnounceContext.Provider>
       </main>
     </div>
+  );
+}
+
+/** A navigation's links to `pages`, the shown one marked current. */
+function PageLinks({ pages, href, section }: { pages: PageDeclaration[]; href: (path: string) => string; section: string }) {
+  return (
+    <>
+      {pages.map((declared) => (
+        <li key={declared.path}>
+          <Link href={href(declared.path)} current={declared.path === section}>
+            {declared.title}
+          </Link>
+        </li>
+      ))}
+    </>
   );
 }
 

@@ -33,3 +33,14 @@ export function relativeText(date: Date, now: Date): string {
   for (const [unit, size] of UNITS) if (Math.abs(ms) >= size) return format.format(Math.round(ms / size), unit);
   return format.format(Math.round(ms / 1000), "second");
 }
+
+/** A credential's state cell: when it was revoked, or (still live) what revokes it. */
+export function RevokedOr({ at, children }: { at: string | null; children: ComponentChildren }) {
+  return at ? (
+    <>
+      revoked <Time at={at} />
+    </>
+  ) : (
+    children
+  );
+}

@@ -3,7 +3,7 @@
 // before claims needed proof is marked unproven, with how to prove it.
 import { ActionButton } from "../components/actions";
 import { Show } from "../components/feedback";
-import { Time } from "../components/time";
+import { RevokedOr, Time } from "../components/time";
 import { Table } from "../components/table";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
@@ -50,12 +50,8 @@ export function ClaimsPage({ view }: { view: OrgView }) {
                 { header: "Last used", cell: (claim) => <Time at={claim.lastUsedAt} /> },
                 {
                   header: "State",
-                  cell: (claim) =>
-                    claim.revokedAt ? (
-                      <>
-                        revoked <Time at={claim.revokedAt} />
-                      </>
-                    ) : (
+                  cell: (claim) => (
+                    <RevokedOr at={claim.revokedAt}>
                       <ActionButton
                         label="Revoke"
                         kind="danger"
@@ -66,7 +62,8 @@ export function ClaimsPage({ view }: { view: OrgView }) {
                           return `Revoked; ${revoked.tokensRevoked} engine token(s) stopped working.`;
                         }}
                       />
-                    ),
+                    </RevokedOr>
+                  ),
                 },
               ]}
             />

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
 import { Show } from "../components/feedback";
-import { Time } from "../components/time";
+import { RevokedOr, Time } from "../components/time";
 import { ShowMore, usePaged } from "../components/paged";
 import { Table } from "../components/table";
 import { rpc } from "../rpc";
@@ -81,12 +81,8 @@ export function TokensPage({ view }: { view: OrgView }) {
               { header: "Expires", cell: (token) => <Time at={token.expiresAt} /> },
               {
                 header: "State",
-                cell: (token) =>
-                  token.revokedAt ? (
-                    <>
-                      revoked <Time at={token.revokedAt} />
-                    </>
-                  ) : (
+                cell: (token) => (
+                  <RevokedOr at={token.revokedAt}>
                     <ActionButton
                       label="Revoke"
                       kind="danger"
@@ -97,7 +93,8 @@ export function TokensPage({ view }: { view: OrgView }) {
                         return "Revoked.";
                       }}
                     />
-                  ),
+                  </RevokedOr>
+                ),
               },
             ]}
           />
