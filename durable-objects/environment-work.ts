@@ -28,7 +28,7 @@ export async function claimFor(
   config: Config,
   { orgId, envId, tokenHash, gate, claimId }: ClaimRequest,
   found: Record<string, unknown>[],
-): ReturnType<EndingWork<ClaimedRun | null>> {
+): ReturnType<EndingWork<{ run: ClaimedRun | null; watched: boolean }>> {
   const principal = admit(principalFrom(tokenHash, found), ["engine"], {}, (plan) => checkPlanGate(config, plan, gate));
   const claim = runClaim(orgId, envId, principal.tokenId, claimId);
   return {
@@ -36,7 +36,7 @@ export async function claimFor(
     result: (rows) => {
       const run = claim.read(rows);
       if (run === "no_environment") throw new Refusal("not_found", "No environment with that envId exists in this organization.");
-      return run;
+      return { run, watched: principal.organization.watched };
     },
   };
 }

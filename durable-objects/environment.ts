@@ -95,8 +95,10 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
       const events = batches.flatMap(({ events: batchEvents }, batch) =>
         batchEvents.map((event) => ({ ...event, ref: owners.push({ batch, ref: event.ref }) - 1 })),
       );
+      let watched = false;
       const notes = await this.inEnvironment({ orgId, envId }, projectionScope(envId), async (tx, first) => {
         const locked = lockedFrom(first);
+        watched = locked.watched;
         const { notes: unchanged, upsert } = projectOntoEnvironment(envId, events, locked);
         // The engine's own destruction event is what confirms a teardown.
         if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
@@ -104,8 +106,8 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
         // The row's upsert goes with the COMMIT: a projection is two round trips.
         return { last: upsert ?? undefined, result: () => unchanged };
       });
-      // Committed: the organization's open consoles hear it, unless every event changed nothing.
-      if (notes.size < events.length) this.told("environments", { orgId, envId });
+      // Committed: the organization's open consoles hear it, unless every event changed nothing (or nobody watches).
+      if (watched && notes.size < events.length) this.told("environments", { orgId, envId });
       const answers = batches.map((): Array<{ ref: number; note: string }> => []);
       for (const [ref, note] of notes) answers[owners[ref]!.batch]!.push({ ref: owners[ref]!.ref, note });
       return answers;
@@ -127,12 +129,12 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
     const { orgId, envId } = request;
     const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, claimScope(request), (_tx, first) => claimFor(config, request, first)));
     return claimed.then(
-      async (run) => {
+      async ({ run, watched }) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
         // that fires early finds nothing overdue and re-arms from the database.
         if (run) {
           await this.armBy(Date.parse(run.deadline));
-          this.told("workloads", { orgId, envId });
+          if (watched) this.told("workloads", { orgId, envId });
         }
         return { run, refused: null };
       },

@@ -6,14 +6,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
 import { type LiveApi, type LiveAudience, WATCHER_HEADER, type Watcher } from "../worker/objects";
-import { LIVE_CLOSE, type LiveChange, type LiveClosing } from "../worker/shared/live";
-
-/**
- * A socket lives at most this long, then is asked to open again (LIVE_CLOSE.renew): opening checks the
- * session, membership and role afresh, so a revocation nobody announced (a session that expired)
- * closes the channel within this bound.
- */
-export const LIVE_MAX_AGE_MS = 60 * 60 * 1000;
+import { LIVE_CLOSE, LIVE_MAX_AGE_MS, type LiveChange, type LiveClosing } from "../worker/shared/live";
 
 interface Attachment extends Watcher {
   openedAt: number;

@@ -104,6 +104,12 @@ export interface LiveInterest {
 /** How soon after a change the page reads again: a burst of changes is one read. */
 const SETTLE_MS = 150;
 
+/**
+ * Once more this long after the channel opens: a change whose transaction began before the opening
+ * marked the organization watched was told to nobody (worker/live/README.md), and has committed by now.
+ */
+const OPENED_AGAIN_MS = 2000;
+
 /** Calls `reload` when a change concerns `interest`, and when the channel (re)opens. */
 export function useLiveReload(interest: LiveInterest | undefined, reload: () => void): void {
   const hub = useContext(HubContext);
@@ -113,16 +119,22 @@ export function useLiveReload(interest: LiveInterest | undefined, reload: () => 
   useEffect(() => {
     if (!hub || !interest) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let again: ReturnType<typeof setTimeout> | undefined;
     const concerns = (heard: LiveChange | "opened") =>
       heard === "opened" || (interest.topics.includes(heard.topic) && (!interest.envId || !heard.envId || heard.envId === interest.envId));
     const stop = hub.subscribe((heard) => {
       if (!concerns(heard)) return;
       clearTimeout(timer);
       timer = setTimeout(() => latest.current(), SETTLE_MS);
+      if (heard === "opened") {
+        clearTimeout(again);
+        again = setTimeout(() => latest.current(), OPENED_AGAIN_MS);
+      }
     });
     return () => {
       stop();
       clearTimeout(timer);
+      clearTimeout(again);
     };
   }, [hub, key]);
 }

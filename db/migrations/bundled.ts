@@ -37,6 +37,7 @@ import _0034_grant_revoked_by_client from "./0034_grant_revoked_by_client.sql";
 import _0035_refresh_tokens from "./0035_refresh_tokens.sql";
 import _0036_activity_daily from "./0036_activity_daily.sql";
 import _0037_session_deletion_notice from "./0037_session_deletion_notice.sql";
+import _0038_organization_watched from "./0038_organization_watched.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -75,4 +76,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0035_refresh_tokens", sql: _0035_refresh_tokens },
   { name: "0036_activity_daily", sql: _0036_activity_daily },
   { name: "0037_session_deletion_notice", sql: _0037_session_deletion_notice },
+  { name: "0038_organization_watched", sql: _0038_organization_watched },
 ];

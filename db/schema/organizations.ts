@@ -17,6 +17,8 @@ export const organizations = pgTable(
     /** An operator's suspension: why, in the operator's words (1-500 characters), shown to the members. */
     suspendedBecause: text("suspended_because"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Until when a console may be watching it live (worker/live, migrations/0038). */
+    watchedUntil: timestamp("watched_until", { withTimezone: true }),
   },
   () => [
     pgPolicy("tenant", { using: sql`id = app_org_id()`, withCheck: sql`id = app_org_id()` }),

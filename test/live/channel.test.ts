@@ -4,13 +4,14 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
-import { LIVE_CLOSE, type LiveChange, type LiveMessage } from "../../worker/shared/live";
+import { LIVE_CLOSE, LIVE_MAX_AGE_MS, type LiveChange, type LiveMessage } from "../../worker/shared/live";
 import { makeEvent, postEvents } from "../support/events";
 import { BASE, call } from "../support/http";
 import { adminMutation, dataOf, signedInOperator } from "../support/operators";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
+import { asRole } from "../support/sql";
 import { claim, seedEnvironment, seedRun } from "../support/workloads";
 
 const ALL = "environments,records,workloads";
@@ -141,6 +142,38 @@ describe("what the channel carries", () => {
     await within2s(() => channel.heard.length >= 2);
     // A console's change names no environment: every page of the topic reads again.
     expect(channel.heard[1]).toEqual({ topic: "workloads" });
+  });
+});
+
+describe("what a change costs while nobody watches", () => {
+  const watchedUntil = async () =>
+    (
+      await asRole("superuser", (client) =>
+        client.query<{ ahead: number | null }>("SELECT extract(epoch FROM watched_until - now())::int AS ahead FROM organizations WHERE id = $1", [orgId]),
+      )
+    ).rows[0]!.ahead;
+  const setWatchedUntil = (interval: string) =>
+    asRole("superuser", (client) => client.query(`UPDATE organizations SET watched_until = now() + interval '${interval}' WHERE id = $1`, [orgId]));
+
+  it("marks the organization watched past a channel's longest life when one opens; once the mark is past, nobody is told", async () => {
+    expect(await watchedUntil()).toBeNull();
+    const channel = await listen(owner, orgId);
+    expect(await watchedUntil()).toBeGreaterThan(LIVE_MAX_AGE_MS / 1000);
+
+    // The mark past (as an hour after the last opening): the engines' changes, the environment's object
+    // and the console's procedures tell nobody.
+    await setWatchedUntil("-1 second");
+    const envId = `env-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await postEvents(engine, [makeEvent({ type: "environment.ready", envId, sequence: 1, payload: READY })])).status).toBe(202);
+    expect((await postEvents(engine, [makeEvent({ type: "run.started", envId, payload: { runId: "quiet", name: "suite" } })])).status).toBe(202);
+    await (await rpcClient(owner)).workloads.define.mutate({ orgId, name: `quiet-${crypto.randomUUID().slice(0, 6)}`, compiled: { steps: ["load"] } });
+    await settle();
+    expect(channel.heard).toEqual([]);
+
+    await setWatchedUntil("1 hour");
+    expect((await postEvents(engine, [makeEvent({ type: "run.started", envId, payload: { runId: "heard", name: "suite" } })])).status).toBe(202);
+    await within2s(() => channel.heard.length >= 1);
+    expect(channel.heard).toEqual([{ topic: "records", envId }]);
   });
 });
 

@@ -1,7 +1,7 @@
 // The one permission check. Whoever calls (a browser session or a CLI token acting for its person),
 // the check reads the person's current role inside the transaction that does the work, so the role
 // that allowed a change is the role in force when the change commits.
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Role } from "../../db/schema";
 import { memberships, organizations } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
@@ -23,6 +23,8 @@ export interface Grant {
   actorLabel: string;
   /** The organization's plan, for the required-plan gate. */
   plan: string;
+  /** A console may be watching the organization live (worker/live): a change is worth telling. */
+  watched: boolean;
 }
 
 /** A refusal of `authorize`: answered as it is wherever it is not caught (the translation lives here, once). */
@@ -39,7 +41,13 @@ export class Denied extends Refusal {
 
 const membership = (tx: Tx, orgId: string, personId: string) =>
   tx
-    .select({ role: memberships.role, login: people.login, email: people.email, plan: organizations.plan })
+    .select({
+      role: memberships.role,
+      login: people.login,
+      email: people.email,
+      plan: organizations.plan,
+      watched: sql<boolean>`coalesce(${organizations.watchedUntil} > now(), false)`,
+    })
     .from(memberships)
     .innerJoin(people, eq(people.id, memberships.personId))
     .innerJoin(organizations, eq(organizations.id, memberships.orgId))
@@ -56,7 +64,14 @@ export async function authorize(tx: Tx, caller: Caller, orgId: string, permissio
   if (permission && caller.kind === "cli" && !caller.scopes.includes(permission)) {
     throw new Denied("scope", `This CLI token lacks the ${permission} scope; sign in again with \`${loginCommandFor(permission)}\`.`);
   }
-  return { orgId, role: member.role, personId: caller.personId, actorLabel: member.login ?? member.email ?? caller.personId, plan: member.plan };
+  return {
+    orgId,
+    role: member.role,
+    personId: caller.personId,
+    actorLabel: member.login ?? member.email ?? caller.personId,
+    plan: member.plan,
+    watched: member.watched,
+  };
 }
 
 /** What a CLI token may do now: its granted scopes that its person's current role still holds. */

@@ -21,7 +21,8 @@ export interface Principal {
   scopes: string[];
   /** The person a CLI token acts for; null for an engine token. */
   personId: string | null;
-  organization: { slug: string; plan: string; suspended: boolean };
+  /** `watched`: a console may be watching it live (worker/live), so a change is worth telling. */
+  organization: { slug: string; plan: string; suspended: boolean; watched: boolean };
 }
 
 // How long a suspended organization's engine should wait before sending the batch again.
@@ -46,7 +47,8 @@ WITH token AS (
   UPDATE tokens SET last_used_at = now() FROM token
   WHERE tokens.id = token.id AND (tokens.last_used_at IS NULL OR tokens.last_used_at < now() - interval '1 minute')
 )
-SELECT token.id, token.org_id, token.kind, token.scopes, token.person_id, o.slug, o.plan, o.suspended_at IS NOT NULL AS suspended
+SELECT token.id, token.org_id, token.kind, token.scopes, token.person_id, o.slug, o.plan, o.suspended_at IS NOT NULL AS suspended,
+  coalesce(o.watched_until > now(), false) AS watched
 FROM token JOIN organizations o ON o.id = token.org_id`;
 
 interface PrincipalRow {
@@ -58,6 +60,7 @@ interface PrincipalRow {
   slug: string;
   plan: string;
   suspended: boolean;
+  watched: boolean;
 }
 
 /**
@@ -77,7 +80,7 @@ export function principalFrom(tokenHash: string, found: readonly Record<string, 
     kind: row.kind,
     scopes: row.scopes,
     personId: row.person_id,
-    organization: { slug: row.slug, plan: row.plan, suspended: row.suspended },
+    organization: { slug: row.slug, plan: row.plan, suspended: row.suspended, watched: row.watched },
   };
 }
 

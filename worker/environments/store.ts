@@ -5,14 +5,16 @@ import { project, type EnvironmentRow, type ProjectionEvent } from "./projection
 /** The environment's row as the projection's first statement answers it (all null when there is none), with the next deadline. */
 export interface LockedEnvironment extends Nullable<StoredRow> {
   next_deadline: Date | null;
+  /** A console may be watching the organization live (worker/live): a change is worth telling. */
+  watched: boolean;
 }
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 /**
  * A projection's first statement (Scope.first, sent with BEGIN: it takes no parameters, so the
  * organization comes from the transaction's setting and the envId is a literal): the
- * environment's row locked for the projection, and its next workload deadline for the alarm (the
- * projection changes no workload run).
+ * environment's row locked for the projection, its next workload deadline for the alarm (the
+ * projection changes no workload run), and whether a console watches the organization live.
  */
 export const lockedEnvironment = (envId: string): Statement => statement`
 WITH env AS (
@@ -22,7 +24,9 @@ WITH env AS (
   SELECT min(deadline_at) AS next_deadline FROM workload_runs
   WHERE org_id = ${ACTING_ORG} AND env_id = ${literal(envId)} AND state IN ('requested', 'accepted')
 )
-SELECT env.*, next.next_deadline FROM next LEFT JOIN env ON true`;
+SELECT env.*, next.next_deadline,
+  (SELECT coalesce(o.watched_until > now(), false) FROM organizations o WHERE o.id = ${ACTING_ORG}) AS watched
+FROM next LEFT JOIN env ON true`;
 
 /** The row lockedEnvironment answered, from the transaction's first rows. */
 export const lockedFrom = (first: readonly Record<string, unknown>[]) => first[0] as unknown as LockedEnvironment;

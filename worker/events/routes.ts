@@ -41,9 +41,10 @@ const postEvents = route({
     if (events.length > MAX_EVENTS_PER_BATCH) {
       throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
     }
-    const { orgId, batch } = await tokenAndStore(c, events);
+    const { orgId, watched, batch } = await tokenAndStore(c, events);
     const result = await projectBatch(c.env, orgId, batch);
-    c.executionCtx.waitUntil(publishChanges(c.env, orgId, liveChangesOf(batch)));
+    // Open consoles hear what the stored events changed; nobody watching, nobody is called.
+    if (watched) c.executionCtx.waitUntil(publishChanges(c.env, orgId, liveChangesOf(batch)));
     c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "duplicate" }, result.duplicates);
     c.var.metrics.count("svc_events_ingested_total", { outcome: "rejected" }, result.rejected);
@@ -58,14 +59,18 @@ const postEvents = route({
  * transaction stays open across a call to an object: the token's transaction ends first and another
  * stores, five round trips.
  */
-async function tokenAndStore(c: AppContext, events: readonly unknown[]): Promise<{ orgId: string; batch: StoredBatch }> {
+async function tokenAndStore(c: AppContext, events: readonly unknown[]): Promise<{ orgId: string; watched: boolean; batch: StoredBatch }> {
   const now = Date.now();
   if (c.var.config.events.ingestRateLimit === null) {
-    return asEngineToken(c, async (tx, { orgId, tokenId }) => ({ orgId, batch: await storeBatch(tx, orgId, tokenId, events, now) }));
+    return asEngineToken(c, async (tx, { orgId, tokenId, organization }) => ({
+      orgId,
+      watched: organization.watched,
+      batch: await storeBatch(tx, orgId, tokenId, events, now),
+    }));
   }
-  const { orgId, tokenId } = await asEngineToken(c, async (_tx, principal) => principal);
+  const { orgId, tokenId, organization } = await asEngineToken(c, async (_tx, principal) => principal);
   await takeIngestAllowance(c, orgId, events.length);
-  return { orgId, batch: await inTenant(c.var.database().connect, orgId, (tx) => storeBatch(tx, orgId, tokenId, events, now)) };
+  return { orgId, watched: organization.watched, batch: await inTenant(c.var.database().connect, orgId, (tx) => storeBatch(tx, orgId, tokenId, events, now)) };
 }
 
 export function registerEvents(app: Hono<AppEnv>): void {

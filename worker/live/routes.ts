@@ -1,10 +1,11 @@
 // GET /console/api/live: the console's live channel, a WebSocket to the organization's object
 // (durable-objects/live.ts). Who, then what: the session, membership and each topic's permission are
 // checked here, with the organization not suspended, before the socket is handed over.
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import * as z from "zod";
 import { organizations } from "../../db/schema/organizations";
+import type { Tx } from "../../db/transaction";
 import { Denied } from "../auth/authorize";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
@@ -12,7 +13,7 @@ import { text } from "../http/text";
 import { type Replied, refusal, register, route, serverFailure } from "../openapi/route";
 import { liveChannel, WATCHER_HEADER, type Watcher } from "../objects";
 import { asSessionMember } from "../sessions/authority";
-import { LIVE_TOPICS, type LiveTopic } from "../shared/live";
+import { LIVE_MAX_AGE_MS, LIVE_TOPICS, type LiveTopic } from "../shared/live";
 import { roleAllows } from "../shared/permissions";
 
 const LiveQuery = z.object({
@@ -63,6 +64,7 @@ const openLive = route({
       const [org] = await tx.select({ suspendedAt: organizations.suspendedAt }).from(organizations).where(eq(organizations.id, orgId));
       if (org?.suspendedAt)
         throw new Refusal("organization_suspended", "The organization is suspended: its console shows no live changes until the suspension is lifted.");
+      await markWatched(tx, orgId);
       return { personId: grant.personId, sessionId: session.id, topics };
     });
     const upgrade = new Request(c.req.url, { headers: { upgrade: "websocket", [WATCHER_HEADER]: JSON.stringify(watcher) } });
@@ -70,6 +72,19 @@ const openLive = route({
     return (await liveChannel(c.env, orgId).fetch(upgrade)) as Replied;
   },
 });
+
+/**
+ * Whoever commits a change tells the live object only while `watched_until` is ahead (migrations/0038).
+ * A channel lives at most LIVE_MAX_AGE_MS: each opening keeps the mark past that, written only when it
+ * would fall short of it, so a burst of openings is one write.
+ */
+async function markWatched(tx: Tx, orgId: string): Promise<void> {
+  await tx.execute(sql`UPDATE organizations SET watched_until = now() + make_interval(secs => ${WATCHED_AHEAD_S})
+    WHERE id = ${orgId} AND (watched_until IS NULL OR watched_until < now() + make_interval(secs => ${LIVE_MAX_AGE_MS / 1000 + 60}))`);
+}
+
+/** How far ahead an opening marks the organization watched: a channel's longest life, and five minutes. */
+const WATCHED_AHEAD_S = LIVE_MAX_AGE_MS / 1000 + 300;
 
 export function registerLive(app: Hono<AppEnv>): void {
   register(app, openLive);

@@ -178,7 +178,8 @@ export const inOrganization = callerBeforeInput.input(OrgInput).use(async ({ ctx
       actor: { actorPersonId: grant.personId, actorLabel: grant.actorLabel },
     } satisfies OrgContext,
   });
-  // After the procedure's units of work committed; a change names no environment, so every page of its topic reads again.
-  if (result.ok && meta.live) ctx.waitUntil(publishChanges(ctx.env, orgId, [{ topic: meta.live }]));
+  // After the procedure's units of work committed, while a console may be watching; a change names no
+  // environment, so every page of its topic reads again.
+  if (result.ok && meta.live && grant.watched) ctx.waitUntil(publishChanges(ctx.env, orgId, [{ topic: meta.live }]));
   return result;
 });

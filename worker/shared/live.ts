@@ -33,6 +33,13 @@ export interface LiveClosing {
 
 export type LiveMessage = LiveChange | LiveClosing;
 
+/**
+ * A channel lives at most this long, then is asked to open again (LIVE_CLOSE.renew): opening checks the
+ * session, membership and role afresh, so a revocation nobody announced (a session that expired)
+ * closes the channel within this bound.
+ */
+export const LIVE_MAX_AGE_MS = 60 * 60 * 1000;
+
 /** Why the server closes a channel (WebSocket close codes of the application range). */
 export const LIVE_CLOSE = {
   /** Open again now: the channel reached its age, or the person's role changed (opening checks it again). */
