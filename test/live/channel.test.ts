@@ -27,8 +27,11 @@ interface Channel {
 }
 
 const open: Channel[] = [];
-afterEach(() => {
-  for (const channel of open.splice(0)) if (!channel.closed) channel.socket.close(1000);
+// Every socket ends with its test, its close seen: none is left for the pool's shutdown to cut.
+afterEach(async () => {
+  const channels = open.splice(0);
+  for (const channel of channels) if (!channel.closed) channel.socket.close(1000);
+  await within2s(() => channels.every((channel) => channel.closed !== null));
 });
 
 function upgrade(sessionToken: string | null, query: string, headers: Record<string, string> = {}) {
