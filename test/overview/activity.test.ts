@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { useBridge, withDb } from "../../db/neon";
 import { ACTIVITY_DAYS, rollUpActivity } from "../../worker/overview/activity";
 import { newEnvId, reportEnvironment, workplace, type Workplace } from "../support/engine-work";
-import { makeEvent, postEvents } from "../support/events";
+import { makeEvent, sendAccepted } from "../support/events";
 import { rpcClient } from "../support/rpc";
 import { asRole } from "../support/sql";
 import { seedRun } from "../support/workloads";
@@ -21,11 +21,7 @@ const rollUp = () => {
   return withDb(database.maintenance, (db) => rollUpActivity(db));
 };
 
-async function send(events: unknown[]) {
-  const response = await postEvents(place.engine, events);
-  expect(response.status).toBe(202);
-  await response.json();
-}
+const send = (events: unknown[]) => sendAccepted(place.engine, events);
 
 beforeAll(async () => {
   place = await workplace("activity");

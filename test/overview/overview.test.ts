@@ -2,7 +2,7 @@
 // engine reports, and the overview of what needs attention, held to the organization and to the role.
 import { beforeAll, describe, expect, it } from "vitest";
 import { newEnvId, reportEnvironment, workplace, type Workplace } from "../support/engine-work";
-import { makeEvent, postEvents } from "../support/events";
+import { makeEvent, sendAccepted } from "../support/events";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
@@ -17,11 +17,7 @@ beforeAll(async () => {
   envId = newEnvId();
 });
 
-async function send(token: string, events: unknown[]) {
-  const response = await postEvents(token, events);
-  expect(response.status).toBe(202);
-  await response.json();
-}
+const send = sendAccepted;
 
 describe("overview.gettingStarted", () => {
   it("shows a fresh organization's steps not done, and the address its workflow reports to", async () => {

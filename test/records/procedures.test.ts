@@ -2,8 +2,8 @@
 // (runtimes.*): paging, filters, what a removed runtime leaves behind, and tenant isolation.
 import { beforeEach, describe, expect, it } from "vitest";
 import { auditEntries, newEnvId, workplace, type Workplace } from "../support/engine-work";
-import { isoAgo, makeEvent, postEvents } from "../support/events";
-import { rpcClient } from "../support/rpc";
+import { isoAgo, makeEvent, sendAccepted } from "../support/events";
+import { refusalStatus, rpcClient } from "../support/rpc";
 
 let place: Workplace;
 let envId: string;
@@ -17,19 +17,8 @@ beforeEach(async () => {
   admin = await rpcClient(place.sessions.admin);
 });
 
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error("expected a refusal");
-    },
-    (error: { data?: { httpStatus: number } }) => error.data?.httpStatus,
-  );
-
-async function send(token: string, events: unknown[]) {
-  const response = await postEvents(token, events);
-  expect(response.status).toBe(202);
-  await response.json();
-}
+const failure = refusalStatus;
+const send = sendAccepted;
 
 describe("runs.list and runs.get", () => {
   it("pages an environment's runs newest first, and shows one run with its verdicts, artifacts and goldens", async () => {

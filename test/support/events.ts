@@ -20,6 +20,13 @@ export function postEvents(token: string, events: unknown[]): Promise<Response> 
   return call("/v1/events", { method: "POST", token, json: { events } });
 }
 
+/** Posts a batch every event of which is accepted (202), as a test's setup does. */
+export async function sendAccepted(token: string, events: unknown[]): Promise<void> {
+  const response = await postEvents(token, events);
+  if (response.status !== 202) throw new Error(`the batch was answered ${response.status}: ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
 export interface IngestBody {
   accepted: number;
   duplicates: number;
