@@ -1,7 +1,7 @@
-// The console's view of engine records (runs.list, runs.get, decisions.list) and runtimes
-// (runtimes.*): paging, filters, what a removed runtime leaves behind, and tenant isolation.
+// The console's view of engine records (runs.list, runs.get, decisions.list): paging, filters, and
+// tenant isolation (runtimes' own: test/runtimes/).
 import { beforeEach, describe, expect, it } from "vitest";
-import { auditEntries, newEnvId, workplace, type Workplace } from "../support/engine-work";
+import { newEnvId, workplace, type Workplace } from "../support/engine-work";
 import { isoAgo, makeEvent, sendAccepted } from "../support/events";
 import { refusalStatus, rpcClient } from "../support/rpc";
 
@@ -80,41 +80,6 @@ describe("decisions.list", () => {
     ]);
     expect((await viewer.decisions.list.query({ orgId: place.orgId, envId, decision: "denied" })).items.map((d) => d.host)).toEqual(["b.example"]);
     expect((await viewer.decisions.list.query({ orgId: place.orgId, envId, decision: "allowed", limit: 1 })).items.map((d) => d.host)).toEqual(["a.example"]);
-  });
-});
-
-describe("runtimes", () => {
-  it("registers, tags, untags and removes; last seen comes from engine events; a removed runtime's runs stay readable", async () => {
-    const runtime = await admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large", labels: ["region=eu", "gpu", "gpu"] });
-    expect(runtime).toMatchObject({ name: "linux-large", labels: ["gpu", "region=eu"], lastSeenAt: null, runs: 0 });
-    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large" }))).toBe(409);
-    expect((await admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "arm64" })).labels).toEqual(["arm64", "gpu", "region=eu"]);
-    expect((await admin.runtimes.untag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "gpu" })).labels).toEqual(["arm64", "region=eu"]);
-
-    const seen = makeEvent({ type: "run.started", envId, occurredAt: isoAgo(2000), payload: { runId: `${envId}-rt`, runtime: "linux-large" } });
-    await send(place.engine, [seen]);
-    const [listed] = await admin.runtimes.list.query({ orgId: place.orgId });
-    expect(listed).toMatchObject({ lastSeenAt: seen.occurredAt, runs: 1 });
-    expect((await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-rt` })).runtime).toEqual({ name: "linux-large", registered: true });
-
-    await admin.runtimes.remove.mutate({ orgId: place.orgId, runtimeId: runtime.id });
-    expect(await admin.runtimes.list.query({ orgId: place.orgId })).toEqual([]);
-    expect((await admin.runtimes.list.query({ orgId: place.orgId, includeRemoved: true }))[0]).toMatchObject({
-      name: "linux-large",
-      removedAt: expect.any(String),
-    });
-    expect((await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-rt` })).runtime).toEqual({ name: "linux-large", registered: false });
-    expect(await failure(admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "x" }))).toBe(404);
-    // The name is free again.
-    expect(await admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large" })).toMatchObject({ runs: 1 });
-    expect((await auditEntries(place.orgId, "runtime.removed")).map((entry) => entry.target)).toEqual(["linux-large"]);
-    expect((await auditEntries(place.orgId, "runtime.tagged")).length).toBe(1);
-  });
-
-  it("refuses a name or label of the wrong shape, and members (not managers) are refused", async () => {
-    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "has space" }))).toBe(400);
-    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "ok", labels: ["-bad"] }))).toBe(400);
-    expect(await failure((await rpcClient(place.sessions.member)).runtimes.list.query({ orgId: place.orgId }))).toBe(403);
   });
 });
 
