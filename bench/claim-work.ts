@@ -2,7 +2,9 @@
 // organization) poll one environment's POST /v1/workloads/claim while runs are requested at a steady
 // rate; each engine heartbeats what it claims once. `backlog` runs are waiting in the environment
 // before the engines start (claimed first: the oldest run is claimed first); with one, the engines
-// stop after `runs` claims, the rest of it still waiting.
+// stop after `runs` claims, the rest of it still waiting. `claimFloor` runs the same engines against
+// the minimal queue a database gives, from the benchmark's own process: the floor the service is
+// measured against.
 import { sql } from "drizzle-orm";
 import { inTenant } from "../db/transaction";
 import type { BenchWorker } from "./local-worker";
@@ -79,14 +81,77 @@ export async function claimLatency({ pool, base }: BenchWorker, options: ClaimOp
     );
     requested.push(first!, ...rows.map((row) => row.id));
   }
-  // Warm every engine's path (isolate, Durable Object, pools) before measuring: with a backlog, these claim its first runs.
-  const claimedBy = new Map<string, number[]>();
-  for (const [n, token] of tokens.entries()) {
-    const claimed = await post(token, "/v1/workloads/claim", { envId });
-    const run = claimed.body.run as { id: string } | null;
-    if (run) claimedBy.set(run.id, [n]);
-  }
+  const service: Claimer = {
+    claim: async (n) => {
+      const claimed = await post(tokens[n]!, "/v1/workloads/claim", { envId });
+      if (claimed.status !== 200) return { failed: `claim ${claimed.status}` };
+      const run = claimed.body.run as { id: string; lease: { id: string } } | null;
+      return { run: run && { id: run.id, leaseId: run.lease.id } };
+    },
+    beat: async (n, run) => {
+      const beat = await post(tokens[n]!, `/v1/workloads/runs/${run.id}/heartbeat`, { leaseId: run.leaseId });
+      return beat.status === 200 ? null : `heartbeat ${beat.status}`;
+    },
+  };
+  const produce = () => inTenant(pool.connect, org.id, (tx) => requestRun(tx, org.id, envId, versionId));
+  return tally(pool, org.id, requested, await runEngines(service, produce, requested, options));
+}
 
+/** The figures of a run of the engines, with the organization's runs by state and what was lost, from the database. */
+async function tally(pool: BenchWorker["pool"], orgId: string, requested: string[], engines: EngineFigures): Promise<ClaimFigures> {
+  const { claimedBy, ...figures } = engines;
+  const { rows: states } = await inTenant(pool.connect, orgId, (tx) =>
+    tx.execute<{ state: string; count: string }>(sql`SELECT state, count(*) FROM workload_runs WHERE org_id = ${orgId} GROUP BY state`),
+  );
+  // A run not claimed is lost unless it is still waiting (with a backlog, most of it is).
+  const unclaimed = requested.filter((id) => !claimedBy.has(id));
+  const { rows: waiting } = await inTenant(pool.connect, orgId, (tx) =>
+    tx.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM workload_runs WHERE id = ANY(${sql.param(unclaimed)}) AND state = 'requested'`),
+  );
+  return {
+    ...figures,
+    requested: requested.length,
+    claimed: claimedBy.size,
+    claimedTwice: [...claimedBy].filter(([, holders]) => holders.length > 1).length,
+    lost: unclaimed.length - waiting[0]!.n,
+    states,
+  };
+}
+
+/** A run as an engine holds it. */
+interface Held {
+  id: string;
+  leaseId: string;
+}
+
+/** How engine `n` claims and keeps a run: the service's routes, or the floor's statements. */
+interface Claimer {
+  claim: (n: number) => Promise<{ run: Held | null } | { failed: string }>;
+  /** A failure's words, or null when the heartbeat held the lease. */
+  beat: (n: number, run: Held) => Promise<string | null>;
+}
+
+interface EngineFigures {
+  seconds: number;
+  claimRunMs: number[];
+  claimEmptyMs: number[];
+  heartbeatMs: number[];
+  failures: string[];
+  /** Each claimed run and the engines that got it. */
+  claimedBy: Map<string, number[]>;
+}
+
+/**
+ * ENGINES engines claim through `claimer` while `produce` requests `options.runs` runs at the rate;
+ * each heartbeats what it claims once. Each engine's path is warmed first (with a backlog, those
+ * claims take its first runs).
+ */
+async function runEngines(claimer: Claimer, produce: () => Promise<string>, requested: string[], options: ClaimOptions): Promise<EngineFigures> {
+  const claimedBy = new Map<string, number[]>();
+  for (let n = 0; n < ENGINES; n++) {
+    const warm = await claimer.claim(n);
+    if ("run" in warm && warm.run) claimedBy.set(warm.run.id, [n]);
+  }
   const claimRunMs: number[] = [];
   const claimEmptyMs: number[] = [];
   const heartbeatMs: number[] = [];
@@ -98,60 +163,90 @@ export async function claimLatency({ pool, base }: BenchWorker, options: ClaimOp
     for (let i = 0; i < options.runs; i++) {
       const due = started + (i * 1000) / options.ratePerSecond;
       if (due > performance.now()) await sleep(due - performance.now());
-      requested.push(await inTenant(pool.connect, org.id, (tx) => requestRun(tx, org.id, envId, versionId)));
+      requested.push(await produce());
     }
     producing = false;
   })();
 
   const engine = async (n: number) => {
-    const token = tokens[n]!;
     // Until everything requested has been claimed (a claim landing after the last request included);
     // with a backlog, until `runs` claims were measured: draining it would outlast the leases, whose
     // lapsed runs (older than the rest) would then be claimed again and again.
     while (producing || (options.backlog === 0 ? claimedBy.size < requested.length : claimRunMs.length < options.runs)) {
       const started = performance.now();
-      const claimed = await post(token, "/v1/workloads/claim", { envId });
+      const claimed = await claimer.claim(n);
       const took = performance.now() - started;
-      if (claimed.status !== 200) {
-        failures.push(`claim ${claimed.status}`);
+      if ("failed" in claimed) {
+        failures.push(claimed.failed);
         continue;
       }
-      const run = claimed.body.run as { id: string; lease: { id: string } } | null;
-      if (!run) {
+      if (!claimed.run) {
         claimEmptyMs.push(took);
         await sleep(options.pollMs);
         continue;
       }
       claimRunMs.push(took);
-      claimedBy.set(run.id, [...(claimedBy.get(run.id) ?? []), n]);
+      claimedBy.set(claimed.run.id, [...(claimedBy.get(claimed.run.id) ?? []), n]);
       const beatStarted = performance.now();
-      const beat = await post(token, `/v1/workloads/runs/${run.id}/heartbeat`, { leaseId: run.lease.id });
+      const failed = await claimer.beat(n, claimed.run);
       heartbeatMs.push(performance.now() - beatStarted);
-      if (beat.status !== 200) failures.push(`heartbeat ${beat.status}`);
+      if (failed) failures.push(failed);
     }
   };
   const started = performance.now();
   await Promise.all([producer, ...Array.from({ length: ENGINES }, (_, n) => engine(n))]);
-  const seconds = (performance.now() - started) / 1000;
+  return { seconds: (performance.now() - started) / 1000, claimRunMs, claimEmptyMs, heartbeatMs, failures, claimedBy };
+}
 
-  const { rows: states } = await inTenant(pool.connect, org.id, (tx) =>
-    tx.execute<{ state: string; count: string }>(sql`SELECT state, count(*) FROM workload_runs WHERE org_id = ${org.id} GROUP BY state`),
-  );
-  // A run not claimed is lost unless it is still waiting (with a backlog, most of it is).
-  const unclaimed = requested.filter((id) => !claimedBy.has(id));
-  const { rows: waiting } = await inTenant(pool.connect, org.id, (tx) =>
-    tx.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM workload_runs WHERE id = ANY(${sql.param(unclaimed)}) AND state = 'requested'`),
-  );
-  return {
-    seconds,
-    claimRunMs,
-    claimEmptyMs,
-    heartbeatMs,
-    requested: requested.length,
-    claimed: claimedBy.size,
-    claimedTwice: [...claimedBy].filter(([, engines]) => engines.length > 1).length,
-    lost: unclaimed.length - waiting[0]!.n,
-    failures,
-    states,
+/**
+ * The floor: the same engines, runs and rate, claiming straight from PostgreSQL with the minimal
+ * statement a queue needs (one UPDATE of the oldest waiting run picked FOR UPDATE SKIP LOCKED) and
+ * heartbeating with one conditional UPDATE, each in a tenant transaction on the benchmark's own pool
+ * (as many connections as an environment's object keeps: 4). No token, no plan, no deadline, no
+ * alarm: what a queue costs, not what the service promises.
+ */
+export async function claimFloor({ pool, base }: BenchWorker, options: ClaimOptions): Promise<ClaimFigures> {
+  const org = await createOrganization(pool.connect, { slug: `${options.slug}-floor`, actorLabel: "bench" });
+  const envId = "env-claim-floor";
+  const token = await inTenant(pool.connect, org.id, (tx) => issueToken(tx, { orgId: org.id, kind: "engine", name: "bench-floor" }));
+  const reported = await fetch(`${base}/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token.token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      events: [
+        {
+          id: crypto.randomUUID(),
+          type: "environment.ready",
+          envId,
+          sequence: 1,
+          occurredAt: new Date().toISOString(),
+          payload: { repository: "bench/floor" },
+        },
+      ],
+    }),
+  });
+  if (reported.status !== 202) throw new Error(`reporting the floor's environment: ${reported.status}`);
+  const { versionId } = await inTenant(pool.connect, org.id, (tx) => defineWorkload(tx, org.id, "bench-floor", { steps: ["load"] }));
+  const floor: Claimer = {
+    claim: async () => {
+      const { rows } = await inTenant(pool.connect, org.id, (tx) =>
+        tx.execute<{ id: string; lease_id: string }>(sql`UPDATE workload_runs SET state = 'accepted', lease_id = gen_random_uuid(),
+            lease_expires_at = now() + interval '5 minutes', claims = claims + 1
+          WHERE id = (SELECT id FROM workload_runs WHERE org_id = ${org.id} AND env_id = ${envId} AND state = 'requested'
+                      ORDER BY requested_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
+          RETURNING id, lease_id`),
+      );
+      return { run: rows[0] ? { id: rows[0].id, leaseId: rows[0].lease_id } : null };
+    },
+    beat: async (_n, run) => {
+      const { rows } = await inTenant(pool.connect, org.id, (tx) =>
+        tx.execute(sql`UPDATE workload_runs SET lease_expires_at = now() + interval '5 minutes'
+          WHERE id = ${run.id} AND lease_id = ${run.leaseId} AND state = 'accepted' RETURNING id`),
+      );
+      return rows.length === 1 ? null : "heartbeat lost its lease";
+    },
   };
+  const requested: string[] = [];
+  const produce = () => inTenant(pool.connect, org.id, (tx) => requestRun(tx, org.id, envId, versionId));
+  return tally(pool, org.id, requested, await runEngines(floor, produce, requested, { ...options, backlog: 0 }));
 }
