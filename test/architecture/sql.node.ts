@@ -27,7 +27,7 @@ const RAW_CLIENTS = new Set([
   "bench/ingest-work.ts",
 ]);
 
-/** The measured hot paths (bench/): ingestion's token look-up, the environment projection, the workload claim. */
+/** The measured hot paths (bench/): ingestion's token look-up, the environment projection, the workload claim and heartbeat. */
 const PIPELINE_USERS = new Set([
   "db/transaction.ts",
   "db/neon.ts",
@@ -36,6 +36,7 @@ const PIPELINE_USERS = new Set([
   "worker/auth/bearer.ts",
   "worker/environments/store.ts",
   "worker/workloads/claim.ts",
+  "worker/workloads/heartbeat.ts",
   "durable-objects/environment.ts",
   "durable-objects/environment-work.ts",
 ]);

@@ -3,8 +3,8 @@
 // its person: the routes that take one authorize it in the same transaction as their work.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { ACTING_ORG, statement } from "../../db/pipeline";
-import { inTransaction, type Scope, type Tx } from "../../db/transaction";
+import { ACTING_ORG, type Piggyback, statement } from "../../db/pipeline";
+import { inTransaction, inTransactionEndingWith, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../tokens/secret";
@@ -144,6 +144,18 @@ function inTokenTransaction<T>(
       admit(principalFrom(tokenHash, first), kinds, options, (plan) => gateRoute(c, plan)),
     ),
   );
+}
+
+/**
+ * Engine routes whose work is one last statement (db/pipeline.ts): the token found in the round trip
+ * that opens the transaction, the work sent with its COMMIT: two round trips in all.
+ */
+export async function asEngineTokenEnding<T>(c: AppContext, work: (principal: Principal) => Piggyback<T>): Promise<T> {
+  const tokenHash = await presentedHash(c, ["engine"]);
+  return inTransactionEndingWith(c.var.database().connect, tokenScope(tokenHash), async (_tx, first) => {
+    const piggyback = work(admit(principalFrom(tokenHash, first), ["engine"], {}, (plan) => gateRoute(c, plan)));
+    return { last: piggyback.text, result: piggyback.read };
+  });
 }
 
 const withToken = async <T>(

@@ -1,18 +1,15 @@
 // POST /v1/workloads/claim and POST /v1/workloads/runs/{runId}/heartbeat (spec: Engine work endpoints).
-import { and, eq, gt, sql } from "drizzle-orm";
 import type { Hono } from "hono";
 import * as z from "zod";
 import { askEnvironment, environmentObject } from "../objects";
-import { asEngineToken, identifyToken } from "../auth/bearer";
+import { asEngineTokenEnding, identifyToken } from "../auth/bearer";
 import { forgetTokenOrg } from "../auth/token-orgs";
 import { routeGateSide } from "../billing/gate";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { ClaimWorkloadRequest, HeartbeatRequest, HeartbeatResult, WorkloadClaim } from "./schemas";
-import { workloadRuns } from "../../db/schema/workloads";
-import type { Tx } from "../../db/transaction";
-import { LEASE_SECONDS, SILENCE_SECONDS } from "./timing";
+import { heartbeat } from "./heartbeat";
 
 const engineRefusals = {
   400: refusal("Body not JSON or missing a field"),
@@ -81,7 +78,7 @@ const beat = route({
     409: refusal("The caller no longer holds the lease"),
   },
   handler: async (c, { params: { runId }, body: { leaseId }, reply }) => {
-    const result = await asEngineToken(c, (tx, { orgId }) => heartbeat(tx, orgId, runId, leaseId));
+    const result = await asEngineTokenEnding(c, () => heartbeat(runId, leaseId));
     if (result.held) return reply(200, { runId, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline });
     if (!result.exists) throw noSuchRun();
     throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");
@@ -91,23 +88,4 @@ const beat = route({
 export function registerWorkloads(app: Hono<AppEnv>): void {
   register(app, claim);
   register(app, beat);
-}
-
-// A heartbeat extends the lease and the deadline, only for the current lease holder: a
-// compare-and-set on state and fencing token, on the database clock.
-export type Heartbeat = { held: true; leaseExpiresAt: string; deadline: string } | { held: false; exists: boolean };
-
-export async function heartbeat(tx: Tx, orgId: string, runId: string, leaseId: string): Promise<Heartbeat> {
-  const thisRun = and(eq(workloadRuns.orgId, orgId), eq(workloadRuns.id, runId));
-  const [row] = await tx
-    .update(workloadRuns)
-    .set({
-      leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
-      deadlineAt: sql`now() + make_interval(secs => ${SILENCE_SECONDS})`,
-    })
-    .where(and(thisRun, eq(workloadRuns.state, "accepted"), eq(workloadRuns.leaseId, leaseId), gt(workloadRuns.deadlineAt, sql`now()`)))
-    .returning({ leaseExpiresAt: workloadRuns.leaseExpiresAt, deadlineAt: workloadRuns.deadlineAt });
-  if (row) return { held: true, leaseExpiresAt: row.leaseExpiresAt!.toISOString(), deadline: row.deadlineAt.toISOString() };
-  const found = await tx.select({ id: workloadRuns.id }).from(workloadRuns).where(thisRun);
-  return { held: false, exists: found.length > 0 };
 }
