@@ -91,6 +91,10 @@ describe("opening the live channel", () => {
       said(400, /as a WebSocket/),
     );
     expect(await refusal(await upgrade(null, `orgId=${orgId}&topics=${ALL}`))).toEqual(said(401, /sign in/i));
+    // Who before what: without a session, neither another site, nor a request that is no upgrade, nor a bad topic is told apart.
+    expect(await refusal(await upgrade(null, `orgId=${orgId}&topics=${ALL}`, { origin: "https://evil.example" }))).toEqual(said(401, /sign in/i));
+    expect(await refusal(await call(`/console/api/live?orgId=${orgId}&topics=${ALL}`))).toEqual(said(401, /sign in/i));
+    expect(await refusal(await upgrade(null, `orgId=${orgId}&topics=secrets`))).toEqual(said(401, /sign in/i));
     expect(await refusal(await upgrade(owner, `orgId=${orgId}&topics=${ALL}`, { origin: "https://evil.example" }))).toEqual(said(403, /own pages/));
     const stranger = await seedSession(await seedPerson(`stranger-${crypto.randomUUID().slice(0, 6)}`));
     expect(await refusal(await upgrade(stranger, `orgId=${orgId}&topics=${ALL}`))).toEqual(said(404, /No such organization/));

@@ -7,11 +7,13 @@ import * as z from "zod";
 import { organizations } from "../../db/schema/organizations";
 import type { Tx } from "../../db/transaction";
 import { Denied } from "../auth/authorize";
-import type { AppEnv } from "../http/context";
+import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { type Replied, refusal, register, route, serverFailure } from "../openapi/route";
 import { liveChannel, WATCHER_HEADER, type Watcher } from "../objects";
+import { LIVE_CALL_MS } from "./publish";
+import { within } from "../../db/deadline";
 import { asSessionMember } from "../sessions/authority";
 import { LIVE_MAX_AGE_MS, LIVE_TOPICS, type LiveTopic } from "../shared/live";
 import { roleAllows } from "../shared/permissions";
@@ -47,31 +49,36 @@ const openLive = route({
     404: refusal("No such organization (or not a member)"),
     500: serverFailure,
   },
+  // Who, then what: the session and membership first (401, 404), then the origin and each topic's
+  // permission (403), and only then whether the request is a WebSocket upgrade at all (400).
   handler: async (c, { query: { orgId, topics } }) => {
-    if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
-      throw new Refusal("invalid_request", "Open the live channel as a WebSocket (Upgrade: websocket).");
-    const origin = c.req.header("origin");
-    if (
-      origin !== undefined &&
-      origin !== new URL(c.req.url).origin &&
-      origin !== (c.var.config.server.appBaseUrl && new URL(c.var.config.server.appBaseUrl).origin)
-    ) {
-      throw new Refusal("forbidden", "The live channel opens only from this console's own pages (the request's Origin is another site).");
-    }
     const watcher = await asSessionMember(c, orgId, null, async (tx, grant, session): Promise<Watcher> => {
+      if (!ownOrigin(c)) throw new Refusal("forbidden", "The live channel opens only from this console's own pages (the request's Origin is another site).");
       const refused = topics.find((topic) => !roleAllows(grant.role, LIVE_TOPICS[topic]));
       if (refused) throw new Denied("role", `Your role (${grant.role}) does not include ${LIVE_TOPICS[refused]}, needed to hear ${refused}.`);
       const [org] = await tx.select({ suspendedAt: organizations.suspendedAt }).from(organizations).where(eq(organizations.id, orgId));
       if (org?.suspendedAt)
         throw new Refusal("organization_suspended", "The organization is suspended: its console shows no live changes until the suspension is lifted.");
+      if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
+        throw new Refusal("invalid_request", "Open the live channel as a WebSocket (Upgrade: websocket).");
       await markWatched(tx, orgId);
       return { personId: grant.personId, sessionId: session.id, topics };
     });
     const upgrade = new Request(c.req.url, { headers: { upgrade: "websocket", [WATCHER_HEADER]: JSON.stringify(watcher) } });
     // A 101 carries a socket, not a body the declaration could type.
-    return (await liveChannel(c.env, orgId).fetch(upgrade)) as Replied;
+    return (await within(liveChannel(c.env, orgId).fetch(upgrade), LIVE_CALL_MS, "An organization's live channel")) as Replied;
   },
 });
+
+/**
+ * A browser sends the session cookie with any site's WebSocket: the channel opens only from this
+ * console's pages (the request's own origin, or SVC_APP_BASE_URL's). A client that is no browser sends no Origin.
+ */
+function ownOrigin(c: AppContext): boolean {
+  const origin = c.req.header("origin");
+  const configured = c.var.config.server.appBaseUrl;
+  return origin === undefined || origin === new URL(c.req.url).origin || (configured !== null && origin === new URL(configured).origin);
+}
 
 /**
  * Whoever commits a change tells the live object only while `watched_until` is ahead (migrations/0038).
