@@ -39,14 +39,10 @@ export interface ClaimFigures {
   states: Array<{ state: string; count: string }>;
 }
 
-export async function claimLatency({ pool, base }: BenchWorker, options: ClaimOptions): Promise<ClaimFigures> {
-  const org = await createOrganization(pool.connect, { slug: options.slug, actorLabel: "bench" });
-  const tokens = await inTenant(pool.connect, org.id, async (tx) => {
-    const issued: string[] = [];
-    for (let i = 0; i < ENGINES; i++) issued.push((await issueToken(tx, { orgId: org.id, kind: "engine", name: `bench-${i}` })).token);
-    return issued;
-  });
+export async function claimLatency(worker: BenchWorker, options: ClaimOptions): Promise<ClaimFigures> {
+  const { pool, base } = worker;
   const envId = "env-claim-bench";
+  const { org, tokens, versionId } = await benchEnvironment(worker, options.slug, envId, ENGINES);
   const post = async (token: string, path: string, json: unknown) => {
     const response = await fetch(base + path, {
       method: "POST",
@@ -55,20 +51,6 @@ export async function claimLatency({ pool, base }: BenchWorker, options: ClaimOp
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-  const reported = await post(tokens[0]!, "/v1/events", {
-    events: [
-      {
-        id: crypto.randomUUID(),
-        type: "environment.ready",
-        envId,
-        sequence: 1,
-        occurredAt: new Date().toISOString(),
-        payload: { repository: "bench/shop", branch: "main" },
-      },
-    ],
-  });
-  if (reported.status !== 202) throw new Error(`reporting the environment: ${reported.status}`);
-  const { versionId } = await inTenant(pool.connect, org.id, (tx) => defineWorkload(tx, org.id, "bench", { steps: ["load"] }));
   const requested: string[] = [];
   if (options.backlog > 0) {
     // The waiting runs as requestRun leaves them, made in one statement (they are not what is timed).
@@ -205,28 +187,10 @@ async function runEngines(claimer: Claimer, produce: () => Promise<string>, requ
  * (as many connections as an environment's object keeps: 4). No token, no plan, no deadline, no
  * alarm: what a queue costs, not what the service promises.
  */
-export async function claimFloor({ pool, base }: BenchWorker, options: ClaimOptions): Promise<ClaimFigures> {
-  const org = await createOrganization(pool.connect, { slug: `${options.slug}-floor`, actorLabel: "bench" });
+export async function claimFloor(worker: BenchWorker, options: ClaimOptions): Promise<ClaimFigures> {
+  const { pool } = worker;
   const envId = "env-claim-floor";
-  const token = await inTenant(pool.connect, org.id, (tx) => issueToken(tx, { orgId: org.id, kind: "engine", name: "bench-floor" }));
-  const reported = await fetch(`${base}/v1/events`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token.token}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      events: [
-        {
-          id: crypto.randomUUID(),
-          type: "environment.ready",
-          envId,
-          sequence: 1,
-          occurredAt: new Date().toISOString(),
-          payload: { repository: "bench/floor" },
-        },
-      ],
-    }),
-  });
-  if (reported.status !== 202) throw new Error(`reporting the floor's environment: ${reported.status}`);
-  const { versionId } = await inTenant(pool.connect, org.id, (tx) => defineWorkload(tx, org.id, "bench-floor", { steps: ["load"] }));
+  const { org, versionId } = await benchEnvironment(worker, `${options.slug}-floor`, envId, 1);
   const floor: Claimer = {
     claim: async () => {
       const { rows } = await inTenant(pool.connect, org.id, (tx) =>
@@ -249,4 +213,30 @@ export async function claimFloor({ pool, base }: BenchWorker, options: ClaimOpti
   const requested: string[] = [];
   const produce = () => inTenant(pool.connect, org.id, (tx) => requestRun(tx, org.id, envId, versionId));
   return tally(pool, org.id, requested, await runEngines(floor, produce, requested, { ...options, backlog: 0 }));
+}
+
+/** An organization with `tokens` engine tokens, an environment its engine reported ready, and a workload to request runs of. */
+async function benchEnvironment({ pool, base }: BenchWorker, slug: string, envId: string, tokenCount: number) {
+  const org = await createOrganization(pool.connect, { slug, actorLabel: "bench" });
+  const tokens = await inTenant(pool.connect, org.id, async (tx) => {
+    const issued: string[] = [];
+    for (let i = 0; i < tokenCount; i++) issued.push((await issueToken(tx, { orgId: org.id, kind: "engine", name: `bench-${i}` })).token);
+    return issued;
+  });
+  const event = {
+    id: crypto.randomUUID(),
+    type: "environment.ready",
+    envId,
+    sequence: 1,
+    occurredAt: new Date().toISOString(),
+    payload: { repository: "bench/shop", branch: "main" },
+  };
+  const reported = await fetch(`${base}/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${tokens[0]}`, "content-type": "application/json" },
+    body: JSON.stringify({ events: [event] }),
+  });
+  if (reported.status !== 202) throw new Error(`reporting the environment: ${reported.status}`);
+  const { versionId } = await inTenant(pool.connect, org.id, (tx) => defineWorkload(tx, org.id, "bench", { steps: ["load"] }));
+  return { org, tokens, versionId };
 }
