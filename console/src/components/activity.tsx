@@ -57,8 +57,8 @@ export function Activity({ orgId, envId }: { orgId: string; envId?: string }) {
                   workloads,
                   ...(spend
                     ? [
-                        { name: "Spent this month", values: spend.map((day) => money(day.spentMicros)) },
-                        { name: "Budget", values: spend.map((day) => (day.budgetMicros === null ? "none" : money(day.budgetMicros))) },
+                        { name: "Spent this month", values: spend.map((day) => day.spentMicros), format: money },
+                        { name: "Budget", values: spend.map((day) => day.budgetMicros), format: money },
                       ]
                     : []),
                 ]}

@@ -91,12 +91,18 @@ export function DailyChart({ title, days, series, format = String, limit, headli
 }
 
 /** The numbers behind a set of charts, one row a day with anything in it: the charts' text alternative. */
-export function ChartNumbers({ days, columns }: { days: string[]; columns: Array<{ name: string; values: Array<string | number> }> }) {
-  // A day with nothing in it ("$0.00" spent, no budget) is left out: the table lists the days that say something.
-  const nothing = new Set<string | number>([0, "$0.00", "none"]);
+export function ChartNumbers({
+  days,
+  columns,
+}: {
+  days: string[];
+  /** Each day's value (null: none, as a month without a budget), shown with `format` (digits by default). */
+  columns: Array<{ name: string; values: Array<number | null>; format?: (value: number) => string }>;
+}) {
+  // A day with nothing in it (every value zero or none) is left out: the table lists the days that say something.
   const rows = days
-    .map((day, index) => ({ day, cells: columns.map((column) => column.values[index]!) }))
-    .filter((row) => row.cells.some((cell) => !nothing.has(cell)));
+    .map((day, index) => ({ day, values: columns.map((column) => column.values[index] ?? null) }))
+    .filter((row) => row.values.some((value) => value !== null && value !== 0));
   return (
     <details class="numbers">
       <summary>The numbers</summary>
@@ -119,8 +125,8 @@ export function ChartNumbers({ days, columns }: { days: string[]; columns: Array
               {rows.map((row) => (
                 <tr key={row.day}>
                   <th scope="row">{row.day}</th>
-                  {row.cells.map((cell, index) => (
-                    <td key={columns[index]!.name}>{cell}</td>
+                  {row.values.map((value, index) => (
+                    <td key={columns[index]!.name}>{value === null ? "none" : (columns[index]!.format ?? String)(value)}</td>
                   ))}
                 </tr>
               ))}
