@@ -123,7 +123,7 @@ describe("the RPC envelope", () => {
     >;
     expect(Object.keys(sources).length).toBeGreaterThan(100);
     const makers = Object.entries(sources)
-      .filter(([file, text]) => /new TRPCError\b/.test(text) && !file.endsWith("/worker/rpc/errors.ts"))
+      .filter(([file, text]) => /new TRPCError\b/.test(text) && !file.endsWith("/worker/trpc/errors.ts"))
       .map(([file]) => file);
     expect(makers).toEqual([]);
   });

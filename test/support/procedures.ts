@@ -1,10 +1,10 @@
 // Every console procedure, as the router declares it, and the call a walk makes of it. The
 // permission check and the plan gate answer before a procedure reads the rest of its input
-// (worker/rpc/trpc.ts inOrganization), so a probe sends only what they read: the organization, to a
+// (worker/trpc/builder.ts inOrganization), so a probe sends only what they read: the organization, to a
 // procedure whose input names one, and nothing to the others. A new procedure is walked as it is.
 import * as z from "zod";
 import { appRouter } from "../../worker/rpc/router";
-import type { ProcedureMeta } from "../../worker/rpc/trpc";
+import type { ProcedureMeta } from "../../worker/trpc/builder";
 
 interface Procedure {
   _def: { type: "query" | "mutation"; meta?: ProcedureMeta; inputs: unknown[] };

@@ -9,7 +9,7 @@ import { Refusal } from "../http/refusal";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
 import { operatingOrganization } from "./operating";
 import { OVERVIEW_DAYS, readOverview } from "./overview";
-import { router, signedIn } from "../rpc/trpc";
+import { router, signedIn } from "../trpc/builder";
 
 const notOperating = () =>
   new Refusal(

@@ -1,7 +1,7 @@
 // assistant.status (any member; it says who may ask): whether the website assistant is on, whether
 // the caller may ask (owners only), and their day's use of its limits. Asking is the session route
 // POST /console/api/assistant (routes.ts), since its answer streams.
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 import { utcDay } from "./limits";
 import { statusOf } from "./status";
 import { dayUsage } from "./store";

@@ -5,7 +5,7 @@ import { auditLog } from "../../db/schema/audit";
 import * as z from "zod";
 import { storable } from "../http/text";
 import { VERIFY_BATCH, verifyChain } from "./verify";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 import type { Tx } from "../../db/transaction";
 import { decodeCursor, KeySeq, Paging, pageOf } from "../http/paging";
 

@@ -10,7 +10,7 @@ import { changePlan } from "./plan-change";
 import { PLANS } from "../../db/enums";
 import { BILLING_OFF, BillingUnreachable, callBilling, describeBillingAnswer } from "./provider";
 import type { BillingProvider } from "../config/types";
-import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { inOrganization, router, type OrgContext } from "../trpc/builder";
 import type { Tx } from "../../db/transaction";
 import { decodeCursor, KeySeq, Paging, pageOf } from "../http/paging";
 

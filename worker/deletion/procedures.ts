@@ -11,7 +11,7 @@ import { text } from "../http/text";
 import { callBilling } from "../billing/provider";
 import { callOffDeletion, requestDeletion } from "./request";
 import { LIVE_SUBSCRIPTION } from "./steps";
-import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { inOrganization, router, type OrgContext } from "../trpc/builder";
 
 const actorOf = (ctx: OrgContext) => ({ personId: ctx.actor.actorPersonId, label: ctx.actor.actorLabel });
 

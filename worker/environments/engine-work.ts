@@ -12,7 +12,7 @@ import { appendAudit } from "../audit/append";
 import { attemptDispatch, recordDispatch } from "../codehost/dispatch";
 import { findEnvironment, type EnvironmentView } from "./read";
 import standardWorkflowSource from "./control-plane.yml";
-import type { OrgContext } from "../rpc/trpc";
+import type { OrgContext } from "../trpc/builder";
 
 /** The workflow file the engine's setup puts in a repository; dispatched unless a procedure is told another. */
 export const STANDARD_WORKFLOW = "control-plane.yml";

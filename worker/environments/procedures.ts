@@ -10,7 +10,7 @@ import { RepositoryName } from "../codehost/repository";
 import { enqueueCommand } from "../commands/enqueue";
 import { listEnvironments } from "./read";
 import { Paging } from "../http/paging";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 import { dispatchEngineWork, EnvId, environmentOf, refuseWhileSuspended, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
 
 const list = inOrganization

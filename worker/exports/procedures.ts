@@ -7,7 +7,7 @@ import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/
 import { dataExports } from "../../db/schema/exports";
 import { people } from "../../db/schema/people";
 import { exportForPerson } from "./store";
-import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { inOrganization, router, type OrgContext } from "../trpc/builder";
 import { Refusal } from "../http/refusal";
 
 export const downloadPath = (orgId: string, exportId: string) => `/console/api/exports/${exportId}?orgId=${orgId}`;

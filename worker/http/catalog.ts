@@ -305,7 +305,7 @@ export const ERROR_CATALOG = {
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
-/** Every status the catalog answers with; a transport adapter maps each one (worker/rpc/errors.ts). */
+/** Every status the catalog answers with; a transport adapter maps each one (worker/trpc/errors.ts). */
 export type CatalogStatus = (typeof ERROR_CATALOG)[ErrorCode]["status"];
 
 /** The published form (errors.v1.json). */

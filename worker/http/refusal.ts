@@ -1,6 +1,6 @@
 // The one error domain code throws: a refusal carrying a catalog code (so its status and default
 // sentence). Hand-written routes answer it as the spec's Refusal shape `{ error, retryAfterSeconds? }`
-// (the one error handler); /rpc answers it in tRPC's envelope (worker/rpc/errors.ts).
+// (the one error handler); /rpc answers it in tRPC's envelope (worker/trpc/errors.ts).
 import { ERROR_CATALOG, type CatalogStatus, type ErrorCode } from "./catalog";
 
 export class Refusal extends Error {

@@ -19,7 +19,7 @@ import { createInvitation, reissueInvitation } from "./create";
 import { mailInvitation } from "./mail";
 import { onlyOwnerTouchesOwners } from "../members/role-rules";
 import { hashToken } from "../tokens/secret";
-import { inOrganization, router, signedIn, type OrgContext } from "../rpc/trpc";
+import { inOrganization, router, signedIn, type OrgContext } from "../trpc/builder";
 
 // Expiry is decided on the database clock, like every other lifetime.
 const selectInvitations = (tx: Tx, where: SQL | undefined) =>

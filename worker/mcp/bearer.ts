@@ -4,7 +4,7 @@
 import { inTransaction, type Connection } from "../../db/transaction";
 import { actAs } from "../../db/acting";
 import { authorize, Denied } from "../auth/authorize";
-import type { RpcBearer } from "../rpc/context";
+import type { RpcBearer } from "../trpc/context";
 import { hashToken } from "../tokens/secret";
 import { findTokenGrant, type TokenGrant } from "./grants";
 

@@ -7,7 +7,7 @@ import { sendAfterResponse } from "../analytics/client";
 import type { AppContext } from "../http/context";
 import { BODY_LIMITS, readBytes } from "../http/input";
 import { log } from "../log";
-import { rpcContext } from "../rpc/context";
+import { rpcContext } from "../trpc/context";
 import { authenticateProtocolToken, presentedBearer, protocolBearer } from "./bearer";
 import { BATCH_VERSIONS, MAX_BATCH_MESSAGES, PROTOCOL_VERSIONS, RPC_ERROR, answerBatch, answerOne, rpcError, type ToolServer } from "./json-rpc";
 

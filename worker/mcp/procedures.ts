@@ -6,7 +6,7 @@ import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
 import { listConnectedClients, revokeConnectedClient } from "./grants";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 
 const list = inOrganization
   .meta({ permission: null, gate: "reachable", summary: "The model clients you connected to this organization (the /mcp consent), newest first" })

@@ -5,7 +5,7 @@
 // `orgId`, which the token fixes) and its logic: nothing here re-implements a procedure.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
-import type { RpcContext } from "../rpc/context";
+import type { RpcContext } from "../trpc/context";
 import { appRouter } from "../rpc/router";
 
 type Caller = ReturnType<typeof appRouter.createCaller>;

@@ -19,7 +19,7 @@ import { CodehostListFailed } from "../codehost/paged";
 import type { CodehostConfig } from "../config/types";
 import { decideRole, keepLastOwner, onlyOwnerTouchesOwners } from "./role-rules";
 import { removeMember } from "./remove";
-import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { inOrganization, router, type OrgContext } from "../trpc/builder";
 import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 
 /** What a member row shows of the membership and its person. */

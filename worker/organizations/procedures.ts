@@ -4,7 +4,7 @@ import * as z from "zod";
 import { organizations } from "../../db/schema/organizations";
 import { DisplayName } from "../http/text";
 import { appendAudit } from "../audit/append";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 
 const get = inOrganization
   // Reachable: what someone needs to find their way to billing (which organization this is, their role in it).

@@ -7,7 +7,7 @@ import { identityAudience } from "../codehost/issuer";
 import { STANDARD_WORKFLOW, standardWorkflowText } from "../environments/engine-work";
 import { budgetSummaries } from "../providers/budgets";
 import { text } from "../http/text";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 import { roleAllows, type Permission } from "../shared/permissions";
 import { activityDays, spendDays } from "./activity";
 import { environmentsAtAGlance, installationsWithRepositories, lastReported, latestFailures, liveClaims, openWorkloadRuns, planAndDeletion } from "./store";

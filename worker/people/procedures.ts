@@ -11,7 +11,7 @@ import { endMembership } from "../members/remove";
 import { keepLastOwner } from "../members/role-rules";
 import { readPersonContext } from "./store";
 import { signOutEverywhere } from "../sessions/store";
-import { router, signedIn } from "../rpc/trpc";
+import { router, signedIn } from "../trpc/builder";
 
 const context = signedIn
   .meta({ permission: "account.close", gate: "reachable", summary: "Who is signed in and the organizations they belong to" })

@@ -13,7 +13,7 @@ import { RepositoryName } from "../codehost/repository";
 import { approveCommit, CommitKey, commitApprovalsPage, toApproval } from "./approvals";
 import { CommitSha } from "./schemas";
 import { chooseRepository } from "../proposals/store";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 
 const commits = inOrganization
   .meta({

@@ -11,7 +11,7 @@ import { text } from "../http/text";
 import { approve, propose, reject, retryPullRequest } from "./decide";
 import { EgressPolicy } from "./egress";
 import { type ProposalKind, chooseRepository, currentFile, proposalsPage, toProposal } from "./store";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 import type { Tx } from "../../db/transaction";
 
 /** The masking file as the engine reads it, kept as it is. */

@@ -3,7 +3,7 @@
 // shapes the spec fixes; the price list is the console's only, so it is a procedure of its own.
 import PRICE_TABLE from "../config/model-prices.json";
 import { PROVIDERS, type Provider } from "./names";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 
 /** What each provider's path word stands for: the API it speaks (whoever serves it), and the path the proxy serves it at. */
 export const PROVIDER_APIS: Record<Provider, { api: string; path: string }> = {

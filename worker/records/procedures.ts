@@ -4,7 +4,7 @@ import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { EngineRunId } from "./payloads";
 import { findRun, listDecisions, listRuns } from "./read";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 import { EnvId } from "../environments/engine-work";
 import { Paging } from "../http/paging";
 

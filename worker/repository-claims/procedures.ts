@@ -6,7 +6,7 @@ import { Refusal } from "../http/refusal";
 import { identityAudience } from "../codehost/issuer";
 import { toBinding } from "./schemas";
 import { revokeRepositoryClaim, auditUnprovenClaims, listClaims } from "./store";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 
 const list = inOrganization
   .meta({ permission: "tokens.manage", gate: "gated", summary: "Repository claims and the audience workflows request identity tokens for" })

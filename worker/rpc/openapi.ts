@@ -3,7 +3,7 @@
 import * as z from "zod";
 import type { OperationDoc } from "../openapi/route";
 import { appRouter } from "./router";
-import type { ProcedureMeta } from "./trpc";
+import type { ProcedureMeta } from "../trpc/builder";
 
 interface ProcedureDef {
   type: "query" | "mutation" | "subscription";

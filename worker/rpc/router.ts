@@ -24,7 +24,7 @@ import { maskingRouter, networkRouter } from "../proposals/procedures";
 import { pullRequestsRouter } from "../pr-checks/procedures";
 import { decisionsRouter, runsRouter } from "../records/procedures";
 import { runtimesRouter } from "../runtimes/procedures";
-import { router } from "./trpc";
+import { router } from "../trpc/builder";
 import { adminRouter } from "../operators/procedures";
 
 export const appRouter = router({

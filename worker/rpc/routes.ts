@@ -8,7 +8,7 @@ import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { decodeUtf8, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
-import { rpcContext } from "./context";
+import { rpcContext } from "../trpc/context";
 import { planGate } from "../billing/gate";
 import { readOperatorCookie } from "../operators/sessions";
 import { authenticateSession } from "../sessions/middleware";
@@ -23,7 +23,7 @@ export function registerRpc(app: Hono<AppEnv>): void {
     const [{ appRouter }, { fetchRequestHandler }, { asTrpcError, errorCodeHeader }] = await Promise.all([
       import("./router"),
       import("@trpc/server/adapters/fetch"),
-      import("./errors"),
+      import("../trpc/errors"),
     ]);
     const { request, refused } = await forAdapter(c);
     const answered = refused && (await callerBefore(c, refused));

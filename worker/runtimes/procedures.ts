@@ -6,7 +6,7 @@ import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { RuntimeName } from "../records/payloads";
 import { findRuntime, listRuntimes, MAX_LABELS, registerRuntime, relabel, removeRuntime } from "./store";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 
 const Label = text({ min: 1, max: 100 }).regex(/^[A-Za-z0-9][A-Za-z0-9._:/=-]*$/, "must be letters, digits and . _ : / = -, for example gpu or region=eu");
 const noRuntime = () => new Refusal("not_found", "No such runtime in this organization.");

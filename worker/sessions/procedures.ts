@@ -8,7 +8,7 @@ import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
 import { endChannels, SIGNED_OUT } from "../live/publish";
 import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "./store";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 
 const list = inOrganization
   .meta({ permission: "sessions.manage", gate: "reachable", summary: "Live sessions of the organization's members" })

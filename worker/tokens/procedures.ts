@@ -11,7 +11,7 @@ import { DisplayName } from "../http/text";
 import { appendAudit } from "../audit/append";
 import { effectiveScopes } from "../auth/authorize";
 import { createEngineToken } from "./issue";
-import { inOrganization, router } from "../rpc/trpc";
+import { inOrganization, router } from "../trpc/builder";
 import type { Tx } from "../../db/transaction";
 import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 

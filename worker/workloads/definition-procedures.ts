@@ -9,7 +9,7 @@ import { isUniqueViolation } from "../../db/errors";
 import { appendAudit } from "../audit/append";
 import { defineWorkload } from "./requests";
 import { CURRENT_VERSION } from "./lifecycle";
-import { inOrganization } from "../rpc/trpc";
+import { inOrganization } from "../trpc/builder";
 
 const list = inOrganization
   .meta({ permission: "workloads.view", gate: "gated", summary: "Workload definitions with their current and latest version (archived ones only when asked)" })

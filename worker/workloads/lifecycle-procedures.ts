@@ -6,7 +6,7 @@ import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
 import { addVersion, archiveWorkload, cancelRun, findVersion, findWorkload, findWorkloadRun, promoteVersion, workloadDetail } from "./lifecycle";
 import { CompiledWorkload } from "./schemas";
-import { inOrganization } from "../rpc/trpc";
+import { inOrganization } from "../trpc/builder";
 import { WorkflowFile } from "../environments/engine-work";
 import { startWorkloadRun } from "./procedures";
 import type { Tx } from "../../db/transaction";

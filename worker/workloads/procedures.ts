@@ -10,7 +10,7 @@ import { text } from "../http/text";
 import { askEnvironment, environmentObject } from "../objects";
 import { appendAudit } from "../audit/append";
 import { requestRun } from "./requests";
-import { inOrganization, router, type OrgContext } from "../rpc/trpc";
+import { inOrganization, router, type OrgContext } from "../trpc/builder";
 import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "../environments/engine-work";
 
 /** Engine work on an environment that can take it: its repository, on its branch. */

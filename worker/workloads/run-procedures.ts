@@ -3,7 +3,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
 import { workloadRuns as runsTable, workloads, workloadVersions } from "../../db/schema/workloads";
-import { inOrganization } from "../rpc/trpc";
+import { inOrganization } from "../trpc/builder";
 import { EnvId } from "../environments/engine-work";
 import type { Tx } from "../../db/transaction";
 import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
