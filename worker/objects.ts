@@ -4,7 +4,7 @@
 import { budget, DEADLINES, DeadlinePassed, within } from "../db/deadline";
 import { DatabaseUnreachable } from "../db/neon";
 import { assertNoTransaction } from "../db/transaction";
-import type { GateSide } from "./billing/gate";
+import type { GateSide } from "./http/plan-gate";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
 import type { ProjectionEvent } from "./environments/projection";

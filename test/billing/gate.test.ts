@@ -3,7 +3,7 @@
 // whole, with a 402 in the spec's shapes for the gated side.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/app";
-import { declaredSide } from "../../worker/billing/gate";
+import { declaredSide } from "../../worker/http/plan-gate";
 import { billingOn } from "../support/billing";
 import { makeEvent } from "../support/events";
 import { callWith } from "../support/http";

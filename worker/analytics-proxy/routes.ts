@@ -12,7 +12,7 @@ import { BODY_LIMITS, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { grantOrigin, originStanding, preflight } from "../http/site-cors";
 import { log } from "../log";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 export const PROXY_PREFIX = "/px";
 

@@ -9,7 +9,7 @@ import type { AppEnv } from "../http/context";
 import { asSessionMember } from "../sessions/authority";
 import { validateForSession } from "../sessions/middleware";
 import { streamAuditExport } from "./export";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 const ExportQuery = z.object({ orgId: z.uuid().describe("The organization whose audit log is exported.") });
 

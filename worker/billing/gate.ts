@@ -2,15 +2,13 @@
 // enterprise plan, an organization's work is refused with 402; signing in and out and the exits
 // (billing, data export, deletion, account closing, listing and revoking sessions) stay reachable.
 // Each procedure declares its side in its meta (`gate`, beside its permission) and each route with
-// `planGate` (a `route` declaration's `gate`); test/billing/gate.test.ts walks what the router and
+// `planGate` (worker/http/plan-gate.ts; a `route` declaration's `gate`); test/billing/gate.test.ts walks what the router and
 // the app declare, so a new one must say which side it is on.
-import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config/types";
-import type { AppContext, AppEnv } from "../http/context";
+import type { AppContext } from "../http/context";
+import { routeGateSide, type GateSide } from "../http/plan-gate";
 import { Refusal } from "../http/refusal";
 import type { Plan } from "./plan";
-
-export type GateSide = "gated" | "reachable";
 
 /** The spec's 402 Refusal when the gate is on, the organization lacks the required plan and `side` is gated. */
 export function checkPlanGate(config: Config, plan: string, side: GateSide): void {
@@ -20,30 +18,6 @@ export function checkPlanGate(config: Config, plan: string, side: GateSide): voi
     "plan_required",
     `This organization is on the ${plan as Plan} plan; this installation needs the ${required} plan. An owner can subscribe on the Billing page; billing, data export, deletion and sessions stay reachable.`,
   );
-}
-
-const DECLARED_SIDE = Symbol("plan-gate side");
-
-/**
- * A route's side of the gate, declared first in its handlers (`register` puts a `route`
- * declaration's `gate` there): the gate reads it from the request, the walk from `app.routes`.
- */
-export function planGate(side: GateSide): MiddlewareHandler<AppEnv> {
-  const declare: MiddlewareHandler<AppEnv> = async (c, next) => {
-    c.set("planGate", side);
-    await next();
-  };
-  return Object.assign(declare, { [DECLARED_SIDE]: side });
-}
-
-/** The side a handler of `app.routes` declares, if it is a `planGate`. */
-export const declaredSide = (handler: unknown): GateSide | undefined => (handler as { [DECLARED_SIDE]?: GateSide })[DECLARED_SIDE];
-
-/** Which side of the gate the hand-written route being served is on; a route that declares none is a bug. */
-export function routeGateSide(c: AppContext): GateSide {
-  const side = c.get("planGate");
-  if (!side) throw new Error(`${c.req.method} ${c.req.routePath} declares no plan-gate side (planGate).`);
-  return side;
 }
 
 /** The gate on a hand-written route. */

@@ -15,7 +15,7 @@ import {
   TOLERANCE_SECONDS,
   type BillingSignatureCheck,
 } from "./signature";
-import { planGate } from "./gate";
+import { planGate } from "../http/plan-gate";
 
 const UNSIGNED: Record<Exclude<BillingSignatureCheck, "valid">, string> = {
   missing: "The delivery carries no Stripe-Signature header; unsigned deliveries are refused.",

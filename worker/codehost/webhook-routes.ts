@@ -8,7 +8,7 @@ import { sha256Hex } from "../tokens/secret";
 import { handleDelivery } from "./deliveries";
 import { checkWebhookSignature, SIGNATURE_HEADER, type SignatureCheck } from "./webhook-signature";
 import { DELIVERY_ID, EVENT_NAME } from "./webhook-schemas";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 const UNSIGNED: Record<Exclude<SignatureCheck, "valid">, string> = {
   missing: "The delivery carries no X-Hub-Signature-256 header; unsigned deliveries are refused.",

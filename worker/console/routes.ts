@@ -7,7 +7,7 @@ import { html } from "hono/html";
 import type { AppEnv } from "../http/context";
 import { page } from "../signin/pages";
 import { isApiPath } from "./api-prefixes";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 /** 503: the console is unavailable until it is built; the API keeps answering. */
 const NOT_BUILT_STATUS = 503;

@@ -12,7 +12,7 @@ import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { jsonDownload } from "../storage/r2-sink";
 import { hashToken } from "../tokens/secret";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 async function held(c: Context<AppEnv>) {
   await enforceRateLimit(c.env, addressBucket("export-link", clientAddressOf(c)), PER_ADDRESS_RULE, 1, "Too many export link attempts from this address.");

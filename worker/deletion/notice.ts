@@ -8,7 +8,7 @@ import { deletionExports } from "../../db/schema/deletion";
 import { sessions } from "../../db/schema/people";
 import { addLookup } from "../../db/acting";
 import { inTransaction } from "../../db/transaction";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 import type { AppEnv } from "../http/context";
 import { readSessionCookie } from "../sessions/cookie";
 import { hashToken } from "../tokens/secret";

@@ -17,7 +17,7 @@ import { resolveSession } from "../sessions/store";
 import { displayUserCode, decideDeviceAuthorization, findPendingDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
 import { enterCodePage, signInFirstPage, unknownCodePage, verificationPage } from "./page";
 import { DEVICE_GRANT, DEVICE_PATHS, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 /** RFC 6749 5.2 error body: the shape OAuth clients expect from a token endpoint. */
 const oauthError = (c: Context<AppEnv>, error: string, description: string) => c.json({ error, error_description: description }, 400);

@@ -6,7 +6,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { serverFailure } from "../http/failure";
 import { Refusal } from "../http/refusal";
 import { ENTERPRISE_DOCUMENT_PATH, ENTERPRISE_FEATURES, type EnterpriseFeature, currentLicence, LicenceSignatureInvalid, requireLicence } from "./gate";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 /** The community edition ignores enterprise variables: nothing enterprise is served there. */
 function enterpriseOnly(c: AppContext) {

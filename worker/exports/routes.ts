@@ -9,7 +9,7 @@ import { Refusal } from "../http/refusal";
 import { asSessionMember } from "../sessions/authority";
 import { validateForSession } from "../sessions/middleware";
 import { jsonDownload } from "../storage/r2-sink";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 const Download = z.object({ exportId: z.uuid(), orgId: z.uuid() });
 

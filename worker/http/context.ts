@@ -4,7 +4,7 @@ import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
 import type { TokenCaller } from "../auth/bearer";
-import type { GateSide } from "../billing/gate";
+import type { GateSide } from "./plan-gate";
 import type { LiveSession } from "../sessions/store";
 import type { MetricsBuffer } from "../metrics/buffer";
 

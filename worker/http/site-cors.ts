@@ -6,7 +6,7 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "./context";
 import { Refusal } from "./refusal";
-import { planGate } from "../billing/gate";
+import { planGate } from "./plan-gate";
 
 const FOREIGN = "Cross-origin requests here are accepted only from the site's own origins (SVC_SITE_ORIGIN).";
 

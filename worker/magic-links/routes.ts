@@ -13,7 +13,7 @@ import { beginSession } from "../sessions/store";
 import { writeSessionCookie } from "../sessions/cookie";
 import { failedSignInPage } from "../signin/pages";
 import { requestMagicLink, useMagicLink } from "./flow";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 const MagicLinkRequest = z.strictObject({ email: z.email().max(320) });
 

@@ -24,7 +24,7 @@ import { CLIENT_GRANT_TYPES, lookUpClient, registerClient, RegistrationRequest, 
 import { authorizationErrorPage, consentPage } from "./consent-page";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, publicOrigin } from "./endpoint";
 import { hasConsented, issueCode, type Redeemed, redeemCode, refreshGrant, revokeByToken } from "./grants";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
 export const OAUTH_PATHS = { authorize: "/auth/mcp/authorize", token: "/auth/mcp/token", register: "/auth/mcp/register", revoke: "/auth/mcp/revoke" } as const;

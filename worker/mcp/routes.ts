@@ -4,7 +4,7 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { MCP_PATH, methodNotAllowed, serveMcp } from "./endpoint";
 import { registerOAuth } from "./oauth-routes";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 export function registerMcp(app: Hono<AppEnv>): void {
   // Each tool is its console procedure, gated as that procedure is.

@@ -3,7 +3,7 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { EXPOSITION_CONTENT_TYPE, exposition } from "./exposition";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 export function registerMetrics(app: Hono<AppEnv>): void {
   app.get("/metrics", planGate("reachable"), async (c) => {

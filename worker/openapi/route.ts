@@ -5,7 +5,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod";
 import { asCliToken, asEngineToken } from "../auth/bearer";
-import { planGate, type GateSide } from "../billing/gate";
+import { planGate, type GateSide } from "../http/plan-gate";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";

@@ -21,7 +21,7 @@ import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_
 import { portalOffPage, portalPage } from "./page";
 import { foldLogin, hashPassword, needsRehash, UNKNOWN_LOGIN_HASH, verifyPassword } from "./password";
 import { clearOperatorCookie, createOperatorSession, endOperatorSession, readOperatorCookie, writeOperatorCookie } from "./sessions";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 /** Sign-in attempts for one operator login, whatever the address: 10, then one every 90 seconds. */
 const PER_LOGIN_RULE = { capacity: 10, refillPerSecond: 1 / 90 };

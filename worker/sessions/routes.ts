@@ -8,7 +8,7 @@ import { clearSessionCookie } from "./cookie";
 import { csrfTokenFor } from "./csrf";
 import { requireSession } from "./middleware";
 import { listSessions, signOut } from "./store";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 export function registerSessions(app: Hono<AppEnv>): void {
   app.get("/auth/session", planGate("reachable"), requireSession, async (c) => {

@@ -13,7 +13,7 @@ import { base64url } from "../tokens/secret";
 import { completeSignIn } from "./complete";
 import { authorizeUrl, exchangeCode, fetchAccount } from "./oauth";
 import { failedSignInPage, refusedSignInPage } from "./pages";
-import { planGate } from "../billing/gate";
+import { planGate } from "../http/plan-gate";
 
 const STATE_COOKIE = "svc_oauth_state";
 const STATE_SECONDS = 600;

@@ -4,7 +4,7 @@ import * as z from "zod";
 import { askEnvironment, environmentObject } from "../objects";
 import { asEngineTokenEnding, identifyToken } from "../auth/bearer";
 import { forgetTokenOrg } from "../auth/token-orgs";
-import { routeGateSide } from "../billing/gate";
+import { routeGateSide } from "../http/plan-gate";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
