@@ -4,7 +4,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TokenKind } from "../../db/schema";
 import { tokenOrg } from "../../worker/auth/token-orgs";
-import { hashToken, newTokenValue } from "../../worker/tokens/secret";
+import { newTokenValue } from "../../worker/tokens/secret";
+import { hashToken } from "../../worker/http/hash";
 import { BEARER_ROUTES, seedTenant, STALE_SETUPS, type Tenant } from "../support/bearer-routes";
 import { rpcClient } from "../support/rpc";
 import { seedToken } from "../support/seed";

@@ -8,7 +8,7 @@ import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
-import { hashToken } from "../../worker/tokens/secret";
+import { hashToken } from "../../worker/http/hash";
 
 let orgId: string;
 let owner: string;

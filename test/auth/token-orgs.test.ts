@@ -3,7 +3,7 @@
 // token is never served another's work, even if what is remembered were wrong.
 import { beforeEach, describe, expect, it } from "vitest";
 import { rememberTokenOrg, tokenOrg } from "../../worker/auth/token-orgs";
-import { hashToken } from "../../worker/tokens/secret";
+import { hashToken } from "../../worker/http/hash";
 import { seedOrganization, seedToken } from "../support/seed";
 import { claim, seedEnvironment, seedRun, type Claimed } from "../support/workloads";
 

@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from "vitest";
 import { applyMigrations, type Migration } from "../../db/migrate";
 import { BUNDLED_MIGRATIONS } from "../../db/migrations/bundled";
 import { loadDriver, useBridge, withClient } from "../../db/neon";
-import { sha256Hex } from "../../worker/tokens/secret";
+import { sha256Hex } from "../../worker/http/hash";
 import { callWith } from "../support/http";
 import { ownDatabase } from "../support/own-database";
 

@@ -3,7 +3,7 @@
 // as a hash; a fork's commit waits for a person to approve that exact commit; POST /v1/pr/report
 // reports once, as a check run the App creates on that commit.
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../worker/tokens/secret";
+import { sha256Hex } from "../../worker/http/hash";
 import { identityToken, newRepository } from "../support/codehost";
 import { call } from "../support/http";
 import { clientOf, failure, gitFault, openPull, proposalPlace, received, type ProposalPlace } from "../support/proposals";

@@ -1,7 +1,7 @@
 // invitations.*: the link answered once, resend killing the old link, its preview, acceptance by the
 // signed-in account, expiry, revocation, who may invite whom, and another organization's invitation.
 import { beforeEach, describe, expect, it } from "vitest";
-import { hashToken } from "../../worker/tokens/secret";
+import { hashToken } from "../../worker/http/hash";
 import { APP_BASE_URL } from "../setup/bindings";
 import { auditEntries } from "../support/engine-work";
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { signWebhookBody, SIGNATURE_HEADER } from "../../worker/codehost/webhook-signature";
-import { hashToken } from "../../worker/tokens/secret";
+import { hashToken } from "../../worker/http/hash";
 import { call } from "./http";
 import { asRole } from "./sql";
 

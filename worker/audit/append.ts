@@ -3,7 +3,7 @@
 import { desc, eq, type SQL, sql, type SQLWrapper } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit";
 import type { Tx } from "../../db/transaction";
-import { sha256Hex } from "../tokens/secret";
+import { sha256Hex } from "../http/hash";
 
 export interface AuditEntry {
   orgId: string;

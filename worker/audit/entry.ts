@@ -1,6 +1,6 @@
 // An audit entry as it is exported and verified: exactly what the chain hashes, in the order it
 // hashes it, so a file can be checked offline with nothing but this module.
-import { sha256Hex } from "../tokens/secret";
+import { sha256Hex } from "../http/hash";
 import { chainText } from "./append";
 
 export interface ExportedEntry {

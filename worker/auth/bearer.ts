@@ -7,7 +7,7 @@ import { ACTING_ORG, type Piggyback, statement } from "../../db/pipeline";
 import { inTransaction, inTransactionEndingWith, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { gateRoute } from "../billing/gate";
 import { authorize, Denied, type Grant } from "./authorize";
 import { forgetTokenOrg, rememberTokenOrg, tokenOrg } from "./token-orgs";

@@ -4,7 +4,7 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { BODY_LIMITS, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
-import { sha256Hex } from "../tokens/secret";
+import { sha256Hex } from "../http/hash";
 import { handleDelivery } from "./deliveries";
 import { checkWebhookSignature, SIGNATURE_HEADER, type SignatureCheck } from "./webhook-signature";
 import { DELIVERY_ID, EVENT_NAME } from "./webhook-schemas";

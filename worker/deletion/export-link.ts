@@ -11,7 +11,7 @@ import type { AppEnv } from "../http/context";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { jsonDownload } from "../storage/r2-sink";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { planGate } from "../http/plan-gate";
 
 async function held(c: Context<AppEnv>) {

@@ -11,7 +11,7 @@ import { inTransaction } from "../../db/transaction";
 import { planGate } from "../http/plan-gate";
 import type { AppEnv } from "../http/context";
 import { readSessionCookie } from "../sessions/cookie";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 
 export interface DeletedNotice {
   organization: { name: string; slug: string };

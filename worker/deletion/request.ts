@@ -5,7 +5,8 @@ import { deletionExports, deletions, deletionSteps } from "../../db/schema/delet
 import { organizations } from "../../db/schema/organizations";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
-import { hashToken, newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { callableOff, type Step } from "./steps";
 
 export interface Actor {

@@ -9,7 +9,8 @@ import { appendAudit } from "../audit/append";
 import { authorize, Denied, effectiveScopes } from "../auth/authorize";
 import type { Permission } from "../shared/permissions";
 import { issueToken } from "../tokens/issue";
-import { hashToken, newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 
 export const DEVICE_CODE_SECONDS = 15 * 60;
 export const POLL_INTERVAL_SECONDS = 5;

@@ -4,7 +4,7 @@
 // equal). No page may be framed (clickjacking); scripts run only from our origin, or inline with this
 // response's nonce. Styles may be inline: the pages and the console insert their own stylesheet.
 import type { MiddlewareHandler } from "hono";
-import { base64url } from "../tokens/secret";
+import { base64url } from "./hash";
 import type { AppContext, AppEnv } from "./context";
 import { contentSecurityPolicy, FRAME_OPTIONS } from "./page-policy";
 

@@ -18,7 +18,7 @@ import { useInvitation } from "./accept";
 import { createInvitation, reissueInvitation } from "./create";
 import { mailInvitation } from "./mail";
 import { onlyOwnerTouchesOwners } from "../members/role-rules";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { inOrganization, router, signedIn, type OrgContext } from "../trpc/builder";
 
 // Expiry is decided on the database clock, like every other lifetime.

@@ -5,7 +5,8 @@ import { invitations, magicLinks } from "../../db/schema/signin";
 import { inTransaction, type Connection } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { log } from "../log";
-import { hashToken, newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { sendMail } from "./mailer";
 
 export const MAGIC_LINK_MINUTES = 15;

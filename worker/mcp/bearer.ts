@@ -5,7 +5,7 @@ import { inTransaction, type Connection } from "../../db/transaction";
 import { actAs } from "../../db/acting";
 import { authorize, Denied } from "../auth/authorize";
 import type { RpcBearer } from "../trpc/context";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { findTokenGrant, type TokenGrant } from "./grants";
 
 export function presentedBearer(header: string | undefined): string | null {

@@ -12,7 +12,8 @@ import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { authorize, Denied } from "../auth/authorize";
 import { constantTimeEqual } from "../http/constant-time";
-import { base64url, hashToken, newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens/secret";
+import { base64url, hashToken } from "../http/hash";
 
 /** How long a code waits for the token endpoint. */
 export const CODE_SECONDS = 5 * 60;

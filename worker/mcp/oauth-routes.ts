@@ -16,7 +16,7 @@ import { answerDevicePoll } from "../device/routes";
 import { DEVICE_GRANT, DEVICE_PATHS } from "../device/schemas";
 import { readSessionCookie } from "../sessions/cookie";
 import { revokeCliTokenByHash } from "../tokens/logout";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { checkCsrf, csrfTokenFor } from "../sessions/csrf";
 import { resolveSession } from "../sessions/store";
 import { answerUrl, checkAuthorizationRequest, type Checked } from "./authorization";

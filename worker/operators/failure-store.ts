@@ -17,7 +17,7 @@ import type { Db, Tx } from "../../db/transaction";
 import type { Config } from "../config/types";
 import type { Diagnosis } from "../http/diagnosis";
 import { log } from "../log";
-import { sha256Hex } from "../tokens/secret";
+import { sha256Hex } from "../http/hash";
 
 export const MAX_FAILURE_GROUPS = 500;
 export const WRITE_INTERVAL_MS = 10_000;

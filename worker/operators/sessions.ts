@@ -9,7 +9,7 @@ import { operatorSessions } from "../../db/schema/operators";
 import type { Tx } from "../../db/transaction";
 import type { AppContext } from "../http/context";
 import { cookieAttributes, cookieName } from "../sessions/cookie";
-import { base64url, hashToken } from "../tokens/secret";
+import { base64url, hashToken } from "../http/hash";
 
 export const OPERATOR_COOKIE = "svc_operator_session";
 export const OPERATOR_IDLE_MINUTES = 60;

@@ -14,7 +14,7 @@ import { IdentityRefusal } from "../codehost/identity-refusal";
 import type { WorkflowIdentity } from "../codehost/oidc-verify";
 import { ownerOf } from "../codehost/repository";
 import { Refusal } from "../http/refusal";
-import { base64url, hashToken } from "../tokens/secret";
+import { base64url, hashToken } from "../http/hash";
 import { commitApproved, recordWaitingCommit } from "./approvals";
 
 /** Spec, Limits: under one hour. */

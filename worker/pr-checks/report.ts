@@ -16,7 +16,7 @@ import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/c
 import { ownerOf } from "../codehost/repository";
 import { organizationSuspended } from "../auth/bearer";
 import { Refusal } from "../http/refusal";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { ALREADY_REPORTED } from "./credential";
 import type { CHECK_CONCLUSIONS } from "./schemas";
 

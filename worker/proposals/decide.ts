@@ -8,7 +8,7 @@ import type { Transaction, Tx } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import type { CodehostConfig } from "../config/types";
 import { Refusal } from "../http/refusal";
-import { sha256Hex } from "../tokens/secret";
+import { sha256Hex } from "../http/hash";
 import { loosenedBy, renderEgressBlock, type EgressPolicy } from "./egress";
 import { type ProposalKind, PROPOSAL, currentFile, findProposal, setCurrentFile, type ProposalRow } from "./store";
 import { openPullRequest } from "./pull-request";

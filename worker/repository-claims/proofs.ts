@@ -6,7 +6,7 @@ import { eq, sql } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { repositoryClaimProofs } from "../../db/schema/repository-claims";
 import type { Tx } from "../../db/transaction";
-import { base64url, hashToken } from "../tokens/secret";
+import { base64url, hashToken } from "../http/hash";
 
 /** How long a one-time audience can complete its claim. */
 export const CLAIM_PROOF_LIFETIME_HOURS = 24;

@@ -8,7 +8,7 @@ import type { Permission } from "../shared/permissions";
 import { gateRoute } from "../billing/gate";
 import type { AppContext } from "../http/context";
 import { Refusal } from "../http/refusal";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { readSessionCookie } from "./cookie";
 import { checkCsrf, CSRF_HEADER, isMutation } from "./csrf";
 import { findLiveSession, type LiveSession } from "./store";

@@ -2,7 +2,7 @@
 // GET /auth/session (same origin, with the cookie) learns it; nothing extra is stored.
 import { constantTimeEqual } from "../http/constant-time";
 import { Refusal } from "../http/refusal";
-import { base64url } from "../tokens/secret";
+import { base64url } from "../http/hash";
 
 export const CSRF_HEADER = "x-svc-csrf";
 

@@ -4,7 +4,8 @@
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { sessions } from "../../db/schema/people";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
-import { hashToken, newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import { appendAudit } from "../audit/append";
 import { personContext } from "../people/store";
 

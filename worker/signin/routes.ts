@@ -9,7 +9,7 @@ import { constantTimeEqual } from "../http/constant-time";
 import type { AppEnv } from "../http/context";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { takeBindingCookie, writeBindingCookie, writeSessionCookie } from "../sessions/cookie";
-import { base64url } from "../tokens/secret";
+import { base64url } from "../http/hash";
 import { completeSignIn } from "./complete";
 import { authorizeUrl, exchangeCode, fetchAccount } from "./oauth";
 import { failedSignInPage, refusedSignInPage } from "./pages";

@@ -3,7 +3,8 @@ import type { TokenKind } from "../../db/enums";
 import { tokens } from "../../db/schema/tokens";
 import type { Tx } from "../../db/transaction";
 import type { Permission } from "../shared/permissions";
-import { displayPrefix, hashToken, newTokenValue } from "./secret";
+import { displayPrefix, newTokenValue } from "./secret";
+import { hashToken } from "../http/hash";
 import { appendAudit } from "../audit/append";
 
 interface Common {

@@ -1,7 +1,7 @@
 // Secret values (tokens, session cookies, link tokens): 32 random bytes behind a prefix naming the
-// kind. Only the SHA-256 hash is stored; lookups go by hash, so a stored value never has to be
-// compared with the secret itself.
+// kind. Only the SHA-256 hash is stored (worker/http/hash.ts).
 import type { TokenKind } from "../../db/schema";
+import { base64url } from "../http/hash";
 
 export type SecretKind =
   | TokenKind
@@ -27,24 +27,9 @@ const PREFIX: Record<SecretKind, string> = {
   protocol_refresh: "svc_mcr_",
 };
 
-export function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
-
 export function newTokenValue(kind: SecretKind): string {
   return PREFIX[kind] + base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
-
-export async function sha256Hex(input: string | Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", typeof input === "string" ? new TextEncoder().encode(input) : input);
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-/** What is stored of a secret value. */
-export const hashToken = sha256Hex;
 
 /** What a list may show of a token: its kind prefix and a few characters. */
 export const displayPrefix = (value: string) => value.slice(0, 12);

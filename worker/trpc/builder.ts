@@ -16,7 +16,7 @@ import type { Permission } from "../shared/permissions";
 import { Refusal } from "../http/refusal";
 import { checkCsrf } from "../sessions/csrf";
 import { findLiveSession, type LiveSession } from "../sessions/store";
-import { hashToken } from "../tokens/secret";
+import { hashToken } from "../http/hash";
 import type { RpcBearer, RpcContext } from "./context";
 import { answerRefusals, formatRpcError } from "./errors";
 
