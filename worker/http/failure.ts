@@ -8,7 +8,7 @@ import { diagnose, FAILURE_CODE } from "./diagnosis";
 import { Refusal } from "./refusal";
 import { REQUEST_ID_HEADER } from "./services";
 import { log } from "../log";
-import { recordFailure } from "../operators/failure-store";
+import { recordFailure } from "./failure-store";
 
 export const ERROR_CODE_HEADER = "x-svc-error-code";
 

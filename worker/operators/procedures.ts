@@ -15,7 +15,7 @@ import type { RpcContext } from "../trpc/context";
 import { procedure, router, type ProcedureMeta } from "../trpc/builder";
 import { checkCsrf } from "../sessions/csrf";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR } from "./access";
-import { listFailureGroups } from "./failure-store";
+import { listFailureGroups } from "./failure-groups";
 import { endChannels, SUSPENDED } from "../live/publish";
 import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./suspension";
 

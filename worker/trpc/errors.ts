@@ -14,7 +14,7 @@ import { ERROR_CODE_HEADER } from "../http/failure";
 import { describeIssue } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { log } from "../log";
-import { recordFailure } from "../operators/failure-store";
+import { recordFailure } from "../http/failure-store";
 import type { RpcContext } from "./context";
 
 /** tRPC's code for each status the catalog uses: a catalog status missing here does not compile. */

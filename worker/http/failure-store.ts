@@ -10,14 +10,14 @@
 // seconds per isolate, not one per failure; held-back occurrences go into that isolate's next write
 // (a group's count is therefore a lower bound). The write runs after the answer (waitUntil) on a
 // connection of its own, and any error of it is swallowed: the 500 is never changed or delayed.
-import { desc, lt, sql } from "drizzle-orm";
+// Plumbing, so both error handlers record without the operators capability, which reads the groups
+// (worker/operators/failure-groups.ts).
+import { sql } from "drizzle-orm";
 import { withDb } from "../../db/neon";
-import { failureGroups } from "../../db/schema/operators";
-import type { Db, Tx } from "../../db/transaction";
 import type { Config } from "../config/types";
-import type { Diagnosis } from "../http/diagnosis";
+import type { Diagnosis } from "./diagnosis";
 import { log } from "../log";
-import { sha256Hex } from "../http/hash";
+import { sha256Hex } from "./hash";
 
 export const MAX_FAILURE_GROUPS = 500;
 export const WRITE_INTERVAL_MS = 10_000;
@@ -120,29 +120,4 @@ export function recordFailure(config: Config | undefined, waitUntil: ((work: Pro
   } catch {
     // No execution context to wait on (a direct call without one): record nothing.
   }
-}
-
-/** The maintenance pass: groups whose last occurrence is older than the retention. */
-export async function pruneFailureGroups(db: Db, retentionDays: number): Promise<number> {
-  const { rowCount } = await db.execute(db.delete(failureGroups).where(lt(failureGroups.lastSeenAt, sql`now() - make_interval(days => ${retentionDays})`)));
-  return rowCount ?? 0;
-}
-
-export async function listFailureGroups(admin: Tx) {
-  const g = failureGroups;
-  const rows = await admin
-    .select({
-      fingerprint: g.fingerprint,
-      code: g.code,
-      route: g.route,
-      errorType: g.errorType,
-      sample: g.sample,
-      occurrences: g.occurrences,
-      firstSeenAt: g.firstSeenAt,
-      lastSeenAt: g.lastSeenAt,
-    })
-    .from(g)
-    .orderBy(desc(g.lastSeenAt))
-    .limit(MAX_FAILURE_GROUPS);
-  return rows.map((row) => ({ ...row, firstSeenAt: row.firstSeenAt.toISOString(), lastSeenAt: row.lastSeenAt.toISOString() }));
 }

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
 import { configFor } from "../../worker/config/for-env";
 import type { Config } from "../../worker/config/types";
-import { FailureThrottle, storeFailure, type Failure } from "../../worker/operators/failure-store";
+import { FailureThrottle, storeFailure, type Failure } from "../../worker/http/failure-store";
 import { SWEEP_CRON } from "../../worker/scheduled";
 import { callWith, UNREACHABLE_DATABASE } from "../support/http";
 import { adminQuery, dataOf, operatorSignIn, seedOperator } from "../support/operators";
