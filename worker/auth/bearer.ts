@@ -173,12 +173,6 @@ const withToken = async <T>(
 export const asEngineToken = <T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>, options: { allowSuspended?: boolean } = {}) =>
   withToken(c, ["engine"], options, work);
 
-/** A caller whose token is checked where the route's work runs: the token's hash and its organization. */
-export interface TokenCaller {
-  tokenHash: string;
-  orgId: string;
-}
-
 /**
  * Engine routes whose work runs in an environment's object, which checks the token in the work's own
  * transaction: sets `caller`. A token this isolate has not seen yet is checked here first, in full

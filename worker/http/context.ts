@@ -1,12 +1,12 @@
 // The typed context every route sees: configuration and per-request services, built by middleware.
+// Plumbing: a capability that sets a variable of its own declares it where it sets it, in hono's
+// ContextVariableMap (worker/metrics/observe.ts), so these types import no capability.
 import type { Context } from "hono";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
-import type { TokenCaller } from "../auth/bearer";
+import type { LiveSession, TokenCaller } from "./caller";
 import type { GateSide } from "./plan-gate";
-import type { LiveSession } from "../sessions/store";
-import type { MetricsBuffer } from "../metrics/buffer";
 
 export interface AppEnv {
   Bindings: Env;
@@ -19,8 +19,6 @@ export interface AppEnv {
     caller: TokenCaller;
     /** The browser session, set by requireSession. */
     session: LiveSession;
-    /** This isolate's metrics buffer (worker/metrics), set by the first middleware. */
-    metrics: MetricsBuffer;
     /** The served route's side of the plan gate, which it declares (worker/billing/gate.ts planGate). */
     planGate?: GateSide;
     /** This response's script nonce, when a page made one (worker/http/page-headers.ts). */

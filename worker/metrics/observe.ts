@@ -7,6 +7,13 @@ import type { AppEnv } from "../http/context";
 import { ERROR_CODE_HEADER } from "../http/failure";
 import type { MetricsBuffer } from "./buffer";
 
+declare module "hono" {
+  interface ContextVariableMap {
+    /** This isolate's metrics buffer, set by the first middleware. */
+    metrics: MetricsBuffer;
+  }
+}
+
 const WEBHOOK_SENDERS: Record<string, string> = { "/webhooks/codehost": "codehost", "/webhooks/billing": "billing" };
 const IDENTITY_EXCHANGE = "/v1/auth/codehost-oidc";
 

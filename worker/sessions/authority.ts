@@ -11,7 +11,8 @@ import { Refusal } from "../http/refusal";
 import { hashToken } from "../http/hash";
 import { readSessionCookie } from "./cookie";
 import { checkCsrf, CSRF_HEADER, isMutation } from "./csrf";
-import { findLiveSession, type LiveSession } from "./store";
+import { findLiveSession } from "./store";
+import type { LiveSession } from "../http/caller";
 
 export async function asSessionMember<T>(
   c: AppContext,

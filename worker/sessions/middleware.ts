@@ -7,7 +7,8 @@ import { validate } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { readSessionCookie } from "./cookie";
 import { checkCsrf, CSRF_HEADER, isMutation } from "./csrf";
-import { resolveSession, type LiveSession } from "./store";
+import { resolveSession } from "./store";
+import type { LiveSession } from "../http/caller";
 
 export async function authenticateSession(c: AppContext): Promise<LiveSession> {
   const token = readSessionCookie(c);

@@ -1,6 +1,7 @@
 // Sessions: only a hash of the cookie value is stored. A session lives until 12 hours without use,
 // 30 days since creation, or sign-out (effective on its next request); removing a member signs
 // them out in the same transaction (worker/members).
+import type { LiveSession } from "../http/caller";
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { sessions } from "../../db/schema/people";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
@@ -18,12 +19,6 @@ export const LIVE_SESSION = and(
   gt(sessions.lastSeenAt, sql`now() - make_interval(hours => ${IDLE_HOURS})`),
   gt(sessions.createdAt, sql`now() - make_interval(days => ${LIFETIME_DAYS})`),
 )!;
-
-export interface LiveSession {
-  id: string;
-  personId: string;
-  token: string;
-}
 
 export async function createSession(tx: Tx, personId: string, client: { address: string | null; userAgent: string | null }): Promise<string> {
   const token = newTokenValue("session");
