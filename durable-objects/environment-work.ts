@@ -7,7 +7,7 @@ import type { Config } from "../worker/config/types";
 import { lockedEnvironment } from "../worker/environments/store";
 import { Refusal } from "../worker/http/refusal";
 import { runClaim, type ClaimedRun } from "../worker/workloads/claim";
-import type { ClaimOutcome, ClaimRequest } from "../worker/objects";
+import type { ClaimOutcome, ClaimRequest } from "../worker/workloads/environment-object";
 
 export { lockedFrom, projectOntoEnvironment } from "../worker/environments/store";
 export { confirmTeardowns } from "../worker/commands/enqueue";

@@ -4,33 +4,9 @@
 import { budget, DEADLINES, DeadlinePassed, within } from "../db/deadline";
 import { DatabaseUnreachable } from "../db/neon";
 import { assertNoTransaction } from "../db/transaction";
-import type { GateSide } from "./http/plan-gate";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
-import type { ProjectionEvent } from "./environments/projection";
-import type { ErrorCode } from "./http/catalog";
 import type { LiveChange, LiveTopic } from "./shared/live";
-import type { ClaimedRun } from "./workloads/claim";
-
-interface Identity {
-  orgId: string;
-  envId: string;
-}
-
-/** A claim as the route hands it over: the token is checked in the object, in the claim's transaction. */
-export interface ClaimRequest extends Identity {
-  tokenHash: string;
-  /** The claim route's side of the required-plan gate. */
-  gate: GateSide;
-  /** The engine's id for this claim: a retry with it answers the run the first one took. */
-  claimId?: string;
-}
-
-/** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */
-export interface ClaimOutcome {
-  run: ClaimedRun | null;
-  refused: { code: ErrorCode; message: string; retryAfterSeconds: number | null } | null;
-}
 
 /**
  * What an environment object's call answers: its value, or that the database could not be reached (an
@@ -46,15 +22,12 @@ export class EnvironmentObjectFailed extends Error {
   }
 }
 
-/** One environment's object (ENVIRONMENTS): projection, claims and the workload alarm, serialized per environment. */
-export interface EnvironmentApi extends Rpc.DurableObjectBranded {
-  /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
-  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<ObjectAnswer<Array<{ ref: number; note: string }>>>;
-  /** Claims the next run waiting in the environment for the request's engine token. */
-  claim(request: ClaimRequest): Promise<ObjectAnswer<ClaimOutcome>>;
-  /** Arms the alarm for a run just requested on this environment. */
-  wake(orgId: string, envId: string): Promise<ObjectAnswer<null>>;
-}
+/**
+ * One environment's object (ENVIRONMENTS): projection, claims and the workload alarm, serialized per
+ * environment. The capabilities it serves declare its calls where they make them, extending this
+ * interface: `project` (worker/environments/projection.ts), `claim` and `wake` (worker/workloads/claim.ts).
+ */
+export interface EnvironmentApi extends Rpc.DurableObjectBranded {}
 
 /**
  * Calls an environment object with a deadline (DEADLINES.objectMs, or less when the request's answer

@@ -3,6 +3,7 @@
 // whichever event arrives first, only if it names its repository.
 import { ENVIRONMENT_STATES, type EnvironmentState } from "../../db/enums";
 import type { EnvironmentPayload } from "../events/schemas";
+import type { ObjectAnswer } from "../objects";
 
 export interface EnvironmentRow {
   repository: string;
@@ -16,6 +17,13 @@ export interface EnvironmentRow {
   ttlSeconds: number | null;
   expiresAt: string | null;
   previewUrls: string[];
+}
+
+declare module "../objects" {
+  interface EnvironmentApi {
+    /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
+    project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<ObjectAnswer<Array<{ ref: number; note: string }>>>;
+  }
 }
 
 export interface ProjectionEvent {

@@ -7,7 +7,7 @@ import * as z from "zod";
 import { workloads, workloadVersions } from "../../db/schema/workloads";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { askEnvironment, environmentObject } from "../objects";
+import { wakeEnvironment } from "./environment-object";
 import { appendAudit } from "../audit/append";
 import { requestRun } from "./requests";
 import { inOrganization, router, type OrgContext } from "../trpc/builder";
@@ -77,7 +77,7 @@ export async function startWorkloadRun(ctx: OrgContext, input: { envId: string; 
   });
   // Committed first: the environment's object arms its deadline alarm from what it reads (a run
   // nothing claims is abandoned on time), and the engine the workflow starts must find the run.
-  await askEnvironment(() => environmentObject(ctx.env, ctx.org.id, input.envId).wake(ctx.org.id, input.envId));
+  await wakeEnvironment(ctx.env, ctx.org.id, input.envId);
   const dispatch = await dispatchEngineWork(ctx, {
     procedure: input.retryOf ? "workloads.retryRun" : "workloads.start",
     envId: input.envId,

@@ -1,7 +1,7 @@
 // POST /v1/workloads/claim and POST /v1/workloads/runs/{runId}/heartbeat (spec: Engine work endpoints).
 import type { Hono } from "hono";
 import * as z from "zod";
-import { askEnvironment, environmentObject } from "../objects";
+import { claimInEnvironment } from "./environment-object";
 import { asEngineTokenEnding, identifyToken } from "../auth/bearer";
 import { forgetTokenOrg } from "../auth/token-orgs";
 import { routeGateSide } from "../http/plan-gate";
@@ -39,9 +39,7 @@ const claim = route({
   },
   handler: async (c, { body: { envId, claimId }, reply }) => {
     const { orgId, tokenHash } = c.var.caller;
-    const outcome = await askEnvironment(() =>
-      environmentObject(c.env, orgId, envId).claim({ orgId, envId, tokenHash, gate: routeGateSide(c), ...(claimId ? { claimId } : {}) }),
-    );
+    const outcome = await claimInEnvironment(c.env, { orgId, envId, tokenHash, gate: routeGateSide(c), ...(claimId ? { claimId } : {}) });
     if (outcome.refused) {
       const { code, message, retryAfterSeconds } = outcome.refused;
       // The object may run in another isolate: this one forgets a token that is no longer live, too.

@@ -1,0 +1,40 @@
+// The environment's object as workloads reach it: the calls it serves for claims and the workload
+// alarm, declared on its interface (worker/objects.ts), and the Worker's way to make them.
+import type { Env } from "../env";
+import type { ErrorCode } from "../http/catalog";
+import type { GateSide } from "../http/plan-gate";
+import { askEnvironment, environmentObject, type ObjectAnswer } from "../objects";
+import type { ClaimedRun } from "./claim";
+
+/** A claim as the route hands it over: the token is checked in the object, in the claim's transaction. */
+export interface ClaimRequest {
+  orgId: string;
+  envId: string;
+  tokenHash: string;
+  /** The claim route's side of the required-plan gate. */
+  gate: GateSide;
+  /** The engine's id for this claim: a retry with it answers the run the first one took. */
+  claimId?: string;
+}
+
+/** A refusal crosses the object's boundary as data (an RPC keeps an error's message, not its class). */
+export interface ClaimOutcome {
+  run: ClaimedRun | null;
+  refused: { code: ErrorCode; message: string; retryAfterSeconds: number | null } | null;
+}
+
+declare module "../objects" {
+  interface EnvironmentApi {
+    /** Claims the next run waiting in the environment for the request's engine token. */
+    claim(request: ClaimRequest): Promise<ObjectAnswer<ClaimOutcome>>;
+    /** Arms the alarm for a run just requested on this environment. */
+    wake(orgId: string, envId: string): Promise<ObjectAnswer<null>>;
+  }
+}
+
+/** Claims in the environment's object, which checks the token in the claim's own transaction. */
+export const claimInEnvironment = (env: Env, request: ClaimRequest) =>
+  askEnvironment(() => environmentObject(env, request.orgId, request.envId).claim(request));
+
+/** Arms the environment's alarm for a run just requested (committed first: the alarm reads it). */
+export const wakeEnvironment = (env: Env, orgId: string, envId: string) => askEnvironment(() => environmentObject(env, orgId, envId).wake(orgId, envId));
