@@ -39,7 +39,7 @@ export async function consentPage(options: {
     }
   })();
   const options_ = organizations.map((org) => html`<option value="${org.id}">${org.slug} (${org.role})</option>`);
-  const { permissionsOf, TOOLS } = await import("./tools");
+  const { permissionsOf, TOOLS } = await import("../rpc/mcp-tools");
   const abilities = TOOLS.map((tool) => html`<li>${tool.title} <span class="muted">(${permissionsOf(tool).filter(Boolean).join(", ")})</span></li>`);
   return page(
     "Connect a model client",

@@ -59,7 +59,7 @@ export async function serveMcp(c: AppContext): Promise<Response> {
       return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages.`), 400);
   }
 
-  const { callTool, listedTools, TOOL_NAMES } = await import("./tools");
+  const { callTool, listedTools, TOOL_NAMES } = await import("../rpc/mcp-tools");
   const ctx = { ...rpcContext(c), sessionToken: null, csrfHeader: undefined, bearer: protocolBearer(token) };
   const server: ToolServer = {
     info: { name: "svc-control-plane", version: "1.0.0" },

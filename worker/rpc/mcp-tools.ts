@@ -6,7 +6,7 @@
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
 import type { RpcContext } from "../trpc/context";
-import { appRouter } from "../rpc/router";
+import { appRouter } from "./router";
 
 type Caller = ReturnType<typeof appRouter.createCaller>;
 
