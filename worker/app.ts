@@ -62,10 +62,11 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerLive(app);
   registerAssistant(app);
   registerOperators(app);
-  registerMcp(app);
+  // The tools are console procedures: loaded with the router on the first use, not at isolate start.
+  registerMcp(app, async () => (await import("./rpc/mcp-tools")).mcpTools);
   registerSiteBeacon(app);
   registerRpc(app);
-  registerOpenApi(app);
+  registerOpenApi(app, async () => (await import("./rpc/openapi")).rpcRouteDocs());
   registerEnterprise(app);
   registerMetrics(app);
   // The site host's forms and the analytics proxy.

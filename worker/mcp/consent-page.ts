@@ -18,14 +18,15 @@ export interface AuthorizationRequest {
 
 const hidden = (name: string, value: string | null) => (value === null ? "" : html`<input type="hidden" name="${name}" value="${value}">`);
 
-/** Async: the tools (and the procedures they name) are loaded on first use, not at isolate start. */
-export async function consentPage(options: {
+export function consentPage(options: {
   clientName: string;
   request: AuthorizationRequest;
   organizations: Array<{ id: string; slug: string; role: string }>;
   csrfToken: string;
   productName: string;
-}): Promise<Html> {
+  /** What the tools do and the permissions each needs (worker/mcp/tool-set.ts). */
+  abilities: Array<{ title: string; permissions: string[] }>;
+}): Html {
   const { clientName, request, organizations } = options;
   if (organizations.length === 0) {
     return page("No organization yet", html`<p>You belong to no organization, so there is nothing to connect a model client to.</p>`);
@@ -39,8 +40,7 @@ export async function consentPage(options: {
     }
   })();
   const options_ = organizations.map((org) => html`<option value="${org.id}">${org.slug} (${org.role})</option>`);
-  const { permissionsOf, TOOLS } = await import("../rpc/mcp-tools");
-  const abilities = TOOLS.map((tool) => html`<li>${tool.title} <span class="muted">(${permissionsOf(tool).filter(Boolean).join(", ")})</span></li>`);
+  const abilities = options.abilities.map(({ title, permissions }) => html`<li>${title} <span class="muted">(${permissions.join(", ")})</span></li>`);
   return page(
     "Connect a model client",
     html`<p>An <strong class="warn" id="client-unverified">unverified application</strong> that calls itself <strong id="client-name">${clientName}</strong> asks to act for you in ${options.productName}. Nothing confirms that name: it chose it itself.</p>

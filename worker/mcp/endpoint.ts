@@ -7,8 +7,8 @@ import { sendAfterResponse } from "../analytics/client";
 import type { AppContext } from "../http/context";
 import { BODY_LIMITS, readBytes } from "../http/input";
 import { log } from "../log";
-import { rpcContext } from "../trpc/context";
 import { authenticateProtocolToken, presentedBearer, protocolBearer } from "./bearer";
+import type { LoadTools } from "./tool-set";
 import { BATCH_VERSIONS, MAX_BATCH_MESSAGES, PROTOCOL_VERSIONS, RPC_ERROR, answerBatch, answerOne, rpcError, type ToolServer } from "./json-rpc";
 
 export const MCP_PATH = "/mcp";
@@ -24,70 +24,73 @@ function unauthorized(c: AppContext, description: string, tokenSent: boolean): R
   return c.json({ error: description }, 401, { "www-authenticate": challenge, "x-svc-error-code": "unauthenticated" });
 }
 
-export async function serveMcp(c: AppContext): Promise<Response> {
-  const token = presentedBearer(c.req.header("authorization"));
-  if (!token) return unauthorized(c, "Send the access token from this service's authorization server as a bearer.", false);
-  const { connect } = c.var.database();
-  const grant = await authenticateProtocolToken(connect, token);
-  if (!grant) return unauthorized(c, "The access token is unknown, expired or revoked, or its person left the organization.", true);
+/** POST /mcp, serving the tools `loadTools` gives. */
+export const serveMcp =
+  (loadTools: LoadTools) =>
+  async (c: AppContext): Promise<Response> => {
+    const token = presentedBearer(c.req.header("authorization"));
+    if (!token) return unauthorized(c, "Send the access token from this service's authorization server as a bearer.", false);
+    const { connect } = c.var.database();
+    const grant = await authenticateProtocolToken(connect, token);
+    if (!grant) return unauthorized(c, "The access token is unknown, expired or revoked, or its person left the organization.", true);
 
-  const refused = refusedTransport(c);
-  if (refused) return refused;
-  // The body, bounded like every other, read once.
-  const text = new TextDecoder().decode(await readBytes(c, BODY_LIMITS.default));
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return c.json(rpcError(null, RPC_ERROR.parse, "Parse error: the body is not JSON."), 400);
-  }
-  if (Array.isArray(body)) {
-    if (body.length === 0) return c.json(rpcError(null, RPC_ERROR.invalidRequest, "Invalid Request: an empty batch."), 400);
-    // Without the header the transport spec says to assume 2025-03-26, which still takes batches.
-    const version = c.req.header("mcp-protocol-version") ?? "2025-03-26";
-    if (!BATCH_VERSIONS.includes(version)) {
-      return c.json(
-        rpcError(
-          null,
-          RPC_ERROR.invalidRequest,
-          `Invalid Request: protocol version ${version} takes one message per POST; batches were removed in 2025-06-18.`,
-        ),
-        400,
-      );
+    const refused = refusedTransport(c);
+    if (refused) return refused;
+    // The body, bounded like every other, read once.
+    const text = new TextDecoder().decode(await readBytes(c, BODY_LIMITS.default));
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return c.json(rpcError(null, RPC_ERROR.parse, "Parse error: the body is not JSON."), 400);
     }
-    if (body.length > MAX_BATCH_MESSAGES)
-      return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages.`), 400);
-  }
+    if (Array.isArray(body)) {
+      if (body.length === 0) return c.json(rpcError(null, RPC_ERROR.invalidRequest, "Invalid Request: an empty batch."), 400);
+      // Without the header the transport spec says to assume 2025-03-26, which still takes batches.
+      const version = c.req.header("mcp-protocol-version") ?? "2025-03-26";
+      if (!BATCH_VERSIONS.includes(version)) {
+        return c.json(
+          rpcError(
+            null,
+            RPC_ERROR.invalidRequest,
+            `Invalid Request: protocol version ${version} takes one message per POST; batches were removed in 2025-06-18.`,
+          ),
+          400,
+        );
+      }
+      if (body.length > MAX_BATCH_MESSAGES)
+        return c.json(rpcError(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages.`), 400);
+    }
 
-  const { callTool, listedTools, TOOL_NAMES } = await import("../rpc/mcp-tools");
-  const ctx = { ...rpcContext(c), sessionToken: null, csrfHeader: undefined, bearer: protocolBearer(token) };
-  const server: ToolServer = {
-    info: { name: "svc-control-plane", version: "1.0.0" },
-    toolNames: TOOL_NAMES,
-    listTools: listedTools,
-    callTool: async (name, args) => {
-      const started = Date.now();
-      const { outcome, ...result } = await callTool(ctx, grant.orgId, name, args, (error) =>
-        log("error", "mcp.tool_failed", { requestId: c.var.requestId, tool: name, error: error instanceof Error ? error.name : "unknown" }),
-      );
-      // Never the arguments or the result: the tool (from the closed set: an unknown name never gets here), how it ended and how long it took.
-      sendAfterResponse(c.executionCtx, c.var.config.analytics, {
-        event: "mcp_tool_call",
-        orgId: grant.orgId,
-        properties: { tool: name, outcome, duration_ms: Date.now() - started },
-      });
-      return result;
-    },
+    const tools = await loadTools();
+    const bearer = protocolBearer(token);
+    const server: ToolServer = {
+      info: { name: "svc-control-plane", version: "1.0.0" },
+      toolNames: tools.names,
+      listTools: tools.listed,
+      callTool: async (name, args) => {
+        const started = Date.now();
+        const { outcome, ...result } = await tools.call(c, bearer, grant.orgId, name, args, (error) =>
+          log("error", "mcp.tool_failed", { requestId: c.var.requestId, tool: name, error: error instanceof Error ? error.name : "unknown" }),
+        );
+        // Never the arguments or the result: the tool (from the closed set: an unknown name never gets here), how it ended and how long it took.
+        sendAfterResponse(c.executionCtx, c.var.config.analytics, {
+          event: "mcp_tool_call",
+          orgId: grant.orgId,
+          properties: { tool: name, outcome, duration_ms: Date.now() - started },
+        });
+        return result;
+      },
+    };
+    if (Array.isArray(body)) {
+      const answers = await answerBatch(server, body);
+      return answers.length === 0 ? c.body(null, 202) : c.json(answers);
+    }
+    const answered = await answerOne(server, body, false);
+    if (!answered) return c.body(null, 202);
+    // A single message the server cannot take is refused at the HTTP level too (transport: 400).
+    return c.json(answered, "error" in answered && answered.error.code === RPC_ERROR.invalidRequest ? 400 : 200);
   };
-  if (Array.isArray(body)) {
-    const answers = await answerBatch(server, body);
-    return answers.length === 0 ? c.body(null, 202) : c.json(answers);
-  }
-  const answered = await answerOne(server, body, false);
-  if (!answered) return c.body(null, 202);
-  // A single message the server cannot take is refused at the HTTP level too (transport: 400).
-  return c.json(answered, "error" in answered && answered.error.code === RPC_ERROR.invalidRequest ? 400 : 200);
-}
 
 /**
  * What the transport refuses before reading the body: a web page of another origin (the transport

@@ -22,6 +22,7 @@ import { resolveSession } from "../sessions/store";
 import { answerUrl, checkAuthorizationRequest, type Checked } from "./authorization";
 import { CLIENT_GRANT_TYPES, lookUpClient, registerClient, RegistrationRequest, registrationProblem } from "./clients";
 import { authorizationErrorPage, consentPage } from "./consent-page";
+import type { LoadTools } from "./tool-set";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, publicOrigin } from "./endpoint";
 import { hasConsented, issueCode, type Redeemed, redeemCode, refreshGrant, revokeByToken } from "./grants";
 import { planGate } from "../http/plan-gate";
@@ -113,7 +114,8 @@ async function refreshed(c: AppContext, form: Record<string, string>): Promise<R
   return tokens(c, await refreshGrant(connect, refreshToken, clientId));
 }
 
-export function registerOAuth(app: Hono<AppEnv>): void {
+/** The authorization server; its consent page names what the tools `loadTools` gives may do. */
+export function registerOAuth(app: Hono<AppEnv>, loadTools: LoadTools): void {
   app.get(PROTECTED_RESOURCE_PATH, planGate("reachable"), protectedResource);
   // The path-aware form (RFC 9728 3.1) clients try first for a resource at /mcp.
   app.get(`${PROTECTED_RESOURCE_PATH}${MCP_PATH}`, planGate("reachable"), protectedResource);
@@ -193,12 +195,13 @@ export function registerOAuth(app: Hono<AppEnv>): void {
     }
     const { organizations } = await personContext(connect, session.personId);
     return c.html(
-      await consentPage({
+      consentPage({
         clientName: checked.clientName,
         request: checked.request,
         organizations,
         csrfToken: await csrfTokenFor(session.token),
         productName: c.var.config.mail.productName,
+        abilities: (await loadTools()).abilities(),
       }),
     );
   });

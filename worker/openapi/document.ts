@@ -1,8 +1,6 @@
 // /openapi.json: generated at request time from the routes this deployment serves.
 import * as z from "zod";
 import { BODY_LIMITS } from "../http/input";
-// Documents this service hands out as files, published among the components beside the routes' schemas.
-import "../exports/schema";
 import type { OperationDoc, ResponseDoc } from "./route";
 
 const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;

@@ -4,15 +4,11 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod";
-import { asCliToken, asEngineToken } from "../auth/bearer";
 import { planGate, type GateSide } from "../http/plan-gate";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { RefusalShape, ServerFailureShape } from "../http/shapes";
-import { findCredential, presentedCredential } from "../pr-checks/report";
-import { readSessionCookie } from "../sessions/cookie";
-import { authenticateSession } from "../sessions/middleware";
 import type { Permission } from "../shared/permissions";
 
 export type Security = "engineToken" | "cliToken" | "session" | "commitCredential";
@@ -110,38 +106,44 @@ export const serverFailure: ResponseDoc<typeof ServerFailureShape> = { descripti
 /** Hono's form of an OpenAPI path: `{id}` becomes `:id`. */
 export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
-const bearer = (c: AppContext) => Boolean(c.req.header("authorization"));
-const nothing = async () => undefined;
+/** Whether a request carries a bearer credential at all (for a scheme's `carried`). */
+export const carriesBearer = (c: AppContext) => Boolean(c.req.header("authorization"));
 
 /**
  * How a declared security scheme knows its caller: whether the request carries the credential at all
- * (a request carrying none of a route's schemes is refused before anything is read), what to send
- * otherwise, and the full check of what does not depend on the input (a live credential, a session's
- * CSRF header on a change, a token's organization not suspended and its plan, a CLI token's declared
- * permission), which throws the spec's Refusal.
+ * (a request carrying none of a route's schemes is refused before anything is read), and the full
+ * check of what does not depend on the input (a live credential, a session's CSRF header on a change,
+ * a token's organization not suspended and its plan, a CLI token's declared permission), which throws
+ * the spec's Refusal. The capabilities that own each credential implement them; the composition root
+ * sets the table on every request (worker/credentials.ts), so this builder knows none of them.
  */
-interface Scheme {
+export interface CredentialCheck {
   carried: (c: AppContext) => boolean;
-  send: string;
-  check: (c: AppContext, declared: AnyRoute) => Promise<unknown>;
+  check: (c: AppContext, declared: Pick<AnyRoute, "permission" | "allowSuspended">) => Promise<unknown>;
 }
 
-const SCHEMES: Record<Security, Scheme> = {
-  engineToken: {
-    carried: bearer,
-    send: "an engine token as an HTTP bearer",
-    check: (c, declared) => asEngineToken(c, nothing, { allowSuspended: declared.allowSuspended === true }),
-  },
-  cliToken: { carried: bearer, send: "a CLI token as an HTTP bearer", check: (c, declared) => asCliToken(c, declared.permission ?? null, nothing) },
-  commitCredential: {
-    carried: bearer,
-    send: "the commit credential as an HTTP bearer",
-    check: (c) => findCredential(c.var.database().connect, presentedCredential(c)),
-  },
-  session: { carried: (c) => readSessionCookie(c) !== null, send: "a browser session (sign in first)", check: authenticateSession },
+export type CredentialChecks = Record<Security, CredentialCheck>;
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** How each security scheme's credential is checked (worker/credentials.ts). */
+    credentials: CredentialChecks;
+  }
+}
+
+/** What to send, for a refusal naming the schemes a route takes. */
+const SEND: Record<Security, string> = {
+  engineToken: "an engine token as an HTTP bearer",
+  cliToken: "a CLI token as an HTTP bearer",
+  commitCredential: "the commit credential as an HTTP bearer",
+  session: "a browser session (sign in first)",
 };
 
-const schemesOf = (declared: AnyRoute) => (declared.security ?? []).map((name) => SCHEMES[name]);
+interface Scheme extends CredentialCheck {
+  send: string;
+}
+
+const schemesOf = (c: AppContext, declared: AnyRoute): Scheme[] => (declared.security ?? []).map((name) => ({ ...c.var.credentials[name], send: SEND[name] }));
 
 /** A credentialed route refuses a request carrying none of its schemes' credentials before reading anything of it. */
 function requireCredential(c: AppContext, schemes: Scheme[]): void {
@@ -196,8 +198,8 @@ export function register<P extends z.ZodObject | undefined, Q extends z.ZodObjec
     query: loose.query ? validate(loose.query, c.req.query()) : undefined,
     body: loose.body ? await readBody(c, loose.body, loose.bodyOptions) : undefined,
   });
-  const schemes = schemesOf(loose);
   const hook: MiddlewareHandler<AppEnv> = async (c) => {
+    const schemes = schemesOf(c, loose);
     requireCredential(c, schemes);
     const { params, query, body } = await input(c).catch((refused: unknown) => checkCallerBeforeRefusing(c, loose, schemes, refused));
     const reply = ((status: number, json: unknown) => c.json(json as object, status as ContentfulStatusCode)) as unknown as Reply<R>;

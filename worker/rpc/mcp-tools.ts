@@ -5,13 +5,13 @@
 // `orgId`, which the token fixes) and its logic: nothing here re-implements a procedure.
 import { TRPCError } from "@trpc/server";
 import * as z from "zod";
-import type { RpcContext } from "../trpc/context";
+import type { AppContext } from "../http/context";
+import type { ToolAnswer, ToolOutcome, ToolSet } from "../mcp/tool-set";
+import type { RpcBearer } from "../trpc/context";
+import { rpcContext } from "./context";
 import { appRouter } from "./router";
 
 type Caller = ReturnType<typeof appRouter.createCaller>;
-
-/** How a tool call ended, as the analytics event reports it. */
-export type ToolOutcome = "ok" | "error" | "refused";
 
 export interface Tool {
   name: string;
@@ -147,20 +147,22 @@ export function listedTools() {
   }));
 }
 
-export interface ToolAnswer {
-  outcome: ToolOutcome;
-  content: Array<{ type: "text"; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
 const failed = (outcome: Exclude<ToolOutcome, "ok">, message: string): ToolAnswer => ({ outcome, isError: true, content: [{ type: "text", text: message }] });
 
 // Refusals are what the caller may not do (now): role, plan, the token or membership gone.
 const REFUSED: ReadonlySet<string> = new Set(["FORBIDDEN", "PAYMENT_REQUIRED", "UNAUTHORIZED"]);
 
-/** Calls one of the tools for the bearer in `ctx`; every failure is an answer with isError, never a transport failure. */
-export async function callTool(ctx: RpcContext, orgId: string, name: string, args: unknown, onUnexpected: (error: unknown) => void): Promise<ToolAnswer> {
+/** Calls one of the tools for `bearer`; every failure is an answer with isError, never a transport failure. */
+async function callTool(
+  c: AppContext,
+  bearer: RpcBearer,
+  orgId: string,
+  name: string,
+  args: unknown,
+  onUnexpected: (error: unknown) => void,
+): Promise<ToolAnswer> {
+  // A caller that is no browser: no cookie is read, so no CSRF header is asked for.
+  const ctx = { ...rpcContext(c), sessionToken: null, csrfHeader: undefined, bearer };
   // The protocol layer refused any other name (worker/mcp/json-rpc.ts).
   const tool = TOOLS.find((candidate) => candidate.name === name)!;
   const parsed = toolInput(name).safeParse(args ?? {});
@@ -180,3 +182,10 @@ export async function callTool(ctx: RpcContext, orgId: string, name: string, arg
     return failed("error", `The ${name} tool failed unexpectedly; request id ${ctx.requestId}.`);
   }
 }
+
+export const mcpTools: ToolSet = {
+  names: TOOL_NAMES,
+  listed: listedTools,
+  abilities: () => TOOLS.map((tool) => ({ title: tool.title, permissions: permissionsOf(tool).filter((permission) => permission !== null) })),
+  call: callTool,
+};

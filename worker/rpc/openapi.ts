@@ -1,6 +1,9 @@
 // The console procedures in /openapi.json: every customer procedure with its input schema (queries
 // as GET with `input`, mutations as POST with a JSON body); operator procedures (admin.*) left out.
 import * as z from "zod";
+// Documents this service hands out as files (a data export), published among the components beside
+// the routes' schemas: registered by importing it, before the document is built.
+import "../exports/schema";
 import type { OperationDoc } from "../openapi/route";
 import { appRouter } from "./router";
 import type { ProcedureMeta } from "../trpc/builder";

@@ -8,7 +8,7 @@ import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import { decodeUtf8, readBytes } from "../http/input";
 import { Refusal } from "../http/refusal";
-import { rpcContext } from "../trpc/context";
+import { rpcContext } from "./context";
 import { planGate } from "../http/plan-gate";
 import { readOperatorCookie } from "../operators/sessions";
 import { authenticateSession } from "../sessions/middleware";

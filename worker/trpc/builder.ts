@@ -7,16 +7,11 @@ import * as z from "zod";
 import type { Role } from "../../db/schema";
 import { inTransaction, type Scope, type Transaction, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
-import { authorize } from "../auth/authorize";
-import { checkPlanGate } from "../billing/gate";
+import type { LiveSession } from "../http/caller";
 import type { GateSide } from "../http/plan-gate";
-import { publishChanges } from "../live/publish";
 import type { LiveTopic } from "../shared/live";
 import type { Permission } from "../shared/permissions";
 import { Refusal } from "../http/refusal";
-import { checkCsrf } from "../sessions/csrf";
-import { findLiveSession } from "../sessions/store";
-import type { LiveSession } from "../http/caller";
 import { hashToken } from "../http/hash";
 import type { RpcBearer, RpcContext } from "./context";
 import { answerRefusals, formatRpcError } from "./errors";
@@ -67,9 +62,9 @@ async function browserKey(ctx: RpcContext, mutation: boolean): Promise<CallerKey
   return {
     lookups: { session_hash: sessionHash },
     find: async (tx) => {
-      const session = await findLiveSession(tx, token, sessionHash);
+      const session = await ctx.authority.findSession(tx, token, sessionHash);
       if (!session) return null;
-      if (mutation) await checkCsrf(session.token, ctx.csrfHeader);
+      if (mutation) await ctx.authority.checkCsrf(session.token, ctx.csrfHeader);
       // A bearer acts for its one organization only; a browser session, for any of the person's.
       return { session, onlyOrgId: null };
     },
@@ -163,9 +158,7 @@ export const inOrganization = callerBeforeInput.input(OrgInput).use(async ({ ctx
   const caller = await authorizeCaller(ctx, type === "mutation", async (tx, session, onlyOrgId) => {
     // A bearer bound to one organization sees no other: another answers exactly like a missing one.
     if (onlyOrgId !== null && onlyOrgId !== orgId) throw new Refusal("not_found", "No such organization.");
-    const grant = await authorize(tx, { kind: "session", personId: session.personId }, orgId, meta.permission);
-    checkPlanGate(ctx.config, grant.plan, meta.gate);
-    return grant;
+    return ctx.authority.authorize(tx, session.personId, orgId, meta.permission, meta.gate);
   });
   const { granted: grant } = caller;
   const transaction: Transaction = (work) => inTransaction(ctx.connect, { orgId, lookups: caller.lookups }, work);
@@ -182,6 +175,6 @@ export const inOrganization = callerBeforeInput.input(OrgInput).use(async ({ ctx
   });
   // After the procedure's units of work committed, while a console may be watching; a change names no
   // environment, so every page of its topic reads again.
-  if (result.ok && meta.live && grant.watched) ctx.waitUntil(publishChanges(ctx.env, orgId, [{ topic: meta.live }]));
+  if (result.ok && meta.live && grant.watched) ctx.waitUntil(ctx.authority.publish(orgId, meta.live));
   return result;
 });

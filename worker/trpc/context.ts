@@ -1,12 +1,15 @@
 // What every procedure sees: the database, configuration, the session cookie (resolved by the
-// signedIn middleware in its authorization transaction) and the CSRF header.
+// signedIn middleware in its authorization transaction), the CSRF header, and the authority that
+// finds and authorizes callers. Plumbing: the composition root makes it (worker/rpc/context.ts) from
+// the capabilities that own sessions, permissions, the plan gate and the live channel.
+import type { Role } from "../../db/schema";
 import type { Connection, Scope, Tx } from "../../db/transaction";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
-import type { AppContext } from "../http/context";
-import { readSessionCookie } from "../sessions/cookie";
-import { CSRF_HEADER } from "../sessions/csrf";
-import { readOperatorCookie } from "../operators/sessions";
+import type { LiveSession } from "../http/caller";
+import type { GateSide } from "../http/plan-gate";
+import type { LiveTopic } from "../shared/live";
+import type { Permission } from "../shared/permissions";
 
 export interface RpcContext {
   connect: () => Promise<Connection>;
@@ -24,6 +27,32 @@ export interface RpcContext {
   waitUntil: (work: Promise<unknown>) => void;
   /** A caller that is no browser (worker/mcp's tool calls); when set, the session cookie is not read. */
   bearer?: RpcBearer;
+  authority: RpcAuthority;
+}
+
+/** What the procedure builder (builder.ts) asks of the capabilities that know callers. */
+export interface RpcAuthority {
+  /** The live browser session whose cookie value is `token` (stored as `tokenHash`), as `tx` sees it; null when none. */
+  findSession: (tx: Tx, token: string, tokenHash: string) => Promise<LiveSession | null>;
+  /** Refuses a change that does not carry the session's CSRF token. */
+  checkCsrf: (sessionToken: string, header: string | undefined) => Promise<void>;
+  /**
+   * In `tx`: that the person is a member of `orgId` (another organization answers exactly like a
+   * missing one) whose role holds `permission` (null: any member), then the plan gate on `side`.
+   */
+  authorize: (tx: Tx, personId: string, orgId: string, permission: Permission | null, side: GateSide) => Promise<Grant>;
+  /** After a change committed, tells the organization's open consoles that `topic` changed. */
+  publish: (orgId: string, topic: LiveTopic) => Promise<void>;
+}
+
+/** A member's standing in an organization, as `authorize` found it. */
+export interface Grant {
+  role: Role;
+  personId: string;
+  /** Who acts, as the audit log records it. */
+  actorLabel: string;
+  /** A console may be watching the organization live: a change is worth telling. */
+  watched: boolean;
 }
 
 /**
@@ -36,18 +65,4 @@ export interface RpcBearer {
     lookups: NonNullable<Scope["lookups"]>;
     find: (tx: Tx) => Promise<{ personId: string; orgId: string; credentialId: string } | null>;
   }>;
-}
-
-export function rpcContext(c: AppContext): RpcContext {
-  return {
-    connect: c.var.database().connect,
-    config: c.var.config,
-    env: c.env,
-    sessionToken: readSessionCookie(c) ?? null,
-    csrfHeader: c.req.header(CSRF_HEADER),
-    requestId: c.var.requestId,
-    origin: c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin,
-    operatorToken: readOperatorCookie(c),
-    waitUntil: (work) => c.executionCtx.waitUntil(work),
-  };
 }
