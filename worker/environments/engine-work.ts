@@ -4,7 +4,7 @@
 import { eq, sql } from "drizzle-orm";
 import { organizations } from "../../db/schema/organizations";
 import { organizationSuspended } from "../auth/bearer";
-import { EnvId as EnvIdText } from "../events/schemas";
+import { EnvId as EnvIdText } from "./schemas";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import type { Tx } from "../../db/transaction";

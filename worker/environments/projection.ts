@@ -2,7 +2,7 @@
 // `sequence`, a late arrival never moves an environment backwards, and the row is created from
 // whichever event arrives first, only if it names its repository.
 import { ENVIRONMENT_STATES, type EnvironmentState } from "../../db/enums";
-import type { EnvironmentPayload } from "../events/schemas";
+import type { EnvironmentPayload } from "./schemas";
 import type { ObjectAnswer } from "../objects";
 
 export interface EnvironmentRow {

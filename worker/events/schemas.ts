@@ -1,31 +1,13 @@
 // Shapes of POST /v1/events (spec: Ingested event, IngestResult).
 import * as z from "zod";
-import { RepositoryName } from "../codehost/repository";
+import { ENVIRONMENT_LIMITS, EnvId } from "../environments/schemas";
 import { BODY_LIMITS } from "../http/input";
-import { storable, storableJson, text } from "../http/text";
+import { storableJson, text } from "../http/text";
 
 export const MAX_EVENTS_PER_BATCH = 500;
 
 /** Per-event limits (README: Limits); an event past one is rejected alone with a reason. */
-export const EVENT_LIMITS = { id: 200, type: 100, envId: 200, branch: 255, payloadBytes: 64 * 1024, ttlSeconds: 10 * 365 * 86_400 } as const;
-
-/** An environment's identifier as its engine names it (events, workload claims, console procedures). */
-export const EnvId = text({ min: 1, max: EVENT_LIMITS.envId });
-
-/** `environment.*` payload properties (spec: Environment event payload properties). */
-export const EnvironmentPayload = z.looseObject({
-  repository: RepositoryName.optional(),
-  branch: text({ max: EVENT_LIMITS.branch }).optional(),
-  pull_request: z.int().min(1).max(2_147_483_647).optional(),
-  started_at: z.iso.datetime({ offset: true }).optional(),
-  ttl_seconds: z.number().min(1).max(EVENT_LIMITS.ttlSeconds).optional(),
-  // This service's own property: where the environment's web services answer.
-  preview_urls: z
-    .array(storable(z.url({ protocol: /^https?$/ }).max(2000)))
-    .max(20)
-    .optional(),
-});
-export type EnvironmentPayload = z.infer<typeof EnvironmentPayload>;
+export const EVENT_LIMITS = { id: 200, type: 100, payloadBytes: 64 * 1024, ...ENVIRONMENT_LIMITS } as const;
 
 export const IngestedEvent = z
   .object({

@@ -25,7 +25,7 @@ import {
 } from "../records/project";
 import { endWorkloadRuns, FinalEventPayload } from "../workloads/finals";
 import type { LiveTopic } from "../shared/live";
-import { EnvironmentPayload } from "./schemas";
+import { EnvironmentPayload } from "../environments/schemas";
 import type { StoreStep } from "./store";
 
 /** What a type means: its payload, and either what writes it beside its `events` row or where it projects. */
