@@ -3,7 +3,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { runtimeCommands } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
-import { COMMAND_LEASE_SECONDS } from "../workloads/timing";
+
+/** A command's lease: unacknowledged after this long, it is handed out again. */
+const COMMAND_LEASE_SECONDS = 5 * 60;
 
 const CLAIM = (orgId: string, tokenId: string, limit: number) => sql`
 WITH picked AS (

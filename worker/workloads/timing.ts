@@ -7,5 +7,3 @@ export const LEASE_SECONDS = 60;
 export const SILENCE_SECONDS = 15 * 60;
 /** A requested run that no engine claims within this long is abandoned. */
 export const UNCLAIMED_SECONDS = 60 * 60;
-/** A command's lease: unacknowledged after this long, it is handed out again. */
-export const COMMAND_LEASE_SECONDS = 5 * 60;
