@@ -16,6 +16,7 @@ import { registerCommands } from "./commands/routes";
 import { registerConsole } from "./console/routes";
 import { registerDeviceFlow } from "./device/routes";
 import { registerEnterprise } from "./enterprise/routes";
+import { EVENT_TYPES } from "./event-types";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerLive } from "./live/routes";
@@ -43,7 +44,7 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   // Every HTML page's framing and content policy, in one place.
   app.use(pageHeaders);
   registerHealth(app);
-  registerEvents(app);
+  registerEvents(app, EVENT_TYPES);
   registerTokens(app);
   registerWorkloads(app);
   registerCommands(app);

@@ -4,6 +4,7 @@
 import type { Hono } from "hono";
 import { appBase } from "./app-base";
 import { registerCommands } from "./commands/routes";
+import { EVENT_TYPES } from "./event-types";
 import { registerEvents } from "./events/routes";
 import type { AppEnv } from "./http/context";
 import type { MetricsBuffer } from "./metrics/buffer";
@@ -12,7 +13,7 @@ import { registerWorkloads } from "./workloads/routes";
 
 export function createEngineApp(metrics: MetricsBuffer): { app: Hono<AppEnv>; serves: (method: string, path: string) => boolean } {
   const app = appBase(metrics);
-  registerEvents(app);
+  registerEvents(app, EVENT_TYPES);
   registerWorkloads(app);
   registerCommands(app);
   // Each declared path (`{param}` matching one segment) as a pattern.

@@ -8,7 +8,7 @@ import type { ProjectionEvent } from "../environments/projection";
 import type { IngestedEvent, IngestResult, Outcome } from "./schemas";
 import type { EnvironmentPayload } from "../environments/schemas";
 import { storeEvents, type StoredEvent, type StoreStep } from "./store";
-import { eventType } from "./types";
+import type { EventTypes } from "./types";
 import { checkEvent } from "./validate";
 
 interface Valid {
@@ -24,6 +24,8 @@ export interface StoredBatch {
   stored: Set<number>;
   /** The store steps' notes, by batch position. */
   storeNotes: Map<number, string>;
+  /** What each type means (worker/event-types.ts). */
+  types: EventTypes;
 }
 
 /**
@@ -32,11 +34,11 @@ export interface StoredBatch {
  * workload events, engine records): an applied step is never lost, and a stored event goes through
  * its steps exactly once (a retry is a duplicate).
  */
-export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: readonly unknown[], now: number): Promise<StoredBatch> {
+export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: readonly unknown[], now: number, types: EventTypes): Promise<StoredBatch> {
   const outcomes: Outcome[] = new Array(raw.length);
   const valid: Valid[] = [];
   raw.forEach((item, position) => {
-    const checked = checkEvent(item, position, now);
+    const checked = checkEvent(item, position, now, types);
     if (checked.ok) valid.push({ position, event: checked.event, at: checked.at });
     else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
   });
@@ -49,22 +51,22 @@ export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: re
   // Each store step once, over the stored events of every type that names it (set-based, not per event).
   const steps = new Map<StoreStep, StoredEvent[]>();
   valid.forEach(({ position, event }, i) => {
-    const type = eventType(event.type);
+    const type = types.find(event.type);
     if (!stored.has(i) || !type || !("stores" in type)) return;
     for (const step of type.stores) (steps.get(step) ?? steps.set(step, []).get(step)!).push({ position, event });
   });
   const storeNotes = new Map<number, string>();
   for (const [step, events] of steps) for (const [position, note] of await step(tx, orgId, events)) storeNotes.set(position, note);
-  return { outcomes, valid, stored, storeNotes };
+  return { outcomes, valid, stored, storeNotes, types };
 }
 
 /** After the store committed: environment events through their objects, and the answer. */
-export async function projectBatch(env: Env, orgId: string, { outcomes, valid, stored, storeNotes }: StoredBatch): Promise<IngestResult> {
+export async function projectBatch(env: Env, orgId: string, { outcomes, valid, stored, storeNotes, types }: StoredBatch): Promise<IngestResult> {
   valid.forEach((v, i) => {
     outcomes[v.position] = { id: v.event.id, status: stored.has(i) ? "accepted" : "duplicate" };
   });
 
-  const notes = await project(env, orgId, valid);
+  const notes = await project(env, orgId, valid, types);
   for (const [ref, note] of storeNotes) notes.set(ref, note);
   let unprojected = 0;
   for (const v of valid) {
@@ -81,10 +83,10 @@ export async function projectBatch(env: Env, orgId: string, { outcomes, valid, s
 }
 
 /** What the stored events changed, for the console's live channel: their types' topics, by environment. */
-export function liveChangesOf({ valid, stored }: StoredBatch): LiveChange[] {
+export function liveChangesOf({ valid, stored, types }: StoredBatch): LiveChange[] {
   const changes = new Map<string, LiveChange>();
   valid.forEach(({ event }, i) => {
-    const type = eventType(event.type);
+    const type = types.find(event.type);
     if (!stored.has(i) || !type || !("live" in type)) return;
     changes.set(`${type.live}/${event.envId ?? ""}`, { topic: type.live, ...(event.envId ? { envId: event.envId } : {}) });
   });
@@ -98,11 +100,11 @@ const PROJECTION_CONCURRENCY = 32;
  * again too: projection is idempotent, and it lets a retry finish a projection an earlier attempt
  * stored but never applied.
  */
-async function project(env: Env, orgId: string, valid: readonly Valid[]): Promise<Map<number, string>> {
+async function project(env: Env, orgId: string, valid: readonly Valid[], types: EventTypes): Promise<Map<number, string>> {
   const notes = new Map<number, string>();
   const byEnvironment = new Map<string, ProjectionEvent[]>();
   for (const { position, event, at } of valid) {
-    const type = eventType(event.type);
+    const type = types.find(event.type);
     if (!type) {
       notes.set(position, `${event.type} is not a type this service knows; it is stored and projects nothing.`);
     } else if (!("projects" in type)) {

@@ -9,48 +9,51 @@ import { refusal, register, route, serverFailure } from "../openapi/route";
 import { publishChanges } from "../live/publish";
 import { liveChangesOf, projectBatch, type StoredBatch, storeBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
+import type { EventTypes } from "./types";
 import { enforceRateLimit } from "../http/rate-limit";
 
-const postEvents = route({
-  method: "post",
-  path: "/v1/events",
-  operationId: "ingestEvents",
-  summary: "Ingest a batch of engine events",
-  description:
-    `Up to ${MAX_EVENTS_PER_BATCH} events. Idempotent on (organization, id, occurredAt): a retry is answered as duplicate. ` +
-    "Unknown types are stored and project nothing. Items are validated one by one: a rejected event does not stop the rest.",
-  tag: "events",
-  security: ["engineToken"],
-  gate: "gated",
-  body: IngestRequest,
-  bodyOptions: { limit: BODY_LIMITS.events },
-  responses: {
-    202: { description: "Every event accepted or duplicate", schema: IngestResult },
-    207: { description: "Some events rejected; outcomes say which and why", schema: IngestResult },
-    400: refusal("Body not JSON or no events array; nothing stored"),
-    401: refusal("Token invalid"),
-    402: refusal("The organization's plan lacks the hosted control plane"),
-    403: refusal("Organization suspended; keep the batch and resend after retryAfterSeconds"),
-    413: refusal(`More than ${MAX_EVENTS_PER_BATCH} events; nothing stored`),
-    429: refusal("Too many events", { "Retry-After": "Seconds to wait before resending" }),
-    500: serverFailure,
-  },
-  // The hook refuses a request with no token before its body is read, and reads the body before a
-  // connection is taken; then the token is found and the batch stored (tokenAndStore).
-  handler: async (c, { body: { events }, reply }) => {
-    if (events.length > MAX_EVENTS_PER_BATCH) {
-      throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
-    }
-    const { orgId, watched, batch } = await tokenAndStore(c, events);
-    const result = await projectBatch(c.env, orgId, batch);
-    // Open consoles hear what the stored events changed; nobody watching, nobody is called.
-    if (watched) c.executionCtx.waitUntil(publishChanges(c.env, orgId, liveChangesOf(batch)));
-    c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);
-    c.var.metrics.count("svc_events_ingested_total", { outcome: "duplicate" }, result.duplicates);
-    c.var.metrics.count("svc_events_ingested_total", { outcome: "rejected" }, result.rejected);
-    return reply(result.rejected > 0 ? 207 : 202, result);
-  },
-});
+/** POST /v1/events, knowing the event types in `types`. */
+const postEvents = (types: EventTypes) =>
+  route({
+    method: "post",
+    path: "/v1/events",
+    operationId: "ingestEvents",
+    summary: "Ingest a batch of engine events",
+    description:
+      `Up to ${MAX_EVENTS_PER_BATCH} events. Idempotent on (organization, id, occurredAt): a retry is answered as duplicate. ` +
+      "Unknown types are stored and project nothing. Items are validated one by one: a rejected event does not stop the rest.",
+    tag: "events",
+    security: ["engineToken"],
+    gate: "gated",
+    body: IngestRequest,
+    bodyOptions: { limit: BODY_LIMITS.events },
+    responses: {
+      202: { description: "Every event accepted or duplicate", schema: IngestResult },
+      207: { description: "Some events rejected; outcomes say which and why", schema: IngestResult },
+      400: refusal("Body not JSON or no events array; nothing stored"),
+      401: refusal("Token invalid"),
+      402: refusal("The organization's plan lacks the hosted control plane"),
+      403: refusal("Organization suspended; keep the batch and resend after retryAfterSeconds"),
+      413: refusal(`More than ${MAX_EVENTS_PER_BATCH} events; nothing stored`),
+      429: refusal("Too many events", { "Retry-After": "Seconds to wait before resending" }),
+      500: serverFailure,
+    },
+    // The hook refuses a request with no token before its body is read, and reads the body before a
+    // connection is taken; then the token is found and the batch stored (tokenAndStore).
+    handler: async (c, { body: { events }, reply }) => {
+      if (events.length > MAX_EVENTS_PER_BATCH) {
+        throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
+      }
+      const { orgId, watched, batch } = await tokenAndStore(c, events, types);
+      const result = await projectBatch(c.env, orgId, batch);
+      // Open consoles hear what the stored events changed; nobody watching, nobody is called.
+      if (watched) c.executionCtx.waitUntil(publishChanges(c.env, orgId, liveChangesOf(batch)));
+      c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);
+      c.var.metrics.count("svc_events_ingested_total", { outcome: "duplicate" }, result.duplicates);
+      c.var.metrics.count("svc_events_ingested_total", { outcome: "rejected" }, result.rejected);
+      return reply(result.rejected > 0 ? 207 : 202, result);
+    },
+  });
 
 /**
  * Finds the caller's engine token and stores the batch. Without a rate limit (SVC_INGEST_RATE_LIMIT=off)
@@ -59,22 +62,27 @@ const postEvents = route({
  * transaction stays open across a call to an object: the token's transaction ends first and another
  * stores, five round trips.
  */
-async function tokenAndStore(c: AppContext, events: readonly unknown[]): Promise<{ orgId: string; watched: boolean; batch: StoredBatch }> {
+async function tokenAndStore(c: AppContext, events: readonly unknown[], types: EventTypes): Promise<{ orgId: string; watched: boolean; batch: StoredBatch }> {
   const now = Date.now();
   if (c.var.config.events.ingestRateLimit === null) {
     return asEngineToken(c, async (tx, { orgId, tokenId, organization }) => ({
       orgId,
       watched: organization.watched,
-      batch: await storeBatch(tx, orgId, tokenId, events, now),
+      batch: await storeBatch(tx, orgId, tokenId, events, now, types),
     }));
   }
   const { orgId, tokenId, organization } = await asEngineToken(c, async (_tx, principal) => principal);
   await takeIngestAllowance(c, orgId, events.length);
-  return { orgId, watched: organization.watched, batch: await inTenant(c.var.database().connect, orgId, (tx) => storeBatch(tx, orgId, tokenId, events, now)) };
+  return {
+    orgId,
+    watched: organization.watched,
+    batch: await inTenant(c.var.database().connect, orgId, (tx) => storeBatch(tx, orgId, tokenId, events, now, types)),
+  };
 }
 
-export function registerEvents(app: Hono<AppEnv>): void {
-  register(app, postEvents);
+/** POST /v1/events, with every event type the composition root knows (worker/event-types.ts). */
+export function registerEvents(app: Hono<AppEnv>, types: EventTypes): void {
+  register(app, postEvents(types));
 }
 
 // Event ingestion is limited per organization, counted in events (SVC_INGEST_RATE_LIMIT).

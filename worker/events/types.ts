@@ -1,29 +1,12 @@
 // Inbound event types (spec: Events): what each type means to this service, in one table that
-// validation, storing and projection read. Every event, of a type listed here or not, is stored in
-// `events`; a type not listed is accepted, stored and projects nothing, so newer engines can send
-// newer types.
+// validation, storing and projection read. The capabilities that act on a type declare it (records:
+// worker/records/event-types.ts; final workload events: worker/workloads/finals.ts) and the composition
+// root puts their declarations in one table (worker/event-types.ts); `environment.*` is this
+// capability's own, projected through the environment's object. Every event, of a type listed or not,
+// is stored in `events`; a type not listed is accepted, stored and projects nothing, so newer engines
+// can send newer types.
 import type * as z from "zod";
 import { ENVIRONMENT_STATES } from "../../db/enums";
-import {
-  ArtifactStoredPayload,
-  GoldenPublishedPayload,
-  NetworkDecisionPayload,
-  RunFinishedPayload,
-  RunStartedPayload,
-  VerdictRecordedPayload,
-  WorkloadStartedPayload,
-} from "../records/payloads";
-import {
-  recordArtifact,
-  recordGolden,
-  recordNetworkDecision,
-  recordRunEnd,
-  recordRunStart,
-  recordRuntimesSeen,
-  recordVerdict,
-  recordWorkloadStart,
-} from "../records/project";
-import { endWorkloadRuns, FinalEventPayload } from "../workloads/finals";
 import type { LiveTopic } from "../shared/live";
 import { EnvironmentPayload } from "../environments/schemas";
 import type { StoreStep } from "./store";
@@ -54,25 +37,21 @@ export type EventType = {
 );
 
 const ENVIRONMENT: EventType = { payload: EnvironmentPayload, projects: "environment" };
-const record = (payload: z.ZodType, step: StoreStep, live: LiveTopic = "records"): EventType => ({ payload, stores: [step, recordRuntimesSeen], live });
 
-export const EVENT_TYPES: Readonly<Record<string, EventType>> = {
-  ...Object.fromEntries(ENVIRONMENT_STATES.map((state) => [`environment.${state}`, ENVIRONMENT])),
-  "run.started": record(RunStartedPayload, recordRunStart),
-  "run.finished": record(RunFinishedPayload, recordRunEnd),
-  "verdict.recorded": record(VerdictRecordedPayload, recordVerdict),
-  "artifact.stored": record(ArtifactStoredPayload, recordArtifact),
-  "golden.published": record(GoldenPublishedPayload, recordGolden),
-  "network.decision": record(NetworkDecisionPayload, recordNetworkDecision),
-  "workload.started": record(WorkloadStartedPayload, recordWorkloadStart, "workloads"),
-  "workload.finished": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },
-  "workload.cancelled": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },
-};
+/** The table of every type this service knows, and how a type is looked up in it. */
+export interface EventTypes {
+  readonly table: Readonly<Record<string, EventType>>;
+  /**
+   * What `type` means here; undefined for a type this service does not know. An environment.* type the
+   * table does not list (a state a newer engine reports) is still held to the environment payload and
+   * sent to its environment, whose projection notes the state it does not know.
+   */
+  find: (type: string) => EventType | undefined;
+}
 
-/**
- * What `type` means here; undefined for a type this service does not know. An environment.* type the
- * table does not list (a state a newer engine reports) is still held to the environment payload and
- * sent to its environment, whose projection notes the state it does not know.
- */
-export const eventType = (type: string): EventType | undefined =>
-  Object.hasOwn(EVENT_TYPES, type) ? EVENT_TYPES[type] : type.startsWith("environment.") ? ENVIRONMENT : undefined;
+/** The environment's types and those the capabilities declare, in one table. */
+export function eventTypes(...declared: ReadonlyArray<Readonly<Record<string, EventType>>>): EventTypes {
+  const table: Record<string, EventType> = Object.fromEntries(ENVIRONMENT_STATES.map((state) => [`environment.${state}`, ENVIRONMENT]));
+  for (const types of declared) Object.assign(table, types);
+  return { table, find: (type) => (Object.hasOwn(table, type) ? table[type] : type.startsWith("environment.") ? ENVIRONMENT : undefined) };
+}

@@ -1,8 +1,8 @@
 // Per-event validation: shape (spec: Ingested event), the timestamp window, and the payload its type
-// declares (./types.ts). A rejected event gets a reason and is not stored; the rest of the batch goes on.
+// declares (./types.ts, the table the composition root gives). A rejected event gets a reason and is not stored; the rest of the batch goes on.
 import { describeIssue } from "../http/input";
 import { IngestedEvent } from "./schemas";
-import { eventType } from "./types";
+import type { EventTypes } from "./types";
 
 const DAY_MS = 86_400_000;
 const MAX_AHEAD_MS = DAY_MS;
@@ -10,7 +10,7 @@ const MAX_BACK_MS = 365 * DAY_MS;
 
 export type Checked = { ok: true; event: IngestedEvent; at: number } | { ok: false; id: string; reason: string };
 
-export function checkEvent(raw: unknown, index: number, now: number): Checked {
+export function checkEvent(raw: unknown, index: number, now: number, types: EventTypes): Checked {
   const id = typeof (raw as { id?: unknown } | null)?.id === "string" ? (raw as { id: string }).id : "";
   const parsed = IngestedEvent.safeParse(raw);
   if (!parsed.success) return { ok: false, id, reason: `Event ${index}: ${describeIssue(parsed.error.issues[0]!)}.` };
@@ -19,7 +19,7 @@ export function checkEvent(raw: unknown, index: number, now: number): Checked {
   if (at > now + MAX_AHEAD_MS) return { ok: false, id, reason: "occurredAt is more than one day in the future." };
   if (at < now - MAX_BACK_MS) return { ok: false, id, reason: "occurredAt is more than one year in the past." };
   // Types whose payload this service acts on are held to its shape.
-  const type = eventType(event.type);
+  const type = types.find(event.type);
   if (type) {
     const payload = type.payload.safeParse(event.payload ?? {});
     if (!payload.success) {

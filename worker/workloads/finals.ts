@@ -7,6 +7,7 @@ import * as z from "zod";
 import { workloadRuns } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
 import type { StoreStep } from "../events/store";
+import type { EventType } from "../events/types";
 
 /** The payload a final event must carry: which run, and the lease the sender holds. */
 export const FinalEventPayload = z.looseObject({
@@ -70,3 +71,9 @@ async function whyNotApplied(tx: Tx, orgId: string, runId: string): Promise<stri
   }
   return `Workload run ${runId} is ${run.state}, so the event changes nothing; it is stored whole.`;
 }
+
+/** The final workload events' types (worker/events/types.ts): each ends its run in the batch's transaction. */
+export const WORKLOAD_EVENT_TYPES: Readonly<Record<string, EventType>> = {
+  "workload.finished": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },
+  "workload.cancelled": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },
+};
