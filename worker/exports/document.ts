@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection } from "../../db/transaction";
 import type { ArchiveWriter } from "../storage/sink";
-import { exportedFiles, PROPOSAL_SECTIONS } from "../proposals/export";
+import { exportedFiles, PROPOSAL_SECTIONS } from "./proposal-sections";
 import { following, NOT_INCLUDED, SECTIONS } from "./sections";
 
 export type Sink = Pick<ArchiveWriter, "append">;

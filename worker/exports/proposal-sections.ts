@@ -4,8 +4,8 @@
 import { sql } from "drizzle-orm";
 import { POLICY_KINDS } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
-import type { Section } from "../exports/sections";
-import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "./store";
+import type { Section } from "./sections";
+import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "../proposals/store";
 
 const proposalsOf = (name: string, kind: ProposalKind): Section => ({
   name,
