@@ -2,7 +2,7 @@
 // SVC_PUBLIC_URL); otherwise the link is only shown to the person who invited.
 import type { Config } from "../config/types";
 import { log } from "../log";
-import { sendMail } from "../magic-links/mailer";
+import { sendMail } from "../http/mail";
 import { INVITATION_DAYS } from "./create";
 
 /** Whether the provider accepted the message; false when mail is off. */

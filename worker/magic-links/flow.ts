@@ -7,7 +7,7 @@ import type { Config } from "../config/types";
 import { log } from "../log";
 import { newTokenValue } from "../tokens/secret";
 import { hashToken } from "../http/hash";
-import { sendMail } from "./mailer";
+import { sendMail } from "../http/mail";
 
 export const MAGIC_LINK_MINUTES = 15;
 

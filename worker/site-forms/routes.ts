@@ -12,7 +12,7 @@ import type { BucketRule } from "../objects";
 import { ApplicationRequest, FormReceived, LeadRequest } from "./schemas";
 import type { Config } from "../config/types";
 import { log } from "../log";
-import { sendMail } from "../magic-links/mailer";
+import { sendMail } from "../http/mail";
 import { inTransaction, type Connection } from "../../db/transaction";
 
 /** A form body: every field at its maximum, in three-byte characters, fits. */
