@@ -2,7 +2,7 @@
 // isolate's start builds none of it (bench/startup.ts).
 import type { EndingWork, Scope } from "../db/transaction";
 import { admit, principalFrom, principalScope } from "../worker/auth/bearer";
-import { checkPlanGate } from "../worker/billing/gate";
+import { checkPlanGate } from "../worker/http/plan-gate";
 import type { Config } from "../worker/config/types";
 import { lockedEnvironment } from "../worker/environments/store";
 import { Refusal } from "../worker/http/refusal";

@@ -4,7 +4,7 @@
 // Reachable whatever the plan: the operating organization reads it, and no plan gates that one.
 import * as z from "zod";
 import { authorize, Denied } from "../auth/authorize";
-import { checkPlanGate } from "../billing/gate";
+import { checkPlanGate } from "../http/plan-gate";
 import { Refusal } from "../http/refusal";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";
 import { operatingOrganization } from "./operating";

@@ -8,7 +8,7 @@ import { inTransaction, inTransactionEndingWith, type Scope, type Tx } from "../
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../http/hash";
-import { gateRoute } from "../billing/gate";
+import { gateRoute } from "../http/plan-gate";
 import { authorize, Denied, type Grant } from "./authorize";
 import { forgetTokenOrg, rememberTokenOrg, tokenOrg } from "./token-orgs";
 import type { Permission } from "../shared/permissions";

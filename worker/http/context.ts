@@ -19,7 +19,7 @@ export interface AppEnv {
     caller: TokenCaller;
     /** The browser session, set by requireSession. */
     session: LiveSession;
-    /** The served route's side of the plan gate, which it declares (worker/billing/gate.ts planGate). */
+    /** The served route's side of the plan gate, which it declares (worker/http/plan-gate.ts). */
     planGate?: GateSide;
     /** This response's script nonce, when a page made one (worker/http/page-headers.ts). */
     scriptNonce?: string;

@@ -1,8 +1,15 @@
-// Which side of the required-plan gate a route is on (worker/billing/gate.ts checks it): declared
-// first in a route's handlers, read from the request by the check and from `app.routes` by the walk
-// (test/billing/gate.test.ts). Plumbing, so the route builders can declare it without the billing capability.
+// The required-plan gate (SVC_HOSTED_REQUIRED_PLAN=enterprise): until the billing provider grants the
+// enterprise plan, an organization's work is refused with 402; signing in and out and the exits
+// (billing, data export, deletion, account closing, listing and revoking sessions) stay reachable.
+// Each procedure declares its side in its meta (`gate`, beside its permission) and each route with
+// `planGate` (a `route` declaration's `gate`): declared first in a route's handlers, read from the
+// request by the check and from `app.routes` by the walk (test/billing/gate.test.ts), so a new one must
+// say which side it is on. Plumbing: the route builders and every capability that authorizes use it.
 import type { MiddlewareHandler } from "hono";
+import type { Plan } from "../../db/enums";
+import type { Config } from "../config/types";
 import type { AppContext, AppEnv } from "./context";
+import { Refusal } from "./refusal";
 
 export type GateSide = "gated" | "reachable";
 
@@ -29,3 +36,16 @@ export function routeGateSide(c: AppContext): GateSide {
   if (!side) throw new Error(`${c.req.method} ${c.req.routePath} declares no plan-gate side (planGate).`);
   return side;
 }
+
+/** The spec's 402 Refusal when the gate is on, the organization lacks the required plan and `side` is gated. */
+export function checkPlanGate(config: Config, plan: string, side: GateSide): void {
+  const required = config.billing.hostedRequiredPlan;
+  if (!required || plan === required || side === "reachable") return;
+  throw new Refusal(
+    "plan_required",
+    `This organization is on the ${plan as Plan} plan; this installation needs the ${required} plan. An owner can subscribe on the Billing page; billing, data export, deletion and sessions stay reachable.`,
+  );
+}
+
+/** The gate on a hand-written route. */
+export const gateRoute = (c: AppContext, plan: string): void => checkPlanGate(c.var.config, plan, routeGateSide(c));

@@ -71,7 +71,7 @@ export interface Route<
   allowSuspended?: true;
   responses: R;
   /**
-   * Its side of the required-plan gate (worker/billing/gate.ts): "gated" routes refuse an
+   * Its side of the required-plan gate (worker/http/plan-gate.ts): "gated" routes refuse an
    * organization without the plan; a route acting for no organization is "reachable".
    */
   gate: GateSide;

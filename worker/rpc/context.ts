@@ -2,7 +2,7 @@
 // authorize callers are wired into the builder's authority here, in the composition root, so the
 // builder (worker/trpc/) knows none of them.
 import { authorize } from "../auth/authorize";
-import { checkPlanGate } from "../billing/gate";
+import { checkPlanGate } from "../http/plan-gate";
 import type { AppContext } from "../http/context";
 import { publishChanges } from "../live/publish";
 import { readOperatorCookie } from "../operators/sessions";

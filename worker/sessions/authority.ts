@@ -5,7 +5,7 @@ import { inTransaction, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
 import { authorize, type Grant } from "../auth/authorize";
 import type { Permission } from "../shared/permissions";
-import { gateRoute } from "../billing/gate";
+import { gateRoute } from "../http/plan-gate";
 import type { AppContext } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../http/hash";

@@ -23,7 +23,7 @@ export interface ProcedureMeta {
    */
   permission: Permission | null;
   /**
-   * Its side of the required-plan gate (worker/billing/gate.ts), checked with the permission. A
+   * Its side of the required-plan gate (worker/http/plan-gate.ts), checked with the permission. A
    * procedure acting on no organization has no plan to check: "reachable".
    */
   gate: GateSide;
