@@ -5,7 +5,7 @@
 import type { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "../http/context";
-import { page } from "../signin/pages";
+import { page } from "../http/pages";
 import { isApiPath } from "./api-prefixes";
 import { planGate } from "../http/plan-gate";
 

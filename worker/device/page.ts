@@ -7,7 +7,7 @@
 import { html } from "hono/html";
 import { PERMISSION_WORDS } from "../auth/permission-words";
 import type { Permission } from "../shared/permissions";
-import { type Html, page } from "../signin/pages";
+import { type Html, page } from "../http/pages";
 import { displayUserCode, type PendingRequest } from "./flow";
 
 export function signInFirstPage(): Html {

@@ -11,7 +11,7 @@ import { Refusal } from "../http/refusal";
 import { personForEmail } from "../people/store";
 import { beginSession } from "../sessions/store";
 import { writeSessionCookie } from "../sessions/cookie";
-import { failedSignInPage } from "../signin/pages";
+import { failedSignInPage } from "../http/pages";
 import { requestMagicLink, useMagicLink } from "./flow";
 import { planGate } from "../http/plan-gate";
 

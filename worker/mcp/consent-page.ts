@@ -4,7 +4,7 @@
 // and the address the answer goes to (its origin) stands out: that is what the person can check. The form
 // posts (no script) with the session's CSRF token as a field, since a plain form sends no header.
 import { html } from "hono/html";
-import { type Html, page } from "../signin/pages";
+import { type Html, page } from "../http/pages";
 
 /** The authorization request as the page carries it into the decision. */
 export interface AuthorizationRequest {

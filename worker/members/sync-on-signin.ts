@@ -7,7 +7,7 @@ import { installations, memberships, organizations } from "../../db/schema/organ
 import { inTransaction, type Connection } from "../../db/transaction";
 import { appendAudit } from "../audit/append";
 import { installationsOnAccount } from "../codehost/installations";
-import type { CodehostAccountRef } from "../signin/oauth";
+import type { CodehostAccountRef } from "../codehost/user-oauth";
 import { decideRole } from "./role-rules";
 
 export interface AccountMembership {

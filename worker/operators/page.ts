@@ -2,7 +2,7 @@
 // script (sign-in, then the admin.* procedures) is console/src/operator-portal.ts, built with the console
 // into /operator-portal.js and served with its assets: the Worker's upload stays small, and without a console build the page says so.
 import { html } from "hono/html";
-import { htmlDocument, page } from "../signin/pages";
+import { htmlDocument, page } from "../http/pages";
 
 export const portalOffPage = () =>
   page(

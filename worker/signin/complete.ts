@@ -7,7 +7,7 @@ import type { Config } from "../config/types";
 import { syncMembershipsOnSignIn } from "../members/sync-on-signin";
 import { personContext, upsertCodehostPerson } from "../people/store";
 import { beginSession, type Client } from "../sessions/store";
-import { fetchOrganizationRole, fetchOrganizations, type CodehostAccount } from "./oauth";
+import { fetchOrganizationRole, fetchOrganizations, type CodehostAccount } from "../codehost/user-oauth";
 import { appendAudit } from "../audit/append";
 import { insertOrganization, freeSlugFor } from "../organizations/store";
 

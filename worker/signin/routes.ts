@@ -11,8 +11,8 @@ import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { takeBindingCookie, writeBindingCookie, writeSessionCookie } from "../sessions/cookie";
 import { base64url } from "../http/hash";
 import { completeSignIn } from "./complete";
-import { authorizeUrl, exchangeCode, fetchAccount } from "./oauth";
-import { failedSignInPage, refusedSignInPage } from "./pages";
+import { authorizeUrl, exchangeCode, fetchAccount } from "../codehost/user-oauth";
+import { failedSignInPage, refusedSignInPage } from "../http/pages";
 import { planGate } from "../http/plan-gate";
 
 const STATE_COOKIE = "svc_oauth_state";

@@ -2,8 +2,8 @@
 // account's identity and organization roles read with the person's own token.
 import { assertNoTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
-import { callCodehost } from "../codehost/codehost-api";
-import { readAllPages } from "../codehost/paged";
+import { callCodehost } from "./codehost-api";
+import { readAllPages } from "./paged";
 
 /** Where the authorize page and the token exchange live: github.com beside api.github.com; an
  *  enterprise server's web root beside its `/api/v3`; any other API base serves both itself. */
