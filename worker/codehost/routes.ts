@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { registerBindings } from "../repository-claims/routes";
-import { registerIdentityExchange } from "./exchange-routes";
+import { registerIdentityExchange } from "../repository-claims/exchange-routes";
 import { registerCodehostWebhooks } from "./webhook-routes";
 
 export function registerCodehost(app: Hono<AppEnv>): void {

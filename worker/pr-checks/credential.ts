@@ -9,7 +9,7 @@ import { inTenant, tenantTransaction, type Connection, type Transaction } from "
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
-import { admitIdentity, claimFor } from "../codehost/exchange";
+import { admitIdentity, claimFor } from "../repository-claims/exchange";
 import { IdentityRefusal } from "../codehost/identity-refusal";
 import type { WorkflowIdentity } from "../codehost/oidc-verify";
 import { ownerOf } from "../codehost/repository";

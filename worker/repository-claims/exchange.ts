@@ -6,12 +6,12 @@ import { sql } from "drizzle-orm";
 import { inTenant, inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { actAs } from "../../db/acting";
 import { issueToken } from "../tokens/issue";
-import { claimProofLookup, findClaimProof, spendClaimProof } from "../repository-claims/proofs";
-import { establishClaim, findClaim, useClaim, type Claim } from "../repository-claims/store";
-import { IdentityRefusal } from "./identity-refusal";
-import { installationsOnAccount } from "./installations";
-import { CLOCK_TOLERANCE_SECONDS, type WorkflowIdentity } from "./oidc-verify";
-import { ownerOf, repositoryKey } from "./repository";
+import { claimProofLookup, findClaimProof, spendClaimProof } from "./proofs";
+import { establishClaim, findClaim, useClaim, type Claim } from "./store";
+import { IdentityRefusal } from "../codehost/identity-refusal";
+import { installationsOnAccount } from "../codehost/installations";
+import { CLOCK_TOLERANCE_SECONDS, type WorkflowIdentity } from "../codehost/oidc-verify";
+import { ownerOf, repositoryKey } from "../codehost/repository";
 
 /** Spec, Limits: an engine token from identity exchange lives 15 minutes. */
 const EXCHANGED_TOKEN_LIFETIME_MS = 15 * 60_000;
