@@ -12,6 +12,8 @@ import { registerDeletionExportLink } from "./deletion/export-link";
 import { registerDeletionNotice } from "./deletion/notice";
 import { registerExportDownloads } from "./exports/routes";
 import { registerCodehost } from "./codehost/routes";
+import { registerIdentityExchange } from "./repository-claims/exchange-routes";
+import { registerBindings } from "./repository-claims/routes";
 import { registerCommands } from "./commands/routes";
 import { registerConsole } from "./console/routes";
 import { registerDeviceFlow } from "./device/routes";
@@ -48,6 +50,8 @@ export function createApp(options: { metrics?: MetricsBuffer } = {}): Hono<AppEn
   registerTokens(app);
   registerWorkloads(app);
   registerCommands(app);
+  registerIdentityExchange(app);
+  registerBindings(app);
   registerCodehost(app);
   registerPullRequestChecks(app);
   registerBillingWebhooks(app);
