@@ -8,7 +8,7 @@ import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
 import { diagnose } from "../worker/http/diagnosis";
-import { publishChanges } from "../worker/live/publish";
+import { publishChanges } from "../worker/live-channel";
 import { log } from "../worker/log";
 import type { EnvironmentApi, ObjectAnswer } from "../worker/objects";
 import type { ClaimOutcome, ClaimRequest } from "../worker/workloads/environment-object";

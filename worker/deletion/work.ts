@@ -12,7 +12,7 @@ import { appJwt } from "../codehost/app-jwt";
 import { callCodehost, describeAnswer } from "../codehost/codehost-api";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
-import { endChannels, SUSPENDED } from "../live/publish";
+import { endChannels, SUSPENDED } from "../live-channel";
 import { archiveFolder } from "../events/partitions/pass";
 import { dataExportsFolder, storeDataExport } from "../exports/store";
 import { removeUnder } from "../storage/r2-sink";

@@ -6,7 +6,7 @@ import type { AppEnv, AppContext } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import { publishChanges } from "../live/publish";
+import { publishChanges } from "../live-channel";
 import { liveChangesOf, projectBatch, type StoredBatch, storeBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
 import type { EventTypes } from "./types";

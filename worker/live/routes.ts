@@ -12,7 +12,7 @@ import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { type Replied, refusal, register, route, serverFailure } from "../openapi/route";
 import { liveChannel, WATCHER_HEADER, type Watcher } from "../objects";
-import { LIVE_CALL_MS } from "./publish";
+import { LIVE_CALL_MS } from "../live-channel";
 import { within } from "../../db/deadline";
 import { asSessionMember } from "../sessions/authority";
 import { LIVE_MAX_AGE_MS, LIVE_TOPICS, type LiveTopic } from "../shared/live";

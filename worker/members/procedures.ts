@@ -6,7 +6,7 @@ import * as z from "zod";
 import { memberships, organizations } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
-import { endChannels, MEMBERSHIP_ENDED, ROLE_CHANGED } from "../live/publish";
+import { endChannels, MEMBERSHIP_ENDED, ROLE_CHANGED } from "../live-channel";
 import { LIVE_CLOSE } from "../shared/live";
 import { ROLES } from "../../db/enums";
 import type { Tx } from "../../db/transaction";

@@ -16,7 +16,7 @@ import { procedure, router, type ProcedureMeta } from "../trpc/builder";
 import { checkCsrf } from "../sessions/csrf";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR } from "./access";
 import { listFailureGroups } from "./failure-groups";
-import { endChannels, SUSPENDED } from "../live/publish";
+import { endChannels, SUSPENDED } from "../live-channel";
 import { liftSuspension, suspendOrganization, type SuspensionOutcome } from "./suspension";
 
 /** `admin` opens a transaction as the operator role. */

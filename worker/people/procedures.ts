@@ -6,7 +6,7 @@ import { people } from "../../db/schema/people";
 import { text } from "../http/text";
 import { actAs } from "../../db/acting";
 import { appendAudit } from "../audit/append";
-import { endChannels, MEMBERSHIP_ENDED } from "../live/publish";
+import { endChannels, MEMBERSHIP_ENDED } from "../live-channel";
 import { endMembership } from "../members/remove";
 import { keepLastOwner } from "../members/role-rules";
 import { readPersonContext } from "./store";

@@ -4,7 +4,7 @@
 import { authorize } from "../auth/authorize";
 import { checkPlanGate } from "../http/plan-gate";
 import type { AppContext } from "../http/context";
-import { publishChanges } from "../live/publish";
+import { publishChanges } from "../live-channel";
 import { readOperatorCookie } from "../operators/sessions";
 import { readSessionCookie } from "../sessions/cookie";
 import { CSRF_HEADER, checkCsrf } from "../sessions/csrf";

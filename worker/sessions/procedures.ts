@@ -6,7 +6,7 @@ import { memberships } from "../../db/schema/organizations";
 import { people, sessions } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit/append";
-import { endChannels, SIGNED_OUT } from "../live/publish";
+import { endChannels, SIGNED_OUT } from "../live-channel";
 import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "./store";
 import { inOrganization, router } from "../trpc/builder";
 

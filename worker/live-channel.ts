@@ -2,11 +2,11 @@
 // may no longer listen. Called after the change committed (never inside a transaction), never awaited
 // by an answer's critical path where waitUntil serves, and never failing what changed: a change not
 // delivered is read on the next one, or when the browser opens its channel again.
-import { within } from "../../db/deadline";
-import type { Env } from "../env";
-import { log } from "../log";
-import { liveChannel, type LiveAudience } from "../objects";
-import { LIVE_CLOSE, type LiveChange } from "../shared/live";
+import { within } from "../db/deadline";
+import type { Env } from "./env";
+import { log } from "./log";
+import { liveChannel, type LiveAudience } from "./objects";
+import { LIVE_CLOSE, type LiveChange } from "./shared/live";
 
 /** The live object does no I/O of its own: an answer later than this is not worth waiting for. */
 export const LIVE_CALL_MS = 2_000;
