@@ -1,5 +1,5 @@
 // Every console procedure, by name (/rpc/<name>).
-import { accountRouter } from "../people/procedures";
+import { accountRouter } from "../account/procedures";
 import { analyticsRouter } from "../analytics/procedures";
 import { assistantRouter } from "../assistant/procedures";
 import { auditRouter } from "../audit/procedures";

@@ -9,7 +9,7 @@ import { appendAudit } from "../audit/append";
 import { endChannels, MEMBERSHIP_ENDED } from "../live-channel";
 import { endMembership } from "../members/remove";
 import { keepLastOwner } from "../members/role-rules";
-import { readPersonContext } from "./store";
+import { readPersonContext } from "../people/store";
 import { signOutEverywhere } from "../sessions/store";
 import { router, signedIn } from "../trpc/builder";
 
