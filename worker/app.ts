@@ -5,7 +5,7 @@ import type { AppEnv } from "./http/context";
 import { pageHeaders } from "./http/page-headers";
 import { registerAnalyticsProxy } from "./analytics-proxy/routes";
 import { registerAssistant } from "./assistant/routes";
-import { registerAuditExport } from "./audit/routes";
+import { registerAuditExport } from "./exports/audit-routes";
 import { registerSiteBeacon } from "./analytics/beacon-route";
 import { registerBillingWebhooks } from "./billing/routes";
 import { registerDeletionExportLink } from "./deletion/export-link";

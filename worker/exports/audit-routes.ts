@@ -8,7 +8,7 @@ import * as z from "zod";
 import type { AppEnv } from "../http/context";
 import { asSessionMember } from "../sessions/authority";
 import { validateForSession } from "../sessions/middleware";
-import { streamAuditExport } from "./export";
+import { streamAuditExport } from "../audit/export";
 import { planGate } from "../http/plan-gate";
 
 const ExportQuery = z.object({ orgId: z.uuid().describe("The organization whose audit log is exported.") });
