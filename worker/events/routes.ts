@@ -80,9 +80,12 @@ async function tokenAndStore(c: AppContext, events: readonly unknown[], types: E
   };
 }
 
+// One declaration per table: the engines' app and the full app serve the very same route.
+const declared = new WeakMap<EventTypes, ReturnType<typeof postEvents>>();
+
 /** POST /v1/events, with every event type the composition root knows (worker/event-types.ts). */
 export function registerEvents(app: Hono<AppEnv>, types: EventTypes): void {
-  register(app, postEvents(types));
+  register(app, declared.get(types) ?? declared.set(types, postEvents(types)).get(types)!);
 }
 
 // Event ingestion is limited per organization, counted in events (SVC_INGEST_RATE_LIMIT).
