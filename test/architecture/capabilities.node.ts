@@ -1,0 +1,86 @@
+// Between the rooms (DESIGN: map of the code). Inside worker/ a module is one of three kinds:
+// plumbing, which imports no capability; a capability (one folder), which imports plumbing and other
+// capabilities but never a composition root, and no two of which import each other, even for types;
+// and the composition roots, which import capabilities to wire them together.
+import { describe, expect, it } from "vitest";
+import { GRAPH } from "./graph";
+
+/** Folders and root files of worker/ that are plumbing. */
+const PLUMBING = new Set([
+  "http",
+  "openapi",
+  "shared",
+  "config",
+  "storage",
+  "trpc",
+  "env.ts",
+  "log.ts",
+  "objects.ts",
+  "object-apis.ts",
+  "cron-names.ts",
+  "live-channel.ts",
+]);
+/** The composition roots: the apps, the entry, the Cron handler, the router and what wires it. */
+const COMPOSITION = new Set(["rpc", "app.ts", "app-base.ts", "apps.ts", "engine-app.ts", "index.ts", "scheduled.ts", "credentials.ts", "event-types.ts"]);
+
+/** A worker/ file's unit: its folder, or itself for a file at the root of worker/. */
+const unitOf = (file: string) => file.split("/")[1]!;
+const kindOf = (unit: string) => (PLUMBING.has(unit) ? "plumbing" : COMPOSITION.has(unit) ? "composition" : "capability");
+
+/** Every import from one unit of worker/ into another, type-only ones included. */
+const CROSSING = [...GRAPH].flatMap(([file, edges]) =>
+  file.startsWith("worker/")
+    ? edges.filter(({ to }) => to.startsWith("worker/") && unitOf(to) !== unitOf(file)).map(({ to }) => ({ file, to, from: unitOf(file), target: unitOf(to) }))
+    : [],
+);
+
+/** Groups of more than one capability that reach each other through their imports (Tarjan, by unit). */
+function capabilityCycles(): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, target } of CROSSING) {
+    if (kindOf(from) !== "capability" || kindOf(target) !== "capability") continue;
+    next.set(from, (next.get(from) ?? new Set()).add(target));
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (unit: string) => {
+    index.set(unit, index.size);
+    low.set(unit, index.get(unit)!);
+    stack.push(unit);
+    for (const to of next.get(unit) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(unit, Math.min(low.get(unit)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(unit, Math.min(low.get(unit)!, index.get(to)!));
+    }
+    if (low.get(unit) !== index.get(unit)) return;
+    const group = stack.splice(stack.indexOf(unit));
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const unit of next.keys()) if (!index.has(unit)) visit(unit);
+  return found;
+}
+
+describe("between the capabilities", () => {
+  it("reads the crossings, type imports included", () => {
+    expect(CROSSING).toContainEqual(expect.objectContaining({ file: "worker/app.ts", target: "mcp" }));
+    expect(kindOf("http")).toBe("plumbing");
+    expect(kindOf("workloads")).toBe("capability");
+  });
+
+  it("keeps plumbing free of capabilities and composition roots", () => {
+    const found = CROSSING.filter(({ from, target }) => kindOf(from) === "plumbing" && kindOf(target) !== "plumbing");
+    expect(found.map(({ file, to }) => `${file} -> ${to}`)).toEqual([]);
+  });
+
+  it("has no capability importing a composition root", () => {
+    const found = CROSSING.filter(({ from, target }) => kindOf(from) === "capability" && kindOf(target) === "composition");
+    expect(found.map(({ file, to }) => `${file} -> ${to}`)).toEqual([]);
+  });
+
+  it("has no two capabilities reaching each other through their imports", () => {
+    expect(capabilityCycles()).toEqual([]);
+  });
+});
