@@ -4,7 +4,7 @@
 import { eq, sql } from "drizzle-orm";
 import { organizations } from "../../db/schema/organizations";
 import { organizationSuspended } from "../auth/bearer";
-import { EnvId as EnvIdText } from "./schemas";
+import { EnvId } from "./schemas";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import type { Tx } from "../../db/transaction";
@@ -29,7 +29,7 @@ export const WorkflowFile = text({ min: 1, max: 100 })
   .default(STANDARD_WORKFLOW)
   .describe(`The workflow file under .github/workflows; default ${STANDARD_WORKFLOW}.`);
 
-export const EnvId = EnvIdText.describe("The environment, as its engine names it in events.");
+export const EnvIdInput = EnvId.describe("The environment, as its engine names it in events.");
 
 /** What the engine is asked to do, as the `command` input of the workflow. */
 export type EngineCommand = "up" | "down" | "agents" | "load" | "workload";

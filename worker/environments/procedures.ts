@@ -11,7 +11,7 @@ import { enqueueCommand } from "../commands/enqueue";
 import { listEnvironments } from "./read";
 import { Paging } from "../http/paging";
 import { inOrganization, router } from "../trpc/builder";
-import { dispatchEngineWork, EnvId, environmentOf, refuseWhileSuspended, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
+import { dispatchEngineWork, EnvIdInput, environmentOf, refuseWhileSuspended, STANDARD_WORKFLOW, WorkflowFile } from "./engine-work";
 
 const list = inOrganization
   .meta({
@@ -24,7 +24,7 @@ const list = inOrganization
 
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One environment: state, branch, pull request, expiry, teardown" })
-  .input(z.object({ envId: EnvId }))
+  .input(z.object({ envId: EnvIdInput }))
   .query(({ ctx, input }) => ctx.transaction((tx) => environmentOf(tx, ctx.org.id, input.envId)));
 
 /** Readable and never reused: the pull request or the branch, then a random part, since a reused envId would carry the old row's sequence. */
@@ -79,7 +79,7 @@ const teardown = inOrganization
     gate: "gated",
     summary: "Tear an environment down: a durable teardown command, and the engine's down workflow",
   })
-  .input(z.object({ envId: EnvId }))
+  .input(z.object({ envId: EnvIdInput }))
   .mutation(async ({ ctx, input }) => {
     const { environment, commandId } = await ctx.transaction(async (tx) => {
       const environment = await environmentOf(tx, ctx.org.id, input.envId);

@@ -5,12 +5,12 @@ import { Refusal } from "../http/refusal";
 import { EngineRunId } from "./payloads";
 import { findRun, listDecisions, listRuns } from "./read";
 import { inOrganization, router } from "../trpc/builder";
-import { EnvId } from "../environments/engine-work";
+import { EnvIdInput } from "../environments/engine-work";
 import { Paging } from "../http/paging";
 
 const list = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "Runs of an environment, newest first: outcome, timings, runtime, verdict counts (paged)" })
-  .input(z.object({ envId: EnvId, ...Paging }))
+  .input(z.object({ envId: EnvIdInput, ...Paging }))
   .query(({ ctx, input }) => ctx.transaction((tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor, input.limit)));
 
 const get = inOrganization
@@ -30,7 +30,7 @@ const decisions = inOrganization
     gate: "gated",
     summary: "Network (egress) decisions of an environment, newest first, optionally only allowed or denied (paged)",
   })
-  .input(z.object({ envId: EnvId, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
+  .input(z.object({ envId: EnvIdInput, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
   .query(({ ctx, input }) => ctx.transaction((tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor, input.limit)));
 
 export const runsRouter = router({ list, get });

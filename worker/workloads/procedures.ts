@@ -11,7 +11,7 @@ import { wakeEnvironment } from "./environment-object";
 import { appendAudit } from "../audit/append";
 import { requestRun } from "./requests";
 import { inOrganization, router, type OrgContext } from "../trpc/builder";
-import { dispatchEngineWork, EnvId, workableEnvironment, WorkflowFile } from "../environments/engine-work";
+import { dispatchEngineWork, EnvIdInput, workableEnvironment, WorkflowFile } from "../environments/engine-work";
 
 /** Engine work on an environment that can take it: its repository, on its branch. */
 async function dispatchOnEnvironment(ctx: OrgContext, envId: string, work: Omit<Parameters<typeof dispatchEngineWork>[1], "envId" | "repository" | "ref">) {
@@ -23,7 +23,7 @@ const agentsRun = inOrganization
   .meta({ permission: "agents.run", live: "workloads", gate: "gated", summary: "Start an agent run on an environment" })
   .input(
     z.object({
-      envId: EnvId,
+      envId: EnvIdInput,
       workflows: z
         .array(text({ min: 1, max: 200 }))
         .max(50)
@@ -45,7 +45,7 @@ const agentsRun = inOrganization
 
 const loadRun = inOrganization
   .meta({ permission: "load.run", live: "workloads", gate: "gated", summary: "Start a load run on an environment" })
-  .input(z.object({ envId: EnvId, workflow: WorkflowFile }))
+  .input(z.object({ envId: EnvIdInput, workflow: WorkflowFile }))
   .mutation(async ({ ctx, input }) => ({
     envId: input.envId,
     dispatch: await dispatchOnEnvironment(ctx, input.envId, { procedure: "load.run", workflow: input.workflow, command: "load" }),
@@ -97,7 +97,7 @@ const workloadsStart = inOrganization
     gate: "gated",
     summary: "Start a workload run: recorded for the engine to claim, then the workflow is dispatched",
   })
-  .input(z.object({ envId: EnvId, versionId: z.uuid().describe("The workload version to run."), workflow: WorkflowFile }))
+  .input(z.object({ envId: EnvIdInput, versionId: z.uuid().describe("The workload version to run."), workflow: WorkflowFile }))
   .mutation(({ ctx, input }) => startWorkloadRun(ctx, input));
 
 // Three groups of the spec's names, one file: they are the same act on different work. worker/rpc/router.ts

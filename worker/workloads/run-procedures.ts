@@ -4,7 +4,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
 import { workloadRuns as runsTable, workloads, workloadVersions } from "../../db/schema/workloads";
 import { inOrganization } from "../trpc/builder";
-import { EnvId } from "../environments/engine-work";
+import { EnvIdInput } from "../environments/engine-work";
 import type { Tx } from "../../db/transaction";
 import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 
@@ -50,7 +50,7 @@ export const workloadRunsPage = (tx: Tx, orgId: string, envId: string | undefine
 
 const runs = inOrganization
   .meta({ permission: "workloads.view", gate: "gated", summary: "Workload runs, newest first: state, lease, deadline, abandon reason (paged)" })
-  .input(z.object({ envId: EnvId.optional().describe("Only this environment's runs."), ...Paging }))
+  .input(z.object({ envId: EnvIdInput.optional().describe("Only this environment's runs."), ...Paging }))
   .query(({ ctx, input }) =>
     ctx.transaction(async (tx) => {
       const rows = await workloadRunsPage(tx, ctx.org.id, input.envId, decodeCursor(input.cursor, RunKey), input.limit + 1);
