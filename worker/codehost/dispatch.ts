@@ -7,7 +7,7 @@ import type { Transaction, Tx } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
-import { ownerOf } from "./repository";
+import { ownerOf } from "../http/repository-name";
 
 export interface DispatchRequest {
   orgId: string;

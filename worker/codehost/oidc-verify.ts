@@ -4,7 +4,7 @@
 import { decodeProtectedHeader, errors, importJWK, jwtVerify, type JWTPayload } from "jose";
 import type { IssuerKeys } from "./jwks";
 import { jwksUrl } from "./issuer";
-import { REPOSITORY_PATTERN } from "./repository";
+import { REPOSITORY_PATTERN } from "../http/repository-name";
 
 export const UNVERIFIED_REASONS = [
   "malformed",

@@ -2,7 +2,7 @@
 // payload is ignored; an event or action not listed here is acknowledged and changes nothing.
 import * as z from "zod";
 import { text } from "../http/text";
-import { RepositoryName } from "./repository";
+import { RepositoryName } from "../http/repository-name";
 
 const Account = z.object({ login: text({ min: 1, max: 100 }), id: z.number().int().positive() });
 

@@ -9,7 +9,7 @@ import { identityAudience, identityIssuer } from "./issuer";
 import { IdentityRefusal } from "./identity-refusal";
 import { issuerKeys } from "./jwks";
 import { verifyIdentityToken } from "./oidc-verify";
-import { repositoryKey } from "./repository";
+import { repositoryKey } from "../http/repository-name";
 
 /** Per repository: a burst as large as a wide job matrix, then one exchange a second. */
 export const EXCHANGE_RATE_LIMIT: BucketRule = { capacity: 60, refillPerSecond: 1 };

@@ -6,7 +6,7 @@ import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { appendAudit } from "../audit/append";
-import { RepositoryName } from "../codehost/repository";
+import { RepositoryName } from "../http/repository-name";
 import { enqueueCommand } from "../commands/enqueue";
 import { listEnvironments } from "./read";
 import { Paging } from "../http/paging";

@@ -1,7 +1,7 @@
 // What an engine says of an environment: its identifier and the payload of its `environment.*` events
 // (spec: Environment event payload properties), checked where events are validated (worker/events).
 import * as z from "zod";
-import { RepositoryName } from "../codehost/repository";
+import { RepositoryName } from "../http/repository-name";
 import { storable, text } from "../http/text";
 
 /** An environment's limits as events carry them (README: Limits). */

@@ -12,7 +12,7 @@ import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/c
 import { admitIdentity, claimFor } from "../repository-claims/exchange";
 import { IdentityRefusal } from "../codehost/identity-refusal";
 import type { WorkflowIdentity } from "../codehost/oidc-verify";
-import { ownerOf } from "../codehost/repository";
+import { ownerOf } from "../http/repository-name";
 import { Refusal } from "../http/refusal";
 import { base64url, hashToken } from "../http/hash";
 import { commitApproved, recordWaitingCommit } from "./approvals";

@@ -9,7 +9,7 @@
 import * as z from "zod";
 import { decodeCursor, Paging, pageOf } from "../http/paging";
 import { Refusal } from "../http/refusal";
-import { RepositoryName } from "../codehost/repository";
+import { RepositoryName } from "../http/repository-name";
 import { approveCommit, CommitKey, commitApprovalsPage, toApproval } from "./approvals";
 import { CommitSha } from "./schemas";
 import { chooseRepository } from "../proposals/store";

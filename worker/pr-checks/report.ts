@@ -13,7 +13,7 @@ import type { CodehostConfig } from "../config/types";
 import type { AppContext } from "../http/context";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
-import { ownerOf } from "../codehost/repository";
+import { ownerOf } from "../http/repository-name";
 import { organizationSuspended } from "../auth/bearer";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../http/hash";

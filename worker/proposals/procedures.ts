@@ -4,7 +4,7 @@
 // member may read.
 import * as z from "zod";
 import type { Permission } from "../shared/permissions";
-import { RepositoryName } from "../codehost/repository";
+import { RepositoryName } from "../http/repository-name";
 import { decodeCursor, KeyTime, KeyUuid, pageOf, pagingUpTo } from "../http/paging";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";

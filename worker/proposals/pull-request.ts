@@ -7,7 +7,7 @@ import type { Transaction } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "../codehost/app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer, type ApiAnswer } from "../codehost/codehost-api";
-import { ownerOf } from "../codehost/repository";
+import { ownerOf } from "../http/repository-name";
 import { withEgressBlock } from "./egress";
 import { FILE_OF, type ProposalKind } from "./store";
 

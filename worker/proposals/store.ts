@@ -5,7 +5,7 @@ import { changeProposals, policyFiles } from "../../db/schema/proposals";
 import type { Tx } from "../../db/transaction";
 import { keyset } from "../http/paging";
 import { listClaims } from "../repository-claims/store";
-import { repositoryKey } from "../codehost/repository";
+import { repositoryKey } from "../http/repository-name";
 import { INITIAL_EGRESS, renderEgressBlock, type EgressPolicy } from "./egress";
 
 /**

@@ -11,7 +11,7 @@ import { establishClaim, findClaim, useClaim, type Claim } from "./store";
 import { IdentityRefusal } from "../codehost/identity-refusal";
 import { installationsOnAccount } from "../codehost/installations";
 import { CLOCK_TOLERANCE_SECONDS, type WorkflowIdentity } from "../codehost/oidc-verify";
-import { ownerOf, repositoryKey } from "../codehost/repository";
+import { ownerOf, repositoryKey } from "../http/repository-name";
 
 /** Spec, Limits: an engine token from identity exchange lives 15 minutes. */
 const EXCHANGED_TOKEN_LIFETIME_MS = 15 * 60_000;

@@ -17,7 +17,7 @@ import { revokeRepositoryClaim, auditUnprovenClaims, establishClaim, findLiveCla
 import { CLAIM_PROOF_LIFETIME_HOURS, requestClaimProof } from "./proofs";
 import { ownInstallationsNamed } from "../codehost/installations";
 import { proveByInstallation } from "./installation-proof";
-import { ownerOf, repositoryKey } from "../codehost/repository";
+import { ownerOf, repositoryKey } from "../http/repository-name";
 
 // Claiming grants standing ability to mint engine tokens, hence tokens.manage (spec: Authentication,
 // rule 7). The required-plan gate, when on, answers 402 inside asCliToken (spec: Repository claims).

@@ -3,7 +3,7 @@
 import * as z from "zod";
 import { text } from "../http/text";
 import type { Claim } from "./store";
-import { REPOSITORY_PART_PATTERN, RepositoryName } from "../codehost/repository";
+import { REPOSITORY_PART_PATTERN, RepositoryName } from "../http/repository-name";
 
 export const CreateBindingRequest = z
   .strictObject({ repository: RepositoryName.describe("The repository to claim, `owner/name`.") })

@@ -6,7 +6,7 @@ import { tokens } from "../../db/schema/tokens";
 import type { Tx } from "../../db/transaction";
 import { actAs } from "../../db/acting";
 import { appendAudit } from "../audit/append";
-import { repositoryKey } from "../codehost/repository";
+import { repositoryKey } from "../http/repository-name";
 
 /** How control of the repository was shown; null: a claim made before proof was required (unproven). */
 export type ClaimProof = "installation" | "repository";

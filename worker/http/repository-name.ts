@@ -1,7 +1,7 @@
 // Repository names as the code host writes them (`owner/name`). The code host ignores case, so every
 // comparison goes through `repositoryKey`.
 import * as z from "zod";
-import { storable } from "../http/text";
+import { storable } from "./text";
 
 const PART = "[A-Za-z0-9_.-]+";
 export const REPOSITORY_PATTERN = new RegExp(`^${PART}/${PART}$`);
