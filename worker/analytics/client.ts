@@ -15,7 +15,7 @@ export interface UsageEvent {
 
 const SEND_TIMEOUT_MS = 5_000;
 
-function hexBytes(hex: string): Uint8Array {
+function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
 }
 

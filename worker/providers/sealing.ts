@@ -29,7 +29,11 @@ export class SealedKeyUnreadable extends Error {
 
 const additionalData = ({ keyId, orgId, provider }: KeyBinding) => new TextEncoder().encode(`provider-key\n${orgId}\n${provider}\n${keyId}`);
 
-const aesKey = (raw: Uint8Array, use: "encrypt" | "decrypt") => crypto.subtle.importKey("raw", raw, "AES-GCM", false, [use]);
+// WebCrypto takes bytes over a plain ArrayBuffer (the DOM's BufferSource, which the console's type check
+// of the router applies); bytes read from the database or configuration may sit on any buffer.
+const plain = (bytes: Uint8Array) => new Uint8Array(bytes);
+
+const aesKey = (raw: Uint8Array, use: "encrypt" | "decrypt") => crypto.subtle.importKey("raw", plain(raw), "AES-GCM", false, [use]);
 
 /** Seals under the configured sealing version. */
 export async function seal(keys: SealingKeys, binding: KeyBinding, plaintext: string): Promise<Sealed> {
@@ -50,9 +54,9 @@ export async function unseal(keys: SealingKeys | null, binding: KeyBinding, seal
   }
   try {
     const opened = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: sealed.nonce, additionalData: additionalData(binding) },
+      { name: "AES-GCM", iv: plain(sealed.nonce), additionalData: additionalData(binding) },
       await aesKey(raw, "decrypt"),
-      sealed.ciphertext,
+      plain(sealed.ciphertext),
     );
     return new TextDecoder().decode(opened);
   } catch {
