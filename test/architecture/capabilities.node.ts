@@ -1,7 +1,8 @@
 // Between the rooms (DESIGN: map of the code). Inside worker/ a module is one of three kinds:
 // plumbing, which imports no capability; a capability (one folder), which imports plumbing and other
-// capabilities but never a composition root, and no two of which import each other, even for types;
-// and the composition roots, which import capabilities to wire them together.
+// capabilities (only through their front door, index.ts) but never a composition root, and no two of
+// which import each other, even for types; and the composition roots, which import capabilities to
+// wire them together.
 import { describe, expect, it } from "vitest";
 import { GRAPH } from "./graph";
 
@@ -78,6 +79,19 @@ describe("between the capabilities", () => {
   it("has no capability importing a composition root", () => {
     const found = CROSSING.filter(({ from, target }) => kindOf(from) === "capability" && kindOf(target) === "composition");
     expect(found.map(({ file, to }) => `${file} -> ${to}`)).toEqual([]);
+  });
+
+  it("has capabilities meet at their front doors: another capability's index.ts, never its store.ts or any other module", () => {
+    const found = CROSSING.filter(
+      ({ from, target, to }) => kindOf(from) === "capability" && kindOf(target) === "capability" && to !== `worker/${target}/index.ts`,
+    );
+    expect(found.map(({ file, to }) => `${file} -> ${to}`)).toEqual([]);
+  });
+
+  it("has front doors that only open onto their own folder", () => {
+    const doors = [...GRAPH].filter(([file]) => /^worker\/[^/]+\/index\.ts$/.test(file) && kindOf(unitOf(file)) === "capability");
+    expect(doors.length).toBeGreaterThan(10);
+    for (const [file, edges] of doors) for (const { to } of edges) expect(`${file} -> ${to}`).toMatch(new RegExp(`-> worker/${unitOf(file)}/`));
   });
 
   it("has no two capabilities reaching each other through their imports", () => {

@@ -5,12 +5,12 @@ import { memberships } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
 import { text } from "../http/text";
 import { actAs } from "../../db/acting";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { endChannels, MEMBERSHIP_ENDED } from "../live-channel";
-import { endMembership } from "../members/remove";
-import { keepLastOwner } from "../members/role-rules";
-import { readPersonContext } from "../people/store";
-import { signOutEverywhere } from "../sessions/store";
+import { endMembership } from "../members";
+import { keepLastOwner } from "../members";
+import { readPersonContext } from "../people";
+import { signOutEverywhere } from "../sessions";
 import { router, signedIn } from "../trpc/builder";
 
 const context = signedIn

@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { analyticsOperatorPins } from "../../db/schema/analytics";
 import type { Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
-import { findOrganizationId } from "../organizations/store";
+import { findOrganizationId } from "../organizations";
 
 /**
  * The operating organization's id: the one `slug` names now, if it is the pinned one; null when the

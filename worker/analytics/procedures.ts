@@ -3,7 +3,7 @@
 // organization, the one SVC_ANALYTICS_OPERATOR_ORG names (operating.ts; unset: nobody).
 // Reachable whatever the plan: the operating organization reads it, and no plan gates that one.
 import * as z from "zod";
-import { authorize, Denied } from "../auth/authorize";
+import { authorize, Denied } from "../auth";
 import { checkPlanGate } from "../http/plan-gate";
 import { Refusal } from "../http/refusal";
 import { CHANNELS, COHORT_MIN_FOR_PERCENT, COHORT_WEEKS, EVENT_CATALOG, MAX_BEACON_EVENTS, METRICS, WORKING_SET_DAYS } from "./catalog";

@@ -6,16 +6,16 @@
 // neither the question nor the answer is logged or stored.
 import { openPool } from "../../db/neon";
 import { assertNoTransaction, inTransaction, type Connection } from "../../db/transaction";
-import { sendAfterResponse } from "../analytics/client";
+import { sendAfterResponse } from "../analytics";
 import { resolveModelPrice } from "../config/model-prices";
 import { diagnose } from "../http/diagnosis";
 import type { AppContext } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { log } from "../log";
-import { DIALECTS } from "../providers/dialects";
-import { costMicros } from "../providers/proxy";
-import { callProvider, messagesStreamUsage, readToEnd, sseReader, type Usage } from "../providers/usage";
-import { asSessionMember } from "../sessions/authority";
+import { DIALECTS } from "../providers";
+import { costMicros } from "../providers";
+import { callProvider, messagesStreamUsage, readToEnd, sseReader, type Usage } from "../providers";
+import { asSessionMember } from "../sessions";
 import { sourcesOf, sseEvent, textDelta } from "./events";
 import { nextReset, remaining } from "./limits";
 import { ASSISTANT_MODEL, buildRequest, chooseExcerpts, tokenBound } from "./prompt";

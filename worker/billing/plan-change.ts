@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { billingHistory } from "../../db/schema/billing";
 import { organizations } from "../../db/schema/organizations";
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import type { Plan } from "./plan";
 
 export interface PlanChange {

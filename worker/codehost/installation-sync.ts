@@ -8,9 +8,9 @@ import { actAs } from "../../db/acting";
 // belongs to (created with it, with no members, when the account has none), its state, and the
 // repositories it covers.
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { insertOrganization } from "../organizations/store";
-import { freeSlugFor } from "../organizations/store";
+import { appendAudit } from "../audit";
+import { insertOrganization } from "../organizations";
+import { freeSlugFor } from "../organizations";
 import type { InstallationRef, InstallationRepository } from "./webhook-schemas";
 
 export type InstallationChange =

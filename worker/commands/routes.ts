@@ -1,7 +1,7 @@
 // POST /v1/commands/claim and POST /v1/commands/{id}/ack (spec: Runtime command states).
 import type { Hono } from "hono";
 import * as z from "zod";
-import { asEngineToken } from "../auth/bearer";
+import { asEngineToken } from "../auth";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";

@@ -10,7 +10,7 @@ import { addLookup } from "../../db/acting";
 import { inTransaction } from "../../db/transaction";
 import { planGate } from "../http/plan-gate";
 import type { AppEnv } from "../http/context";
-import { readSessionCookie } from "../sessions/cookie";
+import { readSessionCookie } from "../sessions";
 import { hashToken } from "../http/hash";
 
 export interface DeletedNotice {

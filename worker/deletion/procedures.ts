@@ -8,7 +8,7 @@ import { subscriptions } from "../../db/schema/billing";
 import type { Tx } from "../../db/transaction";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { callBilling } from "../billing/provider";
+import { callBilling } from "../billing";
 import { callOffDeletion, requestDeletion } from "./request";
 import { LIVE_SUBSCRIPTION } from "./steps";
 import { inOrganization, router, type OrgContext } from "../trpc/builder";

@@ -4,8 +4,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { deletionExports, deletions, deletionSteps } from "../../db/schema/deletion";
 import { organizations } from "../../db/schema/organizations";
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { newTokenValue } from "../tokens/secret";
+import { appendAudit } from "../audit";
+import { newTokenValue } from "../tokens";
 import { hashToken } from "../http/hash";
 import { callableOff, type Step } from "./steps";
 

@@ -5,11 +5,11 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import { deviceAuthorizations } from "../../db/schema/signin";
 import { inTransaction, type Connection } from "../../db/transaction";
 import { actAs } from "../../db/acting";
-import { appendAudit } from "../audit/append";
-import { authorize, Denied, effectiveScopes } from "../auth/authorize";
+import { appendAudit } from "../audit";
+import { authorize, Denied, effectiveScopes } from "../auth";
 import type { Permission } from "../shared/permissions";
-import { issueToken } from "../tokens/issue";
-import { newTokenValue } from "../tokens/secret";
+import { issueToken } from "../tokens";
+import { newTokenValue } from "../tokens";
 import { hashToken } from "../http/hash";
 
 export const DEVICE_CODE_SECONDS = 15 * 60;

@@ -5,7 +5,7 @@
 // person. The decision posts with the session's CSRF header; the inline script runs under this
 // response's nonce (worker/http/page-headers.ts).
 import { html } from "hono/html";
-import { PERMISSION_WORDS } from "../auth/permission-words";
+import { PERMISSION_WORDS } from "../auth";
 import type { Permission } from "../shared/permissions";
 import { type Html, page } from "../http/pages";
 import { displayUserCode, type PendingRequest } from "./flow";

@@ -10,10 +10,10 @@ import { BODY_LIMITS, decodeUtf8, describeIssue, isJsonType, readBody, readBytes
 import { scriptNonce } from "../http/page-headers";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
-import { personContext } from "../people/store";
-import { readSessionCookie } from "../sessions/cookie";
-import { requireSession } from "../sessions/middleware";
-import { resolveSession } from "../sessions/store";
+import { personContext } from "../people";
+import { readSessionCookie } from "../sessions";
+import { requireSession } from "../sessions";
+import { resolveSession } from "../sessions";
 import { displayUserCode, decideDeviceAuthorization, findPendingDeviceAuthorization, pollDeviceAuthorization, startDeviceAuthorization } from "./flow";
 import { enterCodePage, signInFirstPage, unknownCodePage, verificationPage } from "./page";
 import { DEVICE_GRANT, DEVICE_PATHS, DeviceCodeRequest, DeviceDecision, DeviceTokenRequest, FlatParameters } from "./schemas";

@@ -3,13 +3,13 @@
 // dispatch record, refused or not. The engine learns its work by polling, never from the inputs.
 import { eq, sql } from "drizzle-orm";
 import { organizations } from "../../db/schema/organizations";
-import { organizationSuspended } from "../auth/bearer";
+import { organizationSuspended } from "../auth";
 import { EnvId } from "./schemas";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { attemptDispatch, recordDispatch } from "../codehost/dispatch";
+import { appendAudit } from "../audit";
+import { attemptDispatch, recordDispatch } from "../codehost";
 import { findEnvironment, type EnvironmentView } from "./read";
 import standardWorkflowSource from "./control-plane.yml";
 import type { OrgContext } from "../trpc/builder";

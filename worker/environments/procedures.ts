@@ -5,9 +5,9 @@
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { RepositoryName } from "../http/repository-name";
-import { enqueueCommand } from "../commands/enqueue";
+import { enqueueCommand } from "../commands";
 import { listEnvironments } from "./read";
 import { Paging } from "../http/paging";
 import { inOrganization, router } from "../trpc/builder";

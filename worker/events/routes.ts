@@ -1,7 +1,7 @@
 // POST /v1/events (spec: POST /v1/events).
 import type { Hono } from "hono";
 import { inTenant } from "../../db/transaction";
-import { asEngineToken } from "../auth/bearer";
+import { asEngineToken } from "../auth";
 import type { AppEnv, AppContext } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";

@@ -1,6 +1,6 @@
 // Shapes of POST /v1/events (spec: Ingested event, IngestResult).
 import * as z from "zod";
-import { ENVIRONMENT_LIMITS, EnvId } from "../environments/schemas";
+import { ENVIRONMENT_LIMITS, EnvId } from "../environments";
 import { BODY_LIMITS } from "../http/input";
 import { storableJson, text } from "../http/text";
 

@@ -8,7 +8,7 @@
 import type * as z from "zod";
 import { ENVIRONMENT_STATES } from "../../db/enums";
 import type { LiveTopic } from "../shared/live";
-import { EnvironmentPayload } from "../environments/schemas";
+import { EnvironmentPayload } from "../environments";
 import type { StoreStep } from "./store";
 
 /** What a type means: its payload, and either what writes it beside its `events` row or where it projects. */

@@ -6,9 +6,9 @@ import type { Hono } from "hono";
 import { organizations } from "../../db/schema/organizations";
 import * as z from "zod";
 import type { AppEnv } from "../http/context";
-import { asSessionMember } from "../sessions/authority";
-import { validateForSession } from "../sessions/middleware";
-import { streamAuditExport } from "../audit/export";
+import { asSessionMember } from "../sessions";
+import { validateForSession } from "../sessions";
+import { streamAuditExport } from "../audit";
 import { planGate } from "../http/plan-gate";
 
 const ExportQuery = z.object({ orgId: z.uuid().describe("The organization whose audit log is exported.") });

@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { POLICY_KINDS } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
 import type { Section } from "./sections";
-import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "../proposals/store";
+import { type ProposalKind, currentFile, toProposal, type ProposalRow } from "../proposals";
 
 const proposalsOf = (name: string, kind: ProposalKind): Section => ({
   name,

@@ -6,8 +6,8 @@ import { dataExports } from "../../db/schema/exports";
 import * as z from "zod";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
-import { asSessionMember } from "../sessions/authority";
-import { validateForSession } from "../sessions/middleware";
+import { asSessionMember } from "../sessions";
+import { validateForSession } from "../sessions";
 import { jsonDownload } from "../storage/r2-sink";
 import { planGate } from "../http/plan-gate";
 

@@ -3,7 +3,7 @@
 // thousands of runs streams without holding them all or rescanning them. Every query runs as the organization.
 import { type SQL, sql } from "drizzle-orm";
 import type { Tx } from "../../db/transaction";
-import { STORED_TIME } from "../audit/append";
+import { STORED_TIME } from "../audit";
 import { keyset } from "../http/paging";
 
 const iso = (value: Date | null) => value?.toISOString() ?? null;

@@ -4,7 +4,7 @@ import type { Role } from "../../db/schema";
 import { memberships } from "../../db/schema/organizations";
 import { invitations } from "../../db/schema/signin";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 
 export interface OpenInvitation {
   id: string;

@@ -4,7 +4,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Role } from "../../db/schema";
 import { invitations } from "../../db/schema/signin";
 import type { Tx } from "../../db/transaction";
-import { newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens";
 import { hashToken } from "../http/hash";
 
 export const INVITATION_DAYS = 14;

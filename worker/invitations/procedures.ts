@@ -13,11 +13,11 @@ import { text } from "../http/text";
 import { ROLES, type Role } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
 import { actAs, addLookup } from "../../db/acting";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { useInvitation } from "./accept";
 import { createInvitation, reissueInvitation } from "./create";
 import { mailInvitation } from "./mail";
-import { onlyOwnerTouchesOwners } from "../members/role-rules";
+import { onlyOwnerTouchesOwners } from "../members";
 import { hashToken } from "../http/hash";
 import { inOrganization, router, signedIn, type OrgContext } from "../trpc/builder";
 

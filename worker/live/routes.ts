@@ -6,7 +6,7 @@ import type { Hono } from "hono";
 import * as z from "zod";
 import { organizations } from "../../db/schema/organizations";
 import type { Tx } from "../../db/transaction";
-import { Denied } from "../auth/authorize";
+import { Denied } from "../auth";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
@@ -14,7 +14,7 @@ import { type Replied, refusal, register, route, serverFailure } from "../openap
 import { liveChannel, WATCHER_HEADER, type Watcher } from "../objects";
 import { LIVE_CALL_MS } from "../live-channel";
 import { within } from "../../db/deadline";
-import { asSessionMember } from "../sessions/authority";
+import { asSessionMember } from "../sessions";
 import { LIVE_MAX_AGE_MS, LIVE_TOPICS, type LiveTopic } from "../shared/live";
 import { roleAllows } from "../shared/permissions";
 

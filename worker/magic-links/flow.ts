@@ -5,7 +5,7 @@ import { invitations, magicLinks } from "../../db/schema/signin";
 import { inTransaction, type Connection } from "../../db/transaction";
 import type { Config } from "../config/types";
 import { log } from "../log";
-import { newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens";
 import { hashToken } from "../http/hash";
 import { sendMail } from "../http/mail";
 

@@ -2,15 +2,15 @@
 // SVC_MAIL_API_KEY, SVC_MAIL_FROM and SVC_PUBLIC_URL are all set; rate limited per client address.
 import type { Hono } from "hono";
 import * as z from "zod";
-import { acceptInvitationsFor } from "../invitations/accept";
+import { acceptInvitationsFor } from "../invitations";
 import { addressBucket, clientAddressOf as addressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
-import { personForEmail } from "../people/store";
-import { beginSession } from "../sessions/store";
-import { writeSessionCookie } from "../sessions/cookie";
+import { personForEmail } from "../people";
+import { beginSession } from "../sessions";
+import { writeSessionCookie } from "../sessions";
 import { failedSignInPage } from "../http/pages";
 import { requestMagicLink, useMagicLink } from "./flow";
 import { planGate } from "../http/plan-gate";

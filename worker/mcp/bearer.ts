@@ -3,7 +3,7 @@
 // every tool call in its authorization transaction.
 import { inTransaction, type Connection } from "../../db/transaction";
 import { actAs } from "../../db/acting";
-import { authorize, Denied } from "../auth/authorize";
+import { authorize, Denied } from "../auth";
 import type { RpcBearer } from "../trpc/context";
 import { hashToken } from "../http/hash";
 import { findTokenGrant, type TokenGrant } from "./grants";

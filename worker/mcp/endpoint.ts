@@ -3,7 +3,7 @@
 // versions that still take one), answered in JSON, or 202 when nothing in it is a request. The bearer is checked before the body is read; GET and
 // DELETE answer 405. The tools (with the procedures behind them) load on the first POST /mcp, not at
 // isolate start (bench/startup.ts): this module is imported for its paths by the authorization server.
-import { sendAfterResponse } from "../analytics/client";
+import { sendAfterResponse } from "../analytics";
 import type { AppContext } from "../http/context";
 import { BODY_LIMITS, readBytes } from "../http/input";
 import { log } from "../log";

@@ -9,10 +9,10 @@ import { and, desc, eq, gt, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { actAs } from "../../db/acting";
 import { protocolGrants, protocolRefreshTokens } from "../../db/schema/mcp";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { authorize, Denied } from "../auth/authorize";
+import { appendAudit } from "../audit";
+import { authorize, Denied } from "../auth";
 import { constantTimeEqual } from "../http/constant-time";
-import { newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens";
 import { base64url, hashToken } from "../http/hash";
 
 /** How long a code waits for the token endpoint. */

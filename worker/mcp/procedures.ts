@@ -4,7 +4,7 @@
 // disconnecting a model client is a way out.
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { listConnectedClients, revokeConnectedClient } from "./grants";
 import { inOrganization, router } from "../trpc/builder";
 

@@ -4,9 +4,9 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { memberships } from "../../db/schema/organizations";
 import { tokens } from "../../db/schema/tokens";
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { revokeGrantsOf } from "../mcp/grants";
-import { signOutEverywhere } from "../sessions/store";
+import { appendAudit } from "../audit";
+import { revokeGrantsOf } from "../mcp";
+import { signOutEverywhere } from "../sessions";
 
 /** Deletes the membership and revokes the person's CLI tokens in the organization the transaction acts as. */
 export async function endMembership(tx: Tx, orgId: string, personId: string): Promise<{ removed: boolean; tokensRevoked: number }> {

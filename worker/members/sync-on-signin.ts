@@ -5,9 +5,9 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { installations, memberships, organizations } from "../../db/schema/organizations";
 import { inTransaction, type Connection } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { installationsOnAccount } from "../codehost/installations";
-import type { CodehostAccountRef } from "../codehost/user-oauth";
+import { appendAudit } from "../audit";
+import { installationsOnAccount } from "../codehost";
+import type { CodehostAccountRef } from "../codehost";
 import { decideRole } from "./role-rules";
 
 export interface AccountMembership {

@@ -5,7 +5,7 @@
 import { openPool, type RequestPool } from "../../db/neon";
 import { inTransaction, type Connection } from "../../db/transaction";
 import type { Config } from "../config/types";
-import { resolveSession } from "../sessions/store";
+import { resolveSession } from "../sessions";
 import { findOperatorSession, type OperatorSession } from "./sessions";
 
 export const PORTAL_OFF = "The operator portal is off: SVC_ADMIN_DATABASE_URL is not set. Set it to the operator role's connection string to serve /admin.";

@@ -8,7 +8,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { operatorSessions } from "../../db/schema/operators";
 import type { Tx } from "../../db/transaction";
 import type { AppContext } from "../http/context";
-import { cookieAttributes, cookieName } from "../sessions/cookie";
+import { cookieAttributes, cookieName } from "../sessions";
 import { base64url, hashToken } from "../http/hash";
 
 export const OPERATOR_COOKIE = "svc_operator_session";

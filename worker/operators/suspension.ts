@@ -8,8 +8,8 @@
 import { eq, sql } from "drizzle-orm";
 import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { revokeOrganizationGrants } from "../mcp/grants";
+import { appendAudit } from "../audit";
+import { revokeOrganizationGrants } from "../mcp";
 
 export type SuspensionOutcome = { outcome: "changed" | "unchanged"; suspended: boolean } | { outcome: "not_found" } | { outcome: "deletion" };
 

@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import * as z from "zod";
 import { organizations } from "../../db/schema/organizations";
 import { DisplayName } from "../http/text";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { inOrganization, router } from "../trpc/builder";
 
 const get = inOrganization

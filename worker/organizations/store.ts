@@ -5,7 +5,7 @@ import type { Plan } from "../../db/enums";
 import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { eq } from "drizzle-orm";
 
 export interface NewOrganization {

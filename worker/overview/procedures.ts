@@ -3,9 +3,9 @@
 // caller's role may not open is answered as null. One transaction each, no network call inside it.
 import * as z from "zod";
 import type { Role } from "../../db/enums";
-import { identityAudience } from "../codehost/issuer";
-import { STANDARD_WORKFLOW, standardWorkflowText } from "../environments/engine-work";
-import { budgetSummaries } from "../providers/budgets";
+import { identityAudience } from "../codehost";
+import { STANDARD_WORKFLOW, standardWorkflowText } from "../environments";
+import { budgetSummaries } from "../providers";
 import { text } from "../http/text";
 import { inOrganization, router } from "../trpc/builder";
 import { roleAllows, type Permission } from "../shared/permissions";

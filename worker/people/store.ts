@@ -5,7 +5,7 @@ import { memberships, organizations } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
-import type { CodehostAccount } from "../codehost/user-oauth";
+import type { CodehostAccount } from "../codehost";
 
 export interface PersonContext {
   person: { id: string; login: string | null; name: string | null; email: string | null; avatarUrl: string | null };

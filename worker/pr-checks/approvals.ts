@@ -6,7 +6,7 @@ import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
 import * as z from "zod";
 import { prCommitApprovals } from "../../db/schema/proposals";
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { KeyTime, keyset } from "../http/paging";
 import { CommitSha } from "./schemas";
 

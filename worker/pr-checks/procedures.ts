@@ -12,7 +12,7 @@ import { Refusal } from "../http/refusal";
 import { RepositoryName } from "../http/repository-name";
 import { approveCommit, CommitKey, commitApprovalsPage, toApproval } from "./approvals";
 import { CommitSha } from "./schemas";
-import { chooseRepository } from "../proposals/store";
+import { chooseRepository } from "../proposals";
 import { inOrganization, router } from "../trpc/builder";
 
 const commits = inOrganization

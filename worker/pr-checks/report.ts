@@ -11,10 +11,10 @@ import { inTenant, inTransaction, tenantTransaction, type Connection, type Trans
 import { actAs } from "../../db/acting";
 import type { CodehostConfig } from "../config/types";
 import type { AppContext } from "../http/context";
-import { appAccessTo } from "../codehost/app-access";
-import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
+import { appAccessTo } from "../codehost";
+import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost";
 import { ownerOf } from "../http/repository-name";
-import { organizationSuspended } from "../auth/bearer";
+import { organizationSuspended } from "../auth";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../http/hash";
 import { ALREADY_REPORTED } from "./credential";

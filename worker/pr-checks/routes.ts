@@ -1,7 +1,7 @@
 // POST /v1/pr/callback-token and POST /v1/pr/report (spec: Other control plane routes, /v1/pr/*).
 import type { Hono, MiddlewareHandler } from "hono";
-import { IdentityUnverified } from "../repository-claims/exchange-routes";
-import { admitWorkflowIdentity, verifyWorkflowIdentity } from "../codehost/workflow-identity";
+import { IdentityUnverified } from "../repository-claims";
+import { admitWorkflowIdentity, verifyWorkflowIdentity } from "../codehost";
 import type { AppEnv } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { refusal, register, route, serverFailure } from "../openapi/route";

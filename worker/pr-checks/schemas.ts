@@ -1,6 +1,6 @@
 // Shapes of POST /v1/pr/callback-token and POST /v1/pr/report (spec: Other control plane routes).
 import * as z from "zod";
-import { NOT_BOUND_REASONS } from "../codehost/identity-refusal";
+import { NOT_BOUND_REASONS } from "../codehost";
 import { storable, text } from "../http/text";
 
 export const CommitSha = storable(z.string().regex(/^[0-9a-f]{40}$/, "must be a commit's 40 lower-case hexadecimal digits"));

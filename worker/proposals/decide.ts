@@ -5,7 +5,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { changeProposals } from "../../db/schema/proposals";
 import type { Transaction, Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import type { CodehostConfig } from "../config/types";
 import { Refusal } from "../http/refusal";
 import { sha256Hex } from "../http/hash";

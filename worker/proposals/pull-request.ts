@@ -5,8 +5,8 @@
 // branch is found again. Whatever the code host answers is returned as an outcome, never thrown.
 import type { Transaction } from "../../db/transaction";
 import type { CodehostConfig } from "../config/types";
-import { appAccessTo } from "../codehost/app-access";
-import { callCodehost, CodehostUnreachable, describeAnswer, type ApiAnswer } from "../codehost/codehost-api";
+import { appAccessTo } from "../codehost";
+import { callCodehost, CodehostUnreachable, describeAnswer, type ApiAnswer } from "../codehost";
 import { ownerOf } from "../http/repository-name";
 import { withEgressBlock } from "./egress";
 import { FILE_OF, type ProposalKind } from "./store";

@@ -4,7 +4,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { changeProposals, policyFiles } from "../../db/schema/proposals";
 import type { Tx } from "../../db/transaction";
 import { keyset } from "../http/paging";
-import { listClaims } from "../repository-claims/store";
+import { listClaims } from "../repository-claims";
 import { repositoryKey } from "../http/repository-name";
 import { INITIAL_EGRESS, renderEgressBlock, type EgressPolicy } from "./egress";
 

@@ -3,8 +3,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { providerBudgets, providerSpend } from "../../db/schema/providers";
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import type { Grant } from "../auth/authorize";
+import { appendAudit } from "../audit";
+import type { Grant } from "../auth";
 import { Refusal } from "../http/refusal";
 import type { Provider } from "./names";
 

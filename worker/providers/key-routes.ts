@@ -5,13 +5,13 @@
 import type { Hono } from "hono";
 import type * as z from "zod";
 import type { Tx } from "../../db/transaction";
-import type { Grant } from "../auth/authorize";
-import { asCliToken } from "../auth/bearer";
+import type { Grant } from "../auth";
+import { asCliToken } from "../auth";
 import type { Permission } from "../shared/permissions";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure, type AnyRoute, type ResponseDoc, type Security } from "../openapi/route";
-import { asSessionMember } from "../sessions/authority";
+import { asSessionMember } from "../sessions";
 import { budgetSummaries, setBudget } from "./budgets";
 import { keySummaries, revokeKey, storeKey } from "./keys";
 import { PROVIDERS, type Provider } from "./names";

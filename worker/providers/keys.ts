@@ -3,8 +3,8 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { providerKeys } from "../../db/schema/providers";
 import type { Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import type { Grant } from "../auth/authorize";
+import { appendAudit } from "../audit";
+import type { Grant } from "../auth";
 import type { SealingKeys } from "../config/types";
 import { Refusal } from "../http/refusal";
 import type { Provider } from "./names";

@@ -5,8 +5,8 @@
 // Prompts, completions and keys are never logged or stored.
 import { openPool } from "../../db/neon";
 import { assertNoTransaction, inTenant, type Connection } from "../../db/transaction";
-import { sendAfterResponse } from "../analytics/client";
-import { asProxyCaller, authenticateProxyCaller } from "../auth/bearer";
+import { sendAfterResponse } from "../analytics";
+import { asProxyCaller, authenticateProxyCaller } from "../auth";
 import { resolveModelPrice } from "../config/model-prices";
 import type { ModelPrice } from "../config/types";
 import type { AppContext } from "../http/context";

@@ -1,8 +1,8 @@
 // The engine records' event types (spec: Events): each stored beside its `events` row, in the
 // batch's transaction, by its step in project.ts, and told to open consoles (worker/events/types.ts).
 import type * as z from "zod";
-import type { EventType } from "../events/types";
-import type { StoreStep } from "../events/store";
+import type { EventType } from "../events";
+import type { StoreStep } from "../events";
 import type { LiveTopic } from "../shared/live";
 import {
   ArtifactStoredPayload,

@@ -5,7 +5,7 @@ import { Refusal } from "../http/refusal";
 import { EngineRunId } from "./payloads";
 import { findRun, listDecisions, listRuns } from "./read";
 import { inOrganization, router } from "../trpc/builder";
-import { EnvIdInput } from "../environments/engine-work";
+import { EnvIdInput } from "../environments";
 import { Paging } from "../http/paging";
 
 const list = inOrganization

@@ -14,8 +14,8 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { workloadRuns } from "../../db/schema/workloads";
 import { positionsOf, touchedPositions } from "../../db/positions";
-import type { IngestedEvent } from "../events/schemas";
-import type { StoreStep, StoredEvent } from "../events/store";
+import type { IngestedEvent } from "../events";
+import type { StoreStep, StoredEvent } from "../events";
 
 type P = Record<string, any>;
 const payloadOf = (event: IngestedEvent) => (event.payload ?? {}) as P;

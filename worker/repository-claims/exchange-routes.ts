@@ -3,14 +3,14 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import { identityAudience } from "../codehost/issuer";
+import { identityAudience } from "../codehost";
 import { claimProofAudience } from "./proofs";
 import { exchangeIdentity } from "./exchange";
-import { admitWorkflowIdentity } from "../codehost/workflow-identity";
+import { admitWorkflowIdentity } from "../codehost";
 import * as z from "zod";
 import { text } from "../http/text";
-import { NOT_BOUND_REASONS } from "../codehost/identity-refusal";
-import { UNVERIFIED_REASONS } from "../codehost/oidc-verify";
+import { NOT_BOUND_REASONS } from "../codehost";
+import { UNVERIFIED_REASONS } from "../codehost";
 
 // Shapes of POST /v1/auth/codehost-oidc (spec: Identity exchange result; 401 and 403 reasons).
 export const IdentityExchangeRequest = z

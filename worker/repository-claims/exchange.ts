@@ -5,12 +5,12 @@
 import { sql } from "drizzle-orm";
 import { inTenant, inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { actAs } from "../../db/acting";
-import { issueToken } from "../tokens/issue";
+import { issueToken } from "../tokens";
 import { claimProofLookup, findClaimProof, spendClaimProof } from "./proofs";
 import { establishClaim, findClaim, useClaim, type Claim } from "./store";
-import { IdentityRefusal } from "../codehost/identity-refusal";
-import { installationsOnAccount } from "../codehost/installations";
-import { CLOCK_TOLERANCE_SECONDS, type WorkflowIdentity } from "../codehost/oidc-verify";
+import { IdentityRefusal } from "../codehost";
+import { installationsOnAccount } from "../codehost";
+import { CLOCK_TOLERANCE_SECONDS, type WorkflowIdentity } from "../codehost";
 import { ownerOf, repositoryKey } from "../http/repository-name";
 
 /** Spec, Limits: an engine token from identity exchange lives 15 minutes. */

@@ -3,9 +3,9 @@
 // installation, and its owner's id must be the installation's account id. Network only: called
 // before or after a transaction, never inside one.
 import type { CodehostConfig } from "../config/types";
-import { installationToken } from "../codehost/app-access";
-import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost/codehost-api";
-import type { InstallationOnAccount } from "../codehost/installations";
+import { installationToken } from "../codehost";
+import { callCodehost, CodehostUnreachable, describeAnswer } from "../codehost";
+import type { InstallationOnAccount } from "../codehost";
 
 export type InstallationProof =
   | { ok: true; installationId: string; repositoryId: string; ownerId: string }

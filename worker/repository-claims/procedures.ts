@@ -3,7 +3,7 @@
 // rule 7), where the person signs in with the scope.
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
-import { identityAudience } from "../codehost/issuer";
+import { identityAudience } from "../codehost";
 import { toBinding } from "./schemas";
 import { revokeRepositoryClaim, auditUnprovenClaims, listClaims } from "./store";
 import { inOrganization, router } from "../trpc/builder";

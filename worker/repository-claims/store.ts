@@ -5,7 +5,7 @@ import { repositoryClaims } from "../../db/schema/repository-claims";
 import { tokens } from "../../db/schema/tokens";
 import type { Tx } from "../../db/transaction";
 import { actAs } from "../../db/acting";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { repositoryKey } from "../http/repository-name";
 
 /** How control of the repository was shown; null: a claim made before proof was required (unproven). */

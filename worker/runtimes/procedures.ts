@@ -1,10 +1,10 @@
 // runtimes.list, .register, .tag, .untag, .remove (runtimes.manage): the runtimes an organization's
 // engines run on. Removing one that runs named keeps those runs readable. Every change is audited.
 import * as z from "zod";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { RuntimeName } from "../records/payloads";
+import { RuntimeName } from "../records";
 import { findRuntime, listRuntimes, MAX_LABELS, registerRuntime, relabel, removeRuntime } from "./store";
 import { inOrganization, router } from "../trpc/builder";
 

@@ -3,7 +3,7 @@
 // console procedures do it.
 import { inTransaction, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
-import { authorize, type Grant } from "../auth/authorize";
+import { authorize, type Grant } from "../auth";
 import type { Permission } from "../shared/permissions";
 import { gateRoute } from "../http/plan-gate";
 import type { AppContext } from "../http/context";

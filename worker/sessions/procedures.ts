@@ -5,7 +5,7 @@ import * as z from "zod";
 import { memberships } from "../../db/schema/organizations";
 import { people, sessions } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { endChannels, SIGNED_OUT } from "../live-channel";
 import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "./store";
 import { inOrganization, router } from "../trpc/builder";

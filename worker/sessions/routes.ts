@@ -2,8 +2,8 @@
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import type { AppEnv } from "../http/context";
-import { readPersonContext } from "../people/store";
-import { operatingOrganization } from "../analytics/operating";
+import { readPersonContext } from "../people";
+import { operatingOrganization } from "../analytics";
 import { clearSessionCookie } from "./cookie";
 import { csrfTokenFor } from "./csrf";
 import { requireSession } from "./middleware";

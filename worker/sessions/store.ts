@@ -5,10 +5,10 @@ import type { LiveSession } from "../http/caller";
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { sessions } from "../../db/schema/people";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
-import { newTokenValue } from "../tokens/secret";
+import { newTokenValue } from "../tokens";
 import { hashToken } from "../http/hash";
-import { appendAudit } from "../audit/append";
-import { personContext } from "../people/store";
+import { appendAudit } from "../audit";
+import { personContext } from "../people";
 
 export const IDLE_HOURS = 12;
 export const LIFETIME_DAYS = 30;

@@ -4,12 +4,12 @@
 import { memberships } from "../../db/schema/organizations";
 import { type Connection, inTransaction } from "../../db/transaction";
 import type { Config } from "../config/types";
-import { syncMembershipsOnSignIn } from "../members/sync-on-signin";
-import { personContext, upsertCodehostPerson } from "../people/store";
-import { beginSession, type Client } from "../sessions/store";
-import { fetchOrganizationRole, fetchOrganizations, type CodehostAccount } from "../codehost/user-oauth";
-import { appendAudit } from "../audit/append";
-import { insertOrganization, freeSlugFor } from "../organizations/store";
+import { syncMembershipsOnSignIn } from "../members";
+import { personContext, upsertCodehostPerson } from "../people";
+import { beginSession, type Client } from "../sessions";
+import { fetchOrganizationRole, fetchOrganizations, type CodehostAccount } from "../codehost";
+import { appendAudit } from "../audit";
+import { insertOrganization, freeSlugFor } from "../organizations";
 
 export type SignInResult = { ok: true; sessionToken: string } | { ok: false; refused: "allowlist" };
 

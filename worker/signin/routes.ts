@@ -2,16 +2,16 @@
 // with a state bound to it by a cookie; GET /auth/callback checks that state, exchanges the code,
 // reads the account and completes the sign-in. Both are rate limited per client address.
 import type { Hono } from "hono";
-import { CodehostUnreachable } from "../codehost/codehost-api";
-import { CodehostListFailed } from "../codehost/paged";
+import { CodehostUnreachable } from "../codehost";
+import { CodehostListFailed } from "../codehost";
 import { addressBucket, clientAddressOf as addressOf } from "../http/client-address";
 import { constantTimeEqual } from "../http/constant-time";
 import type { AppEnv } from "../http/context";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
-import { takeBindingCookie, writeBindingCookie, writeSessionCookie } from "../sessions/cookie";
+import { takeBindingCookie, writeBindingCookie, writeSessionCookie } from "../sessions";
 import { base64url } from "../http/hash";
 import { completeSignIn } from "./complete";
-import { authorizeUrl, exchangeCode, fetchAccount } from "../codehost/user-oauth";
+import { authorizeUrl, exchangeCode, fetchAccount } from "../codehost";
 import { failedSignInPage, refusedSignInPage } from "../http/pages";
 import { planGate } from "../http/plan-gate";
 

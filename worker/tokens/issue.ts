@@ -5,7 +5,7 @@ import type { Tx } from "../../db/transaction";
 import type { Permission } from "../shared/permissions";
 import { displayPrefix, newTokenValue } from "./secret";
 import { hashToken } from "../http/hash";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 
 interface Common {
   orgId: string;

@@ -6,10 +6,10 @@ import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { actAs, addLookup } from "../../db/acting";
 import { inTenant, inTransaction, type Connection, type Tx } from "../../db/transaction";
-import { appendAudit } from "../audit/append";
-import { asCliToken } from "../auth/bearer";
+import { appendAudit } from "../audit";
+import { asCliToken } from "../auth";
 import { refusal, route, serverFailure } from "../openapi/route";
-import { personContext } from "../people/store";
+import { personContext } from "../people";
 
 export const CliLogoutRequest = z
   .strictObject({

@@ -1,7 +1,7 @@
 // POST /v1/tokens: a CLI token whose person holds tokens.manage creates an engine token for its
 // organization. One scheme only: the console creates engine tokens through tokens.create.
 import type { Hono } from "hono";
-import { asCliToken } from "../auth/bearer";
+import { asCliToken } from "../auth";
 import type { AppEnv } from "../http/context";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { createEngineToken } from "./issue";

@@ -7,8 +7,8 @@ import { ROLES } from "../../db/enums";
 import { organizations } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
 import { tokens } from "../../db/schema/tokens";
-import { asCliToken } from "../auth/bearer";
-import { effectiveScopes } from "../auth/authorize";
+import { asCliToken } from "../auth";
+import { effectiveScopes } from "../auth";
 import { refusal, route, serverFailure } from "../openapi/route";
 
 export const CliIdentity = z

@@ -6,7 +6,7 @@ import { CompiledWorkload } from "./schemas";
 import { Refusal } from "../http/refusal";
 import { DisplayName } from "../http/text";
 import { isUniqueViolation } from "../../db/errors";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { defineWorkload } from "./requests";
 import { CURRENT_VERSION } from "./lifecycle";
 import { inOrganization } from "../trpc/builder";

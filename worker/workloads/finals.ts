@@ -6,8 +6,8 @@ import { and, eq, lte, ne, or, sql } from "drizzle-orm";
 import * as z from "zod";
 import { workloadRuns } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
-import type { StoreStep } from "../events/store";
-import type { EventType } from "../events/types";
+import type { StoreStep } from "../events";
+import type { EventType } from "../events";
 
 /** The payload a final event must carry: which run, and the lease the sender holds. */
 export const FinalEventPayload = z.looseObject({

@@ -3,11 +3,11 @@
 // Joined into the workloads router in runs.ts. Every change is audited.
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { addVersion, archiveWorkload, cancelRun, findVersion, findWorkload, findWorkloadRun, promoteVersion, workloadDetail } from "./lifecycle";
 import { CompiledWorkload } from "./schemas";
 import { inOrganization } from "../trpc/builder";
-import { WorkflowFile } from "../environments/engine-work";
+import { WorkflowFile } from "../environments";
 import { startWorkloadRun } from "./procedures";
 import type { Tx } from "../../db/transaction";
 

@@ -4,7 +4,7 @@
 import { and, desc, eq, ne, sql } from "drizzle-orm";
 import { runtimeCommands, workloadRuns, workloads, workloadVersions } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
-import { enqueueCommand } from "../commands/enqueue";
+import { enqueueCommand } from "../commands";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 

@@ -8,10 +8,10 @@ import { workloads, workloadVersions } from "../../db/schema/workloads";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { wakeEnvironment } from "./environment-object";
-import { appendAudit } from "../audit/append";
+import { appendAudit } from "../audit";
 import { requestRun } from "./requests";
 import { inOrganization, router, type OrgContext } from "../trpc/builder";
-import { dispatchEngineWork, EnvIdInput, workableEnvironment, WorkflowFile } from "../environments/engine-work";
+import { dispatchEngineWork, EnvIdInput, workableEnvironment, WorkflowFile } from "../environments";
 
 /** Engine work on an environment that can take it: its repository, on its branch. */
 async function dispatchOnEnvironment(ctx: OrgContext, envId: string, work: Omit<Parameters<typeof dispatchEngineWork>[1], "envId" | "repository" | "ref">) {

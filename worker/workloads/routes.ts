@@ -2,8 +2,8 @@
 import type { Hono } from "hono";
 import * as z from "zod";
 import { claimInEnvironment } from "./environment-object";
-import { asEngineTokenEnding, identifyToken } from "../auth/bearer";
-import { forgetTokenOrg } from "../auth/token-orgs";
+import { asEngineTokenEnding, identifyToken } from "../auth";
+import { forgetTokenOrg } from "../auth";
 import { routeGateSide } from "../http/plan-gate";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";

@@ -4,7 +4,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import * as z from "zod";
 import { workloadRuns as runsTable, workloads, workloadVersions } from "../../db/schema/workloads";
 import { inOrganization } from "../trpc/builder";
-import { EnvIdInput } from "../environments/engine-work";
+import { EnvIdInput } from "../environments";
 import type { Tx } from "../../db/transaction";
 import { decodeCursor, KeyTime, KeyUuid, keyset, Paging, pageOf } from "../http/paging";
 

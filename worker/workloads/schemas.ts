@@ -1,6 +1,6 @@
 // Shapes of the workload engine endpoints (the spec leaves them to us).
 import * as z from "zod";
-import { EnvId } from "../environments/schemas";
+import { EnvId } from "../environments";
 import { storableJson } from "../http/text";
 
 /** A workload version's compiled form: at most 256 KiB as UTF-8 JSON (README: Limits). */
