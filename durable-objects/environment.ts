@@ -10,7 +10,7 @@ import type { ProjectionEvent } from "../worker/environments/projection";
 import { diagnose } from "../worker/http/diagnosis";
 import { publishChanges } from "../worker/live-channel";
 import { log } from "../worker/log";
-import type { EnvironmentApi, ObjectAnswer } from "../worker/objects";
+import type { EnvironmentApi, ObjectAnswer } from "../worker/object-apis";
 import type { ClaimOutcome, ClaimRequest } from "../worker/workloads/environment-object";
 import type { LiveTopic } from "../worker/shared/live";
 import { Coalescer } from "./coalesce";

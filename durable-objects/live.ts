@@ -5,7 +5,8 @@
 // who may listen was checked by the Worker's route before the socket reached it.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
-import { type LiveApi, type LiveAudience, WATCHER_HEADER, type Watcher } from "../worker/objects";
+import { WATCHER_HEADER } from "../worker/objects";
+import type { LiveApi, LiveAudience, Watcher } from "../worker/object-apis";
 import { LIVE_CLOSE, LIVE_MAX_AGE_MS, type LiveChange, type LiveClosing } from "../worker/shared/live";
 
 interface Attachment extends Watcher {

@@ -3,7 +3,7 @@
 // side of serving.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
-import type { BucketRule, RateLimiterApi, Take } from "../worker/objects";
+import type { BucketRule, RateLimiterApi, Take } from "../worker/object-apis";
 
 export class RateLimiter extends DurableObject<Env> implements RateLimiterApi {
   private level: number | null = null;

@@ -1,18 +1,11 @@
-// The Durable Objects as the Worker reaches them: each binding's interface, declared once here and
-// implemented by its class in durable-objects/ (which imports this module; nothing in worker/ imports
-// those classes, except the entry that hands them to the platform), and how a call's failure is read.
+// The Durable Objects as the Worker reaches them (their interfaces are object-apis.ts): by name, with a
+// deadline, and how a call's failure is read.
 import { budget, DEADLINES, DeadlinePassed, within } from "../db/deadline";
 import { DatabaseUnreachable } from "../db/neon";
 import { assertNoTransaction } from "../db/transaction";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
-import type { LiveChange, LiveTopic } from "./shared/live";
-
-/**
- * What an environment object's call answers: its value, or that the database could not be reached (an
- * RPC keeps an error's message, not its class, so the outage crosses as data and is raised again here).
- */
-export type ObjectAnswer<T> = { value: T } | { unavailable: true } | { failed: string[] };
+import type { ObjectAnswer } from "./object-apis";
 
 /** An environment object's call failed for a reason other than the database: its error classes (the object logged the rest). */
 export class EnvironmentObjectFailed extends Error {
@@ -21,13 +14,6 @@ export class EnvironmentObjectFailed extends Error {
     super(`An environment's Durable Object failed (${errorClasses.join(" < ")}).`);
   }
 }
-
-/**
- * One environment's object (ENVIRONMENTS): projection, claims and the workload alarm, serialized per
- * environment. The capabilities it serves declare its calls where they make them, extending this
- * interface: `project` (worker/environments/projection.ts), `claim` and `wake` (worker/workloads/claim.ts).
- */
-export interface EnvironmentApi extends Rpc.DurableObjectBranded {}
 
 /**
  * Calls an environment object with a deadline (DEADLINES.objectMs, or less when the request's answer
@@ -63,24 +49,6 @@ export function environmentObject(env: Env, orgId: string, envId: string) {
   return namedObject(env, env.ENVIRONMENTS, environmentObjectName(orgId, envId));
 }
 
-/** Who opened a live channel, as the Worker checked it; kept on the socket across the object's hibernation. */
-export interface Watcher {
-  personId: string;
-  sessionId: string;
-  topics: LiveTopic[];
-}
-
-/** Whose channels to close: a person's (in this organization), one session's, or everyone's. */
-export type LiveAudience = { personId: string } | { sessionId: string } | "everyone";
-
-/** An organization's live channel (LIVE): the console's WebSockets, and the changes sent to them. */
-export interface LiveApi extends Rpc.DurableObjectBranded {
-  /** Sends `change` to every channel listening to its topic; how many there were. */
-  publish(change: LiveChange): number;
-  /** Closes the audience's channels with `code` and `reason` (worker/shared/live.ts LIVE_CLOSE); how many. */
-  end(audience: LiveAudience, code: number, reason: string): number;
-}
-
 /** The request header carrying the Watcher (JSON) from the Worker's checked route to the object. */
 export const WATCHER_HEADER = "x-svc-watcher";
 
@@ -90,30 +58,7 @@ export function liveChannel(env: Env, orgId: string) {
   return env.LIVE.get(env.LIVE.idFromName(orgId));
 }
 
-export interface BucketRule {
-  /** Units the bucket holds when full (the burst). */
-  capacity: number;
-  /** Units added back per second. */
-  refillPerSecond: number;
-}
-
-export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
-
-/** A token bucket per key (RATE_LIMITER), exact across isolates because one object holds it. */
-export interface RateLimiterApi extends Rpc.DurableObjectBranded {
-  take(cost: number, rule: BucketRule): Take;
-}
-
-/** Series key (worker/metrics/series.ts) and the amount to add. */
-export type MetricsBatch = Array<[key: string, amount: number]>;
-
 export const METRICS_OBJECT_NAME = "deployment";
-
-/** The deployment's counters (METRICS), fed in batches by every isolate. */
-export interface MetricsApi extends Rpc.DurableObjectBranded {
-  addAndRead(batch: MetricsBatch): MetricsBatch;
-  add(batch: MetricsBatch): void;
-}
 
 // Errors from a Durable Object call, as the platform marks them: `retryable` (a transient fault, safe
 // to send again), `overloaded` (sending again makes it worse), `remote` (thrown by the object's code).

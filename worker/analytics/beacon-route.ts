@@ -3,7 +3,7 @@
 // the spec, so the route is served and validated but left out of /openapi.json; the README documents it.
 import type { Hono } from "hono";
 import * as z from "zod";
-import type { BucketRule } from "../objects";
+import type { BucketRule } from "../object-apis";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { enforceRateLimit } from "../http/rate-limit";

@@ -1,6 +1,6 @@
 // The database roles: application (required), operator, migration, maintenance, re-seal.
 import { readConnectionString, readOnWithOne, readRequired, readWholeNumber, type EnvReader } from "./readers";
-import type { DatabaseConfig } from "./types";
+import { LOCATION_HINTS, type DatabaseConfig, type LocationHint } from "./types";
 
 const MAX_POOL = 100;
 
@@ -27,10 +27,6 @@ export function readDatabase(r: EnvReader): DatabaseConfig {
     objectLocationHint: readLocationHint(r),
   };
 }
-
-/** The regions a Durable Object can be asked to start in (Cloudflare's location hints). */
-const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "apac-ne", "apac-se", "oc", "afr", "me"] as const;
-export type LocationHint = (typeof LOCATION_HINTS)[number];
 
 function readLocationHint(r: EnvReader): LocationHint | null {
   const text = r.text("SVC_OBJECT_LOCATION_HINT");

@@ -1,6 +1,9 @@
 // The typed configuration the rest of the Worker reads instead of the raw environment.
 // Optional features are `null` when off, so a caller cannot use a half-configured one.
-import type { LocationHint } from "./database";
+
+/** The regions a Durable Object can be asked to start in (Cloudflare's location hints). */
+export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "apac-ne", "apac-se", "oc", "afr", "me"] as const;
+export type LocationHint = (typeof LOCATION_HINTS)[number];
 
 export type Edition = "enterprise" | "community";
 

@@ -6,7 +6,6 @@ import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { RequestPool } from "../../db/neon";
 import type { LiveSession, TokenCaller } from "./caller";
-import type { GateSide } from "./plan-gate";
 
 export interface AppEnv {
   Bindings: Env;
@@ -27,3 +26,6 @@ export interface AppEnv {
 }
 
 export type AppContext = Context<AppEnv>;
+
+/** A route's or procedure's side of the required-plan gate (worker/http/plan-gate.ts). */
+export type GateSide = "gated" | "reachable";

@@ -8,10 +8,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { Plan } from "../../db/enums";
 import type { Config } from "../config/types";
-import type { AppContext, AppEnv } from "./context";
+import type { AppContext, AppEnv, GateSide } from "./context";
 import { Refusal } from "./refusal";
-
-export type GateSide = "gated" | "reachable";
 
 const DECLARED_SIDE = Symbol("plan-gate side");
 

@@ -2,7 +2,8 @@
 // locations). A refusal is 429 with Retry-After and retryAfterSeconds.
 import { DEADLINES, within } from "../../db/deadline";
 import { assertNoTransaction } from "../../db/transaction";
-import { namedObject, type BucketRule, type Take } from "../objects";
+import { namedObject } from "../objects";
+import type { BucketRule, Take } from "../object-apis";
 import type { Env } from "../env";
 import { Refusal } from "./refusal";
 

@@ -4,7 +4,8 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod";
-import { planGate, type GateSide } from "../http/plan-gate";
+import { planGate } from "../http/plan-gate";
+import type { GateSide } from "../http/context";
 import type { AppContext, AppEnv } from "../http/context";
 import { readBody, validate, type BodyOptions } from "../http/input";
 import { Refusal } from "../http/refusal";

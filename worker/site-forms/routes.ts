@@ -8,7 +8,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { enforceRateLimit } from "../http/rate-limit";
 import { registerSitePreflight, siteCors } from "../http/site-cors";
 import { refusal, register, route, serverFailure } from "../openapi/route";
-import type { BucketRule } from "../objects";
+import type { BucketRule } from "../object-apis";
 import { ApplicationRequest, FormReceived, LeadRequest } from "./schemas";
 import type { Config } from "../config/types";
 import { log } from "../log";

@@ -8,7 +8,7 @@ import type { Role } from "../../db/schema";
 import { inTransaction, type Scope, type Transaction, type Tx } from "../../db/transaction";
 import { addLookup } from "../../db/acting";
 import type { LiveSession } from "../http/caller";
-import type { GateSide } from "../http/plan-gate";
+import type { GateSide } from "../http/context";
 import type { LiveTopic } from "../shared/live";
 import type { Permission } from "../shared/permissions";
 import { Refusal } from "../http/refusal";

@@ -7,7 +7,7 @@ import type { Connection, Scope, Tx } from "../../db/transaction";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
 import type { LiveSession } from "../http/caller";
-import type { GateSide } from "../http/plan-gate";
+import type { GateSide } from "../http/context";
 import type { LiveTopic } from "../shared/live";
 import type { Permission } from "../shared/permissions";
 

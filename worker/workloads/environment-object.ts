@@ -1,9 +1,10 @@
 // The environment's object as workloads reach it: the calls it serves for claims and the workload
-// alarm, declared on its interface (worker/objects.ts), and the Worker's way to make them.
+// alarm, declared on its interface (worker/object-apis.ts), and the Worker's way to make them.
 import type { Env } from "../env";
 import type { ErrorCode } from "../http/catalog";
-import type { GateSide } from "../http/plan-gate";
-import { askEnvironment, environmentObject, type ObjectAnswer } from "../objects";
+import type { GateSide } from "../http/context";
+import { askEnvironment, environmentObject } from "../objects";
+import type { ObjectAnswer } from "../object-apis";
 import type { ClaimedRun } from "./claim";
 
 /** A claim as the route hands it over: the token is checked in the object, in the claim's transaction. */
@@ -23,7 +24,7 @@ export interface ClaimOutcome {
   refused: { code: ErrorCode; message: string; retryAfterSeconds: number | null } | null;
 }
 
-declare module "../objects" {
+declare module "../object-apis" {
   interface EnvironmentApi {
     /** Claims the next run waiting in the environment for the request's engine token. */
     claim(request: ClaimRequest): Promise<ObjectAnswer<ClaimOutcome>>;
