@@ -27,41 +27,41 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   // A batch's projection, a wake and the alarm run alone: their reads and writes never interleave
   // with another call's, and the alarm they re-arm from the database is the last word. Claims run
   // side by side (SKIP LOCKED gives each a different run; a claim only ever brings the alarm forward).
-  private turns = new Turns();
+  #turns = new Turns();
 
   // Connections kept by the object across its calls (a Durable Object may hold I/O between requests;
   // a Worker's request may not): a claim or a batch's projection does not pay a new connection each
   // time (bench/claim.ts). One per claim under way, up to CONNECTIONS. The driver closes one after
   // 10 s idle and reconnects on the next call; a connection that failed is discarded by the pool, and
   // a call that could not reach the database drops the pool so the next one starts afresh.
-  private pool: RequestPool | null = null;
+  #pool: RequestPool | null = null;
 
-  private connection(): RequestPool {
-    if (!this.pool) {
+  #connection(): RequestPool {
+    if (!this.#pool) {
       const { database } = configFor(this.env);
       useBridge(database.wsProxy);
-      this.pool = openPool(database.url, CONNECTIONS);
+      this.#pool = openPool(database.url, CONNECTIONS);
     }
-    return this.pool;
+    return this.#pool;
   }
 
   // The identity is written once per object: the alarm reads it back after an eviction.
-  private identityStored = false;
+  #identityStored = false;
 
   /** Runs `work` for this environment in a tenant transaction on the object's connection. */
-  private async inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: EndingWork<T>): Promise<T> {
-    if (!this.identityStored) {
+  async #inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: EndingWork<T>): Promise<T> {
+    if (!this.#identityStored) {
       await this.ctx.storage.put("identity", identity);
-      this.identityStored = true;
+      this.#identityStored = true;
     }
-    const pool = this.connection();
+    const pool = this.#connection();
     try {
       return await inTransactionEndingWith(pool.connect, { ...scope, orgId: identity.orgId }, work);
     } catch (error) {
       // A connection the database ended (a terminated backend, a restart) says so with a SQLSTATE, not as
       // DatabaseUnreachable: either way the pool starts afresh, so no dead connection is handed out again.
-      if (diagnose(error).kind === "database_unreachable" && this.pool === pool) {
-        this.pool = null;
+      if (diagnose(error).kind === "database_unreachable" && this.#pool === pool) {
+        this.#pool = null;
         this.ctx.waitUntil(pool.end());
       }
       throw error;
@@ -69,49 +69,34 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   /** Re-arms the deadline alarm from the database: the environment's earliest deadline, or none. */
-  private async rearm(tx: Tx, identity: Identity): Promise<void> {
-    await this.armAt(await (await loadWork()).nextDeadline(tx, identity.orgId, identity.envId));
+  async #rearm(tx: Tx, identity: Identity): Promise<void> {
+    await this.#armAt(await (await loadWork()).nextDeadline(tx, identity.orgId, identity.envId));
   }
 
   /** The alarm for the environment's earliest deadline (epoch ms), or none. */
-  private async armAt(next: number | null): Promise<void> {
+  async #armAt(next: number | null): Promise<void> {
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 1000));
   }
 
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
   project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<ObjectAnswer<Array<{ ref: number; note: string }>>> {
-    return answered(this.projections.call({ identity: { orgId, envId }, events }));
+    return answered(this.#projections.call({ identity: { orgId, envId }, events }));
   }
 
-  // Batches that arrive while the object is busy are applied together, in one transaction, their
-  // events ordered as one batch's are (two concurrent batches have no order of their own).
-  private readonly projections = new Coalescer<{ identity: Identity; events: ProjectionEvent[] }, Array<{ ref: number; note: string }>>(
-    (drain) => void this.turns.exclusive(drain),
+  // Batches that arrive while the object is busy are applied together, in one transaction
+  // (worker/environments/object-projection.ts says how).
+  readonly #projections = new Coalescer<{ identity: Identity; events: ProjectionEvent[] }, Array<{ ref: number; note: string }>>(
+    (drain) => void this.#turns.exclusive(drain),
     async (batches) => {
-      const { projectOntoEnvironment, confirmTeardowns, lockedFrom, projectionScope } = await loadWork();
-      const { orgId, envId } = batches[0]!.identity;
-      // One list with refs of its own; each note goes back to its batch under the batch's ref.
-      const owners: Array<{ batch: number; ref: number }> = [];
-      const events = batches.flatMap(({ events: batchEvents }, batch) =>
-        batchEvents.map((event) => ({ ...event, ref: owners.push({ batch, ref: event.ref }) - 1 })),
-      );
-      let watched = false;
-      const notes = await this.inEnvironment({ orgId, envId }, projectionScope(envId), async (tx, first) => {
-        const locked = lockedFrom(first);
-        watched = locked.watched;
-        const { notes: unchanged, upsert } = projectOntoEnvironment(envId, events, locked);
-        // The engine's own destruction event is what confirms a teardown.
-        if (events.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
-        await this.armAt(locked.next_deadline?.getTime() ?? null);
-        // The row's upsert goes with the COMMIT: a projection is two round trips.
-        return { last: upsert ?? undefined, result: () => unchanged };
-      });
+      const { mergeBatches, projectionScope, projectionWork } = await loadWork();
+      const identity = batches[0]!.identity;
+      const merged = mergeBatches(batches.map(({ events }) => events));
+      const projected = await this.#inEnvironment(identity, projectionScope(identity.envId), projectionWork(identity.orgId, identity.envId, merged.events));
+      await this.#armAt(projected.nextDeadline);
       // Committed: the organization's open consoles hear it, unless every event changed nothing (or nobody watches).
-      if (watched && notes.size < events.length) this.told("environments", { orgId, envId });
-      const answers = batches.map((): Array<{ ref: number; note: string }> => []);
-      for (const [ref, note] of notes) answers[owners[ref]!.batch]!.push({ ref: owners[ref]!.ref, note });
-      return answers;
+      if (projected.watched && projected.notes.size < merged.events.length) this.#told("environments", identity);
+      return merged.answer(projected.notes);
     },
   );
 
@@ -121,21 +106,20 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
    * the environment is unknown.
    */
   claim(request: ClaimRequest): Promise<ObjectAnswer<ClaimOutcome>> {
-    return answered(this.claimed(request));
+    return answered(this.#claimed(request));
   }
 
-  private async claimed(request: ClaimRequest): Promise<ClaimOutcome> {
-    const { claimFor, claimScope, refusalOf } = await loadWork();
-    const config = configFor(this.env);
+  async #claimed(request: ClaimRequest): Promise<ClaimOutcome> {
+    const { claimScope, claimWork, refusalOf } = await loadWork();
     const { orgId, envId } = request;
-    const claimed = this.turns.shared(() => this.inEnvironment({ orgId, envId }, claimScope(request), (_tx, first) => claimFor(config, request, first)));
+    const claimed = this.#turns.shared(() => this.#inEnvironment({ orgId, envId }, claimScope(request), claimWork(configFor(this.env), request)));
     return claimed.then(
       async ({ run, watched }) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
         // that fires early finds nothing overdue and re-arms from the database.
         if (run) {
-          await this.armBy(Date.parse(run.deadline));
-          if (watched) this.told("workloads", { orgId, envId });
+          await this.#armBy(Date.parse(run.deadline));
+          if (watched) this.#told("workloads", { orgId, envId });
         }
         return { run, refused: null };
       },
@@ -148,11 +132,11 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   /** Tells the organization's open consoles, after the call's answer: a change they miss is read on the next. */
-  private told(topic: LiveTopic, { orgId, envId }: Identity): void {
+  #told(topic: LiveTopic, { orgId, envId }: Identity): void {
     this.ctx.waitUntil(publishChanges(this.env, orgId, [{ topic, envId }]));
   }
 
-  private async armBy(at: number): Promise<void> {
+  async #armBy(at: number): Promise<void> {
     const armed = await this.ctx.storage.getAlarm();
     if (armed === null || at < armed) await this.ctx.storage.setAlarm(at);
   }
@@ -160,12 +144,12 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   /** Arms the alarm for a run just requested on this environment. */
   wake(orgId: string, envId: string): Promise<ObjectAnswer<null>> {
     return answered(
-      this.turns
+      this.#turns
         .exclusive(() =>
-          this.inEnvironment(
+          this.#inEnvironment(
             { orgId, envId },
             {},
-            withoutLast((tx) => this.rearm(tx, { orgId, envId })),
+            withoutLast((tx) => this.#rearm(tx, { orgId, envId })),
           ),
         )
         .then(() => null),
@@ -181,22 +165,22 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
     const identity = await this.ctx.storage.get<Identity>("identity");
     if (!identity) return;
     const { abandonOverdueInEnvironment } = await loadWork();
-    const outcome = await answered(this.overdue(identity, abandonOverdueInEnvironment));
+    const outcome = await answered(this.#overdue(identity, abandonOverdueInEnvironment));
     if (!("value" in outcome)) await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
   }
 
-  private overdue(identity: Identity, abandonOverdueInEnvironment: typeof import("./environment-work").abandonOverdueInEnvironment): Promise<void> {
-    return this.turns.exclusive(() =>
-      this.inEnvironment(
+  #overdue(identity: Identity, abandonOverdueInEnvironment: typeof import("./environment-work").abandonOverdueInEnvironment): Promise<void> {
+    return this.#turns.exclusive(() =>
+      this.#inEnvironment(
         identity,
         {},
         withoutLast(async (tx) => {
           const abandoned = await abandonOverdueInEnvironment(tx, identity.orgId, identity.envId);
-          await this.rearm(tx, identity);
+          await this.#rearm(tx, identity);
           return abandoned;
         }),
       ).then((abandoned) => {
-        if (abandoned > 0) this.told("workloads", identity);
+        if (abandoned > 0) this.#told("workloads", identity);
       }),
     );
   }

@@ -6,18 +6,18 @@ import type { Env } from "../worker/env";
 import type { BucketRule, RateLimiterApi, Take } from "../worker/object-apis";
 
 export class RateLimiter extends DurableObject<Env> implements RateLimiterApi {
-  private level: number | null = null;
-  private updatedAt = 0;
+  #level: number | null = null;
+  #updatedAt = 0;
 
   take(cost: number, rule: BucketRule): Take {
     const now = Date.now();
-    const level = Math.min(rule.capacity, (this.level ?? rule.capacity) + ((now - this.updatedAt) / 1000) * rule.refillPerSecond);
-    this.updatedAt = now;
+    const level = Math.min(rule.capacity, (this.#level ?? rule.capacity) + ((now - this.#updatedAt) / 1000) * rule.refillPerSecond);
+    this.#updatedAt = now;
     if (cost <= level) {
-      this.level = level - cost;
+      this.#level = level - cost;
       return { ok: true };
     }
-    this.level = level;
+    this.#level = level;
     const missing = Math.min(cost, rule.capacity) - level;
     return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(missing / rule.refillPerSecond)) };
   }

@@ -3,21 +3,21 @@
 // Both in arrival order: a call waits for every exclusive one before it, and an exclusive one also
 // waits for the shared ones before it.
 export class Turns {
-  private lastExclusive: Promise<unknown> = Promise.resolve();
-  private sharedSince = new Set<Promise<unknown>>();
+  #lastExclusive: Promise<unknown> = Promise.resolve();
+  #sharedSince = new Set<Promise<unknown>>();
 
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = Promise.allSettled([this.lastExclusive, ...this.sharedSince]).then(work);
-    this.lastExclusive = run.catch(() => {});
-    this.sharedSince.clear();
+    const run = Promise.allSettled([this.#lastExclusive, ...this.#sharedSince]).then(work);
+    this.#lastExclusive = run.catch(() => {});
+    this.#sharedSince.clear();
     return run;
   }
 
   shared<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.lastExclusive.then(work);
+    const run = this.#lastExclusive.then(work);
     const settled = run.catch(() => {});
-    this.sharedSince.add(settled);
-    void settled.then(() => this.sharedSince.delete(settled));
+    this.#sharedSince.add(settled);
+    void settled.then(() => this.#sharedSince.delete(settled));
     return run;
   }
 }

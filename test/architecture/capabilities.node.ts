@@ -4,7 +4,8 @@
 // which import each other, even for types; and the composition roots, which import capabilities to
 // wire them together.
 import { describe, expect, it } from "vitest";
-import { GRAPH } from "./graph";
+import { readFileSync } from "node:fs";
+import { GRAPH, ROOT } from "./graph";
 
 /** Folders and root files of worker/ that are plumbing. */
 const PLUMBING = new Set([
@@ -96,5 +97,23 @@ describe("between the capabilities", () => {
 
   it("has no two capabilities reaching each other through their imports", () => {
     expect(capabilityCycles()).toEqual([]);
+  });
+});
+
+describe("the Durable Objects", () => {
+  const objects = [...GRAPH.keys()].filter((file) => file.startsWith("durable-objects/"));
+
+  it("are thin adapters: at run time they import plumbing; the capabilities' rules only through environment-work.ts, loaded on first call", () => {
+    expect(objects).toContain("durable-objects/environment-work.ts");
+    const found = objects
+      .filter((file) => file !== "durable-objects/environment-work.ts")
+      .flatMap((file) => GRAPH.get(file)!.map((edge) => ({ file, ...edge })))
+      .filter(({ to, typeOnly }) => !typeOnly && to.startsWith("worker/") && kindOf(unitOf(to)) !== "plumbing");
+    expect(found.map(({ file, to }) => `${file} -> ${to}`)).toEqual([]);
+  });
+
+  it("keep their members private with #, which the object's RPC cannot reach (TypeScript's private it can)", () => {
+    const declared = objects.filter((file) => /(^|[(,])\s*private\s/m.test(readFileSync(`${ROOT}${file}`, "utf8")));
+    expect(declared).toEqual([]);
   });
 });

@@ -2,6 +2,17 @@
 // (test/architecture/capabilities.node.ts). Everything else in the folder is its own.
 export { Denied, authorize, effectiveScopes } from "./authorize";
 export type { Grant } from "./authorize";
-export { asCliToken, asEngineToken, asEngineTokenEnding, asProxyCaller, authenticateProxyCaller, identifyToken, organizationSuspended } from "./bearer";
+export {
+  admit,
+  asCliToken,
+  asEngineToken,
+  asEngineTokenEnding,
+  asProxyCaller,
+  authenticateProxyCaller,
+  identifyToken,
+  organizationSuspended,
+  principalFrom,
+  principalScope,
+} from "./bearer";
 export { PERMISSION_WORDS } from "./permission-words";
 export { forgetTokenOrg } from "./token-orgs";

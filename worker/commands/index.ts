@@ -1,3 +1,3 @@
 // The front door of worker/commands/: what other capabilities may use of it
 // (test/architecture/capabilities.node.ts). Everything else in the folder is its own.
-export { enqueueCommand } from "./enqueue";
+export { confirmTeardowns, enqueueCommand } from "./enqueue";
