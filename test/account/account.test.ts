@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { expectRefusal } from "../support/refusals";
 import { rpcClient, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
@@ -30,8 +31,12 @@ describe("account.close", () => {
     const orgId = (await seedOrganization("close-owner")).id;
     const owner = await seedPerson(`owner-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "owner" }]);
     const session = await seedSession(owner);
-    const refused = await rpcPost(session, "account.close", { confirm: "yes" }, await browser(session).csrf());
-    expect(refused.status).toBe(409);
+    const csrf = await browser(session).csrf();
+    await expectRefusal(
+      () => rpcPost(session, "account.close", { confirm: "yes" }, csrf),
+      { status: 409, code: "last_owner" },
+      () => person(owner),
+    );
     expect((await person(owner)).closed_at).toBeNull();
 
     await seedPerson(`second-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "owner" }]);
@@ -41,8 +46,9 @@ describe("account.close", () => {
   it("takes confirm of 1 to 200 characters", async () => {
     const session = await seedSession(await seedPerson(`c-${crypto.randomUUID().slice(0, 6)}`));
     const csrf = await browser(session).csrf();
-    expect((await rpcPost(session, "account.close", { confirm: "" }, csrf)).status).toBe(400);
-    expect((await rpcPost(session, "account.close", { confirm: "x".repeat(201) }, csrf)).status).toBe(400);
+    const invalid = { status: 400, code: "invalid_request" } as const;
+    await expectRefusal(() => rpcPost(session, "account.close", { confirm: "" }, csrf), invalid);
+    await expectRefusal(() => rpcPost(session, "account.close", { confirm: "x".repeat(201) }, csrf), invalid);
     expect((await rpcPost(session, "account.close", { confirm: "x".repeat(200) }, csrf)).status).toBe(200);
   });
 });

@@ -4,7 +4,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { auditEntries, workplace, type Workplace } from "../support/engine-work";
 import { adminMutation, dataOf, signedInOperator } from "../support/operators";
-import { refusalStatus, rpcClient } from "../support/rpc";
+import { expectRefusal } from "../support/refusals";
+import { rpcClient } from "../support/rpc";
 
 let place: Workplace;
 
@@ -39,12 +40,11 @@ describe("organization.settings", () => {
   });
 
   it("refuses a member (403), a blank name (400) and another organization (404), and the name stays", async () => {
-    const before = await nameOf();
-    expect(await refusalStatus((await rpcClient(place.sessions.member)).organization.settings.mutate({ orgId: place.orgId, name: "Taken over" }))).toBe(403);
-    expect(await refusalStatus((await rpcClient(place.sessions.owner)).organization.settings.mutate({ orgId: place.orgId, name: "" }))).toBe(400);
+    const rename = (session: string, name: string) => async () => (await rpcClient(session)).organization.settings.mutate({ orgId: place.orgId, name });
+    await expectRefusal(rename(place.sessions.member, "Taken over"), { status: 403, code: "forbidden" }, nameOf);
+    await expectRefusal(rename(place.sessions.owner, ""), { status: 400, code: "invalid_request" }, nameOf);
     const other = await workplace("org-other");
-    expect(await refusalStatus((await rpcClient(other.sessions.owner)).organization.settings.mutate({ orgId: place.orgId, name: "Mine now" }))).toBe(404);
-    expect(await nameOf()).toBe(before);
+    await expectRefusal(rename(other.sessions.owner, "Mine now"), { status: 404, code: "not_found" }, nameOf);
     expect(await auditEntries(place.orgId, "organization.renamed")).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { newEnvId, workplace, type Workplace } from "../support/engine-work";
 import { isoAgo, makeEvent, sendAccepted } from "../support/events";
-import { refusalStatus, rpcClient } from "../support/rpc";
+import { expectRefusal } from "../support/refusals";
+import { rpcClient } from "../support/rpc";
 
 let place: Workplace;
 let envId: string;
@@ -17,7 +18,6 @@ beforeEach(async () => {
   admin = await rpcClient(place.sessions.admin);
 });
 
-const failure = refusalStatus;
 const send = sendAccepted;
 
 describe("runs.list and runs.get", () => {
@@ -62,7 +62,7 @@ describe("runs.list and runs.get", () => {
       artifacts: [{ name: "trace.zip", sizeBytes: 4096, digest: "sha256:abcd", location: "s3://acme/trace.zip", contentType: null }],
       goldens: [{ name: "home", version: "7", digest: "sha256:ef01" }],
     });
-    expect(await failure(viewer.runs.get.query({ orgId: place.orgId, runId: "missing" }))).toBe(404);
+    await expectRefusal(() => viewer.runs.get.query({ orgId: place.orgId, runId: "missing" }), { status: 404, code: "not_found" });
   });
 });
 
@@ -93,10 +93,10 @@ describe("tenant isolation", () => {
     const other = await workplace("recs-other");
     const stranger = await rpcClient(other.sessions.owner);
     expect((await stranger.runs.list.query({ orgId: other.orgId, envId })).items).toEqual([]);
-    expect(await failure(stranger.runs.get.query({ orgId: other.orgId, runId: "secret-run" }))).toBe(404);
+    await expectRefusal(() => stranger.runs.get.query({ orgId: other.orgId, runId: "secret-run" }), { status: 404, code: "not_found" });
     expect((await stranger.decisions.list.query({ orgId: other.orgId, envId })).items).toEqual([]);
     expect(await stranger.runtimes.list.query({ orgId: other.orgId, includeRemoved: true })).toEqual([]);
     // Naming the other organization is answered like a missing one.
-    expect(await failure(stranger.runs.list.query({ orgId: place.orgId, envId }))).toBe(404);
+    await expectRefusal(() => stranger.runs.list.query({ orgId: place.orgId, envId }), { status: 404, code: "not_found" });
   });
 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { installApp, newRepository } from "../support/codehost";
+import { expectRefusal } from "../support/refusals";
 import { rpcClient, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
@@ -43,15 +44,29 @@ describe("members", () => {
     const admin = await seedPerson(`adm-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }]);
     const member = await seedPerson(`mem-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }]);
     const asAdmin = await seedSession(admin);
-    expect((await rpcPost(asAdmin, "members.changeRole", { orgId, personId: member, role: "owner" }, await browser(asAdmin).csrf())).status).toBe(403);
+    await expectRefusal(
+      async () => rpcPost(asAdmin, "members.changeRole", { orgId, personId: member, role: "owner" }, await browser(asAdmin).csrf()),
+      { status: 403, code: "forbidden" },
+      () => roleOf(member),
+    );
     await (await rpcClient(ownerSession)).members.changeRole.mutate({ orgId, personId: member, role: "owner" });
     expect(await roleOf(member)).toEqual({ role: "owner", role_source: "manual" });
   });
 
-  it("never leaves the organization without an owner", async () => {
-    const response = await rpcPost(ownerSession, "members.changeRole", { orgId, personId: owner, role: "admin" }, await browser(ownerSession).csrf());
-    expect(response.status).toBe(409);
-    expect((await rpcPost(ownerSession, "members.remove", { orgId, personId: owner }, await browser(ownerSession).csrf())).status).toBe(409);
+  it("never leaves the organization without an owner: refused as last_owner, the owner left as they were", async () => {
+    const csrf = await browser(ownerSession).csrf();
+    const lastOwner = { status: 409, code: "last_owner" } as const;
+    await expectRefusal(
+      () => rpcPost(ownerSession, "members.changeRole", { orgId, personId: owner, role: "admin" }, csrf),
+      lastOwner,
+      () => roleOf(owner),
+    );
+    await expectRefusal(
+      () => rpcPost(ownerSession, "members.remove", { orgId, personId: owner }, csrf),
+      lastOwner,
+      () => roleOf(owner),
+    );
+    expect(await roleOf(owner)).toMatchObject({ role: "owner" });
   });
 
   it("removing a member signs them out in the same transaction", async () => {

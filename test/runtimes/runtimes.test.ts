@@ -3,7 +3,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { auditEntries, newEnvId, workplace, type Workplace } from "../support/engine-work";
 import { isoAgo, makeEvent, sendAccepted } from "../support/events";
-import { refusalStatus, rpcClient } from "../support/rpc";
+import { expectRefusal } from "../support/refusals";
+import { rpcClient } from "../support/rpc";
 
 let place: Workplace;
 let envId: string;
@@ -17,21 +18,21 @@ beforeEach(async () => {
   admin = await rpcClient(place.sessions.admin);
 });
 
-const failure = refusalStatus;
 const send = sendAccepted;
 
 describe("runtimes", () => {
   it("registers, tags, untags and removes; last seen comes from engine events; a removed runtime's runs stay readable", async () => {
     const runtime = await admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large", labels: ["region=eu", "gpu", "gpu"] });
     expect(runtime).toMatchObject({ name: "linux-large", labels: ["gpu", "region=eu"], lastSeenAt: null, runs: 0 });
-    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large" }))).toBe(409);
+    const listed = () => admin.runtimes.list.query({ orgId: place.orgId, includeRemoved: true });
+    await expectRefusal(() => admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large" }), { status: 409, code: "already_exists" }, listed);
     expect((await admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "arm64" })).labels).toEqual(["arm64", "gpu", "region=eu"]);
     expect((await admin.runtimes.untag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "gpu" })).labels).toEqual(["arm64", "region=eu"]);
 
     const seen = makeEvent({ type: "run.started", envId, occurredAt: isoAgo(2000), payload: { runId: `${envId}-rt`, runtime: "linux-large" } });
     await send(place.engine, [seen]);
-    const [listed] = await admin.runtimes.list.query({ orgId: place.orgId });
-    expect(listed).toMatchObject({ lastSeenAt: seen.occurredAt, runs: 1 });
+    const [seenRuntime] = await admin.runtimes.list.query({ orgId: place.orgId });
+    expect(seenRuntime).toMatchObject({ lastSeenAt: seen.occurredAt, runs: 1 });
     expect((await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-rt` })).runtime).toEqual({ name: "linux-large", registered: true });
 
     await admin.runtimes.remove.mutate({ orgId: place.orgId, runtimeId: runtime.id });
@@ -41,7 +42,7 @@ describe("runtimes", () => {
       removedAt: expect.any(String),
     });
     expect((await viewer.runs.get.query({ orgId: place.orgId, runId: `${envId}-rt` })).runtime).toEqual({ name: "linux-large", registered: false });
-    expect(await failure(admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "x" }))).toBe(404);
+    await expectRefusal(() => admin.runtimes.tag.mutate({ orgId: place.orgId, runtimeId: runtime.id, label: "x" }), { status: 404, code: "not_found" }, listed);
     // The name is free again.
     expect(await admin.runtimes.register.mutate({ orgId: place.orgId, name: "linux-large" })).toMatchObject({ runs: 1 });
     expect((await auditEntries(place.orgId, "runtime.removed")).map((entry) => entry.target)).toEqual(["linux-large"]);
@@ -49,8 +50,11 @@ describe("runtimes", () => {
   });
 
   it("refuses a name or label of the wrong shape, and members (not managers) are refused", async () => {
-    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "has space" }))).toBe(400);
-    expect(await failure(admin.runtimes.register.mutate({ orgId: place.orgId, name: "ok", labels: ["-bad"] }))).toBe(400);
-    expect(await failure((await rpcClient(place.sessions.member)).runtimes.list.query({ orgId: place.orgId }))).toBe(403);
+    const listed = () => admin.runtimes.list.query({ orgId: place.orgId, includeRemoved: true });
+    const invalid = { status: 400, code: "invalid_request" } as const;
+    await expectRefusal(() => admin.runtimes.register.mutate({ orgId: place.orgId, name: "has space" }), invalid, listed);
+    await expectRefusal(() => admin.runtimes.register.mutate({ orgId: place.orgId, name: "ok", labels: ["-bad"] }), invalid, listed);
+    const member = await rpcClient(place.sessions.member);
+    await expectRefusal(() => member.runtimes.list.query({ orgId: place.orgId }), { status: 403, code: "forbidden" });
   });
 });

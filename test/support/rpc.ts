@@ -53,12 +53,3 @@ export const rpcPost = (sessionToken: string | null, name: string, input: unknow
     json: input,
     headers: { ...(sessionToken ? { cookie: `svc_session=${sessionToken}` } : {}), ...(csrf ? { "x-svc-csrf": csrf } : {}) },
   });
-
-/** The HTTP status a procedure call is refused with (it throws when the call succeeds). */
-export const refusalStatus = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error("expected a refusal");
-    },
-    (error: { data?: { httpStatus: number } }) => error.data?.httpStatus,
-  );
