@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
@@ -32,12 +33,13 @@ export default defineConfig({
       },
       {
         // Pure logic in Node: modules exercised without the Worker, the database or HTTP (test/README.md).
-        // Migrations and the engine's workflow load as text, as wrangler's Text rule loads them into the Worker.
+        // Migrations, the engine's workflow and the assistant's index load as text, as wrangler's Text rule loads them into the Worker.
         plugins: [
           {
             name: "text-modules",
             enforce: "pre",
-            transform: (code, id) => (/\.(sql|yml)$/.test(id) ? `export default ${JSON.stringify(code)};` : undefined),
+            // Read in `load`: Vite's own asset handling would answer a .txt with its address before any transform.
+            load: (id) => (/\.(sql|yml|txt)$/.test(id) ? `export default ${JSON.stringify(readFileSync(id, "utf8"))};` : undefined),
           },
         ],
         test: {

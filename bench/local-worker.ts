@@ -107,7 +107,7 @@ function miniflareOptions(
     modules: true,
     scriptPath: join(outdir, "index.js"),
     modulesRoot: outdir,
-    modulesRules: [{ type: "Text", include: ["**/*.sql", "**/*.yml"] }],
+    modulesRules: [{ type: "Text", include: ["**/*.sql", "**/*.yml", "**/*.txt"] }],
     bindings: {
       ...workerOptions.bindings,
       ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),

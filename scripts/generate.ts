@@ -1,13 +1,13 @@
 // Writes the files derived from others, so no list is kept by hand twice: db/migrations/bundled.ts
 // (the migrations the Worker carries) from the .sql files on disk, and wrangler.toml's
 // [assets].run_worker_first from worker/console/api-prefixes.ts, and the website assistant's documentation
-// index (worker/assistant/docs-index.ts) from the site's pages, docs/api.md and the error catalog. `npm start` and `npm test` run it
+// index (worker/assistant/docs-index.txt) from the site's pages, docs/api.md and the error catalog. `npm start` and `npm test` run it
 // first (`npm run generate` alone); a test fails while a committed file differs from what it writes.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { migrationsOnDisk } from "../db/migrations-on-disk";
 import { API_PREFIXES } from "../worker/console/api-prefixes";
-import { docsIndexModule } from "./assistant-docs";
+import { docsIndexText } from "./assistant-docs";
 
 const RUN_WORKER_FIRST = /^run_worker_first = \[[^\]]*\]/m;
 
@@ -32,7 +32,7 @@ function withRunWorkerFirst(toml: string, prefixes: readonly string[]): string {
   return toml.replace(RUN_WORKER_FIRST, () => ["run_worker_first = [", ...prefixes.map((prefix) => `  ${JSON.stringify(prefix)},`), "]"].join("\n"));
 }
 
-const DOCS_INDEX = "worker/assistant/docs-index.ts";
+const DOCS_INDEX = "worker/assistant/docs-index.txt";
 
 const file = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
@@ -46,7 +46,7 @@ export function generatedFiles(): Array<{ path: string; committed: string; expec
       expected: bundledMigrations(migrationsOnDisk().map((migration) => migration.name)),
     },
     { path: "wrangler.toml", committed: toml, expected: withRunWorkerFirst(toml, API_PREFIXES) },
-    { path: DOCS_INDEX, committed: existsSync(file(DOCS_INDEX)) ? readFileSync(file(DOCS_INDEX), "utf8") : "", expected: docsIndexModule(file("")) },
+    { path: DOCS_INDEX, committed: existsSync(file(DOCS_INDEX)) ? readFileSync(file(DOCS_INDEX), "utf8") : "", expected: docsIndexText(file("")) },
   ];
 }
 
