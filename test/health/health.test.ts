@@ -16,10 +16,12 @@ describe("GET /health", () => {
 });
 
 describe("GET /readyz", () => {
-  it("answers 200 Readiness with the configured version and commit", async () => {
+  it("answers 200 Readiness with the configured version and commit (SVC_VERSION, SVC_COMMIT)", async () => {
     const response = await call("/readyz");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ready: true, version: "test-version", commit: "test-commit" });
+    const another = await callWith({ SVC_VERSION: "2026.11.28", SVC_COMMIT: "0123abcd" }, "/readyz");
+    expect(await another.json()).toEqual({ ready: true, version: "2026.11.28", commit: "0123abcd" });
   });
 
   it("answers 503 with a reason when the database does not answer", async () => {
