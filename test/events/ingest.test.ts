@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { call, callWith, UNREACHABLE_DATABASE } from "../support/http";
+import { captureLogs } from "../support/logs";
 import { type EventInput, isoAgo, makeEvent, postEvents, type IngestBody } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
@@ -207,14 +208,20 @@ describe("POST /v1/events: refusals store nothing", () => {
   });
 
   it("answers 500 ServerFailure with a catalog code and the request id when the database is unreachable", async () => {
-    const response = await callWith(UNREACHABLE_DATABASE, "/v1/events", {
-      method: "POST",
-      token,
-      json: { events: [makeEvent({ payload: { secret: "do-not-echo" } })] },
+    let response = new Response();
+    const logs = await captureLogs(async () => {
+      response = await callWith(UNREACHABLE_DATABASE, "/v1/events", {
+        method: "POST",
+        token,
+        json: { events: [makeEvent({ payload: { secret: "do-not-echo" } })] },
+      });
     });
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(text).not.toContain("do-not-echo");
+    // Logged once, as one line, with nothing of the payload.
+    expect(logs.event("request.failed")).toMatchObject({ code: "database_unavailable", requestId: response.headers.get("x-request-id") });
+    expect(logs.text).not.toContain("do-not-echo");
     const body = JSON.parse(text) as { error: { code: string; message: string; resolution: string }; requestId: string };
     expect(body.error).toEqual({ code: "database_unavailable", message: expect.any(String), resolution: expect.any(String) });
     expect(body.requestId).toBe(response.headers.get("x-request-id"));

@@ -7,6 +7,7 @@ import worker from "../../worker/index";
 import { PARTITION_CRON } from "../../worker/scheduled";
 import { addMonths, monthOf, monthStart, partitionName, archiveFolder } from "../../worker/events/partitions/pass";
 import { makeEvent, type EventInput } from "../support/events";
+import { captureLogs } from "../support/logs";
 import { callWith } from "../support/http";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -89,7 +90,9 @@ describe("the partition pass (daily cron)", () => {
     const id = await send(makeEvent({ occurredAt: midMonth(8).toISOString() }));
     await runPass(midMonth(8));
     const failing = { createMultipartUpload: () => Promise.reject(new Error("bucket unavailable")) };
-    await expect(runPass(now, { ...retention("archive/failing/"), EVENT_ARCHIVE: failing })).rejects.toThrow();
+    // The pass fails on purpose, and says so in one cron.failed line, read here rather than printed.
+    const logs = await captureLogs(() => expect(runPass(now, { ...retention("archive/failing/"), EVENT_ARCHIVE: failing })).rejects.toThrow());
+    expect(logs.event("cron.failed")).toMatchObject({ cron: "17 3 * * *", outcome: "failed" });
     expect(await partitions()).toContain(partitionName(monthsAgo(8)));
     expect(await whereIs(id)).toEqual([partitionName(monthsAgo(8))]);
   });

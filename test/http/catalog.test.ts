@@ -7,6 +7,7 @@ import { catalogDocument, ERROR_CATALOG, type ErrorCode } from "../../worker/htt
 import { baseEnv, envWith, LICENCE_PUBLIC_KEY, NOW } from "../config/fixtures";
 import { seedTenant } from "../support/bearer-routes";
 import { call, callWith, UNREACHABLE_DATABASE } from "../support/http";
+import { captureLogs } from "../support/logs";
 import { PROXY, proxyEnv, seedProviderOrg, uniqueKey, workerFetch } from "../support/providers";
 import { rpcClient } from "../support/rpc";
 import { browser } from "../support/sessions";
@@ -129,8 +130,13 @@ describe("the error catalog", () => {
   });
 
   it.each(Object.keys(PRODUCED) as Array<keyof typeof PRODUCED>)("produces %s with its status", async (code) => {
-    const response = await PRODUCED[code]();
+    let response = new Response();
+    // What the drawn failure logs is read here, not printed: an unexpected one is one request.failed line.
+    const logs = await captureLogs(async () => {
+      response = await PRODUCED[code]();
+    });
     expect({ code: response.headers.get("x-svc-error-code"), status: response.status }).toEqual({ code, status: ERROR_CATALOG[code].status });
+    if (code === "internal_error" || code === "database_unavailable") expect(logs.event("request.failed")).toMatchObject({ code });
   });
 
   it.each(Object.keys(STARTUP) as StartupCode[])("stops the configuration check with the exit status of %s", (code) => {

@@ -11,6 +11,7 @@ import type { Config } from "../../worker/config/types";
 import { FailureThrottle, storeFailure, type Failure } from "../../worker/http/failure-store";
 import { SWEEP_CRON } from "../../worker/scheduled";
 import { callWith, UNREACHABLE_DATABASE } from "../support/http";
+import { quietly } from "../support/logs";
 import { adminQuery, dataOf, operatorSignIn, seedOperator } from "../support/operators";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -53,13 +54,16 @@ async function failingTokenRequest(overrides: Record<string, unknown> = {}) {
     (client) => client.query(`ALTER TABLE tokens ADD CONSTRAINT ${constraint} CHECK (position('${marker}' in name) = 0) NOT VALID`),
     own.database,
   );
+  // Each send is a 500 on purpose: what it logs is not printed.
   const send = () =>
-    callWith({ ...own.bindings, ...overrides }, "/v1/tokens", {
-      method: "POST",
-      token: cli,
-      json: { name: `runner ${marker}` },
-      headers: { cookie: `svc_session=cookie-${marker}` },
-    });
+    quietly(() =>
+      callWith({ ...own.bindings, ...overrides }, "/v1/tokens", {
+        method: "POST",
+        token: cli,
+        json: { name: `runner ${marker}` },
+        headers: { cookie: `svc_session=cookie-${marker}` },
+      }),
+    );
   const drop = () => asRole("superuser", (client) => client.query(`ALTER TABLE tokens DROP CONSTRAINT ${constraint}`), own.database);
   return { marker, constraint, cli, send, drop };
 }
@@ -112,11 +116,14 @@ describe("recording an unexpected failure", () => {
       const personId = await seedPerson(`rpc-failure-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }], own.database);
       const pool = appPool(own.database);
       const session = await beginSession(pool.connect, { id: personId, label: "test" }, { address: null, userAgent: "test" }, "test").finally(() => pool.end());
-      const response = await callWith(own.bindings, "/rpc/tokens.create", {
-        method: "POST",
-        json: { orgId, name: `runner ${failing.marker}` },
-        headers: { cookie: `svc_session=${session}`, "x-svc-csrf": await csrfTokenFor(session) },
-      });
+      const csrf = await csrfTokenFor(session);
+      const response = await quietly(() =>
+        callWith(own.bindings, "/rpc/tokens.create", {
+          method: "POST",
+          json: { orgId, name: `runner ${failing.marker}` },
+          headers: { cookie: `svc_session=${session}`, "x-svc-csrf": csrf },
+        }),
+      );
       expect(response.status).toBe(500);
       await response.body?.cancel();
       const [group] = (await groups()).filter((row) => row.error_type.includes(failing.constraint));
@@ -148,11 +155,13 @@ describe("recording an unexpected failure", () => {
   });
 
   it("never turns the 500 into something else when the store cannot be written", async () => {
-    const response = await callWith({ ...own.bindings, ...UNREACHABLE_DATABASE }, "/v1/events", {
-      method: "POST",
-      token: "svc_eng_whatever",
-      json: { events: [] },
-    });
+    const response = await quietly(() =>
+      callWith({ ...own.bindings, ...UNREACHABLE_DATABASE }, "/v1/events", {
+        method: "POST",
+        token: "svc_eng_whatever",
+        json: { events: [] },
+      }),
+    );
     expect(response.status).toBe(500);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("database_unavailable");
   });

@@ -6,6 +6,7 @@ import * as z from "zod";
 import { createApp } from "../../worker/app";
 import { declaredRoutes, hookResponses, honoPath, type ResponseDoc } from "../../worker/openapi/route";
 import { call } from "../support/http";
+import { captureLogs } from "../support/logs";
 import { ANSWERS } from "./answers";
 
 /** The spec (Liveness and readiness): what /openapi.json carries besides the console procedures. */
@@ -116,9 +117,15 @@ describe("/openapi.json and the mounted routes", () => {
 
 describe.each(SPEC_OPERATIONS)("%s answers as documented", (key) => {
   it.each(Object.keys(ANSWERS[key]!))("%s", async (status) => {
-    const response = await ANSWERS[key]![Number(status)]!();
-    const text = await response.text();
+    let response = new Response();
+    let text = "";
+    // A 500 is provoked on purpose: its one log line is read here, not printed.
+    const logs = await captureLogs(async () => {
+      response = await ANSWERS[key]![Number(status)]!();
+      text = await response.text();
+    });
     expect(response.status, text).toBe(Number(status));
+    if (status === "500") expect(logs.event("request.failed")).toMatchObject({ code: "internal_error", requestId: response.headers.get("x-request-id") });
     const parsed = documentedSchema(key, status).safeParse(JSON.parse(text));
     expect(parsed.error?.issues, text).toBeUndefined();
     for (const header of Object.keys(operation(key).responses[status]!.headers ?? {})) expect(response.headers.get(header), header).not.toBeNull();

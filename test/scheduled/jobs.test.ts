@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
 import { LOCAL_CRON_PATH } from "../../worker/cron-names";
 import { SWEEP_CRON } from "../../worker/scheduled";
-import { captureLogs } from "../support/logs";
+import { captureLogs, quietly } from "../support/logs";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { asRole } from "../support/sql";
 
@@ -113,7 +113,7 @@ describe("the local stack's cron route", () => {
   });
 
   it("answers a failed job's run id and code", async () => {
-    const failed = await call({ SVC_LOCAL_CRON_SECRET: secret, SVC_MAINTENANCE_DATABASE_URL: UNREACHABLE }, { token: secret });
+    const failed = await quietly(() => call({ SVC_LOCAL_CRON_SECRET: secret, SVC_MAINTENANCE_DATABASE_URL: UNREACHABLE }, { token: secret }));
     expect(failed.status).toBe(500);
     expect(await failed.json()).toMatchObject({ job: "sweep", outcome: "failed", code: "database_unavailable", runId: expect.any(String) });
   });

@@ -1,10 +1,12 @@
 // Errors raised inside workerd outside a test are printed but leave the run green; make them fail it.
+// The messages workerd prints for what tests provoke on purpose are left out of the output
+// (expectedRuntimeMessage), so a green run prints no stack trace.
 // Two kinds: those vitest collected (its "unhandled errors"), and uncaught exceptions workerd prints
 // itself (test/setup/workerd-uncaught.ts), which miniflare writes to this process's stdout (workerd
 // logs them at info level) or stderr without vitest ever seeing them.
 import type { Reporter, TestRunEndReason } from "vitest/node";
 import type { SerializedError } from "@vitest/utils";
-import { uncaughtExceptions } from "./workerd-uncaught";
+import { expectedRuntimeMessage, uncaughtExceptions } from "./workerd-uncaught";
 
 type Write = (chunk: unknown, ...rest: unknown[]) => boolean;
 
@@ -29,7 +31,9 @@ export default class FailOnUnhandled implements Reporter {
     const write = stream.write.bind(stream) as Write;
     let partial = "";
     stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      const lines = (partial + (typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"))).split("\n");
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
+      if (partial === "" && expectedRuntimeMessage(text)) return true;
+      const lines = (partial + text).split("\n");
       partial = lines.pop()!;
       const found = uncaughtExceptions(lines.join("\n"));
       // workerd also writes while it shuts down, after the summary: then fail at once.

@@ -1,7 +1,7 @@
 // The run fails on workerd's uncaught exceptions (test/setup/fail-on-unhandled.ts), not on its known
 // noise. The sample lines are workerd's own, copied from a run of this suite.
 import { describe, expect, it } from "vitest";
-import { uncaughtExceptions } from "./workerd-uncaught";
+import { expectedRuntimeMessage, uncaughtExceptions } from "./workerd-uncaught";
 
 const SEND_AFTER_CLOSE = [
   "uncaught exception; source = Uncaught; stack = TypeError: Can't call WebSocket send() after close().",
@@ -30,5 +30,24 @@ describe("uncaught exceptions in workerd's output", () => {
 
   it("leaves known noise and ordinary output alone", () => {
     expect(uncaughtExceptions(NOISE.join("\n"))).toEqual([]);
+  });
+});
+
+describe("workerd's messages that tests provoke on purpose", () => {
+  const STACK =
+    "stack: /work/main/node_modules/@cloudflare/workerd-linux-64/bin/workerd@2f20430 /work/main/node_modules/@cloudflare/workerd-linux-64/bin/workerd@2cdf3d0";
+
+  it("are each left out of the output whole, with their stack of workerd's frames", () => {
+    for (const message of NOISE.slice(0, 4)) {
+      expect(expectedRuntimeMessage(`${message}\n`), message).toBe(true);
+      expect(expectedRuntimeMessage(`${message}\n${STACK}\n`), message).toBe(true);
+    }
+  });
+
+  it("are never anything else workerd or vitest prints, nor a message with more than its stack", () => {
+    expect(SEND_AFTER_CLOSE.some((line) => expectedRuntimeMessage(`${line}\n`))).toBe(false);
+    expect(expectedRuntimeMessage(`${NOISE[4]}\n`)).toBe(false);
+    expect(expectedRuntimeMessage(`${NOISE[5]}\n`)).toBe(false);
+    expect(expectedRuntimeMessage(`${NOISE[1]}\n${SEND_AFTER_CLOSE[0]}\n`)).toBe(false);
   });
 });

@@ -20,3 +20,24 @@ export function uncaughtExceptions(text: string): string[] {
       .filter((line) => UNCAUGHT.test(line) && !BENIGN.some((benign) => benign.test(line)))
   );
 }
+
+// workerd's log messages that tests provoke on purpose, each printed whole by the pool in one write
+// (its message, then the stack of workerd's own frames): a database at a refused port
+// (test/support/http.ts UNREACHABLE_DATABASE) and its WebSocket's loss, and live channels the tests
+// close. A green run leaves them out; anything else workerd says is printed and judged as before.
+const EXPECTED_MESSAGES = [
+  /^exception = kj\/async-io-unix\.c\+\+:\d+: disconnected: connect\(\): Connection refused$/,
+  /^uncaught exception; source = Uncaught \(in promise\); stack = Error: Network connection lost\.$/,
+  /^uncaught exception; exception = \S+: disconnected: jsg\.Error: Network connection lost\.$/,
+  /^exception = workerd\/api\/web-socket\.c\+\+:\d+: disconnected: WebSocket peer disconnected$/,
+];
+const WORKERD_STACK = /^stack:( \S+workerd@[0-9a-f]+)+$/;
+
+/** Whether one write to the output is one of workerd's expected messages, with or without its stack line. */
+export function expectedRuntimeMessage(text: string): boolean {
+  const [message = "", ...rest] = text
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .replace(/\n$/, "")
+    .split("\n");
+  return EXPECTED_MESSAGES.some((expected) => expected.test(message)) && rest.every((line) => WORKERD_STACK.test(line));
+}

@@ -28,6 +28,15 @@ export async function captureLogs(work: () => Promise<unknown>): Promise<Capture
   };
 }
 
+/** Runs `work`, which provokes failures on purpose, without printing what the Worker logs meanwhile. */
+export async function quietly<T>(work: () => Promise<T>): Promise<T> {
+  let value: T | undefined;
+  await captureLogs(async () => {
+    value = await work();
+  });
+  return value as T;
+}
+
 function parse(line: string): Record<string, unknown> | null {
   try {
     return JSON.parse(line) as Record<string, unknown>;
