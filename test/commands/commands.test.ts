@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { expectRefusal } from "../support/refusals";
 import { call } from "../support/http";
 import { makeEvent, postEvents } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -67,10 +68,13 @@ describe("POST /v1/commands/{id}/ack", () => {
     const cancel = await seedCommand(orgId, "env-1", "cancel", runId);
     const leased = ((await (await claimCommands()).json()) as Leased).commands[0]!;
 
-    expect((await ack(cancel, { leaseId: crypto.randomUUID(), outcome: "done" })).status).toBe(409);
-    expect((await ack(crypto.randomUUID(), { leaseId: leased.lease.id, outcome: "done" })).status).toBe(409);
-    expect((await ack("not-a-uuid", { leaseId: leased.lease.id, outcome: "done" })).status).toBe(409);
-    expect((await ack(cancel, { leaseId: leased.lease.id })).status).toBe(400);
+    const command = async () =>
+      asRole("superuser", async (client) => (await client.query("SELECT state, outcome, lease_id FROM runtime_commands WHERE id = $1", [cancel])).rows[0]);
+    const notHeld = { status: 409, code: "lease_not_held" } as const;
+    await expectRefusal(() => ack(cancel, { leaseId: crypto.randomUUID(), outcome: "done" }), notHeld, command);
+    await expectRefusal(() => ack(crypto.randomUUID(), { leaseId: leased.lease.id, outcome: "done" }), notHeld, command);
+    await expectRefusal(() => ack("not-a-uuid", { leaseId: leased.lease.id, outcome: "done" }), notHeld, command);
+    await expectRefusal(() => ack(cancel, { leaseId: leased.lease.id }), { status: 400, code: "invalid_request" }, command);
 
     const response = await ack(cancel, { leaseId: leased.lease.id, outcome: "failed", message: "the run had already ended" });
     expect(response.status).toBe(200);
@@ -80,7 +84,7 @@ describe("POST /v1/commands/{id}/ack", () => {
       async (client) => (await client.query("SELECT state, outcome, message FROM runtime_commands WHERE id = $1", [cancel])).rows[0],
     );
     expect(row).toEqual({ state: "acknowledged", outcome: "failed", message: "the run had already ended" });
-    expect((await ack(cancel, { leaseId: leased.lease.id, outcome: "done" })).status).toBe(409);
+    await expectRefusal(() => ack(cancel, { leaseId: leased.lease.id, outcome: "done" }), notHeld, command);
   });
 
   it("answers 409 for another organization's command", async () => {
@@ -88,7 +92,9 @@ describe("POST /v1/commands/{id}/ack", () => {
     const otherEngine = (await seedToken(other, "engine")).token;
     const theirs = await seedCommand(other, "env-1", "teardown");
     const leased = ((await (await claimCommands(otherEngine)).json()) as Leased).commands[0]!;
-    expect((await ack(theirs, { leaseId: leased.lease.id, outcome: "done" })).status).toBe(409);
+    const theirCommand = async () =>
+      asRole("superuser", async (client) => (await client.query("SELECT state, outcome FROM runtime_commands WHERE id = $1", [theirs])).rows[0]);
+    await expectRefusal(() => ack(theirs, { leaseId: leased.lease.id, outcome: "done" }), { status: 409, code: "lease_not_held" }, theirCommand);
   });
 
   it("answers 403 while the organization is suspended", async () => {

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { APP_BASE_URL } from "../setup/bindings";
 import { arrangeInstallationProof, claim, exchange, identityToken, installApp, newRepository, postClaim, type TestRepository } from "../support/codehost";
 import { call } from "../support/http";
+import { expectRefusal } from "../support/refusals";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
@@ -276,7 +277,11 @@ describe("a claim needs proof that the organization controls the repository", ()
     // The stranger's claim can no longer complete, even from the right repository.
     const late = await exchange(await identityToken(payments, { aud: audience }));
     expect(late.status).toBe(403);
-    expect((await claim(strangerCli, payments)).status).toBe(409);
+    await expectRefusal(
+      () => claim(strangerCli, payments),
+      { status: 409, code: "claim_held_elsewhere" },
+      () => liveClaims(payments.full),
+    );
     expect((await liveClaims(payments.full)).map((row) => row.org_id)).toEqual([orgId]);
     expect(binding.repository).toBe(payments.full);
   });
@@ -344,7 +349,11 @@ describe("a claim needs proof that the organization controls the repository", ()
     expect((await exchange(await identityToken(repository, { aud: theirs }))).status).toBe(200);
     expect((await liveClaims(repository.full)).map((row) => row.org_id)).toEqual([other]);
     expect((await exchange(await identityToken(repository, { aud: ours }))).status).toBe(403);
-    expect((await postClaim(cli, repository.full)).status).toBe(409);
+    await expectRefusal(
+      () => postClaim(cli, repository.full),
+      { status: 409, code: "claim_held_elsewhere" },
+      () => liveClaims(repository.full),
+    );
   });
 });
 
@@ -421,7 +430,11 @@ describe("claims made without proof before proof was required", () => {
     const token = await asRole("superuser", async (client) => (await client.query("SELECT revoked_at FROM tokens WHERE id = $1", [minted])).rows[0]);
     expect(token.revoked_at).not.toBeNull();
     expect(((await (await exchange(await identityToken(repository))).json()) as { org_id: string }).org_id).toBe(orgId);
-    expect((await claim(otherCli, repository)).status).toBe(409);
+    await expectRefusal(
+      () => claim(otherCli, repository),
+      { status: 409, code: "claim_held_elsewhere" },
+      () => liveClaims(repository.full),
+    );
   });
 
   it("gives way to the only organization with a live App installation on the owner at the first exchange", async () => {
