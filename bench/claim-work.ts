@@ -22,6 +22,12 @@ export interface ClaimOptions {
   pollMs: number;
   /** Runs already waiting in the environment when the engines start. */
   backlog: number;
+  /**
+   * With a backlog: the engines together start at most `ratePerSecond` claims a second, as they do
+   * when runs arrive at that rate, instead of back to back; so a backlog's cost is measured at the
+   * same load as an empty queue's, not at saturation.
+   */
+  paced?: boolean;
   slug: string;
 }
 
@@ -150,11 +156,19 @@ async function runEngines(claimer: Claimer, produce: () => Promise<string>, requ
     producing = false;
   })();
 
+  const pacedFrom = performance.now();
+  let nextSlot = 0;
+  const pace = async () => {
+    if (!options.paced || options.backlog === 0) return;
+    const due = pacedFrom + (nextSlot++ * 1000) / options.ratePerSecond;
+    if (due > performance.now()) await sleep(due - performance.now());
+  };
   const engine = async (n: number) => {
     // Until everything requested has been claimed (a claim landing after the last request included);
     // with a backlog, until `runs` claims were measured: draining it would outlast the leases, whose
     // lapsed runs (older than the rest) would then be claimed again and again.
     while (producing || (options.backlog === 0 ? claimedBy.size < requested.length : claimRunMs.length < options.runs)) {
+      await pace();
       const started = performance.now();
       const claimed = await claimer.claim(n);
       const took = performance.now() - started;
