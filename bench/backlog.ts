@@ -7,7 +7,8 @@
 //   BENCH_ROUNDS   rounds (default 3)
 //   BENCH_BACKLOG  runs waiting (default 10,000)
 //   --json         { "rounds": [{ "empty", "backlog", "saturated" }], "ratio": { "p50", "p99" } } on stdout
-import pg from "pg";
+import { sql } from "drizzle-orm";
+import { withNodeDb } from "../db/node-pool";
 import { claimLatency, type ClaimFigures } from "./claim-work";
 import { percentile } from "./figures";
 import { withBenchWorker } from "./local-worker";
@@ -34,20 +35,18 @@ const line = (name: string, f: Figure) =>
   `${name.padEnd(30)} p50 ${f.p50Ms.toFixed(1).padStart(6)} ms  p99 ${f.p99Ms.toFixed(1).padStart(6)} ms  ${String(f.perSecond).padStart(4)} claims/s`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-await withBenchWorker({}, async (worker) => {
-  const superuser = new pg.Client({ connectionString: worker.stack.superuserUrl });
-  await superuser.connect();
-  const versions = async () => {
-    const { rows } = await superuser.query<{ n_live_tup: string; n_dead_tup: string; autovacuum_count: string }>(
-      "SELECT n_live_tup, n_dead_tup, autovacuum_count FROM pg_stat_user_tables WHERE relname = 'workload_runs'",
-    );
-    const row = rows[0]!;
-    return `workload_runs: ${row.n_live_tup} live, ${row.n_dead_tup} dead row versions, autovacuumed ${row.autovacuum_count} times`;
-  };
-  const measure = (round: number, backlog: number, paced: boolean) =>
-    claimLatency(worker, { runs: 200, ratePerSecond: 20, pollMs: 20, backlog, paced, slug: `backlog-${round}-${backlog}-${paced}` }).then(figure);
-  const rounds: Array<{ empty: Figure; backlog: Figure; saturated: Figure }> = [];
-  try {
+await withBenchWorker({}, (worker) =>
+  withNodeDb(worker.stack.superuserUrl, async (superuser) => {
+    const versions = async () => {
+      const { rows } = await superuser.execute<{ n_live_tup: string; n_dead_tup: string; autovacuum_count: string }>(
+        sql`SELECT n_live_tup, n_dead_tup, autovacuum_count FROM pg_stat_user_tables WHERE relname = 'workload_runs'`,
+      );
+      const row = rows[0]!;
+      return `workload_runs: ${row.n_live_tup} live, ${row.n_dead_tup} dead row versions, autovacuumed ${row.autovacuum_count} times`;
+    };
+    const measure = (round: number, backlog: number, paced: boolean) =>
+      claimLatency(worker, { runs: 200, ratePerSecond: 20, pollMs: 20, backlog, paced, slug: `backlog-${round}-${backlog}-${paced}` }).then(figure);
+    const rounds: Array<{ empty: Figure; backlog: Figure; saturated: Figure }> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const empty = await measure(round, 0, false);
       say(line(`round ${round + 1} empty queue`, empty));
@@ -58,13 +57,11 @@ await withBenchWorker({}, async (worker) => {
       say(`  ${await versions()}`);
       rounds.push({ empty, backlog, saturated });
     }
-  } finally {
-    await superuser.end();
-  }
-  const ratio = {
-    p50: Number(median(rounds.map((r) => r.backlog.p50Ms / r.empty.p50Ms)).toFixed(2)),
-    p99: Number(median(rounds.map((r) => r.backlog.p99Ms / r.empty.p99Ms)).toFixed(2)),
-  };
-  say(`paced backlog / empty queue, median of ${ROUNDS} rounds: p50 ${ratio.p50}x, p99 ${ratio.p99}x`);
-  if (JSON_OUT) console.log(JSON.stringify({ rounds, ratio }));
-});
+    const ratio = {
+      p50: Number(median(rounds.map((r) => r.backlog.p50Ms / r.empty.p50Ms)).toFixed(2)),
+      p99: Number(median(rounds.map((r) => r.backlog.p99Ms / r.empty.p99Ms)).toFixed(2)),
+    };
+    say(`paced backlog / empty queue, median of ${ROUNDS} rounds: p50 ${ratio.p50}x, p99 ${ratio.p99}x`);
+    if (JSON_OUT) console.log(JSON.stringify({ rounds, ratio }));
+  }),
+);
