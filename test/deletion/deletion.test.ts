@@ -19,6 +19,7 @@ import { seedSession } from "../support/sessions";
 import { asRole, asTenant } from "../support/sql";
 import { BATCHED_TABLES, BOUNDED_TABLES, BY_MAINTENANCE } from "../../worker/deletion/batches";
 import { deletionRow, doomed, rowsOf, step, timePasses } from "./support";
+import { expectRefusal } from "../support/refusals";
 
 let place: Awaited<ReturnType<typeof doomed>>;
 let bystander: Awaited<ReturnType<typeof doomed>>;
@@ -84,7 +85,7 @@ describe("organization deletion", () => {
     const pending = await postClaim(place.cli, pendingRepository.full);
     const audience = /audience (\S+) and/.exec(((await pending.json()) as { error: string }).error)![1]!;
     const { owner, exportLink } = await request();
-    expect((await link(exportLink)).status).toBe(409);
+    await expectRefusal(() => link(exportLink), { status: 409, code: "export_not_ready" });
 
     // Stop.
     expect(await step(place.orgId)).toBe("advanced");

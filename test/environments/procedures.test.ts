@@ -18,6 +18,7 @@ import {
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { expectRefusal } from "../support/refusals";
 
 let place: Workplace;
 
@@ -178,7 +179,11 @@ describe("environments.teardown", () => {
     await reportEnvironment(place, envId, {}, "environment.torn_down", 2);
     const after = await client.environments.get.query({ orgId: place.orgId, envId });
     expect(after).toMatchObject({ state: "torn_down", teardown: { confirmed: true } });
-    expect((await post(place.sessions.member, "environments.teardown", { orgId: place.orgId, envId })).status).toBe(409);
+    await expectRefusal(
+      () => post(place.sessions.member, "environments.teardown", { orgId: place.orgId, envId }),
+      { status: 409, code: "state_conflict" },
+      () => client.environments.get.query({ orgId: place.orgId, envId }),
+    );
   });
 
   it("writes the command even when no workflow can be dispatched (no branch recorded)", async () => {

@@ -389,8 +389,13 @@ describe("suspension from the portal", () => {
       client.query("UPDATE organizations SET suspended_at = now(), suspended_reason = 'deletion' WHERE id = $1", [tenant.orgId]),
     );
     const lift = await adminMutation(operator.cookie, operator.csrf, "admin.liftSuspension", { organizationId: tenant.orgId });
-    expect(lift.status).toBe(409);
+    expect([lift.status, lift.headers.get("x-svc-error-code")]).toEqual([409, "state_conflict"]);
     expect(((await lift.json()) as { error: { message: string } }).error.message).toMatch(/deletion/);
+    const suspended = await asRole(
+      "superuser",
+      async (client) => (await client.query("SELECT suspended_reason FROM organizations WHERE id = $1", [tenant.orgId])).rows[0],
+    );
+    expect(suspended).toEqual({ suspended_reason: "deletion" });
   });
 });
 

@@ -120,7 +120,7 @@ describe("leases: heartbeat and takeover", () => {
     expect(second.lease.id).not.toBe(first.lease.id);
 
     const late = await beat(engineA, runId, first.lease.id);
-    expect(late.status).toBe(409);
+    expect([late.status, late.headers.get("x-svc-error-code")]).toEqual([409, "lease_not_held"]);
     expect(await late.json()).toEqual({ error: expect.stringMatching(/no longer holds/) });
     expect((await beat(engineB, runId, second.lease.id)).status).toBe(200);
   });

@@ -39,7 +39,11 @@ interface Answer {
 
 async function post(session: string, name: string, input: unknown) {
   const response = await rpcPost(session, name, input, await browser(session).csrf());
-  return { status: response.status, body: (await response.json()) as { result?: { data: Answer }; error?: { message: string } } };
+  return {
+    status: response.status,
+    code: response.headers.get("x-svc-error-code"),
+    body: (await response.json()) as { result?: { data: Answer }; error?: { message: string } },
+  };
 }
 
 async function seedVersion(orgId: string) {
@@ -126,7 +130,7 @@ describe("agents.run", () => {
     const branchless = newEnvId();
     await reportEnvironment(place, branchless, { pull_request: 4 });
     const refused = await post(place.sessions.member, "agents.run", { orgId: place.orgId, envId: branchless });
-    expect(refused.status).toBe(409);
+    expect([refused.status, refused.code]).toEqual([409, "state_conflict"]);
     expect(refused.body.error!.message).toMatch(/no branch/);
     expect(await acceptedDispatches(place.repository)).toEqual([]);
   });
