@@ -5,6 +5,7 @@ import { describe, expect, inject, it } from "vitest";
 import { parseConfig } from "../../worker/config/parse";
 import { envWith } from "../config/fixtures";
 import { callWith } from "../support/http";
+import { statusAndCode } from "../support/refusals";
 
 const SITE = "https://site.example";
 const vendor = () => inject("modelProviders").analytics;
@@ -88,7 +89,7 @@ describe("the analytics proxy /px", () => {
     async (path) => {
       const mark = marker();
       const response = await send(path, JSON.stringify({ mark }), { origin: SITE });
-      expect(response.status).toBe(404);
+      expect(statusAndCode(response)).toEqual([404, "not_found"]);
       await response.arrayBuffer();
       expect(await arrived(mark)).toEqual([]);
     },
@@ -96,7 +97,7 @@ describe("the analytics proxy /px", () => {
 
   it("answers 404 to a GET of a forwarded path (only POST is forwarded)", async () => {
     const response = await callWith(PROXY_ON(), "/px/e/", { method: "GET" });
-    expect(response.status).toBe(404);
+    expect(statusAndCode(response)).toEqual([404, "not_found"]);
   });
 
   it("refuses an upstream redirect with 502 instead of following it", async () => {
@@ -119,17 +120,17 @@ describe("the analytics proxy /px", () => {
     expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost:8788");
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
     const foreign = await callWith(env, "/px/e/", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } });
-    expect(foreign.status).toBe(403);
+    expect(statusAndCode(foreign)).toEqual([403, "origin_not_allowed"]);
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
     await foreign.arrayBuffer();
     const offList = await callWith(env, "/px/nope/", { method: "OPTIONS", headers: { origin: SITE, "access-control-request-method": "POST" } });
-    expect(offList.status).toBe(404);
+    expect(statusAndCode(offList)).toEqual([404, "not_found"]);
   });
 
   it("refuses a post from a foreign origin and forwards nothing", async () => {
     const mark = marker();
     const response = await send("/px/e/", JSON.stringify({ mark }), { origin: "https://evil.example" });
-    expect(response.status).toBe(403);
+    expect(statusAndCode(response)).toEqual([403, "origin_not_allowed"]);
     expect(await arrived(mark)).toEqual([]);
   });
 
@@ -146,7 +147,7 @@ describe("the analytics proxy /px", () => {
         headers: { origin: SITE, "content-type": "application/json" },
         ...(method === "POST" ? { body: JSON.stringify({ mark }) } : {}),
       });
-      expect(response.status).toBe(404);
+      expect(statusAndCode(response)).toEqual([404, "not_found"]);
       expect(response.headers.get("access-control-allow-origin")).toBeNull();
       expect(await arrived(mark)).toEqual([]);
     }

@@ -18,6 +18,7 @@ import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 import { useBridge, withDb } from "../../db/neon";
+import { statusAndCode } from "../support/refusals";
 
 const SECRET = "cd".repeat(32);
 let own: OwnDatabase;
@@ -341,7 +342,7 @@ describe("analytics.overview and analytics.catalog", () => {
     const taken = await refusal(await ask(taker.session, "analytics.overview", { days: 28 }, operator.settings));
     expect(taken).toEqual({ status: 403, message: expect.stringMatching(/names no operating organization now/) });
     expect(await operatingFlags(taker.session, operator.settings)).toEqual({ [operator.slug]: false });
-    expect((await ask(operator.sessions.owner!, "analytics.overview", { days: 28 }, operator.settings)).status).toBe(403);
+    expect(statusAndCode(await ask(operator.sessions.owner!, "analytics.overview", { days: 28 }, operator.settings))).toEqual([403, "forbidden"]);
     // The operator names the organization by its new slug: it reads the dashboard again.
     const response = await ask(operator.sessions.owner!, "analytics.catalog", undefined, { SVC_ANALYTICS_OPERATOR_ORG: renamed });
     expect(response.status).toBe(200);

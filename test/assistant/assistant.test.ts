@@ -13,6 +13,7 @@ import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 const SITE = "https://site.example";
 
@@ -112,7 +113,7 @@ describe("asking", () => {
     for (const role of ["admin", "member"] as const) {
       const person = await caller(role, env);
       const response = await person.ask("How do I connect my repository?");
-      expect(response.status).toBe(403);
+      expect(statusAndCode(response)).toEqual([403, "forbidden"]);
       expect(((await response.json()) as { error: string }).error).toBe("The website assistant answers the organization's owners only.");
       expect(await usageRow(person.personId)).toBeNull();
       expect(await person.status()).toMatchObject({ on: true, available: false });

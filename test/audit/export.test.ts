@@ -11,6 +11,7 @@ import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { appPool } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 let owner: string;
@@ -147,8 +148,8 @@ describe("the audit export", () => {
 
   it("needs audit.export, answers another organization like a missing one, and a missing session with 401", async () => {
     const member = await seedSession(await seedPerson(`audit-member-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }]));
-    expect((await download(member)).status).toBe(403);
-    expect((await download(owner, (await seedOrganization("audit-other")).id)).status).toBe(404);
+    expect(statusAndCode(await download(member))).toEqual([403, "forbidden"]);
+    expect(statusAndCode(await download(owner, (await seedOrganization("audit-other")).id))).toEqual([404, "not_found"]);
     expect((await call(`/console/api/audit/export?orgId=${orgId}`)).status).toBe(401);
     expect((await download(owner, "not-a-uuid")).status).toBe(400);
   });

@@ -9,6 +9,7 @@ import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 import { hashToken } from "../../worker/http/hash";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 let owner: string;
@@ -53,7 +54,7 @@ describe("a CLI token follows its person", () => {
     const console = await rpcClient(owner);
     await console.members.changeRole.mutate({ orgId, personId: adminId, role: "member" });
     for (const answer of [await bindings(cliToken), await mint(cliToken)]) {
-      expect(answer.status).toBe(403);
+      expect(statusAndCode(answer)).toEqual([403, "forbidden"]);
       expect(((await answer.json()) as { error: string }).error).toMatch(/role \(member\).*tokens\.manage/);
     }
     const minted = await asRole(
@@ -107,6 +108,6 @@ describe("a CLI token follows its person", () => {
     const memberId = await seedPerson(`follow-member-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }]);
     const token = await deviceSignIn(browser(await seedSession(memberId)), orgId, "tokens.manage environments.view");
     expect((await tokenRow(token)).scopes).toEqual(["environments.view"]);
-    expect((await bindings(token)).status).toBe(403);
+    expect(statusAndCode(await bindings(token))).toEqual([403, "forbidden"]);
   });
 });

@@ -15,6 +15,7 @@ import { PROCEDURES } from "../support/procedures";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 const app = createApp();
 const declared = declaredRoutes(app);
@@ -241,7 +242,7 @@ describe("declared routes that take a credential", () => {
       headers: { cookie: `svc_session=${session}`, "content-type": "application/json" },
       body: "{ not json",
     });
-    expect(response.status).toBe(403);
+    expect(statusAndCode(response)).toEqual([403, "csrf_failed"]);
     expect(response.headers.get("x-svc-error-code")).toBe("csrf_failed");
   });
 });

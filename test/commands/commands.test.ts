@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectRefusal } from "../support/refusals";
+import { expectRefusal, statusAndCode } from "../support/refusals";
 import { call } from "../support/http";
 import { makeEvent, postEvents } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -101,7 +101,7 @@ describe("POST /v1/commands/{id}/ack", () => {
     const teardown = await seedCommand(orgId, "env-1", "teardown");
     const leased = ((await (await claimCommands()).json()) as Leased).commands[0]!;
     await suspend();
-    expect((await ack(teardown, { leaseId: leased.lease.id, outcome: "done" })).status).toBe(403);
+    expect(statusAndCode(await ack(teardown, { leaseId: leased.lease.id, outcome: "done" }))).toEqual([403, "organization_suspended"]);
   });
 });
 

@@ -2,6 +2,7 @@
 // page or a 500), and the API keeps answering as before.
 import { describe, expect, it } from "vitest";
 import { callWith } from "../support/http";
+import { statusAndCode } from "../support/refusals";
 
 // What the Worker sees when Workers Assets hold no index.html: no usable ASSETS binding.
 const NOT_BUILT = { ASSETS: undefined };
@@ -20,9 +21,9 @@ describe("a control plane whose console is not built", () => {
     expect((await callWith(NOT_BUILT, "/health")).status).toBe(200);
     for (const path of ["/v1/nothing-here", "/auth/nothing-here", "/rpc"]) {
       const response = await callWith(NOT_BUILT, path);
-      expect(response.status).toBe(404);
+      expect(statusAndCode(response)).toEqual([404, "not_found"]);
       expect(response.headers.get("content-type")).toContain("application/json");
     }
-    expect((await callWith(NOT_BUILT, "/o/acme/environments", { method: "POST" })).status).toBe(404);
+    expect(statusAndCode(await callWith(NOT_BUILT, "/o/acme/environments", { method: "POST" }))).toEqual([404, "not_found"]);
   });
 });

@@ -6,6 +6,7 @@ import { poll, startFlow, uniqueAddress, waitInterval } from "../support/device"
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 
@@ -155,7 +156,7 @@ describe("device flow", () => {
     await waitInterval();
     const issued = await poll(flow.device_code);
     expect(issued.body.scope).toBe("environments.view");
-    expect((await call("/v1/tokens", { method: "POST", token: issued.body.access_token!, json: {} })).status).toBe(403);
+    expect(statusAndCode(await call("/v1/tokens", { method: "POST", token: issued.body.access_token!, json: {} }))).toEqual([403, "forbidden"]);
   });
 
   it("answers access_denied once the person denies", async () => {
@@ -187,10 +188,10 @@ describe("device flow", () => {
     const flow = await startFlow("environments.view");
     expect((await call("/auth/device/approve", { method: "POST", json: { userCode: flow.user_code, orgId, approve: true } })).status).toBe(401);
     const me = await signedIn("admin");
-    expect((await me.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: true })).status).toBe(403);
+    expect(statusAndCode(await me.post("/auth/device/approve", { userCode: flow.user_code, orgId, approve: true }))).toEqual([403, "csrf_failed"]);
     const outsider = browser(await seedSession(await seedPerson(`out-${crypto.randomUUID().slice(0, 6)}`)));
-    expect((await decide(outsider, flow.user_code, true)).status).toBe(404);
-    expect((await decide(me, "ZZZZ-ZZZZ", true)).status).toBe(404);
+    expect(statusAndCode(await decide(outsider, flow.user_code, true))).toEqual([404, "not_found"]);
+    expect(statusAndCode(await decide(me, "ZZZZ-ZZZZ", true))).toEqual([404, "not_found"]);
   });
 
   it("limits device codes per client address", async () => {

@@ -9,6 +9,7 @@ import { licenceKeyPair, mintLicence, type LicenceClaims } from "../../cli/licen
 import { LicenceRefusal, startWith } from "../../worker/config/for-env";
 import { captureLogs } from "../support/logs";
 import { call, callWith } from "../support/http";
+import { statusAndCode } from "../support/refusals";
 
 const DAY = 86_400;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -72,7 +73,7 @@ describe("enterprise routes with each licence state", () => {
   it("valid: a listed feature passes the gate (404: no connection configured yet); an unlisted one is 402", async () => {
     const vars = await installed({ features: ["sso"] });
     const sso = await callWith(vars, "/sso/acme/login");
-    expect(sso.status).toBe(404);
+    expect(statusAndCode(sso)).toEqual([404, "not_found"]);
     expect(await sso.json()).toEqual({ error: "No single sign-on connection is configured on this installation." });
     const scim = await callWith(vars, "/scim/v2/Users");
     expect(scim.status).toBe(402);
@@ -81,7 +82,7 @@ describe("enterprise routes with each licence state", () => {
 
   it("grace: expired but within its grace period, it still works", async () => {
     const vars = await installed({ expiresAt: nowSeconds() - DAY, graceSeconds: 7 * DAY });
-    expect((await callWith(vars, "/scim/v2/Users")).status).toBe(404);
+    expect(statusAndCode(await callWith(vars, "/scim/v2/Users"))).toEqual([404, "not_found"]);
     const document = (await (await callWith(vars, "/.well-known/svc-enterprise")).json()) as { licence: { state: string; permissions: string[] } };
     expect(document.licence).toMatchObject({
       state: "grace",

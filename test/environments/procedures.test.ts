@@ -18,7 +18,7 @@ import {
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
-import { expectRefusal } from "../support/refusals";
+import { expectRefusal, statusAndCode } from "../support/refusals";
 
 let place: Workplace;
 
@@ -71,7 +71,7 @@ describe("environments.list and environments.get", () => {
     await reportEnvironment(other, theirs);
     const answer = await rpcGet(place.sessions.owner, "environments.get", { orgId: place.orgId, envId: theirs });
     const missing = await rpcGet(place.sessions.owner, "environments.get", { orgId: place.orgId, envId: newEnvId() });
-    expect(answer.status).toBe(404);
+    expect(statusAndCode(answer)).toEqual([404, "not_found"]);
     expect(await answer.json()).toEqual(await missing.json());
     expect((await (await rpcClient(place.sessions.owner)).environments.list.query({ orgId: place.orgId })).items).toEqual([]);
   });
@@ -144,7 +144,7 @@ describe("environments.create", () => {
     ]) {
       expect((await post(place.sessions.member, "environments.create", input)).status, JSON.stringify(input)).toBe(400);
     }
-    expect((await post(place.sessions.viewer, "environments.create", valid)).status).toBe(403);
+    expect(statusAndCode(await post(place.sessions.viewer, "environments.create", valid))).toEqual([403, "forbidden"]);
     expect(await acceptedDispatches(place.repository)).toEqual([]);
   });
 });
@@ -204,12 +204,12 @@ describe("environments.teardown", () => {
     await reportEnvironment(other, theirs);
     const answer = await post(place.sessions.owner, "environments.teardown", { orgId: place.orgId, envId: theirs });
     const missing = await post(place.sessions.owner, "environments.teardown", { orgId: place.orgId, envId: newEnvId() });
-    expect(answer.status).toBe(404);
+    expect(statusAndCode(answer)).toEqual([404, "not_found"]);
     expect(await answer.json()).toEqual(await missing.json());
 
     const envId = newEnvId();
     await reportEnvironment(place, envId);
-    expect((await post(place.sessions.viewer, "environments.teardown", { orgId: place.orgId, envId })).status).toBe(403);
+    expect(statusAndCode(await post(place.sessions.viewer, "environments.teardown", { orgId: place.orgId, envId }))).toEqual([403, "forbidden"]);
     const commands = await asRole(
       "superuser",
       async (client) => (await client.query("SELECT 1 FROM runtime_commands WHERE org_id = ANY($1)", [[place.orgId, other.orgId]])).rows,

@@ -4,6 +4,7 @@ import { captureLogs } from "../support/logs";
 import { type EventInput, isoAgo, makeEvent, postEvents, type IngestBody } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 let token: string;
@@ -157,7 +158,7 @@ describe("POST /v1/events: refusals store nothing", () => {
   it("answers 403 with retryAfterSeconds for a suspended organization", async () => {
     await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
     const response = await postEvents(token, [makeEvent()]);
-    expect(response.status).toBe(403);
+    expect(statusAndCode(response)).toEqual([403, "organization_suspended"]);
     const body = (await response.json()) as { error: string; retryAfterSeconds: number };
     expect(Object.keys(body).sort()).toEqual(["error", "retryAfterSeconds"]);
     expect(body.retryAfterSeconds).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { asRole } from "../support/sql";
 import { browser, seedPerson, seedSession } from "../support/sessions";
+import { statusAndCode } from "../support/refusals";
 
 async function person(orgId: string, role: "owner" | "admin" | "member") {
   return seedSession(await seedPerson(`export-${role}-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role }]));
@@ -36,10 +37,10 @@ describe("data exports from the console", () => {
     const orgId = (await seedOrganization("export-guard")).id;
     const admin = await person(orgId, "admin");
     const created = await (await rpcClient(admin)).exports.create.mutate({ orgId });
-    expect((await get(await person(orgId, "member"), created.download)).status).toBe(403);
+    expect(statusAndCode(await get(await person(orgId, "member"), created.download))).toEqual([403, "forbidden"]);
     const stranger = await person((await seedOrganization("export-stranger")).id, "owner");
-    expect((await get(stranger, created.download)).status).toBe(404);
-    expect((await get(admin, `/console/api/exports/${crypto.randomUUID()}?orgId=${orgId}`)).status).toBe(404);
+    expect(statusAndCode(await get(stranger, created.download))).toEqual([404, "not_found"]);
+    expect(statusAndCode(await get(admin, `/console/api/exports/${crypto.randomUUID()}?orgId=${orgId}`))).toEqual([404, "not_found"]);
 
     const csrf = await browser(admin).csrf();
     const refused = await callWith({ EXPORTS: undefined }, "/rpc/exports.create", {

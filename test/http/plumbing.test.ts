@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { call, callWith } from "../support/http";
+import { statusAndCode } from "../support/refusals";
 
 describe("HTTP plumbing", () => {
   it("answers an unknown route of its own with a 404 Refusal", async () => {
     // Under an API prefix: every other GET is a console page.
     const response = await call("/v1/no/such/route");
-    expect(response.status).toBe(404);
+    expect(statusAndCode(response)).toEqual([404, "not_found"]);
     const body = await response.json();
     expect(body).toEqual({ error: expect.any(String) });
     expect(response.headers.get("x-request-id")).toBeTruthy();

@@ -8,6 +8,7 @@ import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 let owner: string;
@@ -81,7 +82,7 @@ describe("invitations.create and invitations.list", () => {
 
   it("lets only owners invite an owner", async () => {
     const refused = await post(admin, "invitations.create", { orgId, email: someEmail(), role: "owner" });
-    expect(refused.status).toBe(403);
+    expect(statusAndCode(refused)).toEqual([403, "forbidden"]);
     expect(refused.body.error!.message).toMatch(/Only an owner/);
     expect((await post(owner, "invitations.create", { orgId, email: someEmail(), role: "owner" })).status).toBe(200);
   });
@@ -112,8 +113,8 @@ describe("invitations.create and invitations.list", () => {
 
   it("needs members.manage", async () => {
     const member = await seedSession(await seedPerson(someone("mem"), [{ orgId, role: "member" }]));
-    expect((await rpcGet(member, "invitations.list", { orgId })).status).toBe(403);
-    expect((await post(member, "invitations.create", { orgId, email: someEmail(), role: "viewer" })).status).toBe(403);
+    expect(statusAndCode(await rpcGet(member, "invitations.list", { orgId }))).toEqual([403, "forbidden"]);
+    expect(statusAndCode(await post(member, "invitations.create", { orgId, email: someEmail(), role: "viewer" }))).toEqual([403, "forbidden"]);
   });
 });
 
@@ -140,14 +141,14 @@ describe("invitations.accept", () => {
     const elsewhere = await newcomer(someEmail());
     for (const stranger of [withoutAddress, elsewhere]) {
       const refused = await post(stranger.session, "invitations.accept", { token: tokenOf(link) });
-      expect(refused.status).toBe(403);
+      expect(statusAndCode(refused)).toEqual([403, "forbidden"]);
       expect(refused.body.error!.message).toMatch(/for another e-mail address than your account's/);
       expect(await membership(stranger.personId)).toBeNull();
     }
     expect(await stored(invitation.id)).toMatchObject({ accepted_at: null, accepted_by: null });
     // Used by the invitee: a stranger still learns nothing of its state.
     await (await rpcClient((await newcomer(email)).session)).invitations.accept.mutate({ token: tokenOf(link) });
-    expect((await post(elsewhere.session, "invitations.accept", { token: tokenOf(link) })).status).toBe(403);
+    expect(statusAndCode(await post(elsewhere.session, "invitations.accept", { token: tokenOf(link) }))).toEqual([403, "forbidden"]);
   });
 
   it("keeps the role of someone who is already a member", async () => {
@@ -172,13 +173,13 @@ describe("invitations.accept", () => {
     expect((await (await rpcClient(admin)).invitations.list.query({ orgId })).items[0]!.state).toBe("expired");
 
     const unknown = await post(session, "invitations.accept", { token: "svc_inv_nothing" });
-    expect(unknown.status).toBe(404);
+    expect(statusAndCode(unknown)).toEqual([404, "not_found"]);
   });
 
   it("needs a session and a CSRF token, and a token of sensible length", async () => {
     expect((await rpcPost(null, "invitations.accept", { token: "svc_inv_x" })).status).toBe(401);
     const { session } = await newcomer();
-    expect((await rpcPost(session, "invitations.accept", { token: "svc_inv_x" })).status).toBe(403);
+    expect(statusAndCode(await rpcPost(session, "invitations.accept", { token: "svc_inv_x" }))).toEqual([403, "csrf_failed"]);
     expect((await post(session, "invitations.accept", { token: "" })).status).toBe(400);
     expect((await post(session, "invitations.accept", { token: "x".repeat(201) })).status).toBe(400);
   });
@@ -236,7 +237,7 @@ describe("invitations.resend", () => {
     expect(await auditEntries(orgId, "invitation.resent")).toEqual([expect.objectContaining({ target: first.invitation.id })]);
 
     const { personId, session } = await newcomer(email);
-    expect((await post(session, "invitations.accept", { token: tokenOf(first.link) })).status).toBe(404);
+    expect(statusAndCode(await post(session, "invitations.accept", { token: tokenOf(first.link) }))).toEqual([404, "not_found"]);
     expect(await membership(personId)).toBeNull();
     expect((await post(session, "invitations.accept", { token: tokenOf(resent.link) })).status).toBe(200);
     expect(await membership(personId)).toEqual({ role: "member", role_source: "invitation" });
@@ -244,7 +245,7 @@ describe("invitations.resend", () => {
 
   it("refuses to resend a revoked invitation, and lets only owners resend an owner's", async () => {
     const forOwner = await (await rpcClient(owner)).invitations.create.mutate({ orgId, email: someEmail(), role: "owner" });
-    expect((await post(admin, "invitations.resend", { orgId, invitationId: forOwner.invitation.id })).status).toBe(403);
+    expect(statusAndCode(await post(admin, "invitations.resend", { orgId, invitationId: forOwner.invitation.id }))).toEqual([403, "forbidden"]);
 
     const revoked = await (await rpcClient(admin)).invitations.create.mutate({ orgId, email: someEmail(), role: "member" });
     await (await rpcClient(admin)).invitations.revoke.mutate({ orgId, invitationId: revoked.invitation.id });
@@ -283,7 +284,7 @@ describe("invitations.revoke", () => {
     for (const name of ["invitations.revoke", "invitations.resend"]) {
       const other = await post(admin, name, { orgId, invitationId: theirs.invitation.id });
       const missing = await post(admin, name, { orgId, invitationId: crypto.randomUUID() });
-      expect(other.status).toBe(404);
+      expect(statusAndCode(other)).toEqual([404, "not_found"]);
       expect(other.body).toEqual(missing.body);
     }
     expect(await stored(theirs.invitation.id)).toMatchObject({ revoked_at: null });

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { installApp, newRepository } from "../support/codehost";
-import { expectRefusal } from "../support/refusals";
+import { expectRefusal, statusAndCode } from "../support/refusals";
 import { rpcClient, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
@@ -83,7 +83,7 @@ describe("members", () => {
     const csrf = await browser(ownerSession).csrf();
     const theirs = await rpcPost(ownerSession, "members.remove", { orgId, personId: stranger }, csrf);
     const missing = await rpcPost(ownerSession, "members.remove", { orgId, personId: crypto.randomUUID() }, csrf);
-    expect(theirs.status).toBe(404);
+    expect(statusAndCode(theirs)).toEqual([404, "not_found"]);
     const message = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message;
     expect(await message(theirs)).toBe(await message(missing));
   });

@@ -11,6 +11,7 @@ import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 const OFF = { SVC_ADMIN_DATABASE_URL: undefined };
 
@@ -82,7 +83,7 @@ describe("who may use the portal", () => {
     expect(forged.status).toBe(401);
     await forged.body?.cancel();
     expect((await call("/admin/session")).status).toBe(401);
-    expect((await call("/admin/session", { headers: { cookie: `svc_session=${customer}` } })).status).toBe(403);
+    expect(statusAndCode(await call("/admin/session", { headers: { cookie: `svc_session=${customer}` } }))).toEqual([403, "forbidden"]);
 
     const document = (await (await call("/openapi.json")).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths).filter((path) => path.includes("admin"))).toEqual([]);
@@ -219,7 +220,7 @@ describe("operator sign-in", () => {
   it("signs out with the CSRF header, after which the cookie opens nothing", async () => {
     const operator = await signedInOperator();
     const refused = await call("/admin/signout", { method: "POST", headers: { cookie: operator.cookie } });
-    expect(refused.status).toBe(403);
+    expect(statusAndCode(refused)).toEqual([403, "csrf_failed"]);
     await refused.body?.cancel();
     const out = await call("/admin/signout", { method: "POST", headers: { cookie: operator.cookie, "x-svc-csrf": operator.csrf } });
     expect(out.status).toBe(200);
@@ -319,7 +320,7 @@ describe("suspension from the portal", () => {
     expect(suspend).toEqual({ suspended: true, changed: true });
 
     const refused = await postEvents(tenant.engine, [makeEvent()]);
-    expect(refused.status).toBe(403);
+    expect(statusAndCode(refused)).toEqual([403, "organization_suspended"]);
     const body = (await refused.json()) as { error: string; retryAfterSeconds: number };
     expect(body).toEqual({ error: expect.any(String), retryAfterSeconds: expect.any(Number) });
     expect(body.retryAfterSeconds).toBeGreaterThan(0);
@@ -379,10 +380,10 @@ describe("suspension from the portal", () => {
     const operator = await signedInOperator();
     const tenant = await seedTenant("suspend-rules");
     const noCsrf = await adminMutation(operator.cookie, null, "admin.suspend", { organizationId: tenant.orgId });
-    expect(noCsrf.status).toBe(403);
+    expect(statusAndCode(noCsrf)).toEqual([403, "csrf_failed"]);
     await noCsrf.body?.cancel();
     const missing = await adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: crypto.randomUUID(), reason: "abuse" });
-    expect(missing.status).toBe(404);
+    expect(statusAndCode(missing)).toEqual([404, "not_found"]);
     await missing.body?.cancel();
 
     await asRole("superuser", (client) =>

@@ -8,6 +8,7 @@ import { identityToken, newRepository } from "../support/codehost";
 import { call } from "../support/http";
 import { clientOf, failure, gitFault, openPull, proposalPlace, received, type ProposalPlace } from "../support/proposals";
 import { asRole, asTenant } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 const sha = () => [...crypto.getRandomValues(new Uint8Array(20))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 const runId = () => String(Math.floor(Math.random() * 1e10) + 1);
@@ -132,7 +133,10 @@ describe("fork pull requests", () => {
 
     // Another commit from a fork (a new push makes a new head) is refused again.
     const next = await openPull(place.repository, `forker-${crypto.randomUUID().slice(0, 6)}/shop`);
-    expect((await refusal(await callbackToken(await identityToken(place.repository), { pullRequest: next.number }))).status).toBe(403);
+    expect(statusAndCode(await refusal(await callbackToken(await identityToken(place.repository), { pullRequest: next.number })))).toEqual([
+      403,
+      "fork_commit_not_approved",
+    ]);
     // Listed waiting first, then approved, a page at a time.
     const waiting = await admin.pullRequests.commits.query({ orgId: place.orgId, limit: 1 });
     expect(waiting.items).toEqual([expect.objectContaining({ commit: next.head_sha, approvedAt: null })]);

@@ -9,6 +9,7 @@ import { rpcClient, rpcGet } from "../support/rpc";
 import { BASE } from "../support/http";
 import { billingOn } from "../support/billing";
 import { PROXY, proxyEnv, seedProviderOrg, uniqueKey, workerFetch } from "../support/providers";
+import { statusAndCode } from "../support/refusals";
 
 const json = (body: unknown) => ({ "content-type": "application/json", body: JSON.stringify(body) });
 
@@ -57,7 +58,7 @@ describe("the console's provider routes", () => {
     // A second key replaces the first.
     expect(await (await org.consoleApi("PUT", "/chat-provider", { key: uniqueKey("chat") })).json()).toMatchObject({ replaced: true });
     expect((await org.consoleApi("DELETE", "/chat-provider")).status).toBe(200);
-    expect((await org.consoleApi("DELETE", "/chat-provider")).status).toBe(404);
+    expect(statusAndCode(await org.consoleApi("DELETE", "/chat-provider"))).toEqual([404, "not_found"]);
     expect(((await (await org.consoleApi("GET", "")).json()) as { providers: Array<{ key: unknown }> }).providers[1]!.key).toBeNull();
 
     const audit = await asRole(
@@ -86,7 +87,7 @@ describe("the console's provider routes", () => {
         headers: { cookie: `svc_session=${admin}`, "x-svc-csrf": await browser(admin).csrf(), ...json(body) },
         ...json(body),
       });
-    expect((await adminCall("PUT", "/messages-provider/budget", { monthlyCapUsd: 100 })).status).toBe(403);
+    expect(statusAndCode(await adminCall("PUT", "/messages-provider/budget", { monthlyCapUsd: 100 }))).toEqual([403, "forbidden"]);
     expect((await adminCall("PUT", "/messages-provider", { key: uniqueKey("messages") })).status).toBe(200);
   });
 
@@ -107,8 +108,11 @@ describe("the console's provider routes", () => {
       403,
     );
     const member = await seedSession(await seedPerson(`byok-member-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.orgId, role: "member" }]));
-    expect((await send({ method: "GET", headers: { cookie: `svc_session=${member}` } }, `?orgId=${org.orgId}`)).status).toBe(403);
-    expect((await send({ method: "GET", headers: { cookie: `svc_session=${org.session}` } }, `?orgId=${other.orgId}`)).status).toBe(404);
+    expect(statusAndCode(await send({ method: "GET", headers: { cookie: `svc_session=${member}` } }, `?orgId=${org.orgId}`))).toEqual([403, "forbidden"]);
+    expect(statusAndCode(await send({ method: "GET", headers: { cookie: `svc_session=${org.session}` } }, `?orgId=${other.orgId}`))).toEqual([
+      404,
+      "not_found",
+    ]);
     expect(
       (
         await send(
@@ -131,9 +135,9 @@ describe("the CLI's provider routes", () => {
     const listed = (await (await cliCall(manager, "GET", "")).json()) as { providers: unknown[] };
     expect(listed.providers[0]).toMatchObject({ provider: "messages-provider", key: { lastFour: key.slice(-4) } });
     // Budgets need billing.manage: a scope the token lacks, then one its person's role (admin) lacks.
-    expect((await cliCall(manager, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 })).status).toBe(403);
+    expect(statusAndCode(await cliCall(manager, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 }))).toEqual([403, "forbidden"]);
     const adminBilling = (await seedToken(org.orgId, "cli", ["billing.manage"])).token;
-    expect((await cliCall(adminBilling, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 })).status).toBe(403);
+    expect(statusAndCode(await cliCall(adminBilling, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 }))).toEqual([403, "forbidden"]);
     const ownerBilling = (await seedToken(org.orgId, "cli", ["billing.manage"], { personId: org.ownerId })).token;
     expect(await (await cliCall(ownerBilling, "PUT", "/messages-provider/budget", { monthlyCapUsd: 3 })).json()).toMatchObject({
       budget: { monthlyCapUsd: 3 },
@@ -148,7 +152,7 @@ describe("the CLI's provider routes", () => {
     expect((await cliCall(org.engine, "GET", "")).status).toBe(401);
     const unscoped = (await seedToken(org.orgId, "cli", [])).token;
     const refused = await cliCall(unscoped, "GET", "");
-    expect(refused.status).toBe(403);
+    expect(statusAndCode(refused)).toEqual([403, "forbidden"]);
     expect(await refused.json()).toEqual({ error: expect.stringContaining("svc login --scope tokens.manage") });
   });
 });
@@ -177,7 +181,7 @@ describe("providers.prices", () => {
 
     const member = await seedSession(await seedPerson(`byok-member-${crypto.randomUUID().slice(0, 6)}`, [{ orgId: org.orgId, role: "member" }]));
     const refused = await rpcGet(member, "providers.prices", { orgId: org.orgId });
-    expect(refused.status).toBe(403);
+    expect(statusAndCode(refused)).toEqual([403, "forbidden"]);
   });
 });
 

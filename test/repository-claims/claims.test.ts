@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { APP_BASE_URL } from "../setup/bindings";
 import { arrangeInstallationProof, claim, exchange, identityToken, installApp, newRepository, postClaim, type TestRepository } from "../support/codehost";
 import { call } from "../support/http";
-import { expectRefusal } from "../support/refusals";
+import { expectRefusal, statusAndCode } from "../support/refusals";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
@@ -62,7 +62,7 @@ describe("every claim route needs a CLI token carrying tokens.manage", () => {
       }
       const unscoped = (await seedToken(orgId, "cli", ["environments.view"])).token;
       const response = await call(path, { method, token: unscoped, ...(json ? { json } : {}) });
-      expect(response.status).toBe(403);
+      expect(statusAndCode(response)).toEqual([403, "forbidden"]);
       expect(((await response.json()) as { error: string }).error).toMatch(/svc login --scope tokens\.manage/);
     });
   }
@@ -80,7 +80,10 @@ describe("the token is checked before the input: 401, then 403, then 400", () =>
     for (const token of [undefined, "svc_cli_unknown", (await seedToken(orgId, "engine")).token]) {
       expect((await call(path, { method, ...(token ? { token } : {}), ...input })).status).toBe(401);
     }
-    expect((await call(path, { method, token: (await seedToken(orgId, "cli", ["environments.view"])).token, ...input })).status).toBe(403);
+    expect(statusAndCode(await call(path, { method, token: (await seedToken(orgId, "cli", ["environments.view"])).token, ...input }))).toEqual([
+      403,
+      "forbidden",
+    ]);
     expect((await call(path, { method, token: cli, ...input })).status).toBe(400);
   });
 });
@@ -194,7 +197,7 @@ describe("DELETE /v1/oidc/bindings/{binding} and /{owner}/{name}", () => {
     const bodies = [];
     for (const path of [crypto.randomUUID(), theirs.id, theirs.repository, newRepository().full]) {
       const response = await revoke(path);
-      expect(response.status).toBe(404);
+      expect(statusAndCode(response)).toEqual([404, "not_found"]);
       bodies.push(await response.json());
     }
     expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1);
@@ -232,7 +235,7 @@ const audienceIn = (sentence: string) => /audience (\S+) and/.exec(sentence)?.[1
 /** POST without proof: 403 claim_proof_required naming the one-time audience. */
 async function pending(repository: string, token = cli): Promise<string> {
   const response = await postClaim(token, repository);
-  expect(response.status).toBe(403);
+  expect(statusAndCode(response)).toEqual([403, "claim_proof_required"]);
   expect(response.headers.get("x-svc-error-code")).toBe("claim_proof_required");
   const { error } = (await response.json()) as { error: string };
   const audience = audienceIn(error);
@@ -265,7 +268,7 @@ describe("a claim needs proof that the organization controls the repository", ()
 
     // The owner's workflow: nobody holds a claim, so the exchange grants nothing, and certainly not the stranger's organization.
     const refused = await exchange(await identityToken(payments));
-    expect(refused.status).toBe(403);
+    expect(statusAndCode(refused)).toEqual([403, "identity_not_bound"]);
     // The owner claims with its App installation on bigcorp: 201, and its workflows get its own engine tokens.
     const binding = await created(payments);
     expect(await liveClaims(payments.full)).toEqual([
@@ -276,7 +279,7 @@ describe("a claim needs proof that the organization controls the repository", ()
     expect(minted.org_id).not.toBe(stranger);
     // The stranger's claim can no longer complete, even from the right repository.
     const late = await exchange(await identityToken(payments, { aud: audience }));
-    expect(late.status).toBe(403);
+    expect(statusAndCode(late)).toEqual([403, "identity_not_bound"]);
     await expectRefusal(
       () => claim(strangerCli, payments),
       { status: 409, code: "claim_held_elsewhere" },
@@ -309,7 +312,7 @@ describe("a claim needs proof that the organization controls the repository", ()
     expect((await postClaim(cli, repository.full)).status).toBe(201);
     expect((await exchange(await identityToken(repository))).status).toBe(200);
     // The audience was spent.
-    expect((await exchange(await identityToken(repository, { aud: audience }))).status).toBe(403);
+    expect(statusAndCode(await exchange(await identityToken(repository, { aud: audience })))).toEqual([403, "identity_not_bound"]);
     expect((await auditActions(orgId)).map((entry) => entry.action)).toEqual(["repository_claim.proof_requested", "repository_claim.created"]);
   });
 
@@ -318,7 +321,7 @@ describe("a claim needs proof that the organization controls the repository", ()
     const audience = await pending(repository.full);
     for (const elsewhere of [newRepository(), { ...newRepository(), full: `${repository.owner}/other` }]) {
       const response = await exchange(await identityToken(elsewhere, { aud: audience }));
-      expect(response.status).toBe(403);
+      expect(statusAndCode(response)).toEqual([403, "identity_not_bound"]);
       expect(((await response.json()) as { reason: string }).reason).toBe("no_binding");
     }
     expect(await liveClaims(repository.full)).toEqual([]);
@@ -327,7 +330,7 @@ describe("a claim needs proof that the organization controls the repository", ()
       client.query("UPDATE repository_claim_proofs SET expires_at = now() - interval '1 second' WHERE org_id = $1", [orgId]),
     );
     const expired = await exchange(await identityToken(repository, { aud: audience }));
-    expect(expired.status).toBe(403);
+    expect(statusAndCode(expired)).toEqual([403, "identity_not_bound"]);
     expect(((await expired.json()) as { error: string }).error).toMatch(/expired/);
     expect(await liveClaims(repository.full)).toEqual([]);
   });
@@ -337,7 +340,7 @@ describe("a claim needs proof that the organization controls the repository", ()
     const first = await pending(repository.full);
     const second = await pending(repository.full);
     expect(second).not.toBe(first);
-    expect((await exchange(await identityToken(repository, { aud: first }))).status).toBe(403);
+    expect(statusAndCode(await exchange(await identityToken(repository, { aud: first })))).toEqual([403, "identity_not_bound"]);
     expect((await exchange(await identityToken(repository, { aud: second }))).status).toBe(200);
   });
 
@@ -348,7 +351,7 @@ describe("a claim needs proof that the organization controls the repository", ()
     const theirs = await pending(repository.full, otherCli);
     expect((await exchange(await identityToken(repository, { aud: theirs }))).status).toBe(200);
     expect((await liveClaims(repository.full)).map((row) => row.org_id)).toEqual([other]);
-    expect((await exchange(await identityToken(repository, { aud: ours }))).status).toBe(403);
+    expect(statusAndCode(await exchange(await identityToken(repository, { aud: ours })))).toEqual([403, "identity_not_bound"]);
     await expectRefusal(
       () => postClaim(cli, repository.full),
       { status: 409, code: "claim_held_elsewhere" },
@@ -381,7 +384,7 @@ describe("claims made without proof before proof was required", () => {
     const repository = newRepository();
     const id = await legacyClaim(orgId, repository);
     const refused = await exchange(await identityToken(repository));
-    expect(refused.status).toBe(403);
+    expect(statusAndCode(refused)).toEqual([403, "identity_not_bound"]);
     expect(((await refused.json()) as { error: string }).error).toMatch(/before claims needed proof/);
 
     const owner = await seedSession(await seedPerson(`owner-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "owner" }]));

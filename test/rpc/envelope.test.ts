@@ -6,6 +6,7 @@ import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { MAX_BATCH_CALLS } from "../../worker/rpc/routes";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 let session: string;
@@ -43,7 +44,7 @@ describe("the RPC envelope", () => {
 
   it("refuses a mutation without the CSRF header, and a body that is not JSON with 415 as tRPC does", async () => {
     const missing = await rpcPost(session, "organization.settings", { orgId, name: "Renamed" });
-    expect(missing.status).toBe(403);
+    expect(statusAndCode(missing)).toEqual([403, "csrf_failed"]);
     const headers = { cookie: `svc_session=${session}`, "x-svc-csrf": await browser(session).csrf() };
     const post = (body: BodyInit, contentType: string) =>
       call("/rpc/organization.settings", { method: "POST", body, headers: { ...headers, "content-type": contentType } });
@@ -193,7 +194,7 @@ describe("the RPC envelope", () => {
     const other = (await seedOrganization("rpc-other")).id;
     const theirs = await rpcGet(session, "organization.get", { orgId: other });
     const missing = await rpcGet(session, "organization.get", { orgId: crypto.randomUUID() });
-    expect(theirs.status).toBe(404);
+    expect(statusAndCode(theirs)).toEqual([404, "not_found"]);
     expect(await theirs.json()).toEqual(await missing.json());
   });
 });

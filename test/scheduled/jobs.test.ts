@@ -10,6 +10,7 @@ import { SWEEP_CRON } from "../../worker/scheduled";
 import { captureLogs, quietly } from "../support/logs";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 let own: OwnDatabase;
 beforeAll(async () => {
@@ -82,8 +83,8 @@ describe("the local stack's cron route", () => {
     );
 
   it("does not exist without SVC_LOCAL_CRON_SECRET, nor off a loopback address", async () => {
-    expect((await call({}, { token: secret })).status).toBe(404);
-    expect((await call({ SVC_LOCAL_CRON_SECRET: secret }, { token: secret, host: "svc.example.com" })).status).toBe(404);
+    expect(statusAndCode(await call({}, { token: secret }))).toEqual([404, "not_found"]);
+    expect(statusAndCode(await call({ SVC_LOCAL_CRON_SECRET: secret }, { token: secret, host: "svc.example.com" }))).toEqual([404, "not_found"]);
   });
 
   /** A refusal as the spec shapes it: the catalog's code in the header, one sentence, nothing else. */

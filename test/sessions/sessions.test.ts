@@ -6,6 +6,7 @@ import { seedOrganization } from "../support/seed";
 import { appPool } from "../support/sql";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 let personId: string;
@@ -40,15 +41,15 @@ describe("GET /auth/session", () => {
 describe("CSRF", () => {
   it("refuses a mutation carrying the session without the header or with a wrong one", async () => {
     const me = browser(token);
-    expect((await me.post("/auth/signout", {})).status).toBe(403);
-    expect((await me.post("/auth/signout", {}, "x".repeat(43))).status).toBe(403);
+    expect(statusAndCode(await me.post("/auth/signout", {}))).toEqual([403, "csrf_failed"]);
+    expect(statusAndCode(await me.post("/auth/signout", {}, "x".repeat(43)))).toEqual([403, "csrf_failed"]);
     expect((await me.get("/auth/session")).status).toBe(200); // still signed in
     expect((await me.post("/auth/signout", {}, await me.csrf())).status).toBe(200);
   });
 
   it("does not accept another session's token", async () => {
     const other = await seedSession(personId);
-    expect((await browser(token).post("/auth/signout", {}, await browser(other).csrf())).status).toBe(403);
+    expect(statusAndCode(await browser(token).post("/auth/signout", {}, await browser(other).csrf()))).toEqual([403, "csrf_failed"]);
   });
 });
 

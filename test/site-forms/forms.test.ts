@@ -4,6 +4,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { callWith } from "../support/http";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 const SITE = "https://site.example";
 const OTHER_SITE = "http://127.0.0.1:8788";
@@ -104,12 +105,12 @@ describe("POST /v1/leads", () => {
   it("grants a foreign origin nothing: its preflight and its post are refused with 403, and nothing is stored", async () => {
     for (const origin of ["https://evil.example", "https://site.example.evil.example", "http://site.example", "https://site.example:8443", "null"]) {
       const preflight = await callWith(SITES, "/v1/leads", { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST" } });
-      expect(preflight.status).toBe(403);
+      expect(statusAndCode(preflight)).toEqual([403, "origin_not_allowed"]);
       expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
       await preflight.arrayBuffer();
       const company = marker();
       const response = await post("/v1/leads", lead(company), { origin });
-      expect(response.status).toBe(403);
+      expect(statusAndCode(response)).toEqual([403, "origin_not_allowed"]);
       expect(response.headers.get("access-control-allow-origin")).toBeNull();
       expect(response.headers.get("x-svc-error-code")).toBe("origin_not_allowed");
       expect(await leadsOf(company)).toEqual([]);
@@ -118,7 +119,7 @@ describe("POST /v1/leads", () => {
 
   it("grants no origin at all while SVC_SITE_ORIGIN is unset", async () => {
     const response = await post("/v1/leads", lead(marker()), { origin: SITE, env: { SVC_SITE_ORIGIN: undefined } });
-    expect(response.status).toBe(403);
+    expect(statusAndCode(response)).toEqual([403, "origin_not_allowed"]);
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
   });
 
@@ -159,7 +160,7 @@ describe("POST /v1/leads", () => {
   it("has no way to read a lead back over HTTP", async () => {
     for (const method of ["GET", "PUT", "DELETE"]) {
       const response = await callWith(SITES, "/v1/leads", { method });
-      expect(response.status).toBe(404);
+      expect(statusAndCode(response)).toEqual([404, "not_found"]);
     }
   });
 });
@@ -231,7 +232,7 @@ describe("POST /v1/applications", () => {
     expect(ok.status).toBe(204);
     expect(ok.headers.get("access-control-allow-origin")).toBe(SITE);
     const foreign = await post("/v1/applications", application(marker()), { origin: "https://evil.example" });
-    expect(foreign.status).toBe(403);
+    expect(statusAndCode(foreign)).toEqual([403, "origin_not_allowed"]);
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
   });
 });

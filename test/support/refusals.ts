@@ -41,3 +41,12 @@ export async function expectRefusal<T>(
   expect(await refusedWith(act)).toEqual(expected);
   if (unchanged) expect(await unchanged()).toEqual(before);
 }
+
+/**
+ * A refused answer's status and catalog code, to assert both at once: a Response's x-svc-error-code
+ * header, or the `code` a test's own helper read from it.
+ */
+export const statusAndCode = (answer: { status: number; headers?: Headers; code?: string | null }): [number, string | null] => [
+  answer.status,
+  answer.headers?.get("x-svc-error-code") ?? answer.code ?? null,
+];

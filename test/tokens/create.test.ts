@@ -4,6 +4,7 @@ import { makeEvent, postEvents } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
 import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 
@@ -34,7 +35,7 @@ describe("POST /v1/tokens", () => {
   it("refuses a CLI token without tokens.manage with 403 naming the login command and scope", async () => {
     const cli = (await seedToken(orgId, "cli", ["environments.view"])).token;
     const response = await call("/v1/tokens", { method: "POST", token: cli, json: {} });
-    expect(response.status).toBe(403);
+    expect(statusAndCode(response)).toEqual([403, "forbidden"]);
     expect(((await response.json()) as { error: string }).error).toMatch(/login --scope tokens\.manage/);
   });
 

@@ -6,6 +6,7 @@ import { call } from "../support/http";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson } from "../support/sessions";
 import { asRole } from "../support/sql";
+import { statusAndCode } from "../support/refusals";
 
 const whoami = (token: string) => call("/v1/cli/whoami", { token });
 const logout = (token: string, json: unknown = {}) => call("/v1/cli/logout", { method: "POST", token, json });
@@ -61,7 +62,7 @@ describe("POST /v1/cli/logout", () => {
     expect((await logout(cli.token, { every: true })).status).toBe(400);
     expect((await logout((await seedToken(orgId, "engine")).token)).status).toBe(401);
     await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
-    expect((await whoami(cli.token)).status).toBe(403);
+    expect(statusAndCode(await whoami(cli.token))).toEqual([403, "organization_suspended"]);
     expect((await logout(cli.token)).status).toBe(200);
     expect((await whoami(cli.token)).status).toBe(401);
   });

@@ -3,6 +3,7 @@ import { call } from "../support/http";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
 import { beat, claim, elapse, runRow, seedEnvironment, seedRun, type Claimed } from "../support/workloads";
+import { statusAndCode } from "../support/refusals";
 
 let orgId: string;
 let engineA: string;
@@ -73,7 +74,7 @@ describe("POST /v1/workloads/claim", () => {
     expect((await call("/v1/workloads/claim", { method: "POST", json: { envId: "env-1" } })).status).toBe(401);
     await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
     const suspended = await claim(engineA, "env-1");
-    expect(suspended.status).toBe(403);
+    expect(statusAndCode(suspended)).toEqual([403, "organization_suspended"]);
     expect(await suspended.json()).toMatchObject({ retryAfterSeconds: expect.any(Number) });
   });
 
@@ -131,9 +132,9 @@ describe("leases: heartbeat and takeover", () => {
     await seedEnvironment(otherToken, "theirs");
     const theirRun = await seedRun(other, "theirs");
     const theirLease = ((await (await claim(otherToken, "theirs")).json()) as Claimed).run!.lease.id;
-    expect((await beat(engineA, theirRun, theirLease)).status).toBe(404);
-    expect((await beat(engineA, crypto.randomUUID(), theirLease)).status).toBe(404);
-    expect((await beat(engineA, "not-a-uuid", theirLease)).status).toBe(404);
+    expect(statusAndCode(await beat(engineA, theirRun, theirLease))).toEqual([404, "not_found"]);
+    expect(statusAndCode(await beat(engineA, crypto.randomUUID(), theirLease))).toEqual([404, "not_found"]);
+    expect(statusAndCode(await beat(engineA, "not-a-uuid", theirLease))).toEqual([404, "not_found"]);
     expect((await call(`/v1/workloads/runs/${theirRun}/heartbeat`, { method: "POST", token: engineA, json: {} })).status).toBe(400);
   });
 
@@ -141,6 +142,6 @@ describe("leases: heartbeat and takeover", () => {
     const runId = await seedRun(orgId, "env-1");
     const { run } = (await (await claim(engineA, "env-1")).json()) as Claimed;
     await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
-    expect((await beat(engineA, runId, run!.lease.id)).status).toBe(403);
+    expect(statusAndCode(await beat(engineA, runId, run!.lease.id))).toEqual([403, "organization_suspended"]);
   });
 });

@@ -22,6 +22,7 @@ import { rpcClient, rpcPost } from "../support/rpc";
 import { appPool } from "../support/sql";
 import { browser } from "../support/sessions";
 import { claim, runRow, type Claimed } from "../support/workloads";
+import { statusAndCode } from "../support/refusals";
 
 let place: Workplace;
 let envId: string;
@@ -113,13 +114,13 @@ describe("agents.run", () => {
   });
 
   it("needs agents.run, and answers another organization's environment like a missing one", async () => {
-    expect((await post(place.sessions.viewer, "agents.run", { orgId: place.orgId, envId })).status).toBe(403);
+    expect(statusAndCode(await post(place.sessions.viewer, "agents.run", { orgId: place.orgId, envId }))).toEqual([403, "forbidden"]);
     const other = await workplace("runs-other");
     const theirs = newEnvId();
     await reportEnvironment(other, theirs);
     const answer = await post(place.sessions.member, "agents.run", { orgId: place.orgId, envId: theirs });
     const missing = await post(place.sessions.member, "agents.run", { orgId: place.orgId, envId: newEnvId() });
-    expect(answer.status).toBe(404);
+    expect(statusAndCode(answer)).toEqual([404, "not_found"]);
     expect(answer.body).toEqual(missing.body);
     expect(await acceptedDispatches(other.repository)).toEqual([]);
   });
@@ -143,7 +144,7 @@ describe("load.run", () => {
     expect(await auditEntries(place.orgId, "workflow.dispatch_attempted")).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ procedure: "load.run" }) }),
     ]);
-    expect((await post(place.sessions.viewer, "load.run", { orgId: place.orgId, envId })).status).toBe(403);
+    expect(statusAndCode(await post(place.sessions.viewer, "load.run", { orgId: place.orgId, envId }))).toEqual([403, "forbidden"]);
   });
 });
 
@@ -192,12 +193,15 @@ describe("workloads.start", () => {
     const theirVersion = await seedVersion(other.orgId);
     const theirs = await post(place.sessions.member, "workloads.start", { orgId: place.orgId, envId, versionId: theirVersion });
     const missing = await post(place.sessions.member, "workloads.start", { orgId: place.orgId, envId, versionId: crypto.randomUUID() });
-    expect(theirs.status).toBe(404);
+    expect(statusAndCode(theirs)).toEqual([404, "not_found"]);
     expect(theirs.body).toEqual(missing.body);
 
     const versionId = await seedVersion(place.orgId);
-    expect((await post(place.sessions.member, "workloads.start", { orgId: place.orgId, envId: newEnvId(), versionId })).status).toBe(404);
-    expect((await post(place.sessions.viewer, "workloads.start", { orgId: place.orgId, envId, versionId })).status).toBe(403);
+    expect(statusAndCode(await post(place.sessions.member, "workloads.start", { orgId: place.orgId, envId: newEnvId(), versionId }))).toEqual([
+      404,
+      "not_found",
+    ]);
+    expect(statusAndCode(await post(place.sessions.viewer, "workloads.start", { orgId: place.orgId, envId, versionId }))).toEqual([403, "forbidden"]);
     expect((await post(place.sessions.member, "workloads.start", { orgId: place.orgId, envId, versionId: "not-a-uuid" })).status).toBe(400);
     expect(await auditEntries(place.orgId, "workload_run.requested")).toEqual([]);
   });
