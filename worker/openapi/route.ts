@@ -140,16 +140,10 @@ const SEND: Record<Security, string> = {
   session: "a browser session (sign in first)",
 };
 
-interface Scheme extends CredentialCheck {
-  send: string;
-}
-
-const schemesOf = (c: AppContext, declared: AnyRoute): Scheme[] => (declared.security ?? []).map((name) => ({ ...c.var.credentials[name], send: SEND[name] }));
-
 /** A credentialed route refuses a request carrying none of its schemes' credentials before reading anything of it. */
-function requireCredential(c: AppContext, schemes: Scheme[]): void {
-  if (schemes.length && !schemes.some((scheme) => scheme.carried(c)))
-    throw new Refusal("unauthenticated", `Send ${schemes.map((scheme) => scheme.send).join(", or ")}.`);
+function requireCredential(c: AppContext, schemes: readonly Security[]): void {
+  if (schemes.length && !schemes.some((name) => c.var.credentials[name].carried(c)))
+    throw new Refusal("unauthenticated", `Send ${schemes.map((name) => SEND[name]).join(", or ")}.`);
 }
 
 /**
@@ -158,10 +152,11 @@ function requireCredential(c: AppContext, schemes: Scheme[]): void {
  * the route's schema: who, then what. A caller whose input is valid pays nothing for this: the handler checks the credential in the
  * transaction that does its work.
  */
-async function checkCallerBeforeRefusing(c: AppContext, declared: AnyRoute, schemes: Scheme[], refused: unknown): Promise<never> {
+async function checkCallerBeforeRefusing(c: AppContext, declared: AnyRoute, schemes: readonly Security[], refused: unknown): Promise<never> {
   if (!(refused instanceof Refusal) || !schemes.length) throw refused;
   const failures = await Promise.all(
     schemes
+      .map((name) => c.var.credentials[name])
       .filter((scheme) => scheme.carried(c))
       .map((scheme) =>
         scheme.check(c, declared).then(
@@ -199,8 +194,8 @@ export function register<P extends z.ZodObject | undefined, Q extends z.ZodObjec
     query: loose.query ? validate(loose.query, c.req.query()) : undefined,
     body: loose.body ? await readBody(c, loose.body, loose.bodyOptions) : undefined,
   });
+  const schemes = loose.security ?? [];
   const hook: MiddlewareHandler<AppEnv> = async (c) => {
-    const schemes = schemesOf(c, loose);
     requireCredential(c, schemes);
     const { params, query, body } = await input(c).catch((refused: unknown) => checkCallerBeforeRefusing(c, loose, schemes, refused));
     const reply = ((status: number, json: unknown) => c.json(json as object, status as ContentfulStatusCode)) as unknown as Reply<R>;
