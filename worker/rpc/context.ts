@@ -1,14 +1,12 @@
 // The context every console procedure gets, made from the request: the capabilities that find and
 // authorize callers are wired into the builder's authority here, in the composition root, so the
 // builder (worker/trpc/) knows none of them.
-import { authorize } from "../auth/authorize";
+import { authorize } from "../auth";
 import { checkPlanGate } from "../http/plan-gate";
 import type { AppContext } from "../http/context";
 import { publishChanges } from "../live-channel";
 import { readOperatorCookie } from "../operators/sessions";
-import { readSessionCookie } from "../sessions/cookie";
-import { CSRF_HEADER, checkCsrf } from "../sessions/csrf";
-import { findLiveSession } from "../sessions/store";
+import { CSRF_HEADER, checkCsrf, findLiveSession, readSessionCookie } from "../sessions";
 import type { RpcContext } from "../trpc/context";
 
 export function rpcContext(c: AppContext): RpcContext {
