@@ -20,12 +20,12 @@ async function refusedWith(act: () => Promise<unknown>): Promise<Refused> {
     return { status: data.httpStatus, code: data.errorCode ?? null };
   }
   if (!(answer instanceof Response)) throw new Error("expected a refusal, and the call succeeded");
+  const [status, code] = statusAndCode(answer);
   const body = (await answer.json()) as { error?: string | { data?: { errorCode?: string } } };
-  const header = answer.headers.get("x-svc-error-code");
   // Whatever the transport, the sentence or the envelope is there, and its code is the header's.
   expect(body.error, "a refusal has a body saying why").toBeTruthy();
-  if (typeof body.error === "object") expect(body.error.data?.errorCode ?? null).toBe(header);
-  return { status: answer.status, code: header };
+  if (typeof body.error === "object") expect(body.error.data?.errorCode ?? null).toBe(code);
+  return { status, code };
 }
 
 /**
