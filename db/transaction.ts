@@ -110,6 +110,23 @@ export function assertNoTransaction(call: string): void {
   );
 }
 
+/** BEGIN, the scope's settings and its `first` statement: one simple query, so one round trip. */
+function opening(scope: Scope): Statement {
+  const settings = [
+    ["app.org_id", scope.orgId ?? ""] as const,
+    ...Object.entries(scope.lookups ?? {}).map(([key, value]) => [`app.lookup_${key}`, value] as const),
+  ];
+  const begun = statement`BEGIN; ${settingsOf(settings)}`;
+  return scope.first ? statement`${begun}; ${scope.first}` : begun;
+}
+
+/** Ends the connection's transaction, if any, and hands the connection back; a failed ROLLBACK means it is broken, and the pool drops it. */
+const rolledBack = (connection: Connection) =>
+  send(connection.raw, statement`ROLLBACK`).then(
+    () => connection.release(),
+    (rollbackError: Error) => connection.release(rollbackError),
+  );
+
 async function openTransaction(connect: () => Promise<Connection>, scope: Scope): Promise<OpenTransaction> {
   const connection = await connect();
   const { raw } = connection;
@@ -117,11 +134,7 @@ async function openTransaction(connect: () => Promise<Connection>, scope: Scope)
   const rollback = async () => {
     if (ended) return;
     ended = true;
-    // A failed ROLLBACK means the connection is broken: hand it back as such so the pool drops it.
-    await send(raw, statement`ROLLBACK`).then(
-      () => connection.release(),
-      (rollbackError: Error) => connection.release(rollbackError),
-    );
+    await rolledBack(connection);
   };
   const commit = async (last?: Statement) => {
     if (ended) return [];
@@ -140,12 +153,7 @@ async function openTransaction(connect: () => Promise<Connection>, scope: Scope)
   try {
     // One round trip: BEGIN and the settings as one simple query; every request pays this, so the
     // trip saved counts (bench/).
-    const settings = [
-      ["app.org_id", scope.orgId ?? ""] as const,
-      ...Object.entries(scope.lookups ?? {}).map(([key, value]) => [`app.lookup_${key}`, value] as const),
-    ];
-    const opening = statement`BEGIN; ${settingsOf(settings)}`;
-    const results = await send(raw, scope.first ? statement`${opening}; ${scope.first}` : opening);
+    const results = await send(raw, opening(scope));
     return { tx: connection.db, first: scope.first ? results.at(-1)! : [], commit, rollback };
   } catch (error) {
     await rollback();
@@ -182,6 +190,33 @@ export async function inTransactionEndingWith<T>(connect: () => Promise<Connecti
     await open.rollback();
     throw error;
   }
+}
+
+/** A transaction sent whole (inOneRoundTrip): what opens it, its last statement, how the two statements' rows read. */
+export interface OneRoundTrip<T> {
+  scope: Scope & { first: Statement };
+  last: Statement;
+  result: (first: Record<string, unknown>[], lastRows: Record<string, unknown>[]) => T;
+}
+
+/**
+ * A whole transaction in one round trip: BEGIN, the settings, the scope's `first` statement, `last`
+ * and COMMIT as one simple query. `last` is written before any code has read `first`'s rows, so what
+ * it may do, `first` decides in SQL (a hot path's token admission: ADMITTED_TOKEN in db/pipeline.ts);
+ * `result` reads both statements' rows once committed. An error in any statement ends the query,
+ * and the transaction is rolled back.
+ */
+export async function inOneRoundTrip<T>(connect: () => Promise<Connection>, { scope, last, result }: OneRoundTrip<T>): Promise<T> {
+  const connection = await connect();
+  let results: Record<string, unknown>[][];
+  try {
+    results = await send(connection.raw, statement`${opening(scope)}; ${last}; COMMIT`);
+  } catch (error) {
+    await rolledBack(connection);
+    throw error;
+  }
+  connection.release();
+  return result(results.at(-3)!, results.at(-2)!);
 }
 
 /**

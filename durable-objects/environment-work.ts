@@ -2,5 +2,5 @@
 // isolate's start builds none of it: bench/startup.ts). The rules are the capabilities'; the object
 // only runs them on its connections, in its order, with its alarm.
 export { mergeBatches, projectionScope, projectionWork } from "../worker/environments/object-projection";
-export { claimScope, claimWork, refusalOf } from "../worker/workloads/object-claim";
+export { claimTransaction, refusalOf } from "../worker/workloads/object-claim";
 export { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";

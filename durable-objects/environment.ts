@@ -3,7 +3,7 @@
 // abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { openPool, useBridge, type RequestPool } from "../db/neon";
-import { inTransactionEndingWith, withoutLast, type EndingWork, type Scope, type Tx } from "../db/transaction";
+import { inOneRoundTrip, inTransactionEndingWith, withoutLast, type Connection, type EndingWork, type Scope, type Tx } from "../db/transaction";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
@@ -48,15 +48,20 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   // The identity is written once per object: the alarm reads it back after an eviction.
   #identityStored = false;
 
-  /** Runs `work` for this environment in a tenant transaction on the object's connection. */
-  async #inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: EndingWork<T>): Promise<T> {
+  /** Runs `work` for this environment in a tenant transaction on the object's connections. */
+  #inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: EndingWork<T>): Promise<T> {
+    return this.#onConnections(identity, (connect) => inTransactionEndingWith(connect, { ...scope, orgId: identity.orgId }, work));
+  }
+
+  /** Runs `transact` (a transaction acting as the environment's organization) on the object's connections. */
+  async #onConnections<T>(identity: Identity, transact: (connect: () => Promise<Connection>) => Promise<T>): Promise<T> {
     if (!this.#identityStored) {
       await this.ctx.storage.put("identity", identity);
       this.#identityStored = true;
     }
     const pool = this.#connection();
     try {
-      return await inTransactionEndingWith(pool.connect, { ...scope, orgId: identity.orgId }, work);
+      return await transact(pool.connect);
     } catch (error) {
       // A connection the database ended (a terminated backend, a restart) says so with a SQLSTATE, not as
       // DatabaseUnreachable: either way the pool starts afresh, so no dead connection is handed out again.
@@ -110,9 +115,10 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   async #claimed(request: ClaimRequest): Promise<ClaimOutcome> {
-    const { claimScope, claimWork, refusalOf } = await loadWork();
+    const { claimTransaction, refusalOf } = await loadWork();
     const { orgId, envId } = request;
-    const claimed = this.#turns.shared(() => this.#inEnvironment({ orgId, envId }, claimScope(request), claimWork(configFor(this.env), request)));
+    const transaction = claimTransaction(configFor(this.env), request);
+    const claimed = this.#turns.shared(() => this.#onConnections({ orgId, envId }, (connect) => inOneRoundTrip(connect, transaction)));
     return claimed.then(
       async ({ run, watched }) => {
         // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm

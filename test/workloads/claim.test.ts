@@ -78,6 +78,23 @@ describe("POST /v1/workloads/claim", () => {
     expect(await suspended.json()).toMatchObject({ retryAfterSeconds: expect.any(Number) });
   });
 
+  it("takes nothing for a claim it refuses: a CLI token's, a revoked token's, a suspended organization's", async () => {
+    // The token is admitted in the very round trip that claims (worker/workloads/object-claim.ts). Each
+    // token is used once first, so the isolate knows its organization and the claim goes straight to the
+    // environment's object, where the refusal and the claim are one statement's business.
+    const cli = (await seedToken(orgId, "cli")).token;
+    const revoked = await seedToken(orgId, "engine");
+    expect(statusAndCode(await claim(cli, "env-1"))).toEqual([401, "unauthenticated"]);
+    expect(await (await claim(revoked.token, "env-1")).json()).toEqual({ run: null });
+    await asRole("superuser", (client) => client.query("UPDATE tokens SET revoked_at = now() WHERE id = $1", [revoked.id]));
+    const runId = await seedRun(orgId, "env-1");
+    expect(statusAndCode(await claim(cli, "env-1"))).toEqual([401, "unauthenticated"]);
+    expect(statusAndCode(await claim(revoked.token, "env-1"))).toEqual([401, "unauthenticated"]);
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
+    expect(statusAndCode(await claim(engineA, "env-1"))).toEqual([403, "organization_suspended"]);
+    expect(await runRow(runId)).toMatchObject({ state: "requested", lease_id: null, holder_token_id: null, claims: 0 });
+  });
+
   it("gives each run to exactly one of two engines claiming at once", async () => {
     const runs = [await seedRun(orgId, "env-1"), await seedRun(orgId, "env-1")];
     const [a, b] = (await Promise.all([claim(engineA, "env-1"), claim(engineB, "env-1")].map(async (r) => (await r).json()))) as Claimed[];
@@ -143,5 +160,19 @@ describe("leases: heartbeat and takeover", () => {
     const { run } = (await (await claim(engineA, "env-1")).json()) as Claimed;
     await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
     expect(statusAndCode(await beat(engineA, runId, run!.lease.id))).toEqual([403, "organization_suspended"]);
+  });
+
+  it("extends nothing for a heartbeat it refuses: a CLI token's, a revoked token's, a suspended organization's", async () => {
+    const runId = await seedRun(orgId, "env-1");
+    const holder = await seedToken(orgId, "engine");
+    const { run } = (await (await claim(holder.token, "env-1")).json()) as Claimed;
+    const before = await runRow(runId);
+    const cli = (await seedToken(orgId, "cli")).token;
+    expect(statusAndCode(await beat(cli, runId, run!.lease.id))).toEqual([401, "unauthenticated"]);
+    await asRole("superuser", (client) => client.query("UPDATE tokens SET revoked_at = now() WHERE id = $1", [holder.id]));
+    expect(statusAndCode(await beat(holder.token, runId, run!.lease.id))).toEqual([401, "unauthenticated"]);
+    await asRole("superuser", (client) => client.query("UPDATE organizations SET suspended_at = now() WHERE id = $1", [orgId]));
+    expect(statusAndCode(await beat(engineA, runId, run!.lease.id))).toEqual([403, "organization_suspended"]);
+    expect(await runRow(runId)).toMatchObject({ lease_expires_at: before.lease_expires_at, deadline_at: before.deadline_at });
   });
 });

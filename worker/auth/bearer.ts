@@ -3,12 +3,13 @@
 // its person: the routes that take one authorize it in the same transaction as their work.
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
-import { ACTING_ORG, type Piggyback, statement } from "../../db/pipeline";
-import { inTransaction, inTransactionEndingWith, type Scope, type Tx } from "../../db/transaction";
+import type { Plan } from "../../db/enums";
+import { ACTING_ORG, joined, literal, type Piggyback, type Statement, statement } from "../../db/pipeline";
+import { inOneRoundTrip, inTransaction, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../http/hash";
-import { gateRoute } from "../http/plan-gate";
+import { checkRequiredPlan, gateRoute, requiredPlan, routeGateSide } from "../http/plan-gate";
 import { authorize, Denied, type Grant } from "./authorize";
 import { forgetTokenOrg, rememberTokenOrg, tokenOrg } from "./token-orgs";
 import type { Permission } from "../shared/permissions";
@@ -38,7 +39,7 @@ const ACT_AS_TOKEN_ORG = statement`SELECT set_config('app.org_id', org_id::text,
 // repository claim still live when identity exchange minted it, with its organization; last_used_at
 // is kept to the minute (one write per token per minute, not one per request). It reads both from the
 // transaction's settings, so it takes no parameters and can open the transaction (Scope.first).
-const PRINCIPAL = statement`
+const principal = (admitting: Statement = statement``) => statement`
 WITH token AS (
   SELECT t.id, t.org_id, t.kind, t.scopes, t.person_id FROM tokens t
   WHERE t.token_hash = current_setting('app.lookup_token_hash') AND t.org_id = ${ACTING_ORG} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
@@ -48,8 +49,35 @@ WITH token AS (
   WHERE tokens.id = token.id AND (tokens.last_used_at IS NULL OR tokens.last_used_at < now() - interval '1 minute')
 )
 SELECT token.id, token.org_id, token.kind, token.scopes, token.person_id, o.slug, o.plan, o.suspended_at IS NOT NULL AS suspended,
-  coalesce(o.watched_until > now(), false) AS watched
+  coalesce(o.watched_until > now(), false) AS watched${admitting}
 FROM token JOIN organizations o ON o.id = token.org_id`;
+const PRINCIPAL = principal();
+
+/** What a route admits: a live token of one of `kinds`, of a suspended organization or not, on the plan its gate requires (null: any). */
+export interface Admission {
+  kinds: readonly TokenKind[];
+  allowSuspended: boolean;
+  requiredPlan: Plan | null;
+}
+
+/**
+ * PRINCIPAL deciding `admission` in SQL as `admit` does in code, from the same row: it sets
+ * ADMITTED_TOKEN (db/pipeline.ts) for the work sent in the same round trip (inOneRoundTrip), cleared
+ * first so that an unknown token admits nothing.
+ */
+const admittingPrincipal = ({ kinds, allowSuspended, requiredPlan }: Admission) => {
+  const admitted = joined(
+    [
+      statement`token.kind::text = ANY(${literal(kinds)})`,
+      allowSuspended ? statement`true` : statement`o.suspended_at IS NULL`,
+      requiredPlan === null ? statement`true` : statement`o.plan::text = ${literal(requiredPlan)}`,
+    ],
+    " AND ",
+  );
+  return statement`SELECT set_config('app.admitted_token', '', true); ${principal(
+    statement`, set_config('app.admitted_token', CASE WHEN ${admitted} THEN token.id::text ELSE '' END, true) AS admitted_token`,
+  )}`;
+};
 
 interface PrincipalRow {
   id: string;
@@ -146,15 +174,46 @@ function inTokenTransaction<T>(
   );
 }
 
+/** A scope whose first statement finds the token behind `tokenHash` and decides `admission` for the work sent with it. */
+export const admittingScope = (tokenHash: string, orgId: string | null, admission: Admission): Scope & { first: Statement } =>
+  orgId === null
+    ? { lookups: { token_hash: tokenHash }, first: statement`${ACT_AS_TOKEN_ORG}; ${admittingPrincipal(admission)}` }
+    : { orgId, lookups: { token_hash: tokenHash }, first: admittingPrincipal(admission) };
+
 /**
- * Engine routes whose work is one last statement (db/pipeline.ts): the token found in the round trip
- * that opens the transaction, the work sent with its COMMIT: two round trips in all.
+ * The principal an admitting scope found, admitted by `admit` (throwing its refusal, in which case
+ * the work did nothing), once it is certain the SQL decided alike: a disagreement is a bug in one of
+ * the two, answered as one.
  */
-export async function asEngineTokenEnding<T>(c: AppContext, work: (principal: Principal) => Piggyback<T>): Promise<T> {
+export function admitFound(tokenHash: string, found: readonly Record<string, unknown>[], admission: Admission): Principal {
+  const admittedInSql = (found[0]?.admitted_token as string | undefined) || null;
+  let principal: Principal;
+  try {
+    principal = admit(principalFrom(tokenHash, found), admission.kinds, { allowSuspended: admission.allowSuspended }, (plan) =>
+      checkRequiredPlan(plan, admission.requiredPlan),
+    );
+  } catch (refusal) {
+    if (admittedInSql !== null) throw new Error("The token's admission in SQL let work through that the code refuses.");
+    throw refusal;
+  }
+  if (admittedInSql !== principal.tokenId) throw new Error("The token's admission in SQL refused what the code admits.");
+  return principal;
+}
+
+/**
+ * Engine routes whose work is one statement (db/pipeline.ts) that does nothing without ADMITTED_TOKEN:
+ * the token found and admitted, the work and the COMMIT in one round trip (inOneRoundTrip).
+ */
+export async function asEngineTokenAtOnce<T>(c: AppContext, work: Piggyback<T>): Promise<T> {
   const tokenHash = await presentedHash(c, ["engine"]);
-  return inTransactionEndingWith(c.var.database().connect, tokenScope(tokenHash), async (_tx, first) => {
-    const piggyback = work(admit(principalFrom(tokenHash, first), ["engine"], {}, (plan) => gateRoute(c, plan)));
-    return { last: piggyback.text, result: piggyback.read };
+  const admission: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: requiredPlan(c.var.config, routeGateSide(c)) };
+  return inOneRoundTrip(c.var.database().connect, {
+    scope: admittingScope(tokenHash, null, admission),
+    last: work.text,
+    result: (found, rows) => {
+      admitFound(tokenHash, found, admission);
+      return work.read(rows);
+    },
   });
 }
 

@@ -3,16 +3,16 @@
 export { Denied, authorize, effectiveScopes } from "./authorize";
 export type { Grant } from "./authorize";
 export {
-  admit,
+  admitFound,
+  admittingScope,
   asCliToken,
   asEngineToken,
-  asEngineTokenEnding,
+  asEngineTokenAtOnce,
   asProxyCaller,
   authenticateProxyCaller,
   identifyToken,
   organizationSuspended,
-  principalFrom,
-  principalScope,
 } from "./bearer";
+export type { Admission } from "./bearer";
 export { PERMISSION_WORDS } from "./permission-words";
 export { forgetTokenOrg } from "./token-orgs";

@@ -35,10 +35,15 @@ export function routeGateSide(c: AppContext): GateSide {
   return side;
 }
 
+/** The plan work on `side` of the gate requires, or null when any plan may do it (the gate off, or a reachable side). */
+export const requiredPlan = (config: Config, side: GateSide): Plan | null => (side === "reachable" ? null : (config.billing.hostedRequiredPlan ?? null));
+
 /** The spec's 402 Refusal when the gate is on, the organization lacks the required plan and `side` is gated. */
-export function checkPlanGate(config: Config, plan: string, side: GateSide): void {
-  const required = config.billing.hostedRequiredPlan;
-  if (!required || plan === required || side === "reachable") return;
+export const checkPlanGate = (config: Config, plan: string, side: GateSide): void => checkRequiredPlan(plan, requiredPlan(config, side));
+
+/** The spec's 402 Refusal when `required` names a plan the organization (on `plan`) is not on. */
+export function checkRequiredPlan(plan: string, required: Plan | null): void {
+  if (!required || plan === required) return;
   throw new Refusal(
     "plan_required",
     `This organization is on the ${plan as Plan} plan; this installation needs the ${required} plan. An owner can subscribe on the Billing page; billing, data export, deletion and sessions stay reachable.`,

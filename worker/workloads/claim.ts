@@ -1,7 +1,7 @@
 // Claiming: the oldest run of the environment that is waiting, or whose lease expired after missed
 // heartbeats (the new claimer takes it over), moves to accepted with a fresh lease. SKIP LOCKED lets
 // concurrent claimers each take a different run: exactly one engine gets each.
-import { literal, type Piggyback, statement } from "../../db/pipeline";
+import { ADMITTED_TOKEN, literal, type Piggyback, statement } from "../../db/pipeline";
 import { LEASE_SECONDS, SILENCE_SECONDS } from "./timing";
 
 export interface ClaimedRun {
@@ -42,13 +42,14 @@ SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) AS either 
 
 /**
  * The claim as one statement without parameters (its values literals), so the transaction sends it
- * with its COMMIT (db/pipeline.ts). The lease id is the engine's `claimId` when it sent one: a claim
+ * with its COMMIT (db/pipeline.ts), for the token the transaction admitted (ADMITTED_TOKEN: none, no
+ * claim). The lease id is the engine's `claimId` when it sent one: a claim
  * retried with the same id by the same token, while the run it took is still held under that lease,
  * answers that run again instead of taking a second one (its first answer may have been lost with a
  * connection that dropped after the COMMIT).
  */
-const claimStatement = (orgId: string, envId: string, leaseId: string, tokenId: string) => {
-  const [org, env, lease, token] = [literal(orgId), literal(envId), literal(leaseId), literal(tokenId)];
+const claimStatement = (orgId: string, envId: string, leaseId: string) => {
+  const [org, env, lease, token] = [literal(orgId), literal(envId), literal(leaseId), ADMITTED_TOKEN];
   return statement`
 WITH again AS (
   SELECT * FROM workload_runs
@@ -58,7 +59,7 @@ WITH again AS (
     state = 'accepted', lease_id = ${lease}, lease_ids = array_append(r.lease_ids, ${lease}::uuid),
     lease_expires_at = now() + make_interval(secs => ${literal(LEASE_SECONDS)}), deadline_at = now() + make_interval(secs => ${literal(SILENCE_SECONDS)}),
     holder_token_id = ${token}, claims = r.claims + 1
-  FROM candidate WHERE r.id = candidate.id AND NOT EXISTS (SELECT 1 FROM again)
+  FROM candidate WHERE r.id = candidate.id AND NOT EXISTS (SELECT 1 FROM again) AND ${token} IS NOT NULL
   RETURNING r.*
 ), taken AS (SELECT * FROM claimed UNION ALL SELECT * FROM again)
 SELECT EXISTS (SELECT 1 FROM environments WHERE org_id = ${org} AND env_id = ${env}) AS env_exists, run.*
@@ -87,11 +88,11 @@ interface Row {
 }
 
 /**
- * The claim of the run `tokenId` takes: its statement, and how its rows read (the run; null when none
- * waits; "no_environment" when the environment is unknown, and nothing was claimed). `claimId`, the
- * engine's own id for this claim, makes a retry of it answer the same run.
+ * The claim of the run the admitted token takes: its statement, and how its rows read (the run; null
+ * when none waits; "no_environment" when the environment is unknown, and nothing was claimed).
+ * `claimId`, the engine's own id for this claim, makes a retry of it answer the same run.
  */
-export function runClaim(orgId: string, envId: string, tokenId: string, claimId?: string): Piggyback<ClaimedRun | null | "no_environment"> {
+export function runClaim(orgId: string, envId: string, claimId?: string): Piggyback<ClaimedRun | null | "no_environment"> {
   const leaseId = claimId ?? crypto.randomUUID();
   const read = (rows: Record<string, unknown>[]) => {
     const row = rows[0] as unknown as Row;
@@ -107,5 +108,5 @@ export function runClaim(orgId: string, envId: string, tokenId: string, claimId?
       deadline: row.deadline_at.toISOString(),
     };
   };
-  return { text: claimStatement(orgId, envId, leaseId, tokenId), read };
+  return { text: claimStatement(orgId, envId, leaseId), read };
 }

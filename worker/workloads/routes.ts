@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import * as z from "zod";
 import { claimInEnvironment } from "./environment-object";
-import { asEngineTokenEnding, identifyToken } from "../auth";
+import { asEngineTokenAtOnce, identifyToken } from "../auth";
 import { forgetTokenOrg } from "../auth";
 import { routeGateSide } from "../http/plan-gate";
 import type { AppEnv } from "../http/context";
@@ -76,7 +76,7 @@ const beat = route({
     409: refusal("The caller no longer holds the lease"),
   },
   handler: async (c, { params: { runId }, body: { leaseId }, reply }) => {
-    const result = await asEngineTokenEnding(c, () => heartbeat(runId, leaseId));
+    const result = await asEngineTokenAtOnce(c, heartbeat(runId, leaseId));
     if (result.held) return reply(200, { runId, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline });
     if (!result.exists) throw noSuchRun();
     throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");
