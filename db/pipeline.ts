@@ -43,13 +43,6 @@ export function literal(value: string | number | readonly string[] | null): Stat
 /** The organization a transaction acts as (null when it acts as none), read from its setting. */
 export const ACTING_ORG = statement`NULLIF(current_setting('app.org_id'), '')::uuid`;
 
-/**
- * The token a transaction's first statement admitted for its work (`admittingScope` in
- * worker/auth/bearer.ts), null when it admitted none: work sent in the same round trip as the
- * admission, before any code has read it, does nothing without it.
- */
-export const ADMITTED_TOKEN = statement`NULLIF(current_setting('app.admitted_token', true), '')::uuid`;
-
 /** A statement and how to read its rows: what a hot path sends with BEGIN (Scope.first) or COMMIT. */
 export interface Piggyback<T> {
   text: Statement;
@@ -87,7 +80,7 @@ export async function send(client: RawClient, text: Statement): Promise<Record<s
 }
 
 /** Statements joined by a separator (", " for a list): still statements. */
-export const joined = (parts: readonly Statement[], separator: ", " | "; " | " AND " = ", "): Statement => parts.join(separator) as Statement;
+export const joined = (parts: readonly Statement[], separator: ", " | "; " = ", "): Statement => parts.join(separator) as Statement;
 
 /** The settings a transaction opens with: `set_config` of each, local to the transaction. */
 export function settingsOf(settings: ReadonlyArray<readonly [string, string]>): Statement {

@@ -202,7 +202,7 @@ export interface OneRoundTrip<T> {
 /**
  * A whole transaction in one round trip: BEGIN, the settings, the scope's `first` statement, `last`
  * and COMMIT as one simple query. `last` is written before any code has read `first`'s rows, so what
- * it may do, `first` decides in SQL (a hot path's token admission: ADMITTED_TOKEN in db/pipeline.ts);
+ * it may do, `first` decides in SQL (a hot path's token admission: `svc_principal` in db/migrations/0039);
  * `result` reads both statements' rows once committed. An error in any statement ends the query,
  * and the transaction is rolled back.
  */

@@ -38,6 +38,7 @@ import _0035_refresh_tokens from "./0035_refresh_tokens.sql";
 import _0036_activity_daily from "./0036_activity_daily.sql";
 import _0037_session_deletion_notice from "./0037_session_deletion_notice.sql";
 import _0038_organization_watched from "./0038_organization_watched.sql";
+import _0039_planned_once from "./0039_planned_once.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -77,4 +78,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0036_activity_daily", sql: _0036_activity_daily },
   { name: "0037_session_deletion_notice", sql: _0037_session_deletion_notice },
   { name: "0038_organization_watched", sql: _0038_organization_watched },
+  { name: "0039_planned_once", sql: _0039_planned_once },
 ];

@@ -4,7 +4,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
 import type { Plan } from "../../db/enums";
-import { ACTING_ORG, joined, literal, type Piggyback, type Statement, statement } from "../../db/pipeline";
+import { literal, type Piggyback, type Statement, statement } from "../../db/pipeline";
 import { inOneRoundTrip, inTransaction, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
@@ -32,26 +32,21 @@ export const SUSPENDED_RETRY_SECONDS = 300;
 /** The spec's refusal of a suspended organization's work (403 with retryAfterSeconds), for engines and the console alike. */
 export const organizationSuspended = (sentence?: string) => new Refusal("organization_suspended", sentence, SUSPENDED_RETRY_SECONDS);
 
-// Acts as the organization of the token behind the transaction's token_hash look-up, if there is one.
-const ACT_AS_TOKEN_ORG = statement`SELECT set_config('app.org_id', org_id::text, true) FROM tokens WHERE token_hash = current_setting('app.lookup_token_hash')`;
-
-// The live token behind the transaction's token_hash look-up in the organization it acts as, its
-// repository claim still live when identity exchange minted it, with its organization; last_used_at
-// is kept to the minute (one write per token per minute, not one per request). It reads both from the
-// transaction's settings, so it takes no parameters and can open the transaction (Scope.first).
-const principal = (admitting: Statement = statement``) => statement`
-WITH token AS (
-  SELECT t.id, t.org_id, t.kind, t.scopes, t.person_id FROM tokens t
-  WHERE t.token_hash = current_setting('app.lookup_token_hash') AND t.org_id = ${ACTING_ORG} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
-    AND (t.binding_id IS NULL OR EXISTS (SELECT 1 FROM repository_claims c WHERE c.id = t.binding_id AND c.revoked_at IS NULL))
-), touched AS (
-  UPDATE tokens SET last_used_at = now() FROM token
-  WHERE tokens.id = token.id AND (tokens.last_used_at IS NULL OR tokens.last_used_at < now() - interval '1 minute')
-)
-SELECT token.id, token.org_id, token.kind, token.scopes, token.person_id, o.slug, o.plan, o.suspended_at IS NOT NULL AS suspended,
-  coalesce(o.watched_until > now(), false) AS watched${admitting}
-FROM token JOIN organizations o ON o.id = token.org_id`;
-const PRINCIPAL = principal();
+/**
+ * The live token behind the transaction's token_hash look-up, with its organization: `svc_principal`
+ * (db/migrations/0039_planned_once.sql, a function, so that each backend plans it once). It reads the
+ * look-up from the transaction's settings, so it takes no parameters and can open the transaction
+ * (Scope.first). `actAsTokenOrg`: the transaction acts as the token's own organization, chosen first.
+ * With an admission, it also decides it in SQL, from the same row, for the work sent in the same round
+ * trip (inOneRoundTrip).
+ */
+const principal = (actAsTokenOrg: boolean, admission?: Admission) => {
+  const flag = (value: boolean) => (value ? statement`true` : statement`false`);
+  const admits = admission
+    ? statement`${literal(admission.kinds)}, ${flag(admission.allowSuspended)}, ${literal(admission.requiredPlan)}`
+    : statement`NULL, false, NULL`;
+  return statement`SELECT * FROM svc_principal(${flag(actAsTokenOrg)}, ${admits})`;
+};
 
 /** What a route admits: a live token of one of `kinds`, of a suspended organization or not, on the plan its gate requires (null: any). */
 export interface Admission {
@@ -59,25 +54,6 @@ export interface Admission {
   allowSuspended: boolean;
   requiredPlan: Plan | null;
 }
-
-/**
- * PRINCIPAL deciding `admission` in SQL as `admit` does in code, from the same row: it sets
- * ADMITTED_TOKEN (db/pipeline.ts) for the work sent in the same round trip (inOneRoundTrip), cleared
- * first so that an unknown token admits nothing.
- */
-const admittingPrincipal = ({ kinds, allowSuspended, requiredPlan }: Admission) => {
-  const admitted = joined(
-    [
-      statement`token.kind::text = ANY(${literal(kinds)})`,
-      allowSuspended ? statement`true` : statement`o.suspended_at IS NULL`,
-      requiredPlan === null ? statement`true` : statement`o.plan::text = ${literal(requiredPlan)}`,
-    ],
-    " AND ",
-  );
-  return statement`SELECT set_config('app.admitted_token', '', true); ${principal(
-    statement`, set_config('app.admitted_token', CASE WHEN ${admitted} THEN token.id::text ELSE '' END, true) AS admitted_token`,
-  )}`;
-};
 
 interface PrincipalRow {
   id: string;
@@ -92,8 +68,8 @@ interface PrincipalRow {
 }
 
 /**
- * The live token PRINCIPAL found, from the rows it answered as the transaction's first statement
- * (tokenScope, principalScope). The isolate remembers the token's organization, or forgets it.
+ * The live token `principal` found, from the rows it answered as the transaction's first statement
+ * (tokenScope, admittingScope). The isolate remembers the token's organization, or forgets it.
  */
 export function principalFrom(tokenHash: string, found: readonly Record<string, unknown>[]): Principal | null {
   const row = found[0] as PrincipalRow | undefined;
@@ -113,10 +89,7 @@ export function principalFrom(tokenHash: string, found: readonly Record<string, 
 }
 
 /** A transaction that acts as the organization of the token behind `tokenHash` and finds the token, in the round trip that opens it. */
-const tokenScope = (tokenHash: string): Scope => ({ lookups: { token_hash: tokenHash }, first: statement`${ACT_AS_TOKEN_ORG}; ${PRINCIPAL}` });
-
-/** A transaction acting as `orgId` that finds the token behind `tokenHash` there only, in the round trip that opens it. */
-export const principalScope = (tokenHash: string, orgId: string): Scope => ({ orgId, lookups: { token_hash: tokenHash }, first: PRINCIPAL });
+const tokenScope = (tokenHash: string): Scope => ({ lookups: { token_hash: tokenHash }, first: principal(true) });
 
 /**
  * Whether `principal` may do a route's work: a live token of one of `kinds`, its organization not
@@ -175,10 +148,11 @@ function inTokenTransaction<T>(
 }
 
 /** A scope whose first statement finds the token behind `tokenHash` and decides `admission` for the work sent with it. */
-export const admittingScope = (tokenHash: string, orgId: string | null, admission: Admission): Scope & { first: Statement } =>
-  orgId === null
-    ? { lookups: { token_hash: tokenHash }, first: statement`${ACT_AS_TOKEN_ORG}; ${admittingPrincipal(admission)}` }
-    : { orgId, lookups: { token_hash: tokenHash }, first: admittingPrincipal(admission) };
+export const admittingScope = (tokenHash: string, orgId: string | null, admission: Admission): Scope & { first: Statement } => ({
+  ...(orgId === null ? {} : { orgId }),
+  lookups: { token_hash: tokenHash },
+  first: principal(orgId === null, admission),
+});
 
 /**
  * The principal an admitting scope found, admitted by `admit` (throwing its refusal, in which case
@@ -201,7 +175,7 @@ export function admitFound(tokenHash: string, found: readonly Record<string, unk
 }
 
 /**
- * Engine routes whose work is one statement (db/pipeline.ts) that does nothing without ADMITTED_TOKEN:
+ * Engine routes whose work is one statement (db/pipeline.ts) that does nothing for a token not admitted:
  * the token found and admitted, the work and the COMMIT in one round trip (inOneRoundTrip).
  */
 export async function asEngineTokenAtOnce<T>(c: AppContext, work: Piggyback<T>): Promise<T> {
