@@ -2,7 +2,7 @@
 // may not keep a connection across requests, so every request opens one; without a pool each of them
 // would start a new backend (a process, authentication, cold catalog caches: several milliseconds of
 // PostgreSQL's CPU before the first statement). A session that ends hands its backend back, rolled
-// back and reset with DISCARD ALL (settings, advisory locks, prepared statements, temporary tables:
+// back and reset (RESET_SESSION: settings, advisory locks, prepared statements, temporary tables:
 // nothing of one session reaches the next), and the next session with the same role, database and
 // password (checked against the one PostgreSQL accepted) is given it, answered by the bridge itself.
 // Only protocol 3.0 sessions that authenticate with a password in clear, as the local server asks.
@@ -27,6 +27,16 @@ const IDLE_IN_ALL = 48;
 const IDLE_MS = 10_000;
 /** A backend whose session ended but that does not settle within this is closed instead. */
 const SETTLE_MS = 30_000;
+
+/**
+ * What DISCARD ALL does, less DISCARD PLANS (PostgreSQL's documentation lists the same statements):
+ * every state a session can see goes, and the plans the backend keeps (a PL/pgSQL function's, which no
+ * session can see) stay, as they do behind Neon's pooled endpoint, which resets nothing between
+ * transactions. Throwing them away cost every request that calls one its planning again
+ * (db/migrations/0039_planned_once.sql, bench/README.md).
+ */
+export const RESET_SESSION =
+  "CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; DEALLOCATE ALL; SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES; UNLISTEN *";
 
 /** What a session needs of its client: send bytes, and close. */
 export interface ClientSide {
@@ -205,7 +215,7 @@ export class BackendPool {
     return { receive, end };
   }
 
-  /** After its session: let owed answers arrive, roll back what is open, DISCARD ALL, then keep it idle. */
+  /** After its session: let owed answers arrive, roll back what is open, reset it (RESET_SESSION), then keep it idle. */
   private settle(backend: Backend, key: string): void {
     backend.timer = setTimeout(() => backend.destroy(), SETTLE_MS);
     let rolledBack = false;
@@ -220,7 +230,7 @@ export class BackendPool {
       }
       if (!discarded) {
         discarded = true;
-        return backend.query("DISCARD ALL");
+        return backend.query(RESET_SESSION);
       }
       clearTimeout(backend.timer!);
       backend.timer = null;

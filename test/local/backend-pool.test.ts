@@ -2,19 +2,21 @@
 // as Neon's pooled endpoint does: nothing of one session may reach the next, and a backend goes only
 // to a session that presents the password PostgreSQL accepted for that role.
 import { describe, expect, inject, it } from "vitest";
+import { RESET_SESSION } from "../../local/backend-pool";
 import { ownDatabase } from "../support/own-database";
 import { asRole } from "../support/sql";
 
 const session = <T>(work: Parameters<typeof asRole<T>>[1]) => asRole("app", work);
 
 describe("the local bridge's backend pool", () => {
-  it("gives the next session none of the last one's settings, open transaction or advisory locks", async () => {
+  it("gives the next session none of the last one's settings, prepared statements, open transaction or advisory locks", async () => {
     const lock = Math.floor(Math.random() * 1e9);
     const pids: number[] = [];
     await session(async (client) => {
       pids.push((await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
       await client.query("SELECT set_config('app.org_id', $1, false)", [crypto.randomUUID()]);
       await client.query("SELECT pg_advisory_lock($1)", [lock]);
+      await client.query("PREPARE left_behind AS SELECT 1");
       await client.query("BEGIN");
       await client.query("SELECT 1 / 0").catch(() => {});
     });
@@ -25,14 +27,16 @@ describe("the local bridge's backend pool", () => {
         async (client) =>
           // A statement that runs at all is not inside the failed transaction the last session left.
           (
-            await client.query<{ pid: number; org: string | null; held: number }>(
+            await client.query<{ pid: number; org: string | null; held: number; prepared: number }>(
               `SELECT pg_backend_pid() AS pid, current_setting('app.org_id', true) AS org,
-                      (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()) AS held`,
+                      (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()) AS held,
+                      (SELECT count(*)::int FROM pg_prepared_statements WHERE name = 'left_behind') AS prepared`,
             )
           ).rows[0]!,
       );
       expect(seen.org ?? "").toBe("");
       expect(seen.held).toBe(0); // the advisory lock was released with the last session
+      expect(seen.prepared).toBe(0);
       pids.push(seen.pid);
     }
     // Backends are reused: four sessions did not need four backends (tests running beside this one may take some).
@@ -53,13 +57,13 @@ describe("the local bridge's backend pool", () => {
     const { database } = await ownDatabase();
     const mine = <T>(work: Parameters<typeof asRole<T>>[1]) => asRole("app", work, database);
     const pid = await mine(async (client) => (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
-    // Once reset it waits in the pool (idle after its DISCARD ALL: a busy machine may take more than a
+    // Once reset it waits in the pool (idle after its reset: a busy machine may take more than a
     // moment to reset it); then the server ends it, as a restart or a pooler would.
     const reset = async () =>
       asRole(
         "superuser",
         async (client) =>
-          (await client.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query = 'DISCARD ALL'", [pid])).rowCount === 1,
+          (await client.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query = $2", [pid, RESET_SESSION])).rowCount === 1,
       );
     for (let tries = 0; tries < 100; tries++) {
       if (await reset()) break;
