@@ -1,12 +1,15 @@
-// What a backlog costs a claim (issue 47): the same 8 engines (bench/claim-work.ts) claim from an empty
-// queue, where runs arrive at 20 a second, and from a queue holding 10,000 waiting runs, once at the
-// same 20 claims a second (paced) and once back to back as fast as they can (saturated: the figure
-// bench:scale took before, which measures the machine's load as much as the queue). Rounds alternate,
-// each in an organization of its own; workload_runs' live and dead row versions are printed after each
-// (a claim leaves a dead version behind until autovacuum). Prints figures; asserts nothing.
+// What a backlog costs a claim (issue 47): runs are requested at 20 a second and, after each, one of
+// the same 8 engines (bench/claim-work.ts) claims once, in turn, from an empty queue and from a queue
+// holding 10,000 waiting runs (once as made, once after ANALYZE): the same cadence and load, the queue
+// alone differing. Beside them, for
+// the figures bench:claim and bench:scale take, the engines polling the empty queue, and claiming back
+// to back from the backlog (saturated: polling engines pause only after an empty poll). Rounds
+// alternate, each in an organization of its own; workload_runs' live and dead row versions are printed
+// after each (a claim leaves a dead version behind until autovacuum). Prints figures; asserts nothing.
 //   BENCH_ROUNDS   rounds (default 3)
 //   BENCH_BACKLOG  runs waiting (default 10,000)
-//   --json         { "rounds": [{ "empty", "backlog", "saturated" }], "ratio": { "p50", "p99" } } on stdout
+//   --json         { "rounds": [{ "polling", "empty", "backlog", "analyzed", "saturated" }], "ratio": { "p50", "p99" },
+//                  "analyzedRatio": { same } } on stdout
 import { sql } from "drizzle-orm";
 import { withNodeDb } from "../db/node-pool";
 import { claimLatency, type ClaimFigures } from "./claim-work";
@@ -32,7 +35,7 @@ const figure = ({ claimRunMs, seconds }: ClaimFigures): Figure => ({
   perSecond: Math.round(claimRunMs.length / seconds),
 });
 const line = (name: string, f: Figure) =>
-  `${name.padEnd(30)} p50 ${f.p50Ms.toFixed(1).padStart(6)} ms  p99 ${f.p99Ms.toFixed(1).padStart(6)} ms  ${String(f.perSecond).padStart(4)} claims/s`;
+  `${name.padEnd(40)} p50 ${f.p50Ms.toFixed(1).padStart(6)} ms  p99 ${f.p99Ms.toFixed(1).padStart(6)} ms  ${String(f.perSecond).padStart(4)} claims/s`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 await withBenchWorker({}, (worker) =>
@@ -44,24 +47,31 @@ await withBenchWorker({}, (worker) =>
       const row = rows[0]!;
       return `workload_runs: ${row.n_live_tup} live, ${row.n_dead_tup} dead row versions, autovacuumed ${row.autovacuum_count} times`;
     };
-    const measure = (round: number, backlog: number, paced: boolean) =>
-      claimLatency(worker, { runs: 200, ratePerSecond: 20, pollMs: 20, backlog, paced, slug: `backlog-${round}-${backlog}-${paced}` }).then(figure);
-    const rounds: Array<{ empty: Figure; backlog: Figure; saturated: Figure }> = [];
+    const measure = (round: number, what: string, backlog: number, inTurn: boolean, analyzed = false) =>
+      claimLatency(worker, { runs: 200, ratePerSecond: 20, pollMs: 20, backlog, inTurn, analyzed, slug: `backlog-${round}-${backlog}-${inTurn}-${analyzed}` })
+        .then(figure)
+        .then((measured) => {
+          say(line(`round ${round + 1} ${what}`, measured));
+          return measured;
+        });
+    const rounds: Array<{ polling: Figure; empty: Figure; backlog: Figure; analyzed: Figure; saturated: Figure }> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const empty = await measure(round, 0, false);
-      say(line(`round ${round + 1} empty queue`, empty));
-      const backlog = await measure(round, BACKLOG, true);
-      say(line(`round ${round + 1} ${BACKLOG} waiting, paced`, backlog));
-      const saturated = await measure(round, BACKLOG, false);
-      say(line(`round ${round + 1} ${BACKLOG} waiting, saturated`, saturated));
+      const polling = await measure(round, "empty queue, polling", 0, false);
+      const empty = await measure(round, "empty queue, in turn", 0, true);
+      const backlog = await measure(round, `${BACKLOG} waiting, in turn`, BACKLOG, true);
+      const analyzed = await measure(round, `${BACKLOG} waiting, in turn, analyzed`, BACKLOG, true, true);
+      const saturated = await measure(round, `${BACKLOG} waiting, polling`, BACKLOG, false);
       say(`  ${await versions()}`);
-      rounds.push({ empty, backlog, saturated });
+      rounds.push({ polling, empty, backlog, analyzed, saturated });
     }
-    const ratio = {
-      p50: Number(median(rounds.map((r) => r.backlog.p50Ms / r.empty.p50Ms)).toFixed(2)),
-      p99: Number(median(rounds.map((r) => r.backlog.p99Ms / r.empty.p99Ms)).toFixed(2)),
-    };
-    say(`paced backlog / empty queue, median of ${ROUNDS} rounds: p50 ${ratio.p50}x, p99 ${ratio.p99}x`);
-    if (JSON_OUT) console.log(JSON.stringify({ rounds, ratio }));
+    const ratioOf = (side: "backlog" | "analyzed") => ({
+      p50: Number(median(rounds.map((r) => r[side].p50Ms / r.empty.p50Ms)).toFixed(2)),
+      p99: Number(median(rounds.map((r) => r[side].p99Ms / r.empty.p99Ms)).toFixed(2)),
+    });
+    const ratio = ratioOf("backlog");
+    const analyzedRatio = ratioOf("analyzed");
+    say(`in turn, backlog / empty queue, median of ${ROUNDS} rounds: p50 ${ratio.p50}x, p99 ${ratio.p99}x`);
+    say(`  the backlog analyzed first: p50 ${analyzedRatio.p50}x, p99 ${analyzedRatio.p99}x`);
+    if (JSON_OUT) console.log(JSON.stringify({ rounds, ratio, analyzedRatio }));
   }),
 );

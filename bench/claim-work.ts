@@ -6,6 +6,7 @@
 // the minimal queue a database gives, from the benchmark's own process: the floor the service is
 // measured against.
 import { sql } from "drizzle-orm";
+import { withNodeDb } from "../db/node-pool";
 import { inTenant } from "../db/transaction";
 import type { BenchWorker } from "./local-worker";
 import { createOrganization } from "../worker/organizations/store";
@@ -15,6 +16,11 @@ import { defineWorkload, requestRun } from "../worker/workloads/requests";
 export const ENGINES = 8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Until the `i`th request's time, at `perSecond` from `started`. */
+const slot = async (started: number, i: number, perSecond: number) => {
+  const due = started + (i * 1000) / perSecond;
+  if (due > performance.now()) await sleep(due - performance.now());
+};
 
 export interface ClaimOptions {
   runs: number;
@@ -23,11 +29,20 @@ export interface ClaimOptions {
   /** Runs already waiting in the environment when the engines start. */
   backlog: number;
   /**
-   * With a backlog: the engines together start at most `ratePerSecond` claims a second, as they do
-   * when runs arrive at that rate, instead of back to back; so a backlog's cost is measured at the
-   * same load as an empty queue's, not at saturation.
+   * One claim at a time instead of engines polling: at `ratePerSecond` a run is requested, then one
+   * engine (each in turn) claims and heartbeats. Every claim then meets the same cadence and load
+   * whatever waits in the queue (with a backlog it takes the oldest waiting run, from an empty queue
+   * the one just requested), so the two differ by the queue alone: a polling engine pauses after an
+   * empty poll only, so with a backlog it claims back to back, and on this 2-core machine a process
+   * kept busy answers faster than one that slept (bench/README.md).
    */
-  paced?: boolean;
+  inTurn?: boolean;
+  /**
+   * With a backlog: ANALYZE workload_runs once it is made, so the planner's statistics have seen it
+   * (autovacuum would, in time); without, a claim is planned on statistics that know nothing of the
+   * environment's thousands of runs (bench/README.md).
+   */
+  analyzed?: boolean;
   slug: string;
 }
 
@@ -68,6 +83,7 @@ export async function claimLatency(worker: BenchWorker, options: ClaimOptions): 
         RETURNING id`),
     );
     requested.push(first!, ...rows.map((row) => row.id));
+    if (options.analyzed) await withNodeDb(worker.stack.superuserUrl, (db) => db.execute(sql`ANALYZE workload_runs`));
   }
   const service: Claimer = {
     claim: async (n) => {
@@ -82,7 +98,7 @@ export async function claimLatency(worker: BenchWorker, options: ClaimOptions): 
     },
   };
   const produce = () => inTenant(pool.connect, org.id, (tx) => requestRun(tx, org.id, envId, versionId));
-  return tally(pool, org.id, requested, await runEngines(service, produce, requested, options));
+  return tally(pool, org.id, requested, await (options.inTurn ? claimsInTurn : runEngines)(service, produce, requested, options));
 }
 
 /** The figures of a run of the engines, with the organization's runs by state and what was lost, from the database. */
@@ -135,63 +151,77 @@ interface EngineFigures {
  * claims take its first runs).
  */
 async function runEngines(claimer: Claimer, produce: () => Promise<string>, requested: string[], options: ClaimOptions): Promise<EngineFigures> {
-  const claimedBy = new Map<string, number[]>();
-  for (let n = 0; n < ENGINES; n++) {
-    const warm = await claimer.claim(n);
-    if ("run" in warm && warm.run) claimedBy.set(warm.run.id, [n]);
-  }
-  const claimRunMs: number[] = [];
-  const claimEmptyMs: number[] = [];
-  const heartbeatMs: number[] = [];
-  const failures: string[] = [];
+  const claimedBy = await warmed(claimer);
+  const figures = noFigures();
   let producing = true;
-
   const producer = (async () => {
     const started = performance.now();
     for (let i = 0; i < options.runs; i++) {
-      const due = started + (i * 1000) / options.ratePerSecond;
-      if (due > performance.now()) await sleep(due - performance.now());
+      await slot(started, i, options.ratePerSecond);
       requested.push(await produce());
     }
     producing = false;
   })();
 
-  const pacedFrom = performance.now();
-  let nextSlot = 0;
-  const pace = async () => {
-    if (!options.paced || options.backlog === 0) return;
-    const due = pacedFrom + (nextSlot++ * 1000) / options.ratePerSecond;
-    if (due > performance.now()) await sleep(due - performance.now());
-  };
   const engine = async (n: number) => {
     // Until everything requested has been claimed (a claim landing after the last request included);
     // with a backlog, until `runs` claims were measured: draining it would outlast the leases, whose
     // lapsed runs (older than the rest) would then be claimed again and again.
-    while (producing || (options.backlog === 0 ? claimedBy.size < requested.length : claimRunMs.length < options.runs)) {
-      await pace();
-      const started = performance.now();
-      const claimed = await claimer.claim(n);
-      const took = performance.now() - started;
-      if ("failed" in claimed) {
-        failures.push(claimed.failed);
-        continue;
-      }
-      if (!claimed.run) {
-        claimEmptyMs.push(took);
-        await sleep(options.pollMs);
-        continue;
-      }
-      claimRunMs.push(took);
-      claimedBy.set(claimed.run.id, [...(claimedBy.get(claimed.run.id) ?? []), n]);
-      const beatStarted = performance.now();
-      const failed = await claimer.beat(n, claimed.run);
-      heartbeatMs.push(performance.now() - beatStarted);
-      if (failed) failures.push(failed);
+    while (producing || (options.backlog === 0 ? claimedBy.size < requested.length : figures.claimRunMs.length < options.runs)) {
+      if ((await claimOnce(claimer, n, figures, claimedBy)) === "empty") await sleep(options.pollMs);
     }
   };
   const started = performance.now();
   await Promise.all([producer, ...Array.from({ length: ENGINES }, (_, n) => engine(n))]);
-  return { seconds: (performance.now() - started) / 1000, claimRunMs, claimEmptyMs, heartbeatMs, failures, claimedBy };
+  return { seconds: (performance.now() - started) / 1000, ...figures, claimedBy };
+}
+
+type Timings = Pick<EngineFigures, "claimRunMs" | "claimEmptyMs" | "heartbeatMs" | "failures">;
+const noFigures = (): Timings => ({ claimRunMs: [], claimEmptyMs: [], heartbeatMs: [], failures: [] });
+
+/** One claim by engine `n`, timed into `figures`, and one heartbeat of the run it got. */
+async function claimOnce(claimer: Claimer, n: number, figures: Timings, claimedBy: Map<string, number[]>): Promise<"run" | "empty" | "failed"> {
+  const started = performance.now();
+  const claimed = await claimer.claim(n);
+  const took = performance.now() - started;
+  if ("failed" in claimed) {
+    figures.failures.push(claimed.failed);
+    return "failed";
+  }
+  if (!claimed.run) {
+    figures.claimEmptyMs.push(took);
+    return "empty";
+  }
+  figures.claimRunMs.push(took);
+  claimedBy.set(claimed.run.id, [...(claimedBy.get(claimed.run.id) ?? []), n]);
+  const beatStarted = performance.now();
+  const failed = await claimer.beat(n, claimed.run);
+  figures.heartbeatMs.push(performance.now() - beatStarted);
+  if (failed) figures.failures.push(failed);
+  return "run";
+}
+
+/** Each engine's path warmed by one claim; with a backlog, those claims take its first runs (returned as claimed). */
+async function warmed(claimer: Claimer): Promise<Map<string, number[]>> {
+  const claimedBy = new Map<string, number[]>();
+  for (let n = 0; n < ENGINES; n++) {
+    const warm = await claimer.claim(n);
+    if ("run" in warm && warm.run) claimedBy.set(warm.run.id, [n]);
+  }
+  return claimedBy;
+}
+
+/** ClaimOptions.inTurn: `options.runs` times, at the rate, a run is requested and the next engine claims once and heartbeats what it got. */
+async function claimsInTurn(claimer: Claimer, produce: () => Promise<string>, requested: string[], options: ClaimOptions): Promise<EngineFigures> {
+  const claimedBy = await warmed(claimer);
+  const figures = noFigures();
+  const started = performance.now();
+  for (let i = 0; i < options.runs; i++) {
+    await slot(started, i, options.ratePerSecond);
+    requested.push(await produce());
+    await claimOnce(claimer, i % ENGINES, figures, claimedBy);
+  }
+  return { seconds: (performance.now() - started) / 1000, ...figures, claimedBy };
 }
 
 /**

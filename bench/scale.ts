@@ -268,7 +268,9 @@ async function measureColumn(
     ingest[mix] = service / direct;
   }
   say(`${name}: claims (${backlog} runs waiting)`);
-  const claims = await claimLatency(worker, { runs: CLAIM_RUNS, ratePerSecond: 20, pollMs: 20, backlog, slug: `bench-claim-${name}` });
+  // One claim at a time (bench/claim-work.ts, `inTurn`): polling engines claim back to back from a
+  // backlog, which measures the machine's load as much as the data (bench:backlog).
+  const claims = await claimLatency(worker, { runs: CLAIM_RUNS, ratePerSecond: 20, pollMs: 20, backlog, inTurn: true, slug: `bench-claim-${name}` });
   const claimMs = [...claims.claimRunMs, ...claims.claimEmptyMs];
 
   const session = await beginSession(pool.connect, { id: seeded.ownerId, label: "bench" }, { address: null, userAgent: "bench" }, "bench");
