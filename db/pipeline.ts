@@ -43,6 +43,13 @@ export function literal(value: string | number | readonly string[] | null): Stat
 /** The organization a transaction acts as (null when it acts as none), read from its setting. */
 export const ACTING_ORG = statement`NULLIF(current_setting('app.org_id'), '')::uuid`;
 
+/**
+ * The token the transaction's first statement admitted for its work (`svc_principal` with an
+ * admission, db/migrations/0039), null when it admitted none: work written before any code has read
+ * the token (sent in the same round trip) does nothing without it.
+ */
+export const ADMITTED_TOKEN = statement`NULLIF(current_setting('app.admitted_token', true), '')::uuid`;
+
 /** A statement and how to read its rows: what a hot path sends with BEGIN (Scope.first) or COMMIT. */
 export interface Piggyback<T> {
   text: Statement;

@@ -9,7 +9,11 @@ export const positionsOf = (expression: SQL) => sql`string_agg((${expression})::
 
 /** Runs `statement`, whose final select is `positionsOf(...)`, and returns the positions. */
 export async function touchedPositions(tx: Tx, statement: SQL): Promise<Set<number>> {
-  const { rows } = await tx.execute<{ positions: string | null }>(statement);
-  const positions = rows[0]?.positions;
+  return positionsIn((await tx.execute(statement)).rows);
+}
+
+/** The positions a statement answered as one `positions` field (what `positionsOf` selects). */
+export function positionsIn(rows: readonly Record<string, unknown>[]): Set<number> {
+  const positions = rows[0]?.positions as string | null | undefined;
   return new Set(positions ? positions.split(",").map(Number) : []);
 }

@@ -74,6 +74,8 @@ interface OpenTransaction {
   tx: Tx;
   /** The rows of the scope's `first` statement (none without one). */
   first: Record<string, unknown>[];
+  /** Sends a pipeline statement (db/pipeline.ts) in the transaction: its rows. */
+  send: Send;
   /** Commits; `last`, a statement without parameters, is sent with the COMMIT in the same round trip: its rows are answered. */
   commit: (last?: Statement) => Promise<Record<string, unknown>[]>;
   rollback: () => Promise<void>;
@@ -154,7 +156,7 @@ async function openTransaction(connect: () => Promise<Connection>, scope: Scope)
     // One round trip: BEGIN and the settings as one simple query; every request pays this, so the
     // trip saved counts (bench/).
     const results = await send(raw, opening(scope));
-    return { tx: connection.db, first: scope.first ? results.at(-1)! : [], commit, rollback };
+    return { tx: connection.db, first: scope.first ? results.at(-1)! : [], send: async (text) => (await send(raw, text)).at(-1)!, commit, rollback };
   } catch (error) {
     await rollback();
     throw error;
@@ -162,7 +164,10 @@ async function openTransaction(connect: () => Promise<Connection>, scope: Scope)
 }
 
 /** A transaction's work, given the rows of its scope's `first` statement. */
-export type Work<T> = (tx: Tx, first: Record<string, unknown>[]) => Promise<T>;
+export type Work<T> = (tx: Tx, first: Record<string, unknown>[], send: Send) => Promise<T>;
+
+/** A hot path's statement without parameters (db/pipeline.ts) sent in an open transaction: the rows it answers. */
+export type Send = (statement: Statement) => Promise<Record<string, unknown>[]>;
 /**
  * Work that may hand back its last statement (db/pipeline.ts) to go with the COMMIT, one round trip
  * fewer; its result is made from that statement's rows.
@@ -172,8 +177,8 @@ export type EndingWork<T> = Work<{ last?: Statement; result: (lastRows: Record<s
 /** Work with no last statement of its own to send with the COMMIT. */
 export const withoutLast =
   <T>(work: Work<T>): EndingWork<T> =>
-  async (tx, first) => {
-    const value = await work(tx, first);
+  async (tx, first, send) => {
+    const value = await work(tx, first, send);
     return { result: () => value };
   };
 
@@ -184,7 +189,7 @@ export function inTransaction<T>(connect: () => Promise<Connection>, scope: Scop
 export async function inTransactionEndingWith<T>(connect: () => Promise<Connection>, scope: Scope, work: EndingWork<T>): Promise<T> {
   const open = await openTransaction(connect, scope);
   try {
-    const { result, last } = await insideTransaction.run(true, () => work(open.tx, open.first));
+    const { result, last } = await insideTransaction.run(true, () => work(open.tx, open.first, open.send));
     return result(await open.commit(last));
   } catch (error) {
     await open.rollback();

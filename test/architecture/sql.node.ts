@@ -34,6 +34,7 @@ const PIPELINE_USERS = new Set([
   "db/node-pool.ts",
   "db/migrate.ts",
   "worker/auth/bearer.ts",
+  "worker/events/store.ts",
   "worker/environments/store.ts",
   "worker/workloads/claim.ts",
   "worker/workloads/heartbeat.ts",

@@ -175,21 +175,43 @@ export function admitFound(tokenHash: string, found: readonly Record<string, unk
 }
 
 /**
- * Engine routes whose work is one statement (db/pipeline.ts) that does nothing for a token not admitted:
- * the token found and admitted, the work and the COMMIT in one round trip (inOneRoundTrip).
+ * Engine routes whose work is one statement (db/pipeline.ts) that does nothing for a token the
+ * transaction did not admit (ADMITTED_TOKEN), and possibly more work that needs its answer (`then`).
+ * Without `then`: the token found and admitted, the statement and the COMMIT in one round trip
+ * (inOneRoundTrip). With it: the statement is sent once the token is admitted, then `then` runs, in the
+ * same transaction. `orgId`: the token's organization, when the caller already found it.
  */
-export async function asEngineTokenAtOnce<T>(c: AppContext, work: Piggyback<T>): Promise<T> {
+export async function asEngineTokenStatement<S>(
+  c: AppContext,
+  work: Piggyback<S>,
+  options: { orgId?: string; then?: (tx: Tx, principal: Principal, value: S) => Promise<void> } = {},
+): Promise<{ principal: Principal; value: S }> {
   const tokenHash = await presentedHash(c, ["engine"]);
   const admission: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: requiredPlan(c.var.config, routeGateSide(c)) };
-  return inOneRoundTrip(c.var.database().connect, {
-    scope: admittingScope(tokenHash, null, admission),
-    last: work.text,
-    result: (found, rows) => {
-      admitFound(tokenHash, found, admission);
-      return work.read(rows);
-    },
+  const scope = admittingScope(tokenHash, options.orgId ?? null, admission);
+  const { connect } = c.var.database();
+  const { then } = options;
+  if (!then) {
+    return inOneRoundTrip(connect, {
+      scope,
+      last: work.text,
+      result: (found, rows) => ({ principal: admitFound(tokenHash, found, admission), value: work.read(rows) }),
+    });
+  }
+  return inTransaction(connect, scope, async (tx, found, send) => {
+    const principal = admitFound(tokenHash, found, admission);
+    const value = work.read(await send(work.text));
+    await then(tx, principal, value);
+    return { principal, value };
   });
 }
+
+/** The caller's engine token, found and admitted in one round trip, and nothing more. */
+export const admittedEngineToken = async (c: AppContext): Promise<Principal> =>
+  (await asEngineTokenStatement(c, { text: statement`SELECT 1`, read: () => null })).principal;
+
+/** An engine route's one statement, with its token, in one round trip (asEngineTokenStatement). */
+export const asEngineTokenAtOnce = async <T>(c: AppContext, work: Piggyback<T>): Promise<T> => (await asEngineTokenStatement(c, work)).value;
 
 const withToken = async <T>(
   c: AppContext,

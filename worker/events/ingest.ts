@@ -17,24 +17,23 @@ interface Valid {
   at: number;
 }
 
-/** A batch stored (its types' store steps applied) in the caller's transaction, waiting to be projected. */
-export interface StoredBatch {
+/** A batch validated, event by event: the outcomes of the rejected, and the valid events to store. */
+export interface CheckedBatch {
   outcomes: Outcome[];
   valid: Valid[];
-  stored: Set<number>;
-  /** The store steps' notes, by batch position. */
-  storeNotes: Map<number, string>;
   /** What each type means (worker/event-types.ts). */
   types: EventTypes;
 }
 
-/**
- * Validates each event and, in `tx` (acting as the organization: the one that also found the
- * caller's token), stores the valid ones idempotently and runs their types' store steps (final
- * workload events, engine records): an applied step is never lost, and a stored event goes through
- * its steps exactly once (a retry is a duplicate).
- */
-export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: readonly unknown[], now: number, types: EventTypes): Promise<StoredBatch> {
+/** A batch stored (its types' store steps applied) in the caller's transaction, waiting to be projected. */
+export interface StoredBatch extends CheckedBatch {
+  stored: Set<number>;
+  /** The store steps' notes, by batch position. */
+  storeNotes: Map<number, string>;
+}
+
+/** Validates each event: a rejected one is answered and stored by nobody; the rest are stored. */
+export function checkBatch(raw: readonly unknown[], now: number, types: EventTypes): CheckedBatch {
   const outcomes: Outcome[] = new Array(raw.length);
   const valid: Valid[] = [];
   raw.forEach((item, position) => {
@@ -42,12 +41,18 @@ export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: re
     if (checked.ok) valid.push({ position, event: checked.event, at: checked.at });
     else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
   });
-  const stored = await storeEvents(
-    tx,
-    orgId,
-    tokenId,
-    valid.map((v) => v.event),
-  );
+  return { outcomes, valid, types };
+}
+
+/**
+ * The insert of the batch's valid events, idempotent (a statement that stores nothing unless the
+ * transaction admitted the caller's token: worker/auth/bearer.ts, asEngineTokenStatement), and how its
+ * answer reads: which of them it stored.
+ */
+export const batchInsert = ({ valid }: CheckedBatch) => storeEvents(valid.map((v) => v.event));
+
+/** The store steps the stored events' types name (final workload events, engine records), each with its events. */
+function storeStepsOf({ valid, types }: CheckedBatch, stored: Set<number>): Map<StoreStep, StoredEvent[]> {
   // Each store step once, over the stored events of every type that names it (set-based, not per event).
   const steps = new Map<StoreStep, StoredEvent[]>();
   valid.forEach(({ position, event }, i) => {
@@ -55,9 +60,28 @@ export async function storeBatch(tx: Tx, orgId: string, tokenId: string, raw: re
     if (!stored.has(i) || !type || !("stores" in type)) return;
     for (const step of type.stores) (steps.get(step) ?? steps.set(step, []).get(step)!).push({ position, event });
   });
+  return steps;
+}
+
+/**
+ * Whether any valid event's type names a store step: its transaction then needs the insert's answer
+ * before it commits; without, the insert is its only work, and it goes in one round trip.
+ */
+export const mayStore = ({ valid, types }: CheckedBatch): boolean =>
+  valid.some(({ event }) => {
+    const type = types.find(event.type);
+    return type !== undefined && "stores" in type;
+  });
+
+/**
+ * Runs the store steps over the events the insert stored, in its transaction (acting as the
+ * organization): an applied step is never lost, and a stored event goes through its steps exactly
+ * once (a retry is a duplicate). Answers their notes by batch position.
+ */
+export async function applyStoreSteps(tx: Tx, orgId: string, checked: CheckedBatch, stored: Set<number>): Promise<Map<number, string>> {
   const storeNotes = new Map<number, string>();
-  for (const [step, events] of steps) for (const [position, note] of await step(tx, orgId, events)) storeNotes.set(position, note);
-  return { outcomes, valid, stored, storeNotes, types };
+  for (const [step, events] of storeStepsOf(checked, stored)) for (const [position, note] of await step(tx, orgId, events)) storeNotes.set(position, note);
+  return storeNotes;
 }
 
 /** After the store committed: environment events through their objects, and the answer. */

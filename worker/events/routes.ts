@@ -1,13 +1,13 @@
 // POST /v1/events (spec: POST /v1/events).
 import type { Hono } from "hono";
-import { inTenant } from "../../db/transaction";
-import { asEngineToken } from "../auth";
+import type { Tx } from "../../db/transaction";
+import { admittedEngineToken, asEngineTokenStatement, type Principal } from "../auth";
 import type { AppEnv, AppContext } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { publishChanges } from "../live-channel";
-import { liveChangesOf, projectBatch, type StoredBatch, storeBatch } from "./ingest";
+import { applyStoreSteps, batchInsert, checkBatch, liveChangesOf, mayStore, projectBatch, type StoredBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
 import type { EventTypes } from "./types";
 import { enforceRateLimit } from "../http/rate-limit";
@@ -39,7 +39,7 @@ const postEvents = (types: EventTypes) =>
       500: serverFailure,
     },
     // The hook refuses a request with no token before its body is read, and reads the body before a
-    // connection is taken; then the token is found and the batch stored (tokenAndStore).
+    // connection is taken; then the batch is checked, the token found and the batch stored (tokenAndStore).
     handler: async (c, { body: { events }, reply }) => {
       if (events.length > MAX_EVENTS_PER_BATCH) {
         throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
@@ -56,28 +56,29 @@ const postEvents = (types: EventTypes) =>
   });
 
 /**
- * Finds the caller's engine token and stores the batch. Without a rate limit (SVC_INGEST_RATE_LIMIT=off)
- * in one transaction: three round trips (the token read in the one that opens it, the insert, COMMIT).
- * With one (the default), the allowance is taken from a Durable Object between the two, and no
- * transaction stays open across a call to an object: the token's transaction ends first and another
- * stores, five round trips.
+ * Finds the caller's engine token and stores the batch, in one transaction whose first statement
+ * admits the token and whose insert stores nothing for a token it did not admit. A batch whose types
+ * name no store step is stored in one round trip (the token, the insert and COMMIT sent together);
+ * one that does needs the insert's answer first: three (asEngineTokenStatement). With a rate limit
+ * (the default) the allowance is taken from a Durable Object first, and no transaction stays open
+ * across a call to an object: the token is found in a round trip of its own before it (which also
+ * tells whose allowance), and found again by the one that stores.
  */
 async function tokenAndStore(c: AppContext, events: readonly unknown[], types: EventTypes): Promise<{ orgId: string; watched: boolean; batch: StoredBatch }> {
-  const now = Date.now();
-  if (c.var.config.events.ingestRateLimit === null) {
-    return asEngineToken(c, async (tx, { orgId, tokenId, organization }) => ({
-      orgId,
-      watched: organization.watched,
-      batch: await storeBatch(tx, orgId, tokenId, events, now, types),
-    }));
+  const checked = checkBatch(events, Date.now(), types);
+  let orgId: string | undefined;
+  if (c.var.config.events.ingestRateLimit !== null) {
+    orgId = (await admittedEngineToken(c)).orgId;
+    await takeIngestAllowance(c, orgId, events.length);
   }
-  const { orgId, tokenId, organization } = await asEngineToken(c, async (_tx, principal) => principal);
-  await takeIngestAllowance(c, orgId, events.length);
-  return {
-    orgId,
-    watched: organization.watched,
-    batch: await inTenant(c.var.database().connect, orgId, (tx) => storeBatch(tx, orgId, tokenId, events, now, types)),
-  };
+  let storeNotes = new Map<number, string>();
+  const then = mayStore(checked)
+    ? async (tx: Tx, principal: Principal, stored: Set<number>) => {
+        storeNotes = await applyStoreSteps(tx, principal.orgId, checked, stored);
+      }
+    : undefined;
+  const { principal, value: stored } = await asEngineTokenStatement(c, batchInsert(checked), { ...(orgId ? { orgId } : {}), ...(then ? { then } : {}) });
+  return { orgId: principal.orgId, watched: principal.organization.watched, batch: { ...checked, stored, storeNotes } };
 }
 
 // One declaration per table: the engines' app and the full app serve the very same route.

@@ -1,28 +1,33 @@
 // Storing a batch: one multi-row insert that is idempotent on (organization, id, occurredAt).
 // Duplicates inside the batch are folded in SQL (DISTINCT ON), retries and concurrent copies by
 // ON CONFLICT DO NOTHING; what the insert returns tells accepted from duplicate.
-import { sql } from "drizzle-orm";
-import { positionsOf, touchedPositions } from "../../db/positions";
+import { ACTING_ORG, ADMITTED_TOKEN, literal, type Piggyback, statement } from "../../db/pipeline";
+import { positionsIn } from "../../db/positions";
 import type { Tx } from "../../db/transaction";
 import type { IngestedEvent } from "./schemas";
 
 // The batch travels as one JSON document of positional rows: turning 500 events into six PostgreSQL
 // array literals costs the Worker more than JSON.stringify does, PostgreSQL reads either as fast, and
 // rows without keys are a third smaller to build, send and parse. (Validation has refused NUL
-// characters and lone surrogates, which neither text nor jsonb can hold.)
-const INSERT_BATCH = (orgId: string, rows: string, tokenId: string) => sql`
+// characters and lone surrogates, which neither text nor jsonb can hold.) A statement without
+// parameters (the document a quoted literal, db/pipeline.ts), so that it can go with the statement
+// that admits the token and the COMMIT in one round trip; it stores nothing for a token the
+// transaction did not admit, names the admitted token as the events' sender, and the organization the
+// transaction acts as (the token's) as their owner.
+const insertBatch = (rows: string) => statement`
 WITH input AS (
   SELECT e->>0 AS id, (e->>1)::timestamptz AS occurred_at, e->>2 AS type, e->>3 AS env_id, (e->>4)::bigint AS sequence, e->5 AS payload, ord
-  FROM jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS t(e, ord)
+  FROM jsonb_array_elements(${literal(rows)}::jsonb) WITH ORDINALITY AS t(e, ord)
 ), firsts AS (
   SELECT DISTINCT ON (id, occurred_at) * FROM input ORDER BY id, occurred_at, ord
 ), inserted AS (
   INSERT INTO events (org_id, id, occurred_at, type, env_id, sequence, payload, token_id)
-  SELECT ${orgId}, id, occurred_at, type, env_id, sequence, payload, ${tokenId} FROM firsts
+  SELECT ${ACTING_ORG}, id, occurred_at, type, env_id, sequence, payload, ${ADMITTED_TOKEN} FROM firsts
+  WHERE ${ADMITTED_TOKEN} IS NOT NULL
   ON CONFLICT DO NOTHING
   RETURNING id, occurred_at
 )
-SELECT ${positionsOf(sql`firsts.ord - 1`)} FROM firsts JOIN inserted USING (id, occurred_at)`;
+SELECT string_agg((firsts.ord - 1)::text, ',') AS positions FROM firsts JOIN inserted USING (id, occurred_at)`;
 
 /** An event this batch stored, at its position in the batch. */
 export interface StoredEvent {
@@ -37,9 +42,8 @@ export interface StoredEvent {
  */
 export type StoreStep = (tx: Tx, orgId: string, events: readonly StoredEvent[]) => Promise<Map<number, string>>;
 
-/** Returns the positions (0-based, within `events`) of the events this call stored. */
-export async function storeEvents(tx: Tx, orgId: string, tokenId: string, events: readonly IngestedEvent[]): Promise<Set<number>> {
-  if (events.length === 0) return new Set();
+/** The insert of `events` and how its rows read: the positions (0-based, within `events`) of the events it stored. */
+export function storeEvents(events: readonly IngestedEvent[]): Piggyback<Set<number>> {
   const rows = events.map((event) => [event.id, event.occurredAt, event.type, event.envId ?? null, event.sequence ?? null, event.payload ?? {}]);
-  return touchedPositions(tx, INSERT_BATCH(orgId, JSON.stringify(rows), tokenId));
+  return { text: insertBatch(JSON.stringify(rows)), read: positionsIn };
 }
