@@ -78,11 +78,14 @@ BEGIN
   ), candidate AS (
     SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) AS either ORDER BY requested_at, id LIMIT 1
   ), claimed AS (
+    -- The run by its id (a scalar subquery), not joined: on statistics that have not seen a burst of
+    -- requests (a new organization's thousands of runs, expected to be one), the planner joined the
+    -- candidate by reading every run of the organization (test/db/list-plans.test.ts).
     UPDATE workload_runs r SET
       state = 'accepted', lease_id = p_lease, lease_ids = array_append(r.lease_ids, p_lease),
       lease_expires_at = now() + make_interval(secs => lease_seconds), deadline_at = now() + make_interval(secs => silence_seconds),
       holder_token_id = holder, claims = r.claims + 1
-    FROM candidate WHERE r.id = candidate.id AND NOT EXISTS (SELECT 1 FROM again) AND holder IS NOT NULL
+    WHERE r.id = (SELECT id FROM candidate) AND NOT EXISTS (SELECT 1 FROM again) AND holder IS NOT NULL
     RETURNING r.*
   ), taken AS (SELECT * FROM claimed UNION ALL SELECT * FROM again)
   SELECT EXISTS (SELECT 1 FROM environments e WHERE e.org_id = p_org AND e.env_id = p_env), run.*
