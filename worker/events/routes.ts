@@ -65,12 +65,15 @@ const postEvents = (types: EventTypes) =>
  * tells whose allowance), and found again by the one that stores.
  */
 async function tokenAndStore(c: AppContext, events: readonly unknown[], types: EventTypes): Promise<{ orgId: string; watched: boolean; batch: StoredBatch }> {
-  const checked = checkBatch(events, Date.now(), types);
   let orgId: string | undefined;
   if (c.var.config.events.ingestRateLimit !== null) {
     orgId = (await admittedEngineToken(c)).orgId;
     await takeIngestAllowance(c, orgId, events.length);
   }
+  // After the token's own round trip where there is one; without a rate limit the insert is written
+  // from the valid events before the one round trip that finds the token (a stranger's batch is
+  // checked, then refused whole, and its outcomes never answered).
+  const checked = checkBatch(events, Date.now(), types);
   let storeNotes = new Map<number, string>();
   const then = mayStore(checked)
     ? async (tx: Tx, principal: Principal, stored: Set<number>) => {
