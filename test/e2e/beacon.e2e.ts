@@ -1,16 +1,15 @@
-// The site beacon (site/pages/beacon.js) in a real headless Chromium: a test page served from the
-// site's origin, the beacon pointed at a test endpoint (or at the control plane itself): no cookie,
-// Global Privacy Control, Do Not Track, crawlers and navigator.webdriver honoured, the remembered
-// off switch, flush on page exit, no retry on 400, capped jittered backoff on 503.
-import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+// The site beacon (site/pages/beacon.js) in a real headless Chromium: a test page served from an
+// allowed site origin (./setup/beacon-page.ts), the beacon pointed at a test endpoint (or at the
+// control plane itself): no cookie, Global Privacy Control, Do Not Track, crawlers and
+// navigator.webdriver honoured, the remembered off switch, flush on page exit, no retry on 400,
+// capped jittered backoff on 503.
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import type { BeaconPageSettings } from "./setup/beacon-page";
 
 const { chromium: executablePath, beaconPage: site, base } = inject("e2e");
-const BEACON = readFileSync(new URL("../../site/pages/beacon.js", import.meta.url), "utf8");
-const PAGE = readFileSync(new URL("./fixtures/beacon.html", import.meta.url), "utf8");
 /** A browser as a person runs it (not "HeadlessChrome", which the beacon takes for a crawler). */
 const PERSON_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 
@@ -22,8 +21,6 @@ interface Received {
 
 /** The endpoint the beacon posts to in most tests: answers the statuses queued in `answers`, then 200. */
 const endpoint = { received: [] as Received[], answers: [] as number[], server: null as Server | null, url: "" };
-const page = { endpoint: "", flushMs: 100, retryBaseMs: 1000 };
-let siteServer: Server;
 let driven: Browser;
 let undriven: Browser;
 
@@ -34,20 +31,20 @@ const read = (request: IncomingMessage) =>
     request.on("end", () => resolve(body));
   });
 
-function listen(server: Server, port = 0): Promise<number> {
-  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** What the test page (served by the e2e setup, ./setup/beacon-page.ts) points its beacon at. */
+async function pageCarries(settings: Partial<BeaconPageSettings>): Promise<void> {
+  const response = await fetch(`${site}/__page`, { method: "PUT", body: JSON.stringify(settings) });
+  expect(response.status).toBe(204);
 }
 
 beforeAll(async () => {
-  siteServer = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const path = new URL(request.url!, site).pathname;
-    if (path === "/beacon.js") return response.writeHead(200, { "content-type": "text/javascript" }).end(BEACON);
-    const html = PAGE.replace("{{ENDPOINT}}", page.endpoint)
-      .replace("{{FLUSH_MS}}", String(page.flushMs))
-      .replace("{{RETRY_BASE_MS}}", String(page.retryBaseMs));
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
-  });
-  await listen(siteServer, Number(new URL(site).port));
   endpoint.server = createServer(async (request, response) => {
     // A fresh connection for every request: Chromium itself resends a request whose reused connection
     // dropped, which would hide the beacon's own retry.
@@ -69,14 +66,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await driven?.close();
   await undriven?.close();
-  await new Promise((resolve) => siteServer?.close(resolve));
   await new Promise((resolve) => endpoint.server?.close(resolve));
 });
 
-beforeEach(() => {
+beforeEach(async () => {
   endpoint.received = [];
   endpoint.answers = [];
-  Object.assign(page, { endpoint: endpoint.url, flushMs: 100, retryBaseMs: 1000 });
+  await pageCarries({ endpoint: endpoint.url, flushMs: 100, retryBaseMs: 1000 });
 });
 
 const person = (options: Parameters<Browser["newContext"]>[0] = {}) => undriven.newContext({ userAgent: PERSON_AGENT, ...options });
@@ -228,7 +224,7 @@ describe("the site beacon", () => {
   });
 
   it("flushes the queue on page exit", async () => {
-    page.flushMs = 600_000; // nothing is sent on the timer during this test
+    await pageCarries({ flushMs: 600_000 }); // nothing is sent on the timer during this test
     const context = await person();
     const tab = await context.newPage();
     await tab.goto(`${site}/first`);
@@ -260,7 +256,7 @@ describe("the site beacon", () => {
   });
 
   it("retries on 503 with capped, jittered exponential backoff, then delivers the same events once", async () => {
-    page.retryBaseMs = 10; // cap: 64 times the base
+    await pageCarries({ retryBaseMs: 10 }); // cap: 64 times the base
     endpoint.answers = [503, 503, 503, 503, 503, 503, 503, 503, 503];
     const context = await person();
     const tab = await context.newPage();
@@ -281,7 +277,7 @@ describe("the site beacon", () => {
   });
 
   it("retries after a network failure (the connection dropped unanswered)", async () => {
-    page.retryBaseMs = 10;
+    await pageCarries({ retryBaseMs: 10 });
     endpoint.answers = [0, 0];
     const context = await person();
     const tab = await context.newPage();
@@ -294,10 +290,11 @@ describe("the site beacon", () => {
   });
 
   it("is recorded by the control plane itself, cross-origin from the site's configured origin", async () => {
-    page.endpoint = `${base}/v1/site/events`;
+    const controlPlane = `${base}/v1/site/events`;
+    await pageCarries({ endpoint: controlPlane });
     const context = await person();
     const tab = await context.newPage();
-    const answered = tab.waitForResponse((response) => response.url() === page.endpoint && response.request().method() === "POST");
+    const answered = tab.waitForResponse((response) => response.url() === controlPlane && response.request().method() === "POST");
     await tab.goto(`${site}/from-the-site`);
     const response = await answered;
     expect(response.status()).toBe(200);

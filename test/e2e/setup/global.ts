@@ -16,13 +16,14 @@ import { startFakeCodehost } from "../../../fakes/codehost/server";
 import { startFakeModelProvider } from "../../../fakes/model-providers/server";
 import { localWorkflows } from "../../../local/fake-codehost";
 import { freePort } from "../../../local/free-port";
+import { startBeaconPage } from "./beacon-page";
 import { findChromium } from "./chromium";
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** The local stack's database logins, for the operator command line (`svc admin`, `svc orgs`). */
     e2eDatabase: { app: string; operator: string };
-    /** `beaconPage`: a second allowed origin, where test/e2e/beacon.e2e.ts serves its own test page. */
+    /** `beaconPage`: a second allowed origin, serving the beacon's test page (./beacon-page.ts) to test/e2e/beacon.e2e.ts. */
     e2e: { base: string; codehost: string; chromium: string; site: string; beaconPage: string; analyticsOperator: string; workerEnv: Record<string, string> };
   }
 }
@@ -36,7 +37,7 @@ export default async function setup(project: TestProject) {
   const base = `http://127.0.0.1:${port}`;
   // Installation analytics: the site beacon's test page is served from this origin (test/e2e/beacon.e2e.ts),
   // and the organization of this login reads the dashboard (test/e2e/analytics.e2e.ts).
-  const beaconPage = `http://127.0.0.1:${await freePort()}`;
+  const beaconPage = await startBeaconPage();
   const analyticsOperator = `analytics-operator-${crypto.randomUUID().slice(0, 8)}`;
   // As npm start: every repository holds the engine's workflow (local/fake-codehost.ts).
   const codehost = await startFakeCodehost({ audience: base, webhookTarget: `${base}/webhooks/codehost`, workflows: localWorkflows() });
@@ -54,7 +55,7 @@ export default async function setup(project: TestProject) {
     SVC_CODEHOST_APP_WEBHOOK_SECRET: codehost.app.webhookSecret,
     // Provider keys can be stored (sealed under v1) and tried from the console.
     SVC_PROVIDER_KEY_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-    SVC_SITE_ORIGIN: `${site},${beaconPage}`,
+    SVC_SITE_ORIGIN: `${site},${beaconPage.url}`,
     SVC_MESSAGES_PROVIDER_API_BASE: messagesProvider.url,
     SVC_CMS_MODEL_API_KEY: "sk-e2e-assistant",
     SVC_ANALYTICS_SURROGATE_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
@@ -77,6 +78,7 @@ export default async function setup(project: TestProject) {
     siteHost?.kill("SIGTERM");
     await codehost.close();
     await messagesProvider.close();
+    await beaconPage.close();
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   };
@@ -89,6 +91,6 @@ export default async function setup(project: TestProject) {
     throw new Error("wrangler dev did not start for the end-to-end tests");
   }
   project.provide("e2eDatabase", { app: stack.urls.app, operator: stack.urls.operator });
-  project.provide("e2e", { base, codehost: codehost.url, chromium, site, beaconPage, analyticsOperator, workerEnv: env });
+  project.provide("e2e", { base, codehost: codehost.url, chromium, site, beaconPage: beaconPage.url, analyticsOperator, workerEnv: env });
   return stop;
 }
