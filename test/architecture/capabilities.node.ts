@@ -21,6 +21,7 @@ const PLUMBING = new Set([
   "object-apis.ts",
   "cron-names.ts",
   "live-channel.ts",
+  "isolate-memory.ts",
 ]);
 /** The composition roots: the apps, the entry, the Cron handler, the router and what wires it. */
 const COMPOSITION = new Set(["rpc", "app.ts", "app-base.ts", "apps.ts", "engine-app.ts", "index.ts", "scheduled.ts", "credentials.ts", "event-types.ts"]);
