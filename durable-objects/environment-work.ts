@@ -3,4 +3,5 @@
 // only runs them on its connections, in its order, with its alarm.
 export { mergeBatches, projectionScope, projectionWork } from "../worker/environments/object-projection";
 export { claimTransaction, refusalOf } from "../worker/workloads/object-claim";
+export { heartbeatTransaction } from "../worker/workloads/object-heartbeat";
 export { abandonOverdueInEnvironment, nextDeadline } from "../worker/workloads/abandon";

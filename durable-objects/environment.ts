@@ -1,9 +1,18 @@
 // One object per (organization, envId): the serialization point for that environment. Projection of
-// its events runs here one batch at a time, claims of its workload runs side by side, and its alarm
-// abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
+// its events runs here one batch at a time, claims of its workload runs side by side (and heartbeats of
+// the runs a Worker isolate handed out), and its alarm abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { openPool, useBridge, type RequestPool } from "../db/neon";
-import { inOneRoundTrip, inTransactionEndingWith, withoutLast, type Connection, type EndingWork, type Scope, type Tx } from "../db/transaction";
+import {
+  inOneRoundTrip,
+  inTransactionEndingWith,
+  withoutLast,
+  type Connection,
+  type EndingWork,
+  type OneRoundTrip,
+  type Scope,
+  type Tx,
+} from "../db/transaction";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
 import type { ProjectionEvent } from "../worker/environments/projection";
@@ -11,7 +20,7 @@ import { diagnose } from "../worker/http/diagnosis";
 import { publishChanges } from "../worker/live-channel";
 import { log } from "../worker/log";
 import type { EnvironmentApi, ObjectAnswer } from "../worker/object-apis";
-import type { ClaimOutcome, ClaimRequest } from "../worker/workloads/environment-object";
+import type { ClaimOutcome, ClaimRequest, HeartbeatOutcome, HeartbeatRequest, ObjectRefusal } from "../worker/workloads/environment-object";
 import type { LiveTopic } from "../worker/shared/live";
 import { Coalescer } from "./coalesce";
 import { Turns } from "./turns";
@@ -115,26 +124,44 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   async #claimed(request: ClaimRequest): Promise<ClaimOutcome> {
-    const { claimTransaction, refusalOf } = await loadWork();
-    const { orgId, envId } = request;
-    const transaction = claimTransaction(configFor(this.env), request);
-    const claimed = this.#turns.shared(() => this.#onConnections({ orgId, envId }, (connect) => inOneRoundTrip(connect, transaction)));
-    return claimed.then(
-      async ({ run, watched }) => {
-        // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
-        // that fires early finds nothing overdue and re-arms from the database.
-        if (run) {
-          await this.#armBy(Date.parse(run.deadline));
-          if (watched) this.#told("workloads", { orgId, envId });
-        }
-        return { run, refused: null };
-      },
-      (error: unknown) => {
-        const refused = refusalOf(error);
-        if (!refused) throw error;
-        return { run: null, refused };
-      },
-    );
+    const { claimTransaction } = await loadWork();
+    const outcome = await this.#turns.shared(() => this.#asCaller(request, claimTransaction(configFor(this.env), request)));
+    if (outcome.refused) return { run: null, refused: outcome.refused };
+    const { run, watched } = outcome.value;
+    // A claim only moves the claimed run's deadline: the alarm need fire no later than it. An alarm
+    // that fires early finds nothing overdue and re-arms from the database.
+    if (run) {
+      await this.#armBy(Date.parse(run.deadline));
+      if (watched) this.#told("workloads", request);
+    }
+    return { run, refused: null };
+  }
+
+  /**
+   * Extends the lease and deadline of a run of the environment for the caller, whose engine token is
+   * checked in the same transaction; a refusal when it may not. A heartbeat only moves a deadline later
+   * (an alarm that fires early finds nothing overdue), so it waits for no turn.
+   */
+  heartbeat(request: HeartbeatRequest): Promise<ObjectAnswer<HeartbeatOutcome>> {
+    return answered(this.#beat(request));
+  }
+
+  async #beat(request: HeartbeatRequest): Promise<HeartbeatOutcome> {
+    const { heartbeatTransaction } = await loadWork();
+    const outcome = await this.#asCaller(request, heartbeatTransaction(configFor(this.env), request));
+    return outcome.refused ? { beat: null, refused: outcome.refused } : { beat: outcome.value, refused: null };
+  }
+
+  /** A transaction of one round trip that checks the caller's engine token, on the object's connections; its refusal as data. */
+  async #asCaller<T>(identity: Identity, transaction: OneRoundTrip<T>): Promise<{ value: T; refused: null } | { refused: NonNullable<ObjectRefusal> }> {
+    const { refusalOf } = await loadWork();
+    try {
+      return { value: await this.#onConnections(identity, (connect) => inOneRoundTrip(connect, transaction)), refused: null };
+    } catch (error) {
+      const refused = refusalOf(error);
+      if (!refused) throw error;
+      return { refused };
+    }
   }
 
   /** Tells the organization's open consoles, after the call's answer: a change they miss is read on the next. */

@@ -2,7 +2,7 @@
 // SQL, for the work sent in that round trip, and in code, for the refusal's words. admitFound answers
 // the code's refusal only when the SQL refused too, and a disagreement as the bug it is.
 import { describe, expect, it } from "vitest";
-import { admitFound, type Admission } from "../../worker/auth";
+import { admitFound, type Admission } from "../../worker/auth/bearer";
 import { Refusal } from "../../worker/http/refusal";
 
 const engines: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: null };

@@ -18,6 +18,8 @@ import { seedTenant } from "../support/bearer-routes";
 import { makeEvent } from "../support/events";
 import { BASE, call, UNREACHABLE_DATABASE } from "../support/http";
 import { captureLogs } from "../support/logs";
+import { seedEnvironment, seedRun, type Claimed } from "../support/workloads";
+import { forgetHeldRun } from "../../worker/workloads/held-runs";
 
 const HOUR = 3_600_000;
 
@@ -162,6 +164,23 @@ describe("GET /metrics", () => {
       const allowed = new Set<string>([...(METRICS[family.name as keyof typeof METRICS]?.labels ?? []), "le"]);
       for (const metric of family.metrics) for (const label of Object.keys(metric.labels ?? {})) expect(allowed, `${family.name} ${label}`).toContain(label);
     }
+  });
+
+  it("counts heartbeats by their way: through the environment's object for a run this isolate handed out, from the Worker for one it did not", async () => {
+    const node = isolate(uniqueObject());
+    const tenant = await seedTenant("metrics-beats");
+    await seedEnvironment(tenant.engine, "env-1");
+    const runId = await seedRun(tenant.orgId, "env-1");
+    const claimed = await node("/v1/workloads/claim", { method: "POST", token: tenant.engine, json: { envId: "env-1" } });
+    const { run } = (await claimed.json()) as Claimed;
+    const heartbeat = () => node(`/v1/workloads/runs/${runId}/heartbeat`, { method: "POST", token: tenant.engine, json: { leaseId: run!.lease.id } });
+    expect((await heartbeat()).status).toBe(200);
+    forgetHeldRun(runId); // as if another isolate had handed the run out
+    expect((await heartbeat()).status).toBe(200);
+    expect((await heartbeat()).status).toBe(200);
+    const families = await scrape(node);
+    expect(counter(families, "svc_heartbeats_total", { via: "object" })).toBe(1);
+    expect(counter(families, "svc_heartbeats_total", { via: "worker" })).toBe(2);
   });
 
   it("escapes label values so a parser reads them back exactly", () => {

@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from "hono";
 import type { TokenKind } from "../../db/schema";
 import type { Plan } from "../../db/enums";
 import { literal, type Piggyback, type Statement, statement } from "../../db/pipeline";
-import { inOneRoundTrip, inTransaction, type Scope, type Tx } from "../../db/transaction";
+import { inOneRoundTrip, inTransaction, type OneRoundTrip, type Scope, type Tx } from "../../db/transaction";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { hashToken } from "../http/hash";
@@ -175,6 +175,25 @@ export function admitFound(tokenHash: string, found: readonly Record<string, unk
 }
 
 /**
+ * The live engine token behind `tokenHash` (of organization `orgId`, or null: whichever it is) found
+ * and admitted on the plan `requiredPlan`, and `work`, which does nothing for a token not admitted
+ * (ADMITTED_TOKEN), with the COMMIT: one round trip (inOneRoundTrip). A refusal is raised once committed.
+ */
+export function engineTokenAtOnce<T>(
+  tokenHash: string,
+  orgId: string | null,
+  plan: Plan | null,
+  work: Piggyback<T>,
+): OneRoundTrip<{ principal: Principal; value: T }> {
+  const admission: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: plan };
+  return {
+    scope: admittingScope(tokenHash, orgId, admission),
+    last: work.text,
+    result: (found, rows) => ({ principal: admitFound(tokenHash, found, admission), value: work.read(rows) }),
+  };
+}
+
+/**
  * Engine routes whose work is one statement (db/pipeline.ts) that does nothing for a token the
  * transaction did not admit (ADMITTED_TOKEN), and possibly more work that needs its answer (`then`).
  * Without `then`: the token found and admitted, the statement and the COMMIT in one round trip
@@ -187,18 +206,12 @@ export async function asEngineTokenStatement<S>(
   options: { orgId?: string; then?: (tx: Tx, principal: Principal, value: S) => Promise<void> } = {},
 ): Promise<{ principal: Principal; value: S }> {
   const tokenHash = await presentedHash(c, ["engine"]);
-  const admission: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: requiredPlan(c.var.config, routeGateSide(c)) };
-  const scope = admittingScope(tokenHash, options.orgId ?? null, admission);
+  const plan = requiredPlan(c.var.config, routeGateSide(c));
   const { connect } = c.var.database();
   const { then } = options;
-  if (!then) {
-    return inOneRoundTrip(connect, {
-      scope,
-      last: work.text,
-      result: (found, rows) => ({ principal: admitFound(tokenHash, found, admission), value: work.read(rows) }),
-    });
-  }
-  return inTransaction(connect, scope, async (tx, found, send) => {
+  if (!then) return inOneRoundTrip(connect, engineTokenAtOnce(tokenHash, options.orgId ?? null, plan, work));
+  const admission: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: plan };
+  return inTransaction(connect, admittingScope(tokenHash, options.orgId ?? null, admission), async (tx, found, send) => {
     const principal = admitFound(tokenHash, found, admission);
     const value = work.read(await send(work.text));
     await then(tx, principal, value);
@@ -227,6 +240,15 @@ const withToken = async <T>(
  */
 export const asEngineToken = <T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>, options: { allowSuspended?: boolean } = {}) =>
   withToken(c, ["engine"], options, work);
+
+/**
+ * The presented engine token's hash and, when this isolate has seen the token, its organization:
+ * no database round trip and no check (the work's own transaction checks the token).
+ */
+export async function presentedEngineToken(c: AppContext): Promise<{ tokenHash: string; orgId: string | undefined }> {
+  const tokenHash = await presentedHash(c, ["engine"]);
+  return { tokenHash, orgId: tokenOrg(tokenHash) };
+}
 
 /**
  * Engine routes whose work runs in an environment's object, which checks the token in the work's own

@@ -3,17 +3,17 @@
 export { Denied, authorize, effectiveScopes } from "./authorize";
 export type { Grant } from "./authorize";
 export {
-  admitFound,
   admittedEngineToken,
-  admittingScope,
   asCliToken,
   asEngineToken,
   asEngineTokenAtOnce,
   asEngineTokenStatement,
   asProxyCaller,
   authenticateProxyCaller,
+  engineTokenAtOnce,
   identifyToken,
   organizationSuspended,
+  presentedEngineToken,
 } from "./bearer";
 export type { Admission, Principal } from "./bearer";
 export { PERMISSION_WORDS } from "./permission-words";

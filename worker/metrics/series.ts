@@ -22,6 +22,11 @@ export const METRICS = {
     help: "Engine claim requests (kind workload or command), by outcome: claimed (work handed out) or none (nothing waiting).",
     labels: ["kind", "outcome"],
   },
+  svc_heartbeats_total: {
+    type: "counter",
+    help: "Workload heartbeats, by the way they reached the database: object (the run's environment object, for a run this isolate handed out) or worker (the request's own connection).",
+    labels: ["via"],
+  },
   svc_identity_exchanges_total: {
     type: "counter",
     help: "Workflow identity exchanges (POST /v1/auth/codehost-oidc), by outcome: minted or the refusal's code.",

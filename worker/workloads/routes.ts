@@ -1,15 +1,15 @@
 // POST /v1/workloads/claim and POST /v1/workloads/runs/{runId}/heartbeat (spec: Engine work endpoints).
 import type { Hono } from "hono";
 import * as z from "zod";
-import { claimInEnvironment } from "./environment-object";
-import { asEngineTokenAtOnce, identifyToken } from "../auth";
-import { forgetTokenOrg } from "../auth";
+import { claimInEnvironment, heartbeatInEnvironment, refusedByObject } from "./environment-object";
+import { asEngineTokenAtOnce, identifyToken, presentedEngineToken } from "../auth";
 import { routeGateSide } from "../http/plan-gate";
-import type { AppEnv } from "../http/context";
+import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { ClaimWorkloadRequest, HeartbeatRequest, HeartbeatResult, WorkloadClaim } from "./schemas";
-import { heartbeat } from "./heartbeat";
+import { heartbeat, type Heartbeat } from "./heartbeat";
+import { forgetHeldRun, heldRun, rememberHeldRun } from "./held-runs";
 
 const engineRefusals = {
   400: refusal("Body not JSON or missing a field"),
@@ -40,12 +40,8 @@ const claim = route({
   handler: async (c, { body: { envId, claimId }, reply }) => {
     const { orgId, tokenHash } = c.var.caller;
     const outcome = await claimInEnvironment(c.env, { orgId, envId, tokenHash, gate: routeGateSide(c), ...(claimId ? { claimId } : {}) });
-    if (outcome.refused) {
-      const { code, message, retryAfterSeconds } = outcome.refused;
-      // The object may run in another isolate: this one forgets a token that is no longer live, too.
-      if (code === "unauthenticated") forgetTokenOrg(tokenHash);
-      throw new Refusal(code, message, retryAfterSeconds ?? undefined);
-    }
+    if (outcome.refused) refusedByObject(outcome.refused, tokenHash);
+    if (outcome.run) rememberHeldRun(outcome.run.id, { orgId, envId });
     c.var.metrics.count("svc_claims_total", { kind: "workload", outcome: outcome.run ? "claimed" : "none" });
     return reply(200, { run: outcome.run });
   },
@@ -76,12 +72,31 @@ const beat = route({
     409: refusal("The caller no longer holds the lease"),
   },
   handler: async (c, { params: { runId }, body: { leaseId }, reply }) => {
-    const result = await asEngineTokenAtOnce(c, heartbeat(runId, leaseId));
+    const result = await beatRun(c, runId, leaseId);
     if (result.held) return reply(200, { runId, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline });
+    forgetHeldRun(runId);
     if (!result.exists) throw noSuchRun();
     throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");
   },
 });
+
+/**
+ * Through the run's environment object when this isolate handed the run out in the presented token's
+ * organization (held-runs.ts), on a connection the object keeps; else on the request's own. Both
+ * check the same token, run and lease in the heartbeat's transaction, and answer alike.
+ */
+async function beatRun(c: AppContext, runId: string, leaseId: string): Promise<Heartbeat> {
+  const held = heldRun(runId);
+  const caller = held ? await presentedEngineToken(c) : null;
+  if (held && caller?.orgId === held.orgId) {
+    c.var.metrics.count("svc_heartbeats_total", { via: "object" });
+    const outcome = await heartbeatInEnvironment(c.env, { ...held, tokenHash: caller.tokenHash, gate: routeGateSide(c), runId, leaseId });
+    if (outcome.refused) refusedByObject(outcome.refused, caller.tokenHash);
+    return outcome.beat;
+  }
+  c.var.metrics.count("svc_heartbeats_total", { via: "worker" });
+  return asEngineTokenAtOnce(c, heartbeat(runId, leaseId));
+}
 
 export function registerWorkloads(app: Hono<AppEnv>): void {
   register(app, claim);
