@@ -9,7 +9,7 @@ export interface Answer {
 }
 
 /** Unreachable is the CLI's own sentence; the service's catalog says nothing about it (EX_UNAVAILABLE). */
-const UNREACHABLE_EXIT = 69;
+export const UNREACHABLE_EXIT = 69;
 
 export async function send(
   url: string,

@@ -3,7 +3,7 @@
 // nobody: the person is told where to approve, and later who the token acts for (GET /v1/cli/whoami).
 import type { CommandEnv } from "../command";
 import { credentialsPath, forgetToken, readToken, storeToken } from "./credentials";
-import { expectOk, send } from "./http";
+import { expectOk, send, UNREACHABLE_EXIT } from "./http";
 import { expectArguments } from "./options";
 import { pollForToken, type PollAnswer } from "./polling";
 import { exitStatusFor, refusalOf, Stop } from "./refusal";
@@ -48,10 +48,20 @@ async function startSignIn(run: Invocation): Promise<DeviceCode> {
   );
 }
 
+/** Statuses of a control plane or its proxy that is there but cannot answer now. */
+const UNAVAILABLE = new Set([502, 503, 504]);
+
 async function pollOnce(run: Invocation, deviceCode: string): Promise<PollAnswer> {
-  const answer = await send(run.url, "POST", "/auth/device/token", { form: { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: CLIENT_ID } });
+  let answer: Awaited<ReturnType<typeof send>>;
+  try {
+    answer = await send(run.url, "POST", "/auth/device/token", { form: { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: CLIENT_ID } });
+  } catch (error) {
+    if (error instanceof Stop && error.exitStatus === UNREACHABLE_EXIT) return { status: "unavailable", description: `nothing answered at ${run.url}` };
+    throw error;
+  }
   const body = answer.body as { access_token?: string; scope?: string; error?: string } | null;
   if (answer.status === 200 && body?.access_token) return { status: "issued", token: body.access_token, scope: body.scope ?? "" };
+  if (UNAVAILABLE.has(answer.status)) return { status: "unavailable", description: describe(body) || `it answered ${answer.status}` };
   const status = body?.error;
   if (status === "authorization_pending" || status === "slow_down" || status === "expired_token" || status === "access_denied" || status === "invalid_grant") {
     return { status, description: describe(body) } as PollAnswer;

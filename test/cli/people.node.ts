@@ -66,6 +66,17 @@ describe("the polling schedule", () => {
     expect(outcome).toEqual({ status: "issued", token: "svc_cli_x", scope: "tokens.manage" });
   });
 
+  it("waits through a control plane that does not answer or is unavailable, as long as the code lives", async () => {
+    const { sleeps, outcome } = await slept(["unavailable", "authorization_pending", "unavailable", "issued"]);
+    expect(sleeps).toEqual([5, 5, 5, 5]);
+    expect(outcome.status).toBe("issued");
+    const expired = await slept(["authorization_pending", "unavailable", "unavailable", "unavailable", "unavailable"], 20);
+    expect(expired.outcome).toEqual({
+      status: "expired_token",
+      description: "The device code expired while the control plane was unavailable (said unavailable); start the sign-in again.",
+    });
+  });
+
   it("stops at expired_token, access_denied and an unknown code, and when the code's lifetime is over", async () => {
     expect((await slept(["authorization_pending", "expired_token"])).outcome.status).toBe("expired_token");
     expect((await slept(["access_denied"])).outcome).toEqual({ status: "access_denied", description: "said access_denied" });
