@@ -5,6 +5,7 @@ import { describe, expect, inject, it } from "vitest";
 import { parseConfig } from "../../worker/config/parse";
 import { envWith } from "../config/fixtures";
 import { callWith } from "../support/http";
+import { captureLogs } from "../support/logs";
 import { statusAndCode } from "../support/refusals";
 
 const SITE = "https://site.example";
@@ -101,8 +102,17 @@ describe("the analytics proxy /px", () => {
   });
 
   it("refuses an upstream redirect with 502 instead of following it", async () => {
-    for (const path of ["/px/e/?fake_redirect=1", "/px/i/v0/e/?fake_redirect=1"]) {
-      const response = await send(path, JSON.stringify({ mark: marker() }), { origin: SITE });
+    // The fake redirects the one path with a 302, the other with a 307.
+    for (const [path, upstream, status] of [
+      ["/px/e/?fake_redirect=1", "/e/", 302],
+      ["/px/i/v0/e/?fake_redirect=1", "/i/v0/e/", 307],
+    ] as const) {
+      let response!: Response;
+      // The refusal is logged for the operator, with the vendor's path and status, read here rather than printed.
+      const logs = await captureLogs(async () => {
+        response = await send(path, JSON.stringify({ mark: marker() }), { origin: SITE });
+      });
+      expect(logs.event("px.upstream_redirect_refused")).toMatchObject({ level: "warn", path: upstream, status });
       expect(response.status).toBe(502);
       expect(response.headers.get("x-svc-error-code")).toBe("analytics_upstream_failed");
       expect(response.headers.get("location")).toBeNull();

@@ -7,6 +7,7 @@ import { appendAudit } from "../../worker/audit/append";
 import { exportPage, streamAuditExport } from "../../worker/audit/export";
 import { verifyExportFile } from "../../worker/audit/offline-verify";
 import { call } from "../support/http";
+import { captureLogs } from "../support/logs";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
@@ -87,7 +88,13 @@ describe("the audit export", () => {
       // The database goes away after the head and the first page were read: the third connection fails.
       let connections = 0;
       const connect = () => (++connections > 2 ? Promise.reject(new DatabaseUnreachable(new Error("gone"))) : pool.connect());
-      const lines = (await new Response(streamAuditExport(connect, orgId, 2)).text()).trimEnd().split("\n");
+      let body = "";
+      // The cut is logged for the operator with the request's diagnosis, read here rather than printed.
+      const logs = await captureLogs(async () => {
+        body = await new Response(streamAuditExport(connect, orgId, 2)).text();
+      });
+      expect(logs.event("audit.export_failed")).toMatchObject({ level: "error", code: "database_unavailable", kind: "database_unreachable", entries: 2 });
+      const lines = body.trimEnd().split("\n");
       expect(lines).toHaveLength(3);
       expect(JSON.parse(lines.at(-1)!)).toEqual({
         error: { code: "database_unavailable", message: "The service could not reach its database.", entriesSent: 2 },

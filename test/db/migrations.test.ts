@@ -5,6 +5,7 @@ import { BUNDLED_MIGRATIONS } from "../../db/migrations/bundled";
 import { loadDriver, useBridge, withClient } from "../../db/neon";
 import { sha256Hex } from "../../worker/http/hash";
 import { callWith } from "../support/http";
+import { captureLogs } from "../support/logs";
 import { ownDatabase } from "../support/own-database";
 
 describe("migrations", () => {
@@ -19,8 +20,14 @@ describe("migrations", () => {
   it("SVC_MIGRATE=1 applies pending migrations once, even when requests race", async () => {
     const { emptyMigration, app } = inject("database");
     const migrating = { SVC_MIGRATE: "1", SVC_MIGRATION_DATABASE_URL: emptyMigration, SVC_DATABASE_URL: app };
-    const responses = await Promise.all([1, 2, 3].map(() => callWith(migrating, "/readyz")));
+    let responses: Response[] = [];
+    // One request applies them and says so in one line, read here rather than printed; the others find nothing pending.
+    const logs = await captureLogs(async () => {
+      responses = await Promise.all([1, 2, 3].map(() => callWith(migrating, "/readyz")));
+    });
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
+    expect(logs.text.split("\n").filter((line) => line.includes('"event":"migrations.applied"'))).toHaveLength(1);
+    expect(logs.event("migrations.applied")).toMatchObject({ level: "info", applied: inject("migrationNames") });
 
     useBridge(inject("database").bridge);
     await loadDriver();
