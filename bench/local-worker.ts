@@ -107,7 +107,11 @@ function miniflareOptions(
     modules: true,
     scriptPath: join(outdir, "index.js"),
     modulesRoot: outdir,
-    modulesRules: [{ type: "Text", include: ["**/*.sql", "**/*.yml", "**/*.txt"] }],
+    // As wrangler.toml's rules: text modules, and the YAML library's module beside the script.
+    modulesRules: [
+      { type: "Text", include: ["**/*.sql", "**/*.yml", "**/*.txt"] },
+      { type: "ESModule", include: ["**/*.mjs"] },
+    ],
     bindings: {
       ...workerOptions.bindings,
       ...localWorkerDefaults(stack, port, btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))),

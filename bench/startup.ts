@@ -109,9 +109,9 @@ async function main() {
 
     const moduleGzip = modules.reduce((sum, f) => sum + gzipSync(readFileSync(join(outdir, f))).length, 0);
     console.log(
-      `worker bundle        ${kib(bytes.length).padStart(12)}  (index.js; ${modules.length} text modules beside it: migrations and the assistant's index, ${kib(moduleBytes)})`,
+      `worker bundle        ${kib(bytes.length).padStart(12)}  (index.js; ${modules.length} modules beside it: migrations, the assistant's index, the YAML library, ${kib(moduleBytes)})`,
     );
-    console.log(`worker bundle gzip   ${kib(gzipSync(bytes).length).padStart(12)}  (the text modules beside it: ${kib(moduleGzip)} more)`);
+    console.log(`worker bundle gzip   ${kib(gzipSync(bytes).length).padStart(12)}  (the modules beside it: ${kib(moduleGzip)} more)`);
     console.log(
       `startup script time  ${`${median(runs.map((r) => r.script)).toFixed(1)} ms`.padStart(12)}  (median of ${RUNS}; min ${Math.min(...runs.map((r) => r.script)).toFixed(1)} ms; profile span ${median(runs.map((r) => r.total)).toFixed(1)} ms)`,
     );

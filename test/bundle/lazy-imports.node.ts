@@ -1,7 +1,7 @@
 // What the Worker loads with import() stays lazy: no module that is loaded with the importer (the
 // entry, or the same lazily loaded module) imports it statically, or the import() defers nothing and
 // its code runs at isolate start. Read from the module graph esbuild (wrangler's bundler, same
-// version) sees, so packages (yaml, tRPC's fetch adapter, the database driver) count as well.
+// version) sees, so packages (the YAML library's module, tRPC's fetch adapter, the database driver) count as well.
 import { build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 
@@ -47,7 +47,7 @@ describe("lazily loaded modules", () => {
   it("are imported statically by nothing loaded with their importer", async () => {
     const graph = await workerGraph();
     const lazy = Object.values(graph.inputs).flatMap((input) => input.imports.filter((edge) => edge.kind === "dynamic-import"));
-    expect(lazy.map((edge) => edge.path)).toEqual(expect.arrayContaining(["worker/apps.ts", "worker/codehost/workflow-inputs.ts"]));
+    expect(lazy.map((edge) => edge.path)).toEqual(expect.arrayContaining(["worker/apps.ts", "worker/codehost/yaml-library.mjs"]));
     expect(eagerLazyImports(graph, "worker/index.ts")).toEqual([]);
   });
 

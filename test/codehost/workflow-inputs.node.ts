@@ -4,7 +4,7 @@
 // here from the library's plain `parse`, in the most direct way.
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { dispatchInputs, WORKFLOW_MAX_BYTES, WORKFLOW_MAX_DEPTH } from "../../worker/codehost/workflow-inputs";
+import { dispatchInputs, loadYaml, WORKFLOW_MAX_BYTES, WORKFLOW_MAX_DEPTH } from "../../worker/codehost/workflow-inputs";
 
 const CORPUS = import.meta.glob("./workflows/*.yml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 
@@ -41,7 +41,8 @@ const EXPECTED: Record<string, string[] | null> = {
 };
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
-const read = (text: string) => dispatchInputs(utf8(text));
+const yaml = await loadYaml();
+const read = (text: string) => dispatchInputs(utf8(text), yaml);
 
 /** The question answered straight from `parse`: plain objects, own keys only. */
 function fromPlainParse(text: string): string[] | null {
@@ -176,7 +177,7 @@ describe("files refused with a reason", () => {
   };
   for (const [name, [file, reason]] of Object.entries(refusals)) {
     it(name, () => {
-      const answer = dispatchInputs(typeof file === "string" ? utf8(file) : file);
+      const answer = dispatchInputs(typeof file === "string" ? utf8(file) : file, yaml);
       expect(answer).toEqual({ ok: false, reason: expect.stringMatching(reason) });
       if (!answer.ok) expect(answer.reason.length).toBeLessThanOrEqual(200);
     });

@@ -8,6 +8,7 @@ import type { CodehostConfig } from "../config/types";
 import { appAccessTo } from "./app-access";
 import { callCodehost, CodehostUnreachable, describeAnswer } from "./codehost-api";
 import { ownerOf } from "../http/repository-name";
+import { dispatchInputs, loadYaml } from "./workflow-inputs";
 
 export interface DispatchRequest {
   orgId: string;
@@ -60,7 +61,7 @@ async function tryDispatch(transaction: Transaction, codehost: CodehostConfig, r
     return refused(file.status, `The workflow ${workflow} could not be read from ${repository} at ${ref} (${describeAnswer(file)}).`);
   }
   // The YAML library is loaded here, on first use, not at isolate start.
-  const read = (await import("./workflow-inputs")).dispatchInputs(decodeBase64(content));
+  const read = dispatchInputs(decodeBase64(content), await loadYaml());
   if (!read.ok) return refused(null, `The workflow ${workflow} in ${repository} at ${ref} could not be read as YAML (${read.reason}), so it was not started.`);
   const declared = read.inputs;
   if (!declared) return refused(null, `The workflow ${workflow} in ${repository} has no workflow_dispatch trigger, so it cannot be started from here.`);

@@ -1,10 +1,16 @@
 // Which inputs a workflow declares for manual dispatch, read from its file with the `yaml` library
 // (YAML 1.2, anchors and aliases included, as the code host reads workflows): the code host refuses
 // a dispatch carrying any other input, so only these are sent. The file is bounded before it is
-// parsed (size, then nesting: see tooDeepAt), and aliases are bounded as they expand. Loaded on the
-// first dispatch (dispatch.ts imports it dynamically), so the library costs nothing at isolate start.
-import { Composer, CST, Lexer, Parser } from "yaml";
+// parsed (size, then nesting: see tooDeepAt), and aliases are bounded as they expand. The library is a
+// module of the upload beside the script (yaml-library.mjs, generated from the package), imported on
+// the first dispatch: it costs nothing at isolate start and is not in the script.
+import type { CST } from "./yaml-library.mjs";
 import { decodeUtf8 } from "../http/input";
+
+export type Yaml = typeof import("./yaml-library.mjs");
+
+/** The library, loaded on first use. */
+export const loadYaml = (): Promise<Yaml> => import("./yaml-library.mjs");
 
 /** Bytes of a workflow file read at most: real ones are a few KiB, and past this the library's error paths cost seconds. */
 export const WORKFLOW_MAX_BYTES = 128 * 1024;
@@ -27,7 +33,7 @@ export type WorkflowInputs =
  * not counted. The count may fall short of the nesting by a bounded factor (a sequence at its key's
  * own column, a `- key:` line), never without bound.
  */
-function tooDeepAt(source: string): number | null {
+function tooDeepAt(yaml: Yaml, source: string): number | null {
   const columns: number[] = [];
   let flow = 0;
   let offset = 0;
@@ -39,10 +45,10 @@ function tooDeepAt(source: string): number | null {
     if (columns[columns.length - 1] !== column) columns.push(column);
     return columns.length + flow > WORKFLOW_MAX_DEPTH;
   };
-  for (const token of new Lexer().lex(source)) {
+  for (const token of new yaml.Lexer().lex(source)) {
     const at = offset;
     // The lexer marks a plain or block scalar's text with a token of its own that is not in the source.
-    const type: CST.TokenType | "scalar-text" | null = scalarText ? "scalar-text" : CST.tokenType(token);
+    const type: CST.TokenType | "scalar-text" | null = scalarText ? "scalar-text" : yaml.CST.tokenType(token);
     scalarText = type === "scalar";
     if (type === "scalar" || type === "doc-mode" || type === "flow-error-end") continue;
     offset += token.length;
@@ -62,14 +68,14 @@ function tooDeepAt(source: string): number | null {
 }
 
 /** The workflow file as data, maps as Maps (an input named `constructor` is data, not a prototype's member), or why not. */
-function readWorkflow(file: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
+function readWorkflow(yaml: Yaml, file: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (file.byteLength > WORKFLOW_MAX_BYTES) return { ok: false, reason: `the file is larger than ${WORKFLOW_MAX_BYTES / 1024} KiB, the most read` };
   const source = decodeUtf8(file);
   if (source === null) return { ok: false, reason: "the file is not UTF-8 text" };
   const at = (offset: number) => `line ${source.slice(0, offset).split("\n").length}`;
-  const deep = tooDeepAt(source);
+  const deep = tooDeepAt(yaml, source);
   if (deep !== null) return { ok: false, reason: `${at(deep)}: nested more than ${WORKFLOW_MAX_DEPTH} levels deep` };
-  const documents = Array.from(new Composer().compose(new Parser().parse(source), true, source.length));
+  const documents = Array.from(new yaml.Composer().compose(new yaml.Parser().parse(source), true, source.length));
   if (documents.length > 1) return { ok: false, reason: `${at(documents[1]!.range[0])}: a second document; a workflow file holds one` };
   const document = documents[0]!;
   const error = document.errors[0];
@@ -84,8 +90,8 @@ function readWorkflow(file: Uint8Array): { ok: true; value: unknown } | { ok: fa
 }
 
 /** The input names the workflow's `workflow_dispatch` trigger declares ([] for none), null when it has no such trigger, or why the file was not read. */
-export function dispatchInputs(file: Uint8Array): WorkflowInputs {
-  const workflow = readWorkflow(file);
+export function dispatchInputs(file: Uint8Array, yaml: Yaml): WorkflowInputs {
+  const workflow = readWorkflow(yaml, file);
   // The library's messages may quote the file: a sentence, not the file.
   if (!workflow.ok) return { ok: false, reason: workflow.reason.slice(0, 200) };
   const on = workflow.value instanceof Map ? workflow.value.get("on") : undefined;
