@@ -18,6 +18,7 @@ import { makeEvent, postEvents } from "../support/events";
 import { call, callWith } from "../support/http";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole, asTenant } from "../support/sql";
+import { captureLogs } from "../support/logs";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -87,11 +88,14 @@ describe("tokens that do not verify answer 401 with a reason", () => {
     const repository = newRepository();
     // A code host nobody answers for: the token names its issuer, whose keys cannot be fetched.
     const unreachable = "http://127.0.0.1:1";
-    const response = await callWith({ SVC_CODEHOST_API_BASE: unreachable }, "/v1/auth/codehost-oidc", {
-      method: "POST",
-      json: { token: await identityToken(repository, { iss: `${unreachable}/_services/token` }) },
+    const token = await identityToken(repository, { iss: `${unreachable}/_services/token` });
+    let response!: Response;
+    // The operator is told which key set could not be fetched: read here rather than printed.
+    const logs = await captureLogs(async () => {
+      response = await callWith({ SVC_CODEHOST_API_BASE: unreachable }, "/v1/auth/codehost-oidc", { method: "POST", json: { token } });
     });
     expect(await refusal(response)).toMatchObject({ status: 401, body: { reason: "keys_unavailable" } });
+    expect(logs.event("codehost.keys_unavailable")).toMatchObject({ level: "warn", url: `${unreachable}/_services/token/.well-known/jwks` });
   });
 });
 
