@@ -260,11 +260,14 @@ export class BackendPool {
       );
     // An idle backend is sent nothing, so anything it says is its goodbye (the FATAL of a terminated
     // backend, a server shutting down) and it is dropped at once, never handed to the next session.
-    backend.onBytes = () => {
+    // Its goodbye may come in the very chunk that ended the reset, after the ReadyForQuery this runs
+    // on: the messages still to be read from that chunk count too (onType), not only later chunks.
+    const goodbye = () => {
       leave();
       backend.destroy();
     };
-    backend.onType = () => {};
+    backend.onBytes = goodbye;
+    backend.onType = goodbye;
     backend.onClose = leave;
     backend.timer = setTimeout(() => {
       leave();
