@@ -22,6 +22,8 @@ export interface AppEnv {
     planGate?: GateSide;
     /** This response's script nonce, when a page made one (worker/http/page-headers.ts). */
     scriptNonce?: string;
+    /** The answer's body was built whole before it was returned (a route's `reply`): nothing runs for it after. */
+    wholeBody?: true;
   };
 }
 

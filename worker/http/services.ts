@@ -1,7 +1,7 @@
 // Per-request services: the request id (on every answer), the configuration and a lazily opened
 // database pool, ended once the response body is sent or cancelled (Workers forbids I/O objects
 // across requests; a streamed body, such as a tRPC batch streamed as JSON lines, still runs queries
-// after the handler has returned).
+// after the handler has returned), or at once when the body was built whole.
 import type { MiddlewareHandler } from "hono";
 import { configFor } from "../config/for-env";
 import { answeringWithin, DEADLINES } from "../../db/deadline";
@@ -35,7 +35,10 @@ export const services: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw error;
   }
   // A HEAD's body is dropped by the router after this (hono answers HEAD as GET without a body): nothing will read it.
-  if (c.req.method === "HEAD") c.executionCtx.waitUntil(endPool());
+  // A body built whole (a route's reply) runs no query once returned: the pool ends now, and the body is
+  // not piped through a stream of ours to learn when it was sent (the engines' claims and heartbeats:
+  // bench/README.md). Any other body may still use the pool while it streams.
+  if (c.req.method === "HEAD" || c.get("wholeBody")) c.executionCtx.waitUntil(endPool());
   else c.res = afterBody(c.res, endPool, c.executionCtx);
   // Handlers that return a Response of their own (/rpc's tRPC adapter) carry it too.
   c.header(REQUEST_ID_HEADER, requestId);

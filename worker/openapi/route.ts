@@ -198,7 +198,10 @@ export function register<P extends z.ZodObject | undefined, Q extends z.ZodObjec
   const hook: MiddlewareHandler<AppEnv> = async (c) => {
     requireCredential(c, schemes);
     const { params, query, body } = await input(c).catch((refused: unknown) => checkCallerBeforeRefusing(c, loose, schemes, refused));
-    const reply = ((status: number, json: unknown) => c.json(json as object, status as ContentfulStatusCode)) as unknown as Reply<R>;
+    const reply = ((status: number, json: unknown) => {
+      c.set("wholeBody", true);
+      return c.json(json as object, status as ContentfulStatusCode);
+    }) as unknown as Reply<R>;
     return declared.handler(c, { params, query, body, reply } as Parameters<typeof declared.handler>[1]);
   };
   const chain: MiddlewareHandler<AppEnv>[] = [planGate(declared.gate), ...(declared.middleware ?? []), Object.assign(hook, { [DECLARATION]: loose })];
