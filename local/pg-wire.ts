@@ -54,7 +54,7 @@ export function startupParameters(message: WireMessage): Map<string, string> | n
 /** The password of a PasswordMessage ('p'). */
 export const passwordOf = (message: WireMessage) => message.body.subarray(0, message.body.indexOf(0)).toString("utf8");
 
-function message(type: string, body: Buffer): Buffer {
+export function message(type: string, body: Buffer): Buffer {
   const header = Buffer.alloc(5);
   header.write(type, 0, "latin1");
   header.writeInt32BE(body.length + 4, 1);
