@@ -217,7 +217,8 @@ export class BackendPool {
 
   /** After its session: let owed answers arrive, roll back what is open, reset it (RESET_SESSION), then keep it idle. */
   private settle(backend: Backend, key: string): void {
-    backend.timer = setTimeout(() => backend.destroy(), SETTLE_MS);
+    // The pool's timers tidy up; they keep no process alive (a test run or npm start ending).
+    backend.timer = setTimeout(() => backend.destroy(), SETTLE_MS).unref();
     let rolledBack = false;
     let discarded = false;
     let failed = false;
@@ -272,7 +273,7 @@ export class BackendPool {
     backend.timer = setTimeout(() => {
       leave();
       backend.destroy();
-    }, IDLE_MS);
+    }, IDLE_MS).unref();
     list.push(backend);
     this.idle.set(key, list);
   }
