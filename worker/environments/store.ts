@@ -15,18 +15,9 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
  * organization comes from the transaction's setting and the envId is a literal): the
  * environment's row locked for the projection, its next workload deadline for the alarm (the
  * projection changes no workload run), and whether a console watches the organization live.
+ * `svc_locked_environment` (db/migrations/0040_projection_planned_once.sql) is planned once per backend.
  */
-export const lockedEnvironment = (envId: string): Statement => statement`
-WITH env AS (
-  SELECT repository, branch, pull_request, state, last_sequence, last_event_at, started_at, ttl_seconds, expires_at, preview_urls
-  FROM environments WHERE org_id = ${ACTING_ORG} AND env_id = ${literal(envId)} FOR UPDATE
-), next AS (
-  SELECT min(deadline_at) AS next_deadline FROM workload_runs
-  WHERE org_id = ${ACTING_ORG} AND env_id = ${literal(envId)} AND state IN ('requested', 'accepted')
-)
-SELECT env.*, next.next_deadline,
-  (SELECT coalesce(o.watched_until > now(), false) FROM organizations o WHERE o.id = ${ACTING_ORG}) AS watched
-FROM next LEFT JOIN env ON true`;
+export const lockedEnvironment = (envId: string): Statement => statement`SELECT * FROM svc_locked_environment(${literal(envId)})`;
 
 /** The row lockedEnvironment answered, from the transaction's first rows. */
 export const lockedFrom = (first: readonly Record<string, unknown>[]) => first[0] as unknown as LockedEnvironment;
