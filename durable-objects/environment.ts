@@ -1,6 +1,7 @@
 // One object per (organization, envId): the serialization point for that environment. Projection of
 // its events runs here one batch at a time, claims of its workload runs side by side (and heartbeats of
-// the runs a Worker isolate handed out), and its alarm abandons runs whose deadline passed. PostgreSQL stays the durable record; a Cron sweep is the backstop.
+// the runs a Worker isolate handed out), and its alarm abandons runs whose deadline passed. PostgreSQL
+// stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { openPool, useBridge, type RequestPool } from "../db/neon";
 import {

@@ -74,7 +74,6 @@ const beat = route({
   handler: async (c, { params: { runId }, body: { leaseId }, reply }) => {
     const result = await beatRun(c, runId, leaseId);
     if (result.held) return reply(200, { runId, lease: { id: leaseId, expiresAt: result.leaseExpiresAt }, deadline: result.deadline });
-    forgetHeldRun(runId);
     if (!result.exists) throw noSuchRun();
     throw new Refusal("lease_not_held", "This engine no longer holds the run: stop working on it and send no final event.");
   },
@@ -92,6 +91,8 @@ async function beatRun(c: AppContext, runId: string, leaseId: string): Promise<H
     c.var.metrics.count("svc_heartbeats_total", { via: "object" });
     const outcome = await heartbeatInEnvironment(c.env, { ...held, tokenHash: caller.tokenHash, gate: routeGateSide(c), runId, leaseId });
     if (outcome.refused) refusedByObject(outcome.refused, caller.tokenHash);
+    // The run left the lease it was handed out with (ended, taken over): this isolate need not remember it.
+    if (!outcome.beat.held) forgetHeldRun(runId);
     return outcome.beat;
   }
   c.var.metrics.count("svc_heartbeats_total", { via: "worker" });
