@@ -204,6 +204,12 @@ export interface OneRoundTrip<T> {
   result: (first: Record<string, unknown>[], lastRows: Record<string, unknown>[]) => T;
 }
 
+/** The same transaction, its result read on from `result`'s. */
+export const mapResult = <T, U>(trip: OneRoundTrip<T>, read: (value: T) => U): OneRoundTrip<U> => ({
+  ...trip,
+  result: (first, lastRows) => read(trip.result(first, lastRows)),
+});
+
 /**
  * A whole transaction in one round trip: BEGIN, the settings, the scope's `first` statement, `last`
  * and COMMIT as one simple query. `last` is written before any code has read `first`'s rows, so what

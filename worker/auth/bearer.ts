@@ -174,6 +174,9 @@ export function admitFound(tokenHash: string, found: readonly Record<string, unk
   return principal;
 }
 
+/** What engine routes admit: a live engine token, its organization not suspended, on `plan` when the route's gate names one. */
+const engineAdmission = (plan: Plan | null): Admission => ({ kinds: ["engine"], allowSuspended: false, requiredPlan: plan });
+
 /**
  * The live engine token behind `tokenHash` (of organization `orgId`, or null: whichever it is) found
  * and admitted on the plan `requiredPlan`, and `work`, which does nothing for a token not admitted
@@ -185,7 +188,7 @@ export function engineTokenAtOnce<T>(
   plan: Plan | null,
   work: Piggyback<T>,
 ): OneRoundTrip<{ principal: Principal; value: T }> {
-  const admission: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: plan };
+  const admission = engineAdmission(plan);
   return {
     scope: admittingScope(tokenHash, orgId, admission),
     last: work.text,
@@ -210,7 +213,7 @@ export async function asEngineTokenStatement<S>(
   const { connect } = c.var.database();
   const { then } = options;
   if (!then) return inOneRoundTrip(connect, engineTokenAtOnce(tokenHash, options.orgId ?? null, plan, work));
-  const admission: Admission = { kinds: ["engine"], allowSuspended: false, requiredPlan: plan };
+  const admission = engineAdmission(plan);
   return inTransaction(connect, admittingScope(tokenHash, options.orgId ?? null, admission), async (tx, found, send) => {
     const principal = admitFound(tokenHash, found, admission);
     const value = work.read(await send(work.text));
@@ -257,8 +260,8 @@ export async function presentedEngineToken(c: AppContext): Promise<{ tokenHash: 
  */
 export function identifyToken(kind: "engine"): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const tokenHash = await presentedHash(c, [kind]);
-    const orgId = tokenOrg(tokenHash) ?? (await inTokenTransaction(c, tokenHash, [kind], {}, async (_tx, principal) => principal)).orgId;
+    const { tokenHash, orgId: known } = await presentedEngineToken(c);
+    const orgId = known ?? (await inTokenTransaction(c, tokenHash, [kind], {}, async (_tx, principal) => principal)).orgId;
     c.set("caller", { tokenHash, orgId });
     await next();
   };

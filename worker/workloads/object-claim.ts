@@ -3,7 +3,7 @@
 // organization not suspended, the plan gate) by the transaction's first statement, and the claim, which
 // takes a run only for the token admitted, sent with it and the COMMIT: one round trip. The rules live
 // here, beside the claim's statement.
-import type { OneRoundTrip } from "../../db/transaction";
+import { mapResult, type OneRoundTrip } from "../../db/transaction";
 import { engineTokenAtOnce } from "../auth";
 import type { Config } from "../config/types";
 import { requiredPlan } from "../http/plan-gate";
@@ -26,13 +26,7 @@ export function claimTransaction(
       return run;
     },
   });
-  return {
-    ...once,
-    result: (found, rows) => {
-      const { principal, value } = once.result(found, rows);
-      return { run: value, watched: principal.organization.watched };
-    },
-  };
+  return mapResult(once, ({ principal, value }) => ({ run: value, watched: principal.organization.watched }));
 }
 
 /** A refusal as data (an RPC keeps an error's message, not its class); null for any other error. */

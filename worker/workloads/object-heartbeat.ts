@@ -2,7 +2,7 @@
 // the caller's engine token found and admitted in the organization the run was handed out in, and
 // `svc_heartbeat`, which extends nothing for a token not admitted, sent with it and the COMMIT: one
 // round trip, as the Worker's own heartbeat (routes.ts), on a connection the object keeps.
-import type { OneRoundTrip } from "../../db/transaction";
+import { mapResult, type OneRoundTrip } from "../../db/transaction";
 import { engineTokenAtOnce } from "../auth";
 import type { Config } from "../config/types";
 import { requiredPlan } from "../http/plan-gate";
@@ -10,6 +10,5 @@ import type { HeartbeatRequest } from "./environment-object";
 import { heartbeat, type Heartbeat } from "./heartbeat";
 
 export function heartbeatTransaction(config: Config, { orgId, tokenHash, gate, runId, leaseId }: HeartbeatRequest): OneRoundTrip<Heartbeat> {
-  const once = engineTokenAtOnce(tokenHash, orgId, requiredPlan(config, gate), heartbeat(runId, leaseId));
-  return { ...once, result: (found, rows) => once.result(found, rows).value };
+  return mapResult(engineTokenAtOnce(tokenHash, orgId, requiredPlan(config, gate), heartbeat(runId, leaseId)), ({ value }) => value);
 }
