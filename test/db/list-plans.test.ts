@@ -46,6 +46,10 @@ let large: string;
 const ENV = "env-1";
 
 /** One organization's rows: `n` of each, spread over ten environments and a year. */
+/** The `id` of the first row `query` answers, run as the superuser in this file's database. */
+const firstId = (query: string, params: unknown[]) =>
+  asRole("superuser", async (client) => (await client.query<{ id: string }>(query, params)).rows[0]!.id, own.database);
+
 async function fill(orgId: string, n: number) {
   await asRole(
     "superuser",
@@ -261,16 +265,9 @@ describe("the workload claim, with thousands of runs waiting and held in one env
       },
       own.database,
     );
-    const oldestLapsed = await asRole(
-      "superuser",
-      async (client) =>
-        (
-          await client.query<{ id: string }>(
-            "SELECT id FROM workload_runs WHERE org_id = $1 AND env_id = $2 AND state = 'accepted' AND lease_expires_at <= now() ORDER BY requested_at, id LIMIT 1",
-            [large, env],
-          )
-        ).rows[0]!.id,
-      own.database,
+    const oldestLapsed = await firstId(
+      "SELECT id FROM workload_runs WHERE org_id = $1 AND env_id = $2 AND state = 'accepted' AND lease_expires_at <= now() ORDER BY requested_at, id LIMIT 1",
+      [large, env],
     );
     const { read, taken } = await claimFrom(large, env);
     expect(Number(read.seq_scan)).toBe(0);
@@ -286,22 +283,15 @@ describe("the workload claim, with thousands of runs waiting and held in one env
     const env = "env-burst";
     const burst = (await seedOrganization("burst", own.database)).id;
     await fill(burst, 1);
-    const oldest = await asRole(
-      "superuser",
-      async (client) =>
-        (
-          await client.query<{ id: string }>(
-            `WITH made AS (
-               INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, requested_at, deadline_at)
-               SELECT r.org_id, $2, r.workload_id, r.version_id, now() - interval '1 hour' + i * interval '1 millisecond', now() + interval '1 hour'
-               FROM (SELECT org_id, workload_id, version_id FROM workload_runs WHERE org_id = $1 LIMIT 1) r, generate_series(1, 4000) i
-               RETURNING id, requested_at
-             )
-             SELECT id FROM made ORDER BY requested_at, id LIMIT 1`,
-            [burst, env],
-          )
-        ).rows[0]!.id,
-      own.database,
+    const oldest = await firstId(
+      `WITH made AS (
+         INSERT INTO workload_runs (org_id, env_id, workload_id, version_id, requested_at, deadline_at)
+         SELECT r.org_id, $2, r.workload_id, r.version_id, now() - interval '1 hour' + i * interval '1 millisecond', now() + interval '1 hour'
+         FROM (SELECT org_id, workload_id, version_id FROM workload_runs WHERE org_id = $1 LIMIT 1) r, generate_series(1, 4000) i
+         RETURNING id, requested_at
+       )
+       SELECT id FROM made ORDER BY requested_at, id LIMIT 1`,
+      [burst, env],
     );
     const { read, taken } = await claimFrom(burst, env);
     expect(Number(read.seq_scan)).toBe(0);
