@@ -32,7 +32,9 @@ function event(mix: Mix, i: number, now: number): Row {
   const common = { id: crypto.randomUUID(), envId: `env-${i % 20}`, sequence: i, occurredAt: new Date(now - i).toISOString() };
   if (mix === "10% environment.*" && i % 10 === 0) {
     // A valid environment.ready: the environment object projects it.
-    return { ...common, type: "environment.ready", sequence: ++environmentSequence, payload: { repository: "bench/shop", branch: `branch-${i % 20}` } };
+    // Spread over the 20 environments (a tenth of 0..499 modulo 20 would name two of them).
+    const envId = `env-${(i / 10) % 20}`;
+    return { ...common, envId, type: "environment.ready", sequence: ++environmentSequence, payload: { repository: "bench/shop", branch: `branch-${envId}` } };
   }
   if (mix === "run.finished") {
     // A valid run.finished (worker/records/payloads.ts): each one projects onto a run record too.

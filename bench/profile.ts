@@ -72,7 +72,7 @@ export async function profiled(inspectorPort: number, sourceMapFile: string, wor
   const top = (totals: Map<string, number>) =>
     [...totals]
       .sort((a, b) => b[1] - a[1])
-      .slice(0, 25)
+      .slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 25))
       .map(([key, us]) => `${(us / 1000).toFixed(1).padStart(9)} ms  ${key}`)
       .join("\n");
   return `self time\n${top(self)}\ninclusive time\n${top(inclusive)}`;
