@@ -4,7 +4,8 @@
 // Three mixes (bench/ingest-work.ts): events stored and projected nowhere, run.finished events
 // projected onto run records in the insert's transaction, and a tenth environment.* events over 20
 // environments. Each figure is printed beside the cost of sending the same batches again (all
-// duplicates, as an engine's retry is).
+// duplicates, as an engine's retry is), and beside the floor of the same rows: the raw insert and the
+// one minimal statement for the records the mix's events write (run records, environment rows).
 // Bounded: a fixed number of batches per run. Prints figures; asserts nothing.
 // BENCH_INSPECTOR_PORT=9229 prints instead a CPU profile of the Worker over the stored-only batches
 // (BENCH_PROFILE_MIX names another mix).
@@ -27,14 +28,14 @@ async function main() {
       return;
     }
     console.log(`ingest: ${BATCHES} batches of ${BATCH} events per run, ${ROUNDS} rounds each, medians`);
-    console.log("mix                concurrency  service ev/s  retry ev/s  raw insert ev/s  ratio");
+    console.log("mix                concurrency  service ev/s  retry ev/s  raw insert ev/s  ratio  floor ev/s  ratio");
     for (const mix of MIXES) {
       for (const concurrency of [1, 4]) {
-        const { service, again, direct } = await ingestRounds(senders, mix, concurrency, ROUNDS, BATCHES);
+        const { service, again, direct, floor } = await ingestRounds(senders, mix, concurrency, ROUNDS, BATCHES);
+        const figure = (value: number, width: number) => value.toFixed(0).padStart(width);
+        const ratio = (of: number) => (service / of).toFixed(2).padStart(5);
         console.log(
-          `${mix.padEnd(17)}  ${String(concurrency).padStart(11)}  ${service.toFixed(0).padStart(12)}  ${again.toFixed(0).padStart(10)}  ${direct
-            .toFixed(0)
-            .padStart(15)}  ${(service / direct).toFixed(2).padStart(5)}`,
+          `${mix.padEnd(17)}  ${String(concurrency).padStart(11)}  ${figure(service, 12)}  ${figure(again, 10)}  ${figure(direct, 15)}  ${ratio(direct)}  ${figure(floor, 10)}  ${ratio(floor)}`,
         );
       }
     }
