@@ -88,10 +88,17 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
     await this.#armAt(await (await loadWork()).nextDeadline(tx, identity.orgId, identity.envId));
   }
 
+  // The alarm as this object last set or read it (undefined until it knows): only this object's code
+  // sets it and a firing consumes it, so most projections, which leave it as it is, write nothing.
+  #alarm: number | null | undefined;
+
   /** The alarm for the environment's earliest deadline (epoch ms), or none. */
   async #armAt(next: number | null): Promise<void> {
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.max(next, Date.now() + 1000));
+    const at = next === null ? null : Math.max(next, Date.now() + 1000);
+    if (at === null && this.#alarm === null) return;
+    this.#alarm = at;
+    if (at === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(at);
   }
 
   /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
@@ -171,8 +178,13 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   async #armBy(at: number): Promise<void> {
-    const armed = await this.ctx.storage.getAlarm();
-    if (armed === null || at < armed) await this.ctx.storage.setAlarm(at);
+    if (this.#alarm === undefined) {
+      const stored = await this.ctx.storage.getAlarm();
+      if (this.#alarm === undefined) this.#alarm = stored;
+    }
+    if (this.#alarm !== null && this.#alarm <= at) return;
+    this.#alarm = at;
+    await this.ctx.storage.setAlarm(at);
   }
 
   /** Arms the alarm for a run just requested on this environment. */
@@ -196,11 +208,16 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
    * logged as an uncaught error each time); the Cron sweep is the backstop either way.
    */
   override async alarm(): Promise<void> {
+    // The alarm that fired is consumed.
+    this.#alarm = null;
     const identity = await this.ctx.storage.get<Identity>("identity");
     if (!identity) return;
     const { abandonOverdueInEnvironment } = await loadWork();
     const outcome = await answered(this.#overdue(identity, abandonOverdueInEnvironment));
-    if (!("value" in outcome)) await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
+    if (!("value" in outcome)) {
+      this.#alarm = Date.now() + ALARM_RETRY_MS;
+      await this.ctx.storage.setAlarm(this.#alarm);
+    }
   }
 
   #overdue(identity: Identity, abandonOverdueInEnvironment: typeof import("./environment-work").abandonOverdueInEnvironment): Promise<void> {

@@ -6,7 +6,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
 import { environmentObject } from "../../worker/objects";
 import { quietly } from "../support/logs";
-import { asRole } from "../support/sql";
+import { appPool, asRole } from "../support/sql";
+import { inTenant } from "../../db/transaction";
+import { defineWorkload, requestRun } from "../../worker/workloads/requests";
 import { SWEEP_CRON } from "../../worker/scheduled";
 import { makeEvent, postEvents, type IngestBody } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -77,6 +79,19 @@ describe("abandonment by the environment's alarm", () => {
       makeEvent({ type: "environment.sleeping", envId: "env-1", sequence: 11, payload: { repository: "acme/shop", branch: "main" } }),
     ]);
     expect(await alarm()).toBeNull();
+  });
+
+  it("is armed by a claim at the claimed run's deadline when the projections before it left no alarm", async () => {
+    const alarm = () => runInDurableObject(environmentObject(env, orgId, "env-1"), (_, state) => state.storage.getAlarm());
+    await postEvents(engineA, [makeEvent({ type: "environment.ready", envId: "env-1", sequence: 10, payload: { repository: "acme/shop", branch: "main" } })]);
+    expect(await alarm()).toBeNull();
+    // Requested without waking the object: only the claim can tell it of the run's deadline.
+    const pool = appPool();
+    const runId = await inTenant(pool.connect, orgId, async (tx) =>
+      requestRun(tx, orgId, "env-1", (await defineWorkload(tx, orgId, "quiet", { steps: ["load"] })).versionId),
+    ).finally(() => pool.end());
+    await lease(engineA);
+    expect(await alarm()).toBe(((await runRow(runId)).deadline_at as Date).getTime());
   });
 
   it("leaves a run whose deadline has not passed", async () => {
