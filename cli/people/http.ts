@@ -11,11 +11,26 @@ export interface Answer {
 /** Unreachable is the CLI's own sentence; the service's catalog says nothing about it (EX_UNAVAILABLE). */
 export const UNREACHABLE_EXIT = 69;
 
+/**
+ * How long a command waits for the control plane's whole answer. The service answers within its own
+ * deadlines (a database that does not answer is a 503 well before this), so a connection still silent
+ * after it is a control plane in trouble, told like one that cannot be reached, not waited on forever.
+ */
+export const ANSWER_DEADLINE_MS = 30_000;
+
+const unreachable = (url: string, error: unknown, deadlineMs: number) =>
+  new Stop(
+    (error as Error).name === "TimeoutError"
+      ? `The control plane at ${url} did not answer within ${deadlineMs / 1000} s; try again, or check that it runs.`
+      : `Could not reach the control plane at ${url} (${(error as Error).cause ?? (error as Error).message}); is it running? Set SVC_CONTROL_PLANE or --url.`,
+    UNREACHABLE_EXIT,
+  );
+
 export async function send(
   url: string,
   method: string,
   path: string,
-  init: { token?: string; json?: unknown; form?: Record<string, string> } = {},
+  init: { token?: string; json?: unknown; form?: Record<string, string>; deadlineMs?: number } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -27,16 +42,16 @@ export async function send(
     headers["content-type"] = "application/json";
     body = JSON.stringify(init.json);
   }
+  const deadlineMs = init.deadlineMs ?? ANSWER_DEADLINE_MS;
   let response: Response;
+  let text: string;
   try {
-    response = await fetch(new URL(path, `${url.replace(/\/+$/, "")}/`), { method, headers, body });
+    // The deadline covers the body too: an answer whose headers came and whose body never ends is no answer.
+    response = await fetch(new URL(path, `${url.replace(/\/+$/, "")}/`), { method, headers, body, signal: AbortSignal.timeout(deadlineMs) });
+    text = await response.text();
   } catch (error) {
-    throw new Stop(
-      `Could not reach the control plane at ${url} (${(error as Error).cause ?? (error as Error).message}); is it running? Set SVC_CONTROL_PLANE or --url.`,
-      UNREACHABLE_EXIT,
-    );
+    throw unreachable(url, error, deadlineMs);
   }
-  const text = await response.text();
   let parsed: unknown = null;
   try {
     parsed = text ? JSON.parse(text) : null;

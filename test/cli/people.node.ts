@@ -1,6 +1,7 @@
 // The people's `svc` commands without a control plane: their options, the device flow's polling
 // schedule (slow_down adds five seconds for good), the credentials store (0700, 0600, one entry per
-// control plane) and the exit statuses the error catalog gives refusals.
+// control plane), the exit statuses the error catalog gives refusals, and the HTTP client's deadline
+// against servers of the test's own that never finish an answer.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,8 @@ import { DEFAULT_CONTROL_PLANE, parseOptions } from "../../cli/people/options";
 import { pollForToken, type PollAnswer } from "../../cli/people/polling";
 import { providers } from "../../cli/people/providers";
 import { exitStatusFor, refusalOf } from "../../cli/people/refusal";
+import { send, UNREACHABLE_EXIT } from "../../cli/people/http";
+import { createServer, type RequestListener } from "node:http";
 import { ERROR_CATALOG } from "../../worker/http/catalog";
 
 describe("options", () => {
@@ -130,4 +133,37 @@ describe("refusals", () => {
     expect(unauthenticated.message).toMatch(/no longer valid.*run `svc login` again/);
     expect(unauthenticated.exitStatus).toBe(3);
   });
+});
+
+describe("a control plane that does not answer", () => {
+  /** A server that answers as `listener` does (or never), at its URL, for the test's length. */
+  const serving = async (listener: RequestListener, test: (url: string) => Promise<void>) => {
+    const server = createServer(listener);
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    try {
+      await test(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
+  };
+  const givesUp = (url: string) =>
+    expect(send(url, "GET", "/v1/cli/whoami", { deadlineMs: 200 })).rejects.toMatchObject({
+      exitStatus: UNREACHABLE_EXIT,
+      message: `The control plane at ${url} did not answer within 0.2 s; try again, or check that it runs.`,
+    });
+
+  it("is given up at the deadline when it accepts the connection and says nothing, as unreachable (69)", () => serving(() => {}, givesUp));
+
+  it("is given up at the deadline when it sends the headers and never ends the body", () =>
+    serving((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.write('{"person":');
+    }, givesUp));
+
+  it("still reads an answer that comes in time", () =>
+    serving(
+      (_request, response) => response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'),
+      async (url) => expect(await send(url, "GET", "/v1/cli/whoami", { deadlineMs: 2000 })).toMatchObject({ status: 200, body: { ok: true } }),
+    ));
 });
