@@ -260,6 +260,19 @@ describe("the session cookie and the client's address", () => {
     expect(statuses).toContain(429);
   });
 
+  it("limits the code host's callbacks per client address, in a bucket apart from sign-in starts", async () => {
+    const address = `2001:db8:${crypto.randomUUID().slice(0, 4)}::${crypto.randomUUID().slice(0, 4)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      // A callback this browser never started: refused (400) until the address has used its allowance.
+      const response = await callWith({}, "/auth/callback?code=guess&state=guess", { headers: { "x-forwarded-for": address }, redirect: "manual" });
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([...Array(20).fill(400), 429]);
+    expect((await callWith({}, "/auth/signin", { headers: { "x-forwarded-for": address }, redirect: "manual" })).status).toBe(302);
+  });
+
   it("counts every address of one IPv6 /64 in one bucket, and keeps each full address in the audit log", async () => {
     const network = `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
     const statuses: number[] = [];
