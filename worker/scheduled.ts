@@ -22,6 +22,7 @@ import { storeFailure } from "./http/failure-store";
 import { pruneFailureGroups } from "./operators/failure-groups";
 import { abandonOverdueEverywhere } from "./workloads/abandon";
 import { pruneExpiredExchangeTokens } from "./tokens/prune";
+import { pruneExpiredRefreshTokens } from "./mcp/prune";
 import { pruneAssistantUsage } from "./assistant/prune";
 import { ANALYTICS_CRON, cronNamed, JOB_NAMES, LOCAL_CRON_PATH, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
 
@@ -126,6 +127,8 @@ export interface SweepReport {
   failureGroupsDeleted: number;
   /** Identity-exchange engine tokens past their 15 minutes, deleted. */
   exchangeTokensDeleted: number;
+  /** Model clients' refresh tokens past their expiry (spent or not), deleted. */
+  refreshTokensDeleted: number;
   /** The website assistant's usage days past USAGE_KEPT_DAYS, deleted. */
   assistantUsageDeleted: number;
   heldExportsDestroyed: number;
@@ -138,10 +141,10 @@ export interface SweepReport {
 
 /**
  * As the maintenance role, whose policies show it only overdue runs, due deletions, expired held
- * exports and old assistant usage: deletes failure groups past SVC_FAILURE_RETENTION_DAYS, expired
- * identity-exchange engine tokens and the assistant's usage days past USAGE_KEPT_DAYS, abandons every
- * overdue run of every organization, removes held deletion exports whose link expired, then advances each due deletion as
- * the application role acting as its organization.
+ * exports and tokens, and old assistant usage: deletes failure groups past SVC_FAILURE_RETENTION_DAYS,
+ * expired identity-exchange engine tokens and model clients' refresh tokens, the assistant's usage days
+ * past USAGE_KEPT_DAYS, abandons every overdue run of every organization, removes held deletion exports
+ * whose link expired, then advances each due deletion as the application role acting as its organization.
  */
 async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
   const url = config.database.maintenanceUrl;
@@ -152,6 +155,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
       abandonedRuns: 0,
       failureGroupsDeleted: 0,
       exchangeTokensDeleted: 0,
+      refreshTokensDeleted: 0,
       assistantUsageDeleted: 0,
       heldExportsDestroyed: 0,
       deletions: {},
@@ -166,6 +170,8 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     log("info", "sweep.failure_groups", { deleted: failureGroupsDeleted });
     const exchangeTokensDeleted = await pruneExpiredExchangeTokens(client);
     log("info", "sweep.exchange_tokens", { deleted: exchangeTokensDeleted });
+    const refreshTokensDeleted = await pruneExpiredRefreshTokens(client);
+    log("info", "sweep.refresh_tokens", { deleted: refreshTokensDeleted });
     const assistantUsageDeleted = await pruneAssistantUsage(client);
     log("info", "sweep.assistant_usage", { deleted: assistantUsageDeleted });
     const heldExportsDestroyed = await destroyExpiredExports(client, env.EXPORTS);
@@ -176,6 +182,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
       abandonedRuns,
       failureGroupsDeleted,
       exchangeTokensDeleted,
+      refreshTokensDeleted,
       assistantUsageDeleted,
       heldExportsDestroyed,
       activity,

@@ -74,7 +74,10 @@ export const protocolRefreshTokens = pgTable(
   },
   (t) => [
     index("protocol_refresh_tokens_grant").on(t.grantId),
+    index("protocol_refresh_tokens_expiry").on(t.expiresAt),
     ...tenantPolicies(),
     pgPolicy("by_hash", { for: "select", using: sql`token_hash = app_lookup('protocol_refresh_hash')` }),
+    // The sweep deletes refresh tokens past their expiry (worker/mcp/prune.ts).
+    pgPolicy("maintenance_expired_refresh", { to: "svc_maintenance", using: sql`expires_at <= now()` }),
   ],
 ).enableRLS();
