@@ -41,6 +41,7 @@ import _0038_organization_watched from "./0038_organization_watched.sql";
 import _0039_planned_once from "./0039_planned_once.sql";
 import _0040_projection_planned_once from "./0040_projection_planned_once.sql";
 import _0041_refresh_tokens_pruned from "./0041_refresh_tokens_pruned.sql";
+import _0042_environment_upsert_planned_once from "./0042_environment_upsert_planned_once.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -83,4 +84,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0039_planned_once", sql: _0039_planned_once },
   { name: "0040_projection_planned_once", sql: _0040_projection_planned_once },
   { name: "0041_refresh_tokens_pruned", sql: _0041_refresh_tokens_pruned },
+  { name: "0042_environment_upsert_planned_once", sql: _0042_environment_upsert_planned_once },
 ];

@@ -1,5 +1,5 @@
 // Reading and writing one environment row inside a tenant transaction.
-import { ACTING_ORG, joined, literal, statement, type Statement } from "../../db/pipeline";
+import { joined, literal, statement, type Statement } from "../../db/pipeline";
 import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
 
 /** The environment's row as the projection's first statement answers it (all null when there is none), with the next deadline. */
@@ -74,14 +74,7 @@ export function projectOntoEnvironment(
     row.expiresAt,
     row.previewUrls,
   ].map(literal);
-  const upsert = statement`INSERT INTO environments (org_id, env_id, repository, branch, pull_request, state, last_sequence, last_event_at,
-                             started_at, ttl_seconds, expires_at, preview_urls)
-   VALUES (${ACTING_ORG}, ${joined(values)})
-   ON CONFLICT (org_id, env_id) DO UPDATE SET
-     repository = EXCLUDED.repository, branch = EXCLUDED.branch, pull_request = EXCLUDED.pull_request,
-     state = EXCLUDED.state, last_sequence = EXCLUDED.last_sequence, last_event_at = EXCLUDED.last_event_at,
-     started_at = EXCLUDED.started_at, ttl_seconds = EXCLUDED.ttl_seconds, expires_at = EXCLUDED.expires_at,
-     preview_urls = EXCLUDED.preview_urls,
-     updated_at = now()`;
+  // svc_upsert_environment (db/migrations/0042_environment_upsert_planned_once.sql), planned once per backend.
+  const upsert = statement`SELECT svc_upsert_environment(${joined(values)})`;
   return { notes, upsert };
 }
