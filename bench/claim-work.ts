@@ -8,6 +8,7 @@
 import { sql } from "drizzle-orm";
 import { withNodeDb } from "../db/node-pool";
 import { inTenant } from "../db/transaction";
+import { post } from "./engine-http";
 import type { BenchWorker } from "./local-worker";
 import { createOrganization } from "../worker/organizations/store";
 import { issueToken } from "../worker/tokens/issue";
@@ -64,13 +65,9 @@ export async function claimLatency(worker: BenchWorker, options: ClaimOptions): 
   const { pool, base } = worker;
   const envId = "env-claim-bench";
   const { org, tokens, versionId } = await benchEnvironment(worker, options.slug, envId, ENGINES);
-  const post = async (token: string, path: string, json: unknown) => {
-    const response = await fetch(base + path, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(json),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  const send = async (token: string, path: string, json: unknown) => {
+    const { status, text } = await post(base + path, token, JSON.stringify(json));
+    return { status, body: JSON.parse(text) as Record<string, unknown> };
   };
   const requested: string[] = [];
   if (options.backlog > 0) {
@@ -87,13 +84,13 @@ export async function claimLatency(worker: BenchWorker, options: ClaimOptions): 
   }
   const service: Claimer = {
     claim: async (n) => {
-      const claimed = await post(tokens[n]!, "/v1/workloads/claim", { envId });
+      const claimed = await send(tokens[n]!, "/v1/workloads/claim", { envId });
       if (claimed.status !== 200) return { failed: `claim ${claimed.status}` };
       const run = claimed.body.run as { id: string; lease: { id: string } } | null;
       return { run: run && { id: run.id, leaseId: run.lease.id } };
     },
     beat: async (n, run) => {
-      const beat = await post(tokens[n]!, `/v1/workloads/runs/${run.id}/heartbeat`, { leaseId: run.leaseId });
+      const beat = await send(tokens[n]!, `/v1/workloads/runs/${run.id}/heartbeat`, { leaseId: run.leaseId });
       return beat.status === 200 ? null : `heartbeat ${beat.status}`;
     },
   };

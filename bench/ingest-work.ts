@@ -2,8 +2,8 @@
 // a raw multi-row INSERT ... ON CONFLICT DO NOTHING of same-shaped rows into the same PostgreSQL from
 // Node, in three mixes (see MIXES), rounds alternating the two so that a drift of the machine weighs
 // on both alike.
-import { Agent, request } from "node:http";
 import { type Connection, inTenant } from "../db/transaction";
+import { post } from "./engine-http";
 import { median } from "./figures";
 import type { BenchWorker } from "./local-worker";
 import { createOrganization } from "../worker/organizations/store";
@@ -58,26 +58,6 @@ export async function measure(concurrency: number, work: Row[][], send: (rows: R
     }),
   );
   return (work.length * BATCH) / ((performance.now() - started) / 1000);
-}
-
-// The engines' side as lean as the raw insert's: node:http on kept-alive connections (fetch's client
-// costs this machine's shared cores more per request than the Worker's own parsing of the batch).
-const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-function post(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sent = request(
-      url,
-      { method: "POST", agent, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
-        answer.on("end", () => resolve({ status: answer.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-        answer.on("error", reject);
-      },
-    );
-    sent.on("error", reject);
-    sent.end(body);
-  });
 }
 
 export interface Senders {
