@@ -23,6 +23,7 @@ import { pruneFailureGroups } from "./operators/failure-groups";
 import { abandonOverdueEverywhere } from "./workloads/abandon";
 import { pruneExpiredExchangeTokens } from "./tokens/prune";
 import { pruneExpiredRefreshTokens } from "./mcp/prune";
+import { pruneEndedSessions } from "./sessions/prune";
 import { pruneAssistantUsage } from "./assistant/prune";
 import { ANALYTICS_CRON, cronNamed, JOB_NAMES, LOCAL_CRON_PATH, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
 
@@ -129,6 +130,8 @@ export interface SweepReport {
   exchangeTokensDeleted: number;
   /** Model clients' refresh tokens past their expiry (spent or not), deleted. */
   refreshTokensDeleted: number;
+  /** Sessions a day past their 30 days (no browser can present one), deleted. */
+  sessionsDeleted: number;
   /** The website assistant's usage days past USAGE_KEPT_DAYS, deleted. */
   assistantUsageDeleted: number;
   heldExportsDestroyed: number;
@@ -141,10 +144,11 @@ export interface SweepReport {
 
 /**
  * As the maintenance role, whose policies show it only overdue runs, due deletions, expired held
- * exports and tokens, and old assistant usage: deletes failure groups past SVC_FAILURE_RETENTION_DAYS,
- * expired identity-exchange engine tokens and model clients' refresh tokens, the assistant's usage days
- * past USAGE_KEPT_DAYS, abandons every overdue run of every organization, removes held deletion exports
- * whose link expired, then advances each due deletion as the application role acting as its organization.
+ * exports, tokens and sessions, and old assistant usage: deletes failure groups past
+ * SVC_FAILURE_RETENTION_DAYS, expired identity-exchange engine tokens and model clients' refresh
+ * tokens, sessions past their 30 days, the assistant's usage days past USAGE_KEPT_DAYS, abandons every
+ * overdue run of every organization, removes held deletion exports whose link expired, then advances
+ * each due deletion as the application role acting as its organization.
  */
 async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
   const url = config.database.maintenanceUrl;
@@ -156,6 +160,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
       failureGroupsDeleted: 0,
       exchangeTokensDeleted: 0,
       refreshTokensDeleted: 0,
+      sessionsDeleted: 0,
       assistantUsageDeleted: 0,
       heldExportsDestroyed: 0,
       deletions: {},
@@ -172,6 +177,8 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     log("info", "sweep.exchange_tokens", { deleted: exchangeTokensDeleted });
     const refreshTokensDeleted = await pruneExpiredRefreshTokens(client);
     log("info", "sweep.refresh_tokens", { deleted: refreshTokensDeleted });
+    const sessionsDeleted = await pruneEndedSessions(client);
+    log("info", "sweep.sessions", { deleted: sessionsDeleted });
     const assistantUsageDeleted = await pruneAssistantUsage(client);
     log("info", "sweep.assistant_usage", { deleted: assistantUsageDeleted });
     const heldExportsDestroyed = await destroyExpiredExports(client, env.EXPORTS);
@@ -183,6 +190,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
       failureGroupsDeleted,
       exchangeTokensDeleted,
       refreshTokensDeleted,
+      sessionsDeleted,
       assistantUsageDeleted,
       heldExportsDestroyed,
       activity,

@@ -42,6 +42,7 @@ import _0039_planned_once from "./0039_planned_once.sql";
 import _0040_projection_planned_once from "./0040_projection_planned_once.sql";
 import _0041_refresh_tokens_pruned from "./0041_refresh_tokens_pruned.sql";
 import _0042_environment_upsert_planned_once from "./0042_environment_upsert_planned_once.sql";
+import _0043_sessions_pruned from "./0043_sessions_pruned.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -85,4 +86,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0040_projection_planned_once", sql: _0040_projection_planned_once },
   { name: "0041_refresh_tokens_pruned", sql: _0041_refresh_tokens_pruned },
   { name: "0042_environment_upsert_planned_once", sql: _0042_environment_upsert_planned_once },
+  { name: "0043_sessions_pruned", sql: _0043_sessions_pruned },
 ];

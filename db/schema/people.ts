@@ -52,9 +52,15 @@ export const sessions = pgTable(
   },
   (t) => [
     index("sessions_person").on(t.personId),
-    pgPolicy("by_token", { using: sql`token_hash = app_lookup('session_hash')` }),
-    pgPolicy("own", { using: sql`person_id = app_lookup('person_id')::uuid` }),
-    pgPolicy("member_of_org", { using: sql`EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = sessions.person_id AND m.org_id = app_org_id())` }),
+    index("sessions_created").on(t.createdAt),
+    pgPolicy("by_token", { to: "svc_app", using: sql`token_hash = app_lookup('session_hash')` }),
+    pgPolicy("own", { to: "svc_app", using: sql`person_id = app_lookup('person_id')::uuid` }),
+    pgPolicy("member_of_org", {
+      to: "svc_app",
+      using: sql`EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = sessions.person_id AND m.org_id = app_org_id())`,
+    }),
     operatorRead(),
+    // The sweep deletes sessions past their 30 days (worker/sessions/prune.ts).
+    pgPolicy("maintenance_ended", { to: "svc_maintenance", using: sql`created_at < now() - interval '31 days'` }),
   ],
 ).enableRLS();

@@ -8,4 +8,4 @@ import { protocolRefreshTokens } from "../../db/schema/mcp";
 import type { Db } from "../../db/transaction";
 
 export const pruneExpiredRefreshTokens = (db: Db): Promise<number> =>
-  pruneExpired(db, { table: protocolRefreshTokens, key: protocolRefreshTokens.tokenHash, expiresAt: protocolRefreshTokens.expiresAt });
+  pruneExpired(db, { table: protocolRefreshTokens, key: protocolRefreshTokens.tokenHash, by: protocolRefreshTokens.expiresAt });

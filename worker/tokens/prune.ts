@@ -8,4 +8,4 @@ import { pruneExpired } from "../../db/prune";
 import type { Db } from "../../db/transaction";
 
 export const pruneExpiredExchangeTokens = (db: Db): Promise<number> =>
-  pruneExpired(db, { table: tokens, key: tokens.id, expiresAt: tokens.expiresAt, only: isNotNull(tokens.bindingId) });
+  pruneExpired(db, { table: tokens, key: tokens.id, by: tokens.expiresAt, only: isNotNull(tokens.bindingId) });
