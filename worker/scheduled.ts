@@ -4,6 +4,7 @@
 // throws logs the diagnosis a failing request logs (cron.failed) and lands in the failure store with
 // its job name as the route, then fails the invocation.
 import { DEADLINES } from "../db/deadline";
+import type { Db } from "../db/transaction";
 import { openPool, useBridge, withDb } from "../db/neon";
 import type { Config } from "./config/types";
 import { analyticsRollupFromWorker } from "./analytics/rollup-job";
@@ -122,18 +123,26 @@ export async function localCron(request: Request, env: Env): Promise<Response | 
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
+/**
+ * What the sweep deletes past its keeping, in this order, each as the maintenance role (whose policies
+ * show it only those rows): logged as its event, counted in the report under its name.
+ */
+const PRUNES = {
+  /** Identity-exchange engine tokens past their 15 minutes. */
+  exchangeTokensDeleted: { event: "sweep.exchange_tokens", prune: pruneExpiredExchangeTokens },
+  /** Model clients' refresh tokens past their expiry, spent or not. */
+  refreshTokensDeleted: { event: "sweep.refresh_tokens", prune: pruneExpiredRefreshTokens },
+  /** Sessions a day past their 30 days (no browser can present one). */
+  sessionsDeleted: { event: "sweep.sessions", prune: pruneEndedSessions },
+  /** The website assistant's usage days past USAGE_KEPT_DAYS. */
+  assistantUsageDeleted: { event: "sweep.assistant_usage", prune: pruneAssistantUsage },
+} satisfies Record<string, { event: string; prune: (db: Db) => Promise<number> }>;
+type Pruned = Record<keyof typeof PRUNES, number>;
+
 /** What one maintenance pass did. */
-export interface SweepReport {
+export interface SweepReport extends Pruned {
   abandonedRuns: number;
   failureGroupsDeleted: number;
-  /** Identity-exchange engine tokens past their 15 minutes, deleted. */
-  exchangeTokensDeleted: number;
-  /** Model clients' refresh tokens past their expiry (spent or not), deleted. */
-  refreshTokensDeleted: number;
-  /** Sessions a day past their 30 days (no browser can present one), deleted. */
-  sessionsDeleted: number;
-  /** The website assistant's usage days past USAGE_KEPT_DAYS, deleted. */
-  assistantUsageDeleted: number;
   heldExportsDestroyed: number;
   /** The console's 30-day charts: rows rolled up, and days past their keeping removed. */
   activity?: Awaited<ReturnType<typeof rollUpActivity>>;
@@ -158,10 +167,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     return {
       abandonedRuns: 0,
       failureGroupsDeleted: 0,
-      exchangeTokensDeleted: 0,
-      refreshTokensDeleted: 0,
-      sessionsDeleted: 0,
-      assistantUsageDeleted: 0,
+      ...(Object.fromEntries(Object.keys(PRUNES).map((name) => [name, 0])) as Pruned),
       heldExportsDestroyed: 0,
       deletions: {},
       skipped: reason,
@@ -173,14 +179,11 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     log("info", "sweep.deadlines", { abandoned: abandonedRuns });
     const failureGroupsDeleted = await pruneFailureGroups(client, config.failures.retentionDays);
     log("info", "sweep.failure_groups", { deleted: failureGroupsDeleted });
-    const exchangeTokensDeleted = await pruneExpiredExchangeTokens(client);
-    log("info", "sweep.exchange_tokens", { deleted: exchangeTokensDeleted });
-    const refreshTokensDeleted = await pruneExpiredRefreshTokens(client);
-    log("info", "sweep.refresh_tokens", { deleted: refreshTokensDeleted });
-    const sessionsDeleted = await pruneEndedSessions(client);
-    log("info", "sweep.sessions", { deleted: sessionsDeleted });
-    const assistantUsageDeleted = await pruneAssistantUsage(client);
-    log("info", "sweep.assistant_usage", { deleted: assistantUsageDeleted });
+    const pruned = {} as Pruned;
+    for (const [name, { event, prune }] of Object.entries(PRUNES) as Array<[keyof Pruned, (typeof PRUNES)[keyof Pruned]]>) {
+      pruned[name] = await prune(client);
+      log("info", event, { deleted: pruned[name] });
+    }
     const heldExportsDestroyed = await destroyExpiredExports(client, env.EXPORTS);
     log("info", "sweep.held_exports", { destroyed: heldExportsDestroyed });
     const activity = await rollUpActivity(client);
@@ -188,10 +191,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     return {
       abandonedRuns,
       failureGroupsDeleted,
-      exchangeTokensDeleted,
-      refreshTokensDeleted,
-      sessionsDeleted,
-      assistantUsageDeleted,
+      ...pruned,
       heldExportsDestroyed,
       activity,
       due: await dueDeletions(client),
