@@ -1,13 +1,9 @@
 // The sweep deletes model clients' refresh tokens once they expired (spent or not), through the real
 // scheduled handler, and keeps every token still within its lifetime: a spent one among them is what
 // recognises a reuse, so it must stay until it would have expired.
-import { createExecutionContext, createScheduledController } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../worker/index";
-import { SWEEP_CRON } from "../../worker/scheduled";
-import { captureLogs } from "../support/logs";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
+import { sweepOnce } from "../support/sweep";
 import { seedOrganization } from "../support/seed";
 import { asRole } from "../support/sql";
 
@@ -44,13 +40,7 @@ describe("the sweep", () => {
       },
       own.database,
     );
-    const logs = await captureLogs(() =>
-      worker.scheduled!(
-        createScheduledController({ cron: SWEEP_CRON, scheduledTime: new Date() }),
-        { ...env, ...own.bindings } as never,
-        createExecutionContext(),
-      ),
-    );
+    const logs = await sweepOnce(own);
     expect(logs.event("sweep.refresh_tokens")).toMatchObject({ deleted: 1005 });
     const left = await asRole(
       "superuser",

@@ -1,13 +1,9 @@
 // The sweep deletes a session a day after its 30 days (no browser can present it then), through the
 // real scheduled handler, with its client address, user agent and a deletion's notice; a younger one,
 // live or ended, stays. The maintenance role sees, and so deletes, nothing younger whatever it asks.
-import { createExecutionContext, createScheduledController } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../worker/index";
-import { SWEEP_CRON } from "../../worker/scheduled";
-import { captureLogs } from "../support/logs";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
+import { sweepOnce } from "../support/sweep";
 import { asRole } from "../support/sql";
 
 let own: OwnDatabase;
@@ -43,13 +39,7 @@ const sessionsOf = (personId: string) =>
 describe("the sweep", () => {
   it("deletes sessions begun more than 31 days ago and keeps younger ones", async () => {
     const personId = await withSessions("pruned", [45, 32, 30, 1]);
-    const logs = await captureLogs(() =>
-      worker.scheduled!(
-        createScheduledController({ cron: SWEEP_CRON, scheduledTime: new Date() }),
-        { ...env, ...own.bindings } as never,
-        createExecutionContext(),
-      ),
-    );
+    const logs = await sweepOnce(own);
     expect(logs.event("sweep.sessions")).toMatchObject({ deleted: 2 });
     expect(await sessionsOf(personId)).toEqual([{ token_hash: "pruned-30" }, { token_hash: "pruned-1" }]);
   });

@@ -1,12 +1,8 @@
 // The sweep deletes engine tokens of identity exchanges once their 15 minutes are over, through the
 // real scheduled handler, and leaves live ones and tokens people made (issue 36).
-import { createExecutionContext, createScheduledController } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../worker/index";
-import { SWEEP_CRON } from "../../worker/scheduled";
-import { quietly } from "../support/logs";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
+import { sweepOnce } from "../support/sweep";
 import { seedOrganization, seedToken } from "../support/seed";
 import { asRole } from "../support/sql";
 
@@ -41,14 +37,7 @@ describe("the sweep", () => {
       },
       own.database,
     );
-    // The sweep's lines (cron.started, each step's count) are not what this test reads.
-    await quietly(() =>
-      worker.scheduled!(
-        createScheduledController({ cron: SWEEP_CRON, scheduledTime: new Date() }),
-        { ...env, ...own.bindings } as never,
-        createExecutionContext(),
-      ),
-    );
+    await sweepOnce(own);
     const left = await asRole(
       "superuser",
       async (client) => (await client.query<{ id: string; name: string }>("SELECT id, name FROM tokens WHERE org_id = $1 ORDER BY name", [orgId])).rows,
