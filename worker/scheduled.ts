@@ -25,6 +25,8 @@ import { abandonOverdueEverywhere } from "./workloads/abandon";
 import { pruneExpiredExchangeTokens } from "./tokens/prune";
 import { pruneExpiredRefreshTokens } from "./mcp/prune";
 import { pruneEndedSessions } from "./sessions/prune";
+import { pruneExpiredMagicLinks } from "./magic-links/prune";
+import { pruneEndedDeviceSignIns } from "./device/prune";
 import { pruneAssistantUsage } from "./assistant/prune";
 import { ANALYTICS_CRON, cronNamed, JOB_NAMES, LOCAL_CRON_PATH, PARTITION_CRON, SWEEP_CRON } from "./cron-names";
 
@@ -134,6 +136,10 @@ const PRUNES = {
   refreshTokensDeleted: { event: "sweep.refresh_tokens", prune: pruneExpiredRefreshTokens },
   /** Sessions a day past their 30 days (no browser can present one). */
   sessionsDeleted: { event: "sweep.sessions", prune: pruneEndedSessions },
+  /** Sign-in links past their 15 minutes, with the address each named. */
+  magicLinksDeleted: { event: "sweep.magic_links", prune: pruneExpiredMagicLinks },
+  /** Device sign-ins a day past their 15 minutes. */
+  deviceSignInsDeleted: { event: "sweep.device_sign_ins", prune: pruneEndedDeviceSignIns },
   /** The website assistant's usage days past USAGE_KEPT_DAYS. */
   assistantUsageDeleted: { event: "sweep.assistant_usage", prune: pruneAssistantUsage },
 } satisfies Record<string, { event: string; prune: (db: Db) => Promise<number> }>;
@@ -153,11 +159,10 @@ export interface SweepReport extends Pruned {
 
 /**
  * As the maintenance role, whose policies show it only overdue runs, due deletions, expired held
- * exports, tokens and sessions, and old assistant usage: deletes failure groups past
- * SVC_FAILURE_RETENTION_DAYS, expired identity-exchange engine tokens and model clients' refresh
- * tokens, sessions past their 30 days, the assistant's usage days past USAGE_KEPT_DAYS, abandons every
- * overdue run of every organization, removes held deletion exports whose link expired, then advances
- * each due deletion as the application role acting as its organization.
+ * exports, and what PRUNES deletes: abandons every overdue run of every organization, deletes failure
+ * groups past SVC_FAILURE_RETENTION_DAYS and what PRUNES names, removes held deletion exports whose link
+ * expired, rolls up the charts' activity, then advances each due deletion as the application role
+ * acting as its organization.
  */
 async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
   const url = config.database.maintenanceUrl;

@@ -45,7 +45,13 @@ export const magicLinks = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     usedAt: timestamp("used_at", { withTimezone: true }),
   },
-  () => [pgPolicy("issue", { for: "insert", withCheck: sql`true` }), pgPolicy("by_token", { using: sql`token_hash = app_lookup('magic_link_hash')` })],
+  (t) => [
+    index("magic_links_expiry").on(t.expiresAt),
+    pgPolicy("issue", { for: "insert", withCheck: sql`true` }),
+    pgPolicy("by_token", { using: sql`token_hash = app_lookup('magic_link_hash')` }),
+    // The sweep deletes links past their 15 minutes (worker/magic-links/prune.ts).
+    pgPolicy("maintenance_expired", { to: "svc_maintenance", using: sql`expires_at <= now()` }),
+  ],
 ).enableRLS();
 
 export const deviceAuthorizations = pgTable(
@@ -65,9 +71,12 @@ export const deviceAuthorizations = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     clientId: text("client_id"),
   },
-  () => [
+  (t) => [
+    index("device_authorizations_expiry").on(t.expiresAt),
     pgPolicy("issue", { for: "insert", withCheck: sql`status = 'pending'` }),
     pgPolicy("by_device_code", { using: sql`device_code_hash = app_lookup('device_code_hash')` }),
     pgPolicy("by_user_code", { using: sql`user_code = app_lookup('user_code')` }),
+    // The sweep deletes sign-ins a day past their 15 minutes (worker/device/prune.ts).
+    pgPolicy("maintenance_expired", { to: "svc_maintenance", using: sql`expires_at < now() - interval '1 day'` }),
   ],
 ).enableRLS();

@@ -64,7 +64,7 @@ export const BOUNDED_TABLES: Record<string, string> = {
   runtimes: "one per named runtime",
   workloads: "one per workload defined",
   workload_versions: "one per change of a workload's definition",
-  device_authorizations: "pending device sign-ins, 15 minutes each",
+  device_authorizations: "device sign-ins, 15 minutes each, deleted a day after (worker/device/prune.ts)",
 };
 
 /**
