@@ -32,20 +32,46 @@ export interface CronRun {
   report?: unknown;
 }
 
+/**
+ * How long a job may take before the caller stops waiting: a Cron Trigger's invocation runs 15 minutes
+ * at most, so a run still unanswered then is a Worker in trouble, and the local scheduler, which never
+ * starts a cron again while its last run goes on, would otherwise wait on it for good.
+ */
+export const CRON_ANSWER_DEADLINE_MS = 15 * 60_000;
+
 /** Runs one job now through the local Worker's cron route; throws a sentence when it cannot. */
-export async function runLocalCron(base: string, secret: string, job: string): Promise<CronRun> {
+export async function runLocalCron(base: string, secret: string, job: string, deadlineMs = CRON_ANSWER_DEADLINE_MS): Promise<CronRun> {
   let response: Response;
+  let text: string;
   try {
-    response = await fetch(`${base}${LOCAL_CRON_PATH}?job=${encodeURIComponent(job)}`, { method: "POST", headers: { authorization: `Bearer ${secret}` } });
-  } catch {
-    throw Object.assign(new Error(`The local Worker at ${base} does not answer; start it with \`npm start\`.`), { exitStatus: UNREACHABLE_EXIT });
+    response = await fetch(`${base}${LOCAL_CRON_PATH}?job=${encodeURIComponent(job)}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}` },
+      signal: AbortSignal.timeout(deadlineMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    const sentence =
+      (error as Error).name === "TimeoutError"
+        ? `The local Worker at ${base} did not finish the job within ${deadlineMs / 1000} s; its cron.started and cron.finished lines say how far it got.`
+        : `The local Worker at ${base} does not answer; start it with \`npm start\`.`;
+    throw Object.assign(new Error(sentence), { exitStatus: UNREACHABLE_EXIT });
   }
-  const body = (await response.json().catch(() => null)) as (CronRun & { error?: string }) | null;
+  const body = parsed(text);
   if (response.status === 200 || (response.status === 500 && body?.outcome === "failed")) return body!;
   if (response.status === 401) throw new Error(`The Worker at ${base} refused the cron secret: SVC_LOCAL_CRON_SECRET is not the one \`npm start\` gave it.`);
   throw new Error(
     `The Worker at ${base} runs no local crons (${response.status}): \`npm start\` turns them on; a deployed Worker runs its Cron Triggers on its own.`,
   );
+}
+
+/** The cron route's JSON answer, or null when it is not JSON. */
+function parsed(text: string): (CronRun & { error?: string }) | null {
+  try {
+    return JSON.parse(text) as CronRun & { error?: string };
+  } catch {
+    return null;
+  }
 }
 
 /** The running local Worker: --url, else SVC_CONTROL_PLANE, else SVC_PORT's (as `npm start` writes it). */

@@ -1,8 +1,10 @@
 // `svc cron` and the local stack's scheduler read the Cron Triggers from wrangler.toml alone, name each
-// one's job, and compute next runs in UTC; the local cron route's secret is never part of a deployment.
+// one's job, and compute next runs in UTC; the local cron route's secret is never part of a deployment;
+// a job the local Worker never finishes is given up at the deadline.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { schedule, wranglerCrons } from "../../cli/commands/cron";
+import { runLocalCron, schedule, wranglerCrons } from "../../cli/commands/cron";
+import { serving } from "../support/local-server";
 import { cronNamed, JOB_NAMES } from "../../worker/cron-names";
 
 describe("svc cron", () => {
@@ -25,4 +27,14 @@ describe("svc cron", () => {
   it("keeps the local cron secret out of the deployed configuration", () => {
     expect(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8")).not.toContain("SVC_LOCAL_CRON_SECRET");
   });
+
+  it("stops waiting for a job the local Worker never finishes, as unreachable (69), so the scheduler can run it again", () =>
+    serving(
+      () => {},
+      (url) =>
+        expect(runLocalCron(url, "secret", "sweep", 200)).rejects.toMatchObject({
+          exitStatus: 69,
+          message: `The local Worker at ${url} did not finish the job within 0.2 s; its cron.started and cron.finished lines say how far it got.`,
+        }),
+    ));
 });

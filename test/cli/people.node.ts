@@ -13,7 +13,7 @@ import { pollForToken, type PollAnswer } from "../../cli/people/polling";
 import { providers } from "../../cli/people/providers";
 import { exitStatusFor, refusalOf } from "../../cli/people/refusal";
 import { send, UNREACHABLE_EXIT } from "../../cli/people/http";
-import { createServer, type RequestListener } from "node:http";
+import { serving } from "../support/local-server";
 import { ERROR_CATALOG } from "../../worker/http/catalog";
 
 describe("options", () => {
@@ -136,17 +136,6 @@ describe("refusals", () => {
 });
 
 describe("a control plane that does not answer", () => {
-  /** A server that answers as `listener` does (or never), at its URL, for the test's length. */
-  const serving = async (listener: RequestListener, test: (url: string) => Promise<void>) => {
-    const server = createServer(listener);
-    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-    try {
-      await test(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((ok) => server.close(ok));
-    }
-  };
   const givesUp = (url: string) =>
     expect(send(url, "GET", "/v1/cli/whoami", { deadlineMs: 200 })).rejects.toMatchObject({
       exitStatus: UNREACHABLE_EXIT,
