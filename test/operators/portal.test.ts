@@ -108,6 +108,24 @@ describe("who may use the portal", () => {
 });
 
 describe("operator sign-in", () => {
+  it("deletes sessions a day past their 12 hours, with their client address, and keeps younger ones", async () => {
+    const login = await seedOperator();
+    const tag = crypto.randomUUID().slice(0, 8);
+    await asRole("superuser", (client) =>
+      client.query(
+        `INSERT INTO operator_sessions (operator_id, token_hash, client_address, created_at, last_seen_at, signed_out_at)
+         SELECT id, $2 || '-' || hours, '10.1.2.3', now() - make_interval(hours => hours), now() - make_interval(hours => hours), now()
+         FROM operators, unnest(ARRAY[40, 30]) AS hours WHERE login = $1`,
+        [login, tag],
+      ),
+    );
+    await operatorSignIn(login, OPERATOR_PASSWORD);
+    const left = await asRole("superuser", async (client) =>
+      (await client.query("SELECT token_hash FROM operator_sessions WHERE token_hash LIKE $1 || '-%'", [tag])).rows.map((row) => row.token_hash as string),
+    );
+    expect(left).toEqual([`${tag}-30`]);
+  });
+
   it("sets an HttpOnly, SameSite=Strict cookie; a wrong password and an unknown login get the same 401", async () => {
     const login = await seedOperator();
     const headers = { "x-forwarded-for": "10.20.30.40" };

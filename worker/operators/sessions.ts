@@ -32,8 +32,15 @@ export const writeOperatorCookie = (c: AppContext, token: string) =>
   setCookie(c, cookieName(c, OPERATOR_COOKIE), token, { ...attributes(c), maxAge: OPERATOR_LIFETIME_HOURS * 3600 });
 export const clearOperatorCookie = (c: AppContext) => deleteCookie(c, cookieName(c, OPERATOR_COOKIE), attributes(c));
 
+/**
+ * A new session for the operator. Sessions a day past their 12 hours (no cookie can present one then)
+ * are deleted in the same transaction, with the client address each kept: operators sign in rarely and
+ * only the operator role reaches this table, so a sign-in is where they go, as codehost deliveries are
+ * pruned where they are written.
+ */
 export async function createOperatorSession(tx: Tx, operatorId: string, clientAddress: string | null): Promise<string> {
   const token = `svc_ops_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  await tx.delete(operatorSessions).where(sql`${operatorSessions.createdAt} < now() - make_interval(hours => ${OPERATOR_LIFETIME_HOURS + 24})`);
   await tx.insert(operatorSessions).values({ operatorId, tokenHash: await hashToken(token), clientAddress });
   return token;
 }
