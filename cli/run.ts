@@ -1,6 +1,6 @@
 // Running one command line: the command named, its refusal or failure printed as a sentence, and the
 // exit status. Shared by the repository's `svc` (cli/svc.ts) and the installed one (cli/installed.ts).
-import { type Command, type CommandEnv, UsageError } from "./command";
+import { type Command, type CommandEnv, UNREACHABLE_EXIT, UsageError } from "./command";
 import { databaseUnreachableSentence } from "./database-unreachable";
 import { Stop } from "./people/refusal";
 
@@ -33,7 +33,7 @@ export async function run(
     const unreachable = databaseUnreachableSentence(error, env);
     if (unreachable) {
       console.error(unreachable);
-      return 69;
+      return UNREACHABLE_EXIT;
     }
     console.error(error instanceof Error ? error.message : String(error));
     return 1;

@@ -5,10 +5,9 @@
 import { readFileSync } from "node:fs";
 import { Cron } from "croner";
 import { cronNamed, JOB_NAMES, LOCAL_CRON_PATH } from "../../worker/cron-names";
-import { UsageError, type Command, type CommandEnv } from "../command";
+import { UNREACHABLE_EXIT, UsageError, type Command, type CommandEnv } from "../command";
 
 const WRANGLER_TOML = new URL("../../wrangler.toml", import.meta.url);
-const UNREACHABLE_EXIT = 69;
 
 /** wrangler.toml's Cron Triggers: its one `crons = [...]` line. */
 export function wranglerCrons(toml: string = readFileSync(WRANGLER_TOML, "utf8")): string[] {

@@ -1,5 +1,6 @@
 // The people's commands talk to the control plane over HTTP only: JSON in and out, the stored CLI
 // token as the bearer. A refusal becomes a Stop carrying the service's sentence.
+import { UNREACHABLE_EXIT } from "../command";
 import { refusalOf, Stop } from "./refusal";
 
 export interface Answer {
@@ -7,9 +8,6 @@ export interface Answer {
   code: string | null;
   body: unknown;
 }
-
-/** Unreachable is the CLI's own sentence; the service's catalog says nothing about it (EX_UNAVAILABLE). */
-export const UNREACHABLE_EXIT = 69;
 
 /**
  * How long a command waits for the control plane's whole answer. The service answers within its own

@@ -1,9 +1,9 @@
 // svc login, logout, whoami: the device flow of RFC 8628 against /auth/device/code and
 // /auth/device/token (worker/device/routes.ts), the token kept in the credentials file and shown by
 // nobody: the person is told where to approve, and later who the token acts for (GET /v1/cli/whoami).
-import type { CommandEnv } from "../command";
+import { type CommandEnv, UNREACHABLE_EXIT } from "../command";
 import { credentialsPath, forgetToken, readToken, storeToken } from "./credentials";
-import { expectOk, send, UNREACHABLE_EXIT } from "./http";
+import { expectOk, send } from "./http";
 import { expectArguments } from "./options";
 import { pollForToken, type PollAnswer } from "./polling";
 import { exitStatusFor, refusalOf, Stop } from "./refusal";

@@ -12,7 +12,8 @@ import { DEFAULT_CONTROL_PLANE, parseOptions } from "../../cli/people/options";
 import { pollForToken, type PollAnswer } from "../../cli/people/polling";
 import { providers } from "../../cli/people/providers";
 import { exitStatusFor, refusalOf } from "../../cli/people/refusal";
-import { send, UNREACHABLE_EXIT } from "../../cli/people/http";
+import { UNREACHABLE_EXIT } from "../../cli/command";
+import { send } from "../../cli/people/http";
 import { serving } from "../support/local-server";
 import { ERROR_CATALOG } from "../../worker/http/catalog";
 
