@@ -5,9 +5,9 @@ import { and, lte, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "./transaction";
 
-export const PRUNE_BATCH = 1000;
+const PRUNE_BATCH = 1000;
 /** Batches a pass deletes at most. */
-export const PRUNE_BATCHES = 20;
+const PRUNE_BATCHES = 20;
 
 /**
  * Deletes the rows of `table` whose time `by` is at or before `before` (now, unless given), and that

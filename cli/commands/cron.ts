@@ -36,7 +36,7 @@ export interface CronRun {
  * at most, so a run still unanswered then is a Worker in trouble, and the local scheduler, which never
  * starts a cron again while its last run goes on, would otherwise wait on it for good.
  */
-export const CRON_ANSWER_DEADLINE_MS = 15 * 60_000;
+const CRON_ANSWER_DEADLINE_MS = 15 * 60_000;
 
 /** Runs one job now through the local Worker's cron route; throws a sentence when it cannot. */
 export async function runLocalCron(base: string, secret: string, job: string, deadlineMs = CRON_ANSWER_DEADLINE_MS): Promise<CronRun> {

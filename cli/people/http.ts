@@ -14,7 +14,7 @@ export interface Answer {
  * deadlines (a database that does not answer is a 503 well before this), so a connection still silent
  * after it is a control plane in trouble, told like one that cannot be reached, not waited on forever.
  */
-export const ANSWER_DEADLINE_MS = 30_000;
+const ANSWER_DEADLINE_MS = 30_000;
 
 const unreachable = (url: string, error: unknown, deadlineMs: number) =>
   new Stop(

@@ -10,7 +10,7 @@ import type { Db } from "../../db/transaction";
 import { LIFETIME_DAYS } from "./store";
 
 /** Days after it began that a session's row goes: its lifetime and a day's margin. */
-export const SESSION_KEPT_DAYS = LIFETIME_DAYS + 1;
+const SESSION_KEPT_DAYS = LIFETIME_DAYS + 1;
 
 export const pruneEndedSessions = (db: Db): Promise<number> =>
   pruneExpired(db, { table: sessions, key: sessions.id, by: sessions.createdAt, before: sql`now() - make_interval(days => ${SESSION_KEPT_DAYS})` });
