@@ -1,29 +1,19 @@
-// One object per (organization, envId): the serialization point for that environment. Projection of
-// its events runs here one batch at a time, claims of its workload runs side by side (and heartbeats of
-// the runs a Worker isolate handed out), and its alarm abandons runs whose deadline passed. PostgreSQL
-// stays the durable record; a Cron sweep is the backstop.
+// One object per (organization, envId): the serialization point for that environment's workload runs.
+// Claims of its runs run here side by side (and heartbeats of the runs a Worker isolate handed out), and
+// its alarm abandons runs whose deadline passed. Its events are projected in the transaction that stores
+// them (worker/environments/store.ts), ordered by the database's locks. PostgreSQL stays the durable
+// record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { openPool, useBridge, type RequestPool } from "../db/neon";
-import {
-  inOneRoundTrip,
-  inTransactionEndingWith,
-  withoutLast,
-  type Connection,
-  type EndingWork,
-  type OneRoundTrip,
-  type Scope,
-  type Tx,
-} from "../db/transaction";
+import { inOneRoundTrip, inTransaction, type Connection, type OneRoundTrip, type Tx } from "../db/transaction";
 import { configFor } from "../worker/config/for-env";
 import type { Env } from "../worker/env";
-import type { ProjectionEvent } from "../worker/environments/projection";
 import { diagnose } from "../worker/http/diagnosis";
 import { publishChanges } from "../worker/live-channel";
 import { log } from "../worker/log";
 import type { EnvironmentApi, ObjectAnswer } from "../worker/object-apis";
 import type { ClaimOutcome, ClaimRequest, HeartbeatOutcome, HeartbeatRequest, ObjectRefusal } from "../worker/workloads/environment-object";
 import type { LiveTopic } from "../worker/shared/live";
-import { Coalescer } from "./coalesce";
 import { Turns } from "./turns";
 
 const loadWork = () => import("./environment-work");
@@ -34,13 +24,13 @@ type Identity = Pick<ClaimRequest, "orgId" | "envId">;
 const CONNECTIONS = 4;
 
 export class EnvironmentObject extends DurableObject<Env> implements EnvironmentApi {
-  // A batch's projection, a wake and the alarm run alone: their reads and writes never interleave
-  // with another call's, and the alarm they re-arm from the database is the last word. Claims run
-  // side by side (SKIP LOCKED gives each a different run; a claim only ever brings the alarm forward).
+  // A wake and the alarm run alone: their reads and writes never interleave with another call's, and
+  // the alarm they re-arm from the database is the last word. Claims run side by side (SKIP LOCKED
+  // gives each a different run; a claim only ever brings the alarm forward).
   #turns = new Turns();
 
   // Connections kept by the object across its calls (a Durable Object may hold I/O between requests;
-  // a Worker's request may not): a claim or a batch's projection does not pay a new connection each
+  // a Worker's request may not): a claim does not pay a new connection each
   // time (bench/claim.ts). One per claim under way, up to CONNECTIONS. The driver closes one after
   // 10 s idle and reconnects on the next call; a connection that failed is discarded by the pool, and
   // a call that could not reach the database drops the pool so the next one starts afresh.
@@ -59,8 +49,8 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   #identityStored = false;
 
   /** Runs `work` for this environment in a tenant transaction on the object's connections. */
-  #inEnvironment<T>(identity: Identity, scope: Omit<Scope, "orgId">, work: EndingWork<T>): Promise<T> {
-    return this.#onConnections(identity, (connect) => inTransactionEndingWith(connect, { ...scope, orgId: identity.orgId }, work));
+  #inEnvironment<T>(identity: Identity, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#onConnections(identity, (connect) => inTransaction(connect, { orgId: identity.orgId }, work));
   }
 
   /** Runs `transact` (a transaction acting as the environment's organization) on the object's connections. */
@@ -89,7 +79,7 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   }
 
   // The alarm as this object last set or read it (undefined until it knows): only this object's code
-  // sets it and a firing consumes it, so most projections, which leave it as it is, write nothing.
+  // sets it and a firing consumes it, so a call that leaves it as it is writes nothing.
   #alarm: number | null | undefined;
 
   /** The alarm for the environment's earliest deadline (epoch ms), or none. */
@@ -100,27 +90,6 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
     if (at === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(at);
   }
-
-  /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
-  project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<ObjectAnswer<Array<{ ref: number; note: string }>>> {
-    return answered(this.#projections.call({ identity: { orgId, envId }, events }));
-  }
-
-  // Batches that arrive while the object is busy are applied together, in one transaction
-  // (worker/environments/object-projection.ts says how).
-  readonly #projections = new Coalescer<{ identity: Identity; events: ProjectionEvent[] }, Array<{ ref: number; note: string }>>(
-    (drain) => void this.#turns.exclusive(drain),
-    async (batches) => {
-      const { mergeBatches, projectionScope, projectionWork } = await loadWork();
-      const identity = batches[0]!.identity;
-      const merged = mergeBatches(batches.map(({ events }) => events));
-      const projected = await this.#inEnvironment(identity, projectionScope(identity.envId), projectionWork(identity.orgId, identity.envId, merged.events));
-      await this.#armAt(projected.nextDeadline);
-      // Committed: the organization's open consoles hear it, unless every event changed nothing (or nobody watches).
-      if (projected.watched && projected.notes.size < merged.events.length) this.#told("environments", identity);
-      return merged.answer(projected.notes);
-    },
-  );
 
   /**
    * The oldest waiting (or expired-lease) run for the caller, whose engine token is checked in the
@@ -189,17 +158,7 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
 
   /** Arms the alarm for a run just requested on this environment. */
   wake(orgId: string, envId: string): Promise<ObjectAnswer<null>> {
-    return answered(
-      this.#turns
-        .exclusive(() =>
-          this.#inEnvironment(
-            { orgId, envId },
-            {},
-            withoutLast((tx) => this.#rearm(tx, { orgId, envId })),
-          ),
-        )
-        .then(() => null),
-    );
+    return answered(this.#turns.exclusive(() => this.#inEnvironment({ orgId, envId }, (tx) => this.#rearm(tx, { orgId, envId }))).then(() => null));
   }
 
   /**
@@ -222,15 +181,11 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
 
   #overdue(identity: Identity, abandonOverdueInEnvironment: typeof import("./environment-work").abandonOverdueInEnvironment): Promise<void> {
     return this.#turns.exclusive(() =>
-      this.#inEnvironment(
-        identity,
-        {},
-        withoutLast(async (tx) => {
-          const abandoned = await abandonOverdueInEnvironment(tx, identity.orgId, identity.envId);
-          await this.#rearm(tx, identity);
-          return abandoned;
-        }),
-      ).then((abandoned) => {
+      this.#inEnvironment(identity, async (tx) => {
+        const abandoned = await abandonOverdueInEnvironment(tx, identity.orgId, identity.envId);
+        await this.#rearm(tx, identity);
+        return abandoned;
+      }).then((abandoned) => {
         if (abandoned > 0) this.#told("workloads", identity);
       }),
     );

@@ -2,7 +2,7 @@
 // classes in durable-objects/ (nothing in worker/ imports those classes, except the entry that hands
 // them to the platform). Types only, so the bindings (env.ts) and the calls (objects.ts) both read them
 // without a loop; a capability an object serves declares its calls on that object's interface where it
-// makes them (EnvironmentApi: worker/environments/projection.ts, worker/workloads/environment-object.ts).
+// makes them (EnvironmentApi: worker/workloads/environment-object.ts).
 import type { LiveChange, LiveTopic } from "./shared/live";
 
 /**
@@ -12,9 +12,9 @@ import type { LiveChange, LiveTopic } from "./shared/live";
 export type ObjectAnswer<T> = { value: T } | { unavailable: true } | { failed: string[] };
 
 /**
- * One environment's object (ENVIRONMENTS): projection, claims and the workload alarm, serialized per
- * environment. The capabilities it serves declare its calls where they make them, extending this
- * interface: `project` (worker/environments/projection.ts), `claim` and `wake` (worker/workloads/claim.ts).
+ * One environment's object (ENVIRONMENTS): claims, heartbeats and the workload alarm, serialized per
+ * environment. The capability it serves declares its calls where it makes them, extending this
+ * interface: `claim`, `heartbeat` and `wake` (worker/workloads/environment-object.ts).
  */
 export interface EnvironmentApi extends Rpc.DurableObjectBranded {}
 

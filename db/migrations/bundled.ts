@@ -44,6 +44,7 @@ import _0041_refresh_tokens_pruned from "./0041_refresh_tokens_pruned.sql";
 import _0042_environment_upsert_planned_once from "./0042_environment_upsert_planned_once.sql";
 import _0043_sessions_pruned from "./0043_sessions_pruned.sql";
 import _0044_sign_in_codes_pruned from "./0044_sign_in_codes_pruned.sql";
+import _0045_environments_projected_with_their_batch from "./0045_environments_projected_with_their_batch.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -89,4 +90,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0042_environment_upsert_planned_once", sql: _0042_environment_upsert_planned_once },
   { name: "0043_sessions_pruned", sql: _0043_sessions_pruned },
   { name: "0044_sign_in_codes_pruned", sql: _0044_sign_in_codes_pruned },
+  { name: "0045_environments_projected_with_their_batch", sql: _0045_environments_projected_with_their_batch },
 ];

@@ -35,7 +35,7 @@ describe("environment projection", () => {
     expect(new Date(row.expires_at).toISOString()).toBe("2026-11-01T11:00:00.000Z");
   });
 
-  it("projects an envId holding quotes and backslashes as exactly that envId (the projection's first statement quotes it)", async () => {
+  it("projects an envId holding quotes and backslashes as exactly that envId", async () => {
     const envId = "pr-'7\\'); DROP TABLE environments; --";
     await postEvents(token, [envEvent(envId, "creating", 1)]);
     const response = await postEvents(token, [envEvent(envId, "ready", 2)]);
@@ -43,7 +43,7 @@ describe("environment projection", () => {
     expect(await environment(envId)).toMatchObject({ state: "ready", last_sequence: 2 });
   });
 
-  it("stores text holding quotes, backslashes and more exactly (the row's upsert carries its values as literals)", async () => {
+  it("stores text holding quotes, backslashes and more exactly", async () => {
     const hostile = "it's \\'); DROP TABLE environments; -- Zoë ✓";
     const url = "https://pv.example.com/it's?q='%5C'";
     const response = await postEvents(token, [envEvent("lit", "ready", 1, { branch: hostile, preview_urls: [url] })]);
@@ -94,6 +94,39 @@ describe("environment projection", () => {
   it("serializes concurrent batches for one environment: the highest sequence wins", async () => {
     await Promise.all([1, 2, 3, 4, 5, 6].map((sequence) => postEvents(token, [envEvent("e3", sequence % 2 ? "creating" : "ready", sequence)])));
     expect(await environment("e3")).toMatchObject({ state: "ready", last_sequence: 6 });
+  });
+
+  it("makes a batch that would create an environment wait for another transaction creating it, then apply after it", async () => {
+    await asRole("app", async (client) => {
+      await client.query("BEGIN");
+      await client.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
+      // Held as a batch holds it: the name locked while no row exists yet.
+      await client.query("SELECT * FROM svc_lock_environments(ARRAY['e5'])");
+      const pending = postEvents(token, [envEvent("e5", "creating", 5)]);
+      // Time for the batch to reach the lock: without it, it would create the row now and be overwritten below.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const row = { env_id: "e5", repository: "acme/shop", state: "ready", last_sequence: 9, last_event_at: new Date().toISOString(), preview_urls: [] };
+      await client.query("SELECT svc_upsert_environments($1::jsonb)", [JSON.stringify([row])]);
+      await client.query("COMMIT");
+      const body = (await (await pending).json()) as IngestBody;
+      expect(body).toMatchObject({ accepted: 1, unprojected: 1 });
+      expect(body.outcomes[0]!.note).toMatch(/sequence 9/);
+    });
+    expect(await environment("e5")).toMatchObject({ state: "ready", last_sequence: 9 });
+  });
+
+  it("takes batches naming the same environments in any order side by side, none waiting on another both ways", async () => {
+    const names = ["x-a", "x-b", "x-c"];
+    const responses = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((round) =>
+        postEvents(
+          token,
+          (round % 2 ? [...names].reverse() : names).map((envId) => envEvent(envId, "ready", round + 1)),
+        ),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    for (const envId of names) expect(await environment(envId)).toMatchObject({ state: "ready", last_sequence: 6 });
   });
 
   it("notes events that do not project: other types, no envId, unknown environment states", async () => {

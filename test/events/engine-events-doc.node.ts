@@ -24,7 +24,7 @@ describe("docs/engine-events.md", () => {
 
   it("names every type the service acts on, and no other", () => {
     const named = new Set([...doc.matchAll(/`((?:environment|run|verdict|artifact|golden|network|workload)\.[a-z_]+)`/g)].map((match) => match[1]!));
-    expect(Object.keys(EVENT_TYPES.table).filter((type) => !named.has(type))).toEqual([]);
+    expect(Object.keys(EVENT_TYPES.table).filter((type) => !type.endsWith(".*") && !named.has(type))).toEqual([]);
     expect([...named].filter((type) => !Object.hasOwn(EVENT_TYPES.table, type))).toEqual([]);
   });
 });

@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { DatabaseUnreachable } from "../../db/neon";
 import { DeadlinePassed } from "../../db/deadline";
 import { EnvironmentObjectFailed, isDurableObjectError, retryOnceIfRetryable } from "../../worker/objects";
-import { forEachLimited } from "../../worker/events/ingest";
 import { diagnose } from "../../worker/http/diagnosis";
 
 // PostgreSQL's errors as the driver hands them over (its class is not exported by name).
@@ -82,23 +81,5 @@ describe("Durable Object calls", () => {
     expect(await attempts({ retryable: true }, 2)).toEqual({ calls: 2, outcome: "failed" });
     expect(await attempts({ retryable: true, overloaded: true }, 1)).toEqual({ calls: 1, outcome: "failed" });
     expect(await attempts({ remote: true }, 1)).toEqual({ calls: 1, outcome: "failed" });
-  });
-
-  it("run a few at a time, every one of them", async () => {
-    let inFlight = 0;
-    let most = 0;
-    const done: number[] = [];
-    await forEachLimited(
-      Array.from({ length: 20 }, (_, i) => i),
-      8,
-      async (item) => {
-        most = Math.max(most, ++inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        inFlight -= 1;
-        done.push(item);
-      },
-    );
-    expect(most).toBe(8);
-    expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 });

@@ -68,20 +68,16 @@ describe("abandonment by the environment's alarm", () => {
     expect(await runRow(runId)).toMatchObject({ state: "abandoned", abandon_reason: "changed_hands_first_engine_tried_to_end" });
   });
 
-  it("is armed by an environment event's projection at the environment's next deadline, and removed when none is left", async () => {
+  it("is armed when a run is requested, at its deadline, and re-armed by its firing for the next deadline or none", async () => {
     const alarm = () => runInDurableObject(environmentObject(env, orgId, "env-1"), (_, state) => state.storage.getAlarm());
     const runId = await seedRun(orgId, "env-1");
-    const deadline = (await runRow(runId)).deadline_at as Date;
-    await postEvents(engineA, [makeEvent({ type: "environment.ready", envId: "env-1", sequence: 10, payload: { repository: "acme/shop", branch: "main" } })]);
-    expect(await alarm()).toBe(deadline.getTime());
+    expect(await alarm()).toBe(((await runRow(runId)).deadline_at as Date).getTime());
     await asRole("superuser", (client) => client.query("UPDATE workload_runs SET state = 'cancelled' WHERE id = $1", [runId]));
-    await postEvents(engineA, [
-      makeEvent({ type: "environment.sleeping", envId: "env-1", sequence: 11, payload: { repository: "acme/shop", branch: "main" } }),
-    ]);
+    await fireAlarm(orgId, "env-1");
     expect(await alarm()).toBeNull();
   });
 
-  it("is armed by a claim at the claimed run's deadline when the projections before it left no alarm", async () => {
+  it("is armed by a claim at the claimed run's deadline when nothing before it armed one", async () => {
     const alarm = () => runInDurableObject(environmentObject(env, orgId, "env-1"), (_, state) => state.storage.getAlarm());
     await postEvents(engineA, [makeEvent({ type: "environment.ready", envId: "env-1", sequence: 10, payload: { repository: "acme/shop", branch: "main" } })]);
     expect(await alarm()).toBeNull();

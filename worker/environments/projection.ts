@@ -3,7 +3,6 @@
 // whichever event arrives first, only if it names its repository.
 import { ENVIRONMENT_STATES, type EnvironmentState } from "../../db/enums";
 import type { EnvironmentPayload } from "./schemas";
-import type { ObjectAnswer } from "../object-apis";
 
 export interface EnvironmentRow {
   repository: string;
@@ -19,15 +18,8 @@ export interface EnvironmentRow {
   previewUrls: string[];
 }
 
-declare module "../object-apis" {
-  interface EnvironmentApi {
-    /** Applies a batch of this environment's events; returns, by ref, why an event changed nothing. */
-    project(orgId: string, envId: string, events: ProjectionEvent[]): Promise<ObjectAnswer<Array<{ ref: number; note: string }>>>;
-  }
-}
-
 export interface ProjectionEvent {
-  /** Position in the caller's list, echoed in the result. */
+  /** Position in the caller's list, echoed in the notes. */
   ref: number;
   type: string;
   sequence: number | null;

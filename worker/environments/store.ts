@@ -1,28 +1,22 @@
-// Reading and writing one environment row inside a tenant transaction.
-import { joined, literal, statement, type Statement } from "../../db/pipeline";
+// The environment projection in the transaction that stores its batch (worker/events: a store step of
+// every environment.* type): the environments the batch's events name locked, in one order for every
+// transaction, the events applied by the pure rules (projection.ts), and the rows changed written in one
+// upsert. Stored and projected commit together, so an event stored is an event projected; a duplicate
+// was projected with the batch that stored it.
+import { sql } from "drizzle-orm";
+import type { Tx } from "../../db/transaction";
+import { confirmTeardowns } from "../commands";
 import { project, type EnvironmentRow, type ProjectionEvent } from "./projection";
+import type { EnvironmentPayload } from "./schemas";
 
-/** The environment's row as the projection's first statement answers it (all null when there is none), with the next deadline. */
-export interface LockedEnvironment extends Nullable<StoredRow> {
-  next_deadline: Date | null;
-  /** A console may be watching the organization live (worker/live): a change is worth telling. */
-  watched: boolean;
+/** An environment event this batch stored, at its position in the batch (worker/events' StoredEvent, as this step reads it). */
+export interface StoredEnvironmentEvent {
+  position: number;
+  event: { type: string; envId?: string | undefined; sequence?: number | undefined; occurredAt: string; payload?: unknown };
 }
-type Nullable<T> = { [K in keyof T]: T[K] | null };
-
-/**
- * A projection's first statement (Scope.first, sent with BEGIN: it takes no parameters, so the
- * organization comes from the transaction's setting and the envId is a literal): the
- * environment's row locked for the projection, its next workload deadline for the alarm (the
- * projection changes no workload run), and whether a console watches the organization live.
- * `svc_locked_environment` (db/migrations/0040_projection_planned_once.sql) is planned once per backend.
- */
-export const lockedEnvironment = (envId: string): Statement => statement`SELECT * FROM svc_locked_environment(${literal(envId)})`;
-
-/** The row lockedEnvironment answered, from the transaction's first rows. */
-export const lockedFrom = (first: readonly Record<string, unknown>[]) => first[0] as unknown as LockedEnvironment;
 
 interface StoredRow {
+  env_id: string;
   repository: string;
   branch: string | null;
   pull_request: number | null;
@@ -48,33 +42,59 @@ const fromStored = (row: StoredRow): EnvironmentRow => ({
   previewUrls: row.preview_urls,
 });
 
+const toStored = (envId: string, row: EnvironmentRow) => ({
+  env_id: envId,
+  repository: row.repository,
+  branch: row.branch,
+  pull_request: row.pullRequest,
+  state: row.state,
+  last_sequence: row.lastSequence,
+  last_event_at: new Date(row.lastEventAt).toISOString(),
+  started_at: row.startedAt,
+  ttl_seconds: row.ttlSeconds,
+  expires_at: row.expiresAt,
+  preview_urls: row.previewUrls,
+});
+
 /**
- * The events applied to the environment's row (`locked`, as lockedEnvironment read it): the notes of
- * events that changed nothing, and the row's upsert when something changed. The upsert takes no
- * parameters (its values are literals), so the transaction sends it with its COMMIT.
+ * Projects the stored environment events onto their environments' rows, in the storing transaction:
+ * answers, by batch position, why an event changed nothing. The rows are locked by
+ * `svc_lock_environments` and written by `svc_upsert_environments`
+ * (db/migrations/0045_environments_projected_with_their_batch.sql), each planned once per backend.
  */
-export function projectOntoEnvironment(
-  envId: string,
-  events: readonly ProjectionEvent[],
-  locked: LockedEnvironment,
-): { notes: Map<number, string>; upsert: Statement | null } {
-  const before = locked.state === null ? null : fromStored(locked as StoredRow);
-  const { row, notes } = project(before, events);
-  if (!row || notes.size === events.length) return { notes, upsert: null };
-  const values = [
-    envId,
-    row.repository,
-    row.branch,
-    row.pullRequest,
-    row.state,
-    row.lastSequence,
-    new Date(row.lastEventAt).toISOString(),
-    row.startedAt,
-    row.ttlSeconds,
-    row.expiresAt,
-    row.previewUrls,
-  ].map(literal);
-  // svc_upsert_environment (db/migrations/0042_environment_upsert_planned_once.sql), planned once per backend.
-  const upsert = statement`SELECT svc_upsert_environment(${joined(values)})`;
-  return { notes, upsert };
+export async function projectEnvironments(tx: Tx, orgId: string, stored: readonly StoredEnvironmentEvent[]): Promise<Map<number, string>> {
+  const notes = new Map<number, string>();
+  const byEnvironment = new Map<string, ProjectionEvent[]>();
+  for (const { position, event } of stored) {
+    if (!event.envId) {
+      notes.set(position, "The event names no envId, so it cannot project onto an environment.");
+      continue;
+    }
+    const events = byEnvironment.get(event.envId) ?? byEnvironment.set(event.envId, []).get(event.envId)!;
+    events.push({
+      ref: position,
+      type: event.type,
+      sequence: event.sequence ?? null,
+      at: Date.parse(event.occurredAt),
+      payload: (event.payload ?? {}) as EnvironmentPayload,
+    });
+  }
+  if (byEnvironment.size === 0) return notes;
+
+  const envIds = [...byEnvironment.keys()].sort();
+  const locked = await tx.execute<StoredRow>(sql`SELECT * FROM svc_lock_environments(${sql.param(envIds)}::text[])`);
+  const current = new Map(locked.rows.map((row) => [row.env_id, fromStored(row)]));
+  const changed: ReturnType<typeof toStored>[] = [];
+  for (const envId of envIds) {
+    const events = byEnvironment.get(envId)!;
+    const projected = project(current.get(envId) ?? null, events);
+    for (const [ref, note] of projected.notes) notes.set(ref, note);
+    if (projected.row && projected.notes.size < events.length) changed.push(toStored(envId, projected.row));
+  }
+  if (changed.length > 0) await tx.execute(sql`SELECT svc_upsert_environments(${JSON.stringify(changed)}::jsonb)`);
+  // The engine's own destruction event acknowledges a teardown, whether or not it moved the row.
+  for (const envId of envIds) {
+    if (byEnvironment.get(envId)!.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
+  }
+  return notes;
 }

@@ -7,7 +7,7 @@ import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
 import { publishChanges } from "../live-channel";
-import { applyStoreSteps, batchInsert, checkBatch, liveChangesOf, mayStore, projectBatch, type StoredBatch } from "./ingest";
+import { answerBatch, applyStoreSteps, batchInsert, checkBatch, liveChangesOf, mayStore, type StoredBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
 import type { EventTypes } from "./types";
 import { enforceRateLimit } from "../http/rate-limit";
@@ -45,7 +45,7 @@ const postEvents = (types: EventTypes) =>
         throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
       }
       const { orgId, watched, batch } = await tokenAndStore(c, events, types);
-      const result = await projectBatch(c.env, orgId, batch);
+      const result = answerBatch(batch);
       // Open consoles hear what the stored events changed; nobody watching, nobody is called.
       if (watched) c.executionCtx.waitUntil(publishChanges(c.env, orgId, liveChangesOf(batch)));
       c.var.metrics.count("svc_events_ingested_total", { outcome: "accepted" }, result.accepted);

@@ -8,7 +8,7 @@ const DAY_MS = 86_400_000;
 const MAX_AHEAD_MS = DAY_MS;
 const MAX_BACK_MS = 365 * DAY_MS;
 
-export type Checked = { ok: true; event: IngestedEvent; at: number } | { ok: false; id: string; reason: string };
+export type Checked = { ok: true; event: IngestedEvent } | { ok: false; id: string; reason: string };
 
 export function checkEvent(raw: unknown, index: number, now: number, types: EventTypes): Checked {
   const id = typeof (raw as { id?: unknown } | null)?.id === "string" ? (raw as { id: string }).id : "";
@@ -27,5 +27,5 @@ export function checkEvent(raw: unknown, index: number, now: number, types: Even
       return { ok: false, id, reason: `Event ${index}: ${describeIssue({ ...issue, path: ["payload", ...issue.path] })}.` };
     }
   }
-  return { ok: true, event, at };
+  return { ok: true, event };
 }
