@@ -76,8 +76,7 @@ interface OpenTransaction {
   first: Record<string, unknown>[];
   /** Sends a pipeline statement (db/pipeline.ts) in the transaction: its rows. */
   send: Send;
-  /** Commits; `last`, a statement without parameters, is sent with the COMMIT in the same round trip: its rows are answered. */
-  commit: (last?: Statement) => Promise<Record<string, unknown>[]>;
+  commit: () => Promise<void>;
   rollback: () => Promise<void>;
 }
 
@@ -138,19 +137,16 @@ async function openTransaction(connect: () => Promise<Connection>, scope: Scope)
     ended = true;
     await rolledBack(connection);
   };
-  const commit = async (last?: Statement) => {
-    if (ended) return [];
-    let rows: Record<string, unknown>[] = [];
+  const commit = async () => {
+    if (ended) return;
     try {
-      // A failing `last` skips the COMMIT and leaves the transaction aborted: rolled back below.
-      rows = (await send(raw, last ? statement`${last}; COMMIT` : statement`COMMIT`))[0]!;
+      await send(raw, statement`COMMIT`);
     } catch (error) {
       await rollback();
       throw error;
     }
     ended = true;
     connection.release();
-    return last ? rows : [];
   };
   try {
     // One round trip: BEGIN and the settings as one simple query; every request pays this, so the
@@ -168,29 +164,12 @@ export type Work<T> = (tx: Tx, first: Record<string, unknown>[], send: Send) => 
 
 /** A hot path's statement without parameters (db/pipeline.ts) sent in an open transaction: the rows it answers. */
 export type Send = (statement: Statement) => Promise<Record<string, unknown>[]>;
-/**
- * Work that may hand back its last statement (db/pipeline.ts) to go with the COMMIT, one round trip
- * fewer; its result is made from that statement's rows.
- */
-export type EndingWork<T> = Work<{ last?: Statement; result: (lastRows: Record<string, unknown>[]) => T }>;
-
-/** Work with no last statement of its own to send with the COMMIT. */
-export const withoutLast =
-  <T>(work: Work<T>): EndingWork<T> =>
-  async (tx, first, send) => {
-    const value = await work(tx, first, send);
-    return { result: () => value };
-  };
-
-export function inTransaction<T>(connect: () => Promise<Connection>, scope: Scope, work: Work<T>): Promise<T> {
-  return inTransactionEndingWith(connect, scope, withoutLast(work));
-}
-
-export async function inTransactionEndingWith<T>(connect: () => Promise<Connection>, scope: Scope, work: EndingWork<T>): Promise<T> {
+export async function inTransaction<T>(connect: () => Promise<Connection>, scope: Scope, work: Work<T>): Promise<T> {
   const open = await openTransaction(connect, scope);
   try {
-    const { result, last } = await insideTransaction.run(true, () => work(open.tx, open.first, open.send));
-    return result(await open.commit(last));
+    const value = await insideTransaction.run(true, () => work(open.tx, open.first, open.send));
+    await open.commit();
+    return value;
   } catch (error) {
     await open.rollback();
     throw error;

@@ -1,12 +1,12 @@
 // The pipeline (db/pipeline.ts) is the one place values become SQL text: the statements that ride
-// with BEGIN (a scope's settings and first look-up) and with COMMIT. Whatever a value holds arrives as
+// with BEGIN (a scope's settings and first look-up) and those sent in an open transaction. Whatever a value holds arrives as
 // that value, never as SQL, whatever the session's standard_conforming_strings says.
 import { sql } from "drizzle-orm";
 import { inject } from "vitest";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPool, useBridge } from "../../db/neon";
 import { literal, statement, type Statement } from "../../db/pipeline";
-import { inTransaction, inTransactionEndingWith } from "../../db/transaction";
+import { inTransaction } from "../../db/transaction";
 
 const database = inject("database");
 useBridge(database.bridge);
@@ -16,11 +16,11 @@ afterAll(() => pool.end());
 const HOSTILE = ["it's o''clock", "C:\\path\\'\\\\", "\\'; SELECT 1; --", "x', true); DROP TABLE tokens; --", "Zoë ✓ 𝄞", "$1 $$ E'\\x41'", ""];
 const HUGE = `'\\${"a'\\b".repeat(400_000)}`; // 1.6 MB of quotes and backslashes
 
-/** `value` sent as a literal with the COMMIT, read back as text; `conforming` sets standard_conforming_strings first. */
+/** `value` sent as a literal, read back as text; `conforming` sets standard_conforming_strings first. */
 const roundTrip = (value: Parameters<typeof literal>[0], conforming: "on" | "off" = "on") =>
-  inTransactionEndingWith(pool.connect, {}, async (tx) => {
+  inTransaction(pool.connect, {}, async (tx, _first, send) => {
     await tx.execute(sql`SELECT set_config('standard_conforming_strings', ${conforming}, true)`);
-    return { last: statement`SELECT (${literal(value)})::text AS value`, result: (rows) => rows[0]!.value as string | null };
+    return (await send(statement`SELECT (${literal(value)})::text AS value`))[0]!.value as string | null;
   });
 
 describe("a literal", () => {
@@ -64,31 +64,5 @@ describe("a literal", () => {
     const spliced: Statement = statement`SELECT ${fromRequest}`;
     expect(statement`SELECT ${literal(fromRequest)}`).toBe("SELECT E'x''; DROP TABLE tokens; --'");
     expect(spliced).toContain("DROP"); // what the type check keeps out
-  });
-});
-
-describe("a last statement sent with the COMMIT", () => {
-  it("commits with the work's writes in one round trip, answering its rows, and when it fails rolls back everything and leaves the connection usable", async () => {
-    const marker = `app.test_marker_${crypto.randomUUID().replaceAll("-", "")}`;
-    // A session-level setting changed in a transaction is undone when the transaction is.
-    const set = (value: string) => statement`SELECT set_config(${literal(marker)}, ${literal(value)}, false)`;
-    const read = () =>
-      inTransaction(
-        pool.connect,
-        {},
-        async (tx) => (await tx.execute<{ value: string | null }>(sql`SELECT current_setting(${marker}, true) AS value`)).rows[0]!.value,
-      );
-
-    expect(await inTransactionEndingWith(pool.connect, {}, async () => ({ last: set("committed"), result: (rows) => rows }))).toEqual([
-      { set_config: "committed" },
-    ]);
-    expect(await read()).toBe("committed");
-
-    const failed = await inTransactionEndingWith(pool.connect, {}, async (tx) => {
-      await tx.execute(sql`SELECT set_config(${marker}, 'work', false)`);
-      return { last: statement`SELECT 1 / 0`, result: () => "never" };
-    }).catch((error: { code?: string }) => error.code);
-    expect(failed).toBe("22012");
-    expect(await read()).toBe("committed");
   });
 });
