@@ -23,7 +23,7 @@ export interface Row {
 // "stored only": a type the service stores and projects nothing for (as run.finished was when issue 19
 // measured "today's mix"); "run.finished": each one also projected onto a run record in the insert's
 // transaction; "10% environment.*": the stored-only mix with every tenth event an environment.ready
-// over 20 environments, so the environment objects' projection is on the path.
+// over 20 environments, so the environment projection is on the path.
 export type Mix = "stored only" | "run.finished" | "10% environment.*";
 export const MIXES: Mix[] = ["stored only", "run.finished", "10% environment.*"];
 let environmentSequence = 0;
@@ -31,7 +31,7 @@ let environmentSequence = 0;
 function event(mix: Mix, i: number, now: number): Row {
   const common = { id: crypto.randomUUID(), envId: `env-${i % 20}`, sequence: i, occurredAt: new Date(now - i).toISOString() };
   if (mix === "10% environment.*" && i % 10 === 0) {
-    // A valid environment.ready: the environment object projects it.
+    // A valid environment.ready: projected onto its environment in the storing transaction.
     // Spread over the 20 environments (a tenth of 0..499 modulo 20 would name two of them).
     const envId = `env-${(i / 10) % 20}`;
     return { ...common, envId, type: "environment.ready", sequence: ++environmentSequence, payload: { repository: "bench/shop", branch: `branch-${envId}` } };
@@ -152,7 +152,7 @@ export async function ingestSenders({ pool, base }: BenchWorker, suffix = ""): P
     viaRawInsert: (rows) => rawInsert(rows, false),
     viaFloor: (rows) => rawInsert(rows, true),
   };
-  await senders.firstSending(batch("run.finished")); // warm the isolate, the Durable Object and the pools
+  await senders.firstSending(batch("run.finished")); // warm the isolate and the pools
   await senders.viaFloor(batch("run.finished"));
   return senders;
 }
