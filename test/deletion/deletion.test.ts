@@ -186,6 +186,29 @@ describe("organization deletion", () => {
     expect(document.environments[0]!.state).toBe("torn_down");
   });
 
+  it("stops the environments in envId order, as a batch's projection locks them, so the two never wait on each other both ways", async () => {
+    await request();
+    // Made last, first in envId order: a batch projecting onto it holds it while it waits for the next one.
+    await asRole("superuser", (client) =>
+      client.query("INSERT INTO environments (org_id, env_id, repository, state, last_event_at) VALUES ($1, '0-first', 'acme/shop', 'ready', now())", [
+        place.orgId,
+      ]),
+    );
+    const held = await asTenant(place.orgId, async (client) => {
+      await client.query("SELECT 1 FROM environments WHERE env_id = '0-first' FOR UPDATE");
+      const stopping = step(place.orgId);
+      // Time for the Stop step to reach its first lock: in envId order, the one held here.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const next = await client.query("SELECT 1 FROM environments WHERE env_id = $1 FOR UPDATE NOWAIT", [place.envId]).then(
+        () => "locked",
+        (error: { code: string }) => error.code,
+      );
+      return { next, stopping };
+    });
+    expect(held.next).toBe("locked");
+    expect(await held.stopping).toBe("advanced");
+  });
+
   it("retries a failing step with backoff, shows why, and never skips it", async () => {
     const { owner } = await request();
     await step(place.orgId);

@@ -47,8 +47,12 @@ const inOrg = <T>(deps: DeletionDeps, orgId: string, work: (tx: Tx) => Promise<T
 
 async function stop(deps: DeletionDeps, orgId: string) {
   await inOrg(deps, orgId, async (tx) => {
+    // The rows locked in envId order, as a batch's projection locks them (svc_lock_environments), so
+    // that the two never wait on each other both ways.
     const environments = await tx.execute(
-      sql`UPDATE environments SET state = 'torn_down', updated_at = now() WHERE org_id = ${orgId} AND state <> 'torn_down'`,
+      sql`UPDATE environments SET state = 'torn_down', updated_at = now()
+          WHERE org_id = ${orgId} AND env_id IN (
+            SELECT env_id FROM environments WHERE org_id = ${orgId} AND state <> 'torn_down' ORDER BY env_id FOR UPDATE)`,
     );
     const runs = await tx.execute(
       sql`UPDATE workload_runs SET state = 'cancelled', ended_at = now() WHERE org_id = ${orgId} AND state IN ('requested', 'accepted')`,
