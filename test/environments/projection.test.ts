@@ -96,17 +96,16 @@ describe("environment projection", () => {
     expect(await environment("e3")).toMatchObject({ state: "ready", last_sequence: 6 });
   });
 
-  it("makes a batch that would create an environment wait for another transaction creating it, then apply after it", async () => {
+  it("applies a batch's events again to the row another transaction created meanwhile, never over it", async () => {
     await asRole("app", async (client) => {
       await client.query("BEGIN");
       await client.query("SELECT set_config('app.org_id', $1, true)", [orgId]);
-      // Held as a batch holds it: the name locked while no row exists yet.
-      await client.query("SELECT * FROM svc_lock_environments(ARRAY['e5'])");
+      // Created, not yet committed, as another batch creates it: the batch below finds no row to lock.
+      const row = { env_id: "e5", created: true, repository: "acme/shop", state: "ready", last_sequence: 9, last_event_at: new Date().toISOString() };
+      await client.query("SELECT * FROM svc_write_environments($1::jsonb)", [JSON.stringify([{ ...row, preview_urls: [] }])]);
       const pending = postEvents(token, [envEvent("e5", "creating", 5)]);
-      // Time for the batch to reach the lock: without it, it would create the row now and be overwritten below.
+      // Time for the batch to reach its write: without its second pass it would overwrite the row, or fail on its key.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const row = { env_id: "e5", repository: "acme/shop", state: "ready", last_sequence: 9, last_event_at: new Date().toISOString(), preview_urls: [] };
-      await client.query("SELECT svc_upsert_environments($1::jsonb)", [JSON.stringify([row])]);
       await client.query("COMMIT");
       const body = (await (await pending).json()) as IngestBody;
       expect(body).toMatchObject({ accepted: 1, unprojected: 1 });

@@ -1,8 +1,8 @@
 // The environment projection in the transaction that stores its batch (worker/events: a store step of
-// every environment.* type): the environments the batch's events name locked, in one order for every
-// transaction, the events applied by the pure rules (projection.ts), and the rows changed written in one
-// upsert. Stored and projected commit together, so an event stored is an event projected; a duplicate
-// was projected with the batch that stored it.
+// every environment.* type): the rows of the environments the batch's events name locked, in one order
+// for every transaction, the events applied by the pure rules (projection.ts), and the rows changed
+// written in one statement. Stored and projected commit together, so an event stored is an event
+// projected; a duplicate was projected with the batch that stored it.
 import { sql } from "drizzle-orm";
 import type { Tx } from "../../db/transaction";
 import { confirmTeardowns } from "../commands";
@@ -42,8 +42,9 @@ const fromStored = (row: StoredRow): EnvironmentRow => ({
   previewUrls: row.preview_urls,
 });
 
-const toStored = (envId: string, row: EnvironmentRow) => ({
+const toStored = (envId: string, row: EnvironmentRow, created: boolean) => ({
   env_id: envId,
+  created,
   repository: row.repository,
   branch: row.branch,
   pull_request: row.pullRequest,
@@ -56,11 +57,37 @@ const toStored = (envId: string, row: EnvironmentRow) => ({
   preview_urls: row.previewUrls,
 });
 
+/** The rows of `envIds` that exist, locked by this transaction in envId order. */
+async function locked(tx: Tx, envIds: readonly string[]): Promise<Map<string, EnvironmentRow>> {
+  const { rows } = await tx.execute<StoredRow>(sql`SELECT * FROM svc_lock_environments(${sql.param(envIds)}::text[])`);
+  return new Map(rows.map((row) => [row.env_id, fromStored(row)]));
+}
+
+/**
+ * Each environment's events applied to its row as `current` holds it (none: the projection may create
+ * it), written by `svc_write_environments`: answers the notes, and the environments whose row another
+ * transaction created meanwhile (their events not applied).
+ */
+async function apply(tx: Tx, byEnvironment: ReadonlyMap<string, ProjectionEvent[]>, current: ReadonlyMap<string, EnvironmentRow>) {
+  const notes = new Map<number, string>();
+  const changed: ReturnType<typeof toStored>[] = [];
+  for (const [envId, events] of byEnvironment) {
+    const projected = project(current.get(envId) ?? null, events);
+    for (const [ref, note] of projected.notes) notes.set(ref, note);
+    if (projected.row && projected.notes.size < events.length) changed.push(toStored(envId, projected.row, !current.has(envId)));
+  }
+  if (changed.length === 0) return { notes, taken: [] };
+  const { rows } = await tx.execute<{ taken: string }>(sql`SELECT taken FROM svc_write_environments(${JSON.stringify(changed)}::jsonb)`);
+  return { notes, taken: rows.map((row) => row.taken) };
+}
+
 /**
  * Projects the stored environment events onto their environments' rows, in the storing transaction:
  * answers, by batch position, why an event changed nothing. The rows are locked by
- * `svc_lock_environments` and written by `svc_upsert_environments`
- * (db/migrations/0045_environments_projected_with_their_batch.sql), each planned once per backend.
+ * `svc_lock_environments` and written by `svc_write_environments`
+ * (db/migrations/0046_environment_creation_without_advisory_locks.sql), each planned once per backend.
+ * An environment another batch created while this one applied its events (no row to lock then) is
+ * locked once that batch committed and its events applied again, to the row as it made it.
  */
 export async function projectEnvironments(tx: Tx, orgId: string, stored: readonly StoredEnvironmentEvent[]): Promise<Map<number, string>> {
   const notes = new Map<number, string>();
@@ -82,16 +109,15 @@ export async function projectEnvironments(tx: Tx, orgId: string, stored: readonl
   if (byEnvironment.size === 0) return notes;
 
   const envIds = [...byEnvironment.keys()].sort();
-  const locked = await tx.execute<StoredRow>(sql`SELECT * FROM svc_lock_environments(${sql.param(envIds)}::text[])`);
-  const current = new Map(locked.rows.map((row) => [row.env_id, fromStored(row)]));
-  const changed: ReturnType<typeof toStored>[] = [];
-  for (const envId of envIds) {
-    const events = byEnvironment.get(envId)!;
-    const projected = project(current.get(envId) ?? null, events);
-    for (const [ref, note] of projected.notes) notes.set(ref, note);
-    if (projected.row && projected.notes.size < events.length) changed.push(toStored(envId, projected.row));
+  const first = await apply(tx, byEnvironment, await locked(tx, envIds));
+  let applied = first.notes;
+  if (first.taken.length > 0) {
+    const again = new Map(first.taken.map((envId) => [envId, byEnvironment.get(envId)!]));
+    const second = await apply(tx, again, await locked(tx, first.taken));
+    const refs = new Set(first.taken.flatMap((envId) => byEnvironment.get(envId)!.map((event) => event.ref)));
+    applied = new Map([...[...first.notes].filter(([ref]) => !refs.has(ref)), ...second.notes]);
   }
-  if (changed.length > 0) await tx.execute(sql`SELECT svc_upsert_environments(${JSON.stringify(changed)}::jsonb)`);
+  for (const [ref, note] of applied) notes.set(ref, note);
   // The engine's own destruction event acknowledges a teardown, whether or not it moved the row.
   for (const envId of envIds) {
     if (byEnvironment.get(envId)!.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
