@@ -20,7 +20,7 @@ export interface CheckedBatch {
   types: EventTypes;
 }
 
-/** A batch stored (its types' store steps applied) in the caller's transaction, waiting to be projected. */
+/** A batch stored (its types' store steps applied) in the caller's transaction, waiting to be answered. */
 export interface StoredBatch extends CheckedBatch {
   stored: Set<number>;
   /** The store steps' notes, by batch position. */
