@@ -4,12 +4,14 @@ import type { Tx } from "../../db/transaction";
 import type { LiveChange } from "../shared/live";
 import type { IngestedEvent, IngestResult, Outcome } from "./schemas";
 import { storeEvents, type StoredEvent, type StoreStep } from "./store";
-import type { EventTypes } from "./types";
+import type { EventType, EventTypes } from "./types";
 import { checkEvent } from "./validate";
 
 interface Valid {
   position: number;
   event: IngestedEvent;
+  /** What its type means, looked up once (undefined: a type this service does not know). */
+  type: EventType | undefined;
 }
 
 /** A batch validated, event by event: the outcomes of the rejected, and the valid events to store. */
@@ -33,7 +35,7 @@ export function checkBatch(raw: readonly unknown[], now: number, types: EventTyp
   const valid: Valid[] = [];
   raw.forEach((item, position) => {
     const checked = checkEvent(item, position, now, types);
-    if (checked.ok) valid.push({ position, event: checked.event });
+    if (checked.ok) valid.push({ position, event: checked.event, type: checked.type });
     else outcomes[position] = { id: checked.id, status: "rejected", reason: checked.reason };
   });
   return { outcomes, valid, types };
@@ -50,8 +52,7 @@ export const batchInsert = ({ valid }: CheckedBatch) => storeEvents(valid.map((v
 function storeStepsOf({ valid, types }: CheckedBatch, stored: Set<number>): Map<StoreStep, StoredEvent[]> {
   // Each store step once, over the stored events of every type that names it (set-based, not per event).
   const named = new Map<StoreStep, StoredEvent[]>();
-  valid.forEach(({ position, event }, i) => {
-    const type = types.find(event.type);
+  valid.forEach(({ position, event, type }, i) => {
     if (!stored.has(i) || !type) return;
     for (const step of type.stores) (named.get(step) ?? named.set(step, []).get(step)!).push({ position, event });
   });
@@ -62,7 +63,7 @@ function storeStepsOf({ valid, types }: CheckedBatch, stored: Set<number>): Map<
  * Whether any valid event's type names a store step: its transaction then needs the insert's answer
  * before it commits; without, the insert is its only work, and it goes in one round trip.
  */
-export const mayStore = ({ valid, types }: CheckedBatch): boolean => valid.some(({ event }) => types.find(event.type) !== undefined);
+export const mayStore = ({ valid }: CheckedBatch): boolean => valid.some(({ type }) => type !== undefined);
 
 /**
  * Runs the store steps over the events the insert stored, in its transaction (acting as the
@@ -76,13 +77,13 @@ export async function applyStoreSteps(tx: Tx, orgId: string, checked: CheckedBat
 }
 
 /** The batch's answer: each event's outcome, and the notes of those accepted that changed nothing. */
-export function answerBatch({ outcomes, valid, stored, storeNotes, types }: StoredBatch): IngestResult {
+export function answerBatch({ outcomes, valid, stored, storeNotes }: StoredBatch): IngestResult {
   let unprojected = 0;
-  valid.forEach(({ position, event }, i) => {
+  valid.forEach(({ position, event, type }, i) => {
     const outcome: Outcome = { id: event.id, status: stored.has(i) ? "accepted" : "duplicate" };
     outcomes[position] = outcome;
     if (outcome.status !== "accepted") return;
-    const note = types.find(event.type) ? storeNotes.get(position) : `${event.type} is not a type this service knows; it is stored and projects nothing.`;
+    const note = type ? storeNotes.get(position) : `${event.type} is not a type this service knows; it is stored and projects nothing.`;
     if (note) {
       outcome.note = note;
       unprojected += 1;
@@ -93,10 +94,9 @@ export function answerBatch({ outcomes, valid, stored, storeNotes, types }: Stor
 }
 
 /** What the stored events changed, for the console's live channel: their types' topics, by environment. */
-export function liveChangesOf({ valid, stored, types }: StoredBatch): LiveChange[] {
+export function liveChangesOf({ valid, stored }: StoredBatch): LiveChange[] {
   const changes = new Map<string, LiveChange>();
-  valid.forEach(({ event }, i) => {
-    const type = types.find(event.type);
+  valid.forEach(({ event, type }, i) => {
     if (!stored.has(i) || !type) return;
     changes.set(`${type.live}/${event.envId ?? ""}`, { topic: type.live, ...(event.envId ? { envId: event.envId } : {}) });
   });

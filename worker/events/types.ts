@@ -40,7 +40,8 @@ export interface EventTypes {
 /** The capabilities' declarations in one table. */
 export function eventTypes(...declared: ReadonlyArray<Readonly<Record<string, EventType>>>): EventTypes {
   const table: Record<string, EventType> = Object.assign({}, ...declared);
-  const entry = (key: string) => (Object.hasOwn(table, key) ? table[key] : undefined);
-  const find = (type: string) => entry(type) ?? (type.includes(".") ? entry(`${type.slice(0, type.indexOf("."))}.*`) : undefined);
+  // Each family's entry by its prefix (`environment.`), read without building a key for every event.
+  const families = Object.entries(table).flatMap(([key, type]) => (key.endsWith(".*") ? [[key.slice(0, -1), type] as const] : []));
+  const find = (type: string) => (Object.hasOwn(table, type) ? table[type] : families.find(([prefix]) => type.startsWith(prefix))?.[1]);
   return { table, find, steps: [...new Set(Object.values(table).flatMap((type) => type.stores))] };
 }

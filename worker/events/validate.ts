@@ -2,13 +2,14 @@
 // declares (./types.ts, the table the composition root gives). A rejected event gets a reason and is not stored; the rest of the batch goes on.
 import { describeIssue } from "../http/input";
 import { IngestedEvent } from "./schemas";
-import type { EventTypes } from "./types";
+import type { EventType, EventTypes } from "./types";
 
 const DAY_MS = 86_400_000;
 const MAX_AHEAD_MS = DAY_MS;
 const MAX_BACK_MS = 365 * DAY_MS;
 
-export type Checked = { ok: true; event: IngestedEvent } | { ok: false; id: string; reason: string };
+/** A valid event with what its type means here (undefined: a type this service does not know), or why it was rejected. */
+export type Checked = { ok: true; event: IngestedEvent; type: EventType | undefined } | { ok: false; id: string; reason: string };
 
 export function checkEvent(raw: unknown, index: number, now: number, types: EventTypes): Checked {
   const id = typeof (raw as { id?: unknown } | null)?.id === "string" ? (raw as { id: string }).id : "";
@@ -27,5 +28,5 @@ export function checkEvent(raw: unknown, index: number, now: number, types: Even
       return { ok: false, id, reason: `Event ${index}: ${describeIssue({ ...issue, path: ["payload", ...issue.path] })}.` };
     }
   }
-  return { ok: true, event };
+  return { ok: true, event, type };
 }
