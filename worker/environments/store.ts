@@ -65,20 +65,24 @@ async function locked(tx: Tx, envIds: readonly string[]): Promise<Map<string, En
 
 /**
  * Each environment's events applied to its row as `current` holds it (none: the projection may create
- * it), written by `svc_write_environments`: answers the notes, and the environments whose row another
- * transaction created meanwhile (their events not applied).
+ * it), written by `svc_write_environments`, their notes put in `notes`: answers the environments whose
+ * row another transaction created meanwhile (their events not applied).
  */
-async function apply(tx: Tx, byEnvironment: ReadonlyMap<string, ProjectionEvent[]>, current: ReadonlyMap<string, EnvironmentRow>) {
-  const notes = new Map<number, string>();
+async function apply(
+  tx: Tx,
+  byEnvironment: ReadonlyMap<string, ProjectionEvent[]>,
+  current: ReadonlyMap<string, EnvironmentRow>,
+  notes: Map<number, string>,
+): Promise<string[]> {
   const changed: ReturnType<typeof toStored>[] = [];
   for (const [envId, events] of byEnvironment) {
     const projected = project(current.get(envId) ?? null, events);
     for (const [ref, note] of projected.notes) notes.set(ref, note);
     if (projected.row && projected.notes.size < events.length) changed.push(toStored(envId, projected.row, !current.has(envId)));
   }
-  if (changed.length === 0) return { notes, taken: [] };
+  if (changed.length === 0) return [];
   const { rows } = await tx.execute<{ taken: string }>(sql`SELECT taken FROM svc_write_environments(${JSON.stringify(changed)}::jsonb)`);
-  return { notes, taken: rows.map((row) => row.taken) };
+  return rows.map((row) => row.taken);
 }
 
 /**
@@ -109,15 +113,12 @@ export async function projectEnvironments(tx: Tx, orgId: string, stored: readonl
   if (byEnvironment.size === 0) return notes;
 
   const envIds = [...byEnvironment.keys()].sort();
-  const first = await apply(tx, byEnvironment, await locked(tx, envIds));
-  let applied = first.notes;
-  if (first.taken.length > 0) {
-    const again = new Map(first.taken.map((envId) => [envId, byEnvironment.get(envId)!]));
-    const second = await apply(tx, again, await locked(tx, first.taken));
-    const refs = new Set(first.taken.flatMap((envId) => byEnvironment.get(envId)!.map((event) => event.ref)));
-    applied = new Map([...[...first.notes].filter(([ref]) => !refs.has(ref)), ...second.notes]);
+  const taken = await apply(tx, byEnvironment, await locked(tx, envIds), notes);
+  if (taken.length > 0) {
+    // Their events' notes were written against no row: they are written again against the row found.
+    for (const envId of taken) for (const { ref } of byEnvironment.get(envId)!) notes.delete(ref);
+    await apply(tx, new Map(taken.map((envId) => [envId, byEnvironment.get(envId)!])), await locked(tx, taken), notes);
   }
-  for (const [ref, note] of applied) notes.set(ref, note);
   // The engine's own destruction event acknowledges a teardown, whether or not it moved the row.
   for (const envId of envIds) {
     if (byEnvironment.get(envId)!.some((event) => event.type === "environment.torn_down")) await confirmTeardowns(tx, orgId, envId);
