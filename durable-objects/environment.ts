@@ -85,7 +85,7 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
   /** The alarm for the environment's earliest deadline (epoch ms), or none. */
   async #armAt(next: number | null): Promise<void> {
     const at = next === null ? null : Math.max(next, Date.now() + 1000);
-    if (at === null && this.#alarm === null) return;
+    if (at === this.#alarm) return;
     this.#alarm = at;
     if (at === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(at);
