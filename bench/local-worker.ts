@@ -6,8 +6,11 @@
 // Not `wrangler dev`: its development proxy (a Node process and a second workerd in front of the
 // Worker) costs every request more than some of the work measured, and production has none. For the
 // same reason requests reach the Worker on a socket of its own (Miniflare's direct socket), not through
-// Miniflare's entry and asset-router workers: in production the routes measured run the Worker first,
-// routed by the platform, with no JavaScript in front of it.
+// Miniflare's entry worker, and the Worker is served without its static assets: Miniflare points the
+// direct socket of a Worker with assets at its emulation of the platform's asset routing (two workers
+// of JavaScript, an RPC proxy and the router, in the same workerd), which every request then passed
+// through (bench/README.md). In production the routes measured (all `run_worker_first`) run the
+// Worker first, routed by the platform; nothing measured here asks for an asset.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -104,6 +107,8 @@ function miniflareOptions(
   const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
   return {
     ...workerOptions,
+    // No static assets (see the top of this file): the ASSETS binding is unset, as the Worker allows.
+    assets: undefined,
     modules: true,
     scriptPath: join(outdir, "index.js"),
     modulesRoot: outdir,
