@@ -73,6 +73,8 @@ export const workloadRuns = pgTable(
     index("workload_runs_env_deadline").on(t.orgId, t.envId, t.deadlineAt).where(sql`state IN ('requested', 'accepted')`),
     index("workload_runs_claimable").on(t.orgId, t.envId, t.requestedAt, t.id).where(sql`state = 'requested'`),
     index("workload_runs_leases").on(t.orgId, t.envId, t.leaseExpiresAt).where(sql`state = 'accepted'`),
+    // The held runs in the claim's order: a lapsed lease looked for without a sort (migrations/0047).
+    index("workload_runs_held").on(t.orgId, t.envId, t.requestedAt, t.id).where(sql`state = 'accepted'`),
     // A retried claim's look-up of the run its lease id holds (migrations/0039).
     index("workload_runs_lease").on(t.leaseId).where(sql`state = 'accepted'`),
     index("workload_runs_requested").on(t.orgId, t.requestedAt, t.id),
