@@ -12,8 +12,8 @@
 //                  "analyzedRatio": { same } } on stdout
 import { sql } from "drizzle-orm";
 import { withNodeDb } from "../db/node-pool";
-import { claimLatency, type ClaimFigures } from "./claim-work";
-import { percentile } from "./figures";
+import { claimLatency } from "./claim-work";
+import { type ClaimFigures, percentile } from "./figures";
 import { withBenchWorker } from "./local-worker";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

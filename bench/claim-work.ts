@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import { withNodeDb } from "../db/node-pool";
 import { inTenant } from "../db/transaction";
 import { post } from "./engine-http";
+import type { ClaimFigures } from "./figures";
 import type { BenchWorker } from "./local-worker";
 import { createOrganization } from "../worker/organizations/store";
 import { issueToken } from "../worker/tokens/issue";
@@ -45,20 +46,6 @@ export interface ClaimOptions {
    */
   analyzed?: boolean;
   slug: string;
-}
-
-export interface ClaimFigures {
-  seconds: number;
-  claimRunMs: number[];
-  claimEmptyMs: number[];
-  heartbeatMs: number[];
-  requested: number;
-  claimed: number;
-  claimedTwice: number;
-  lost: number;
-  failures: string[];
-  /** workload_runs of the organization by state, from the database afterwards. */
-  states: Array<{ state: string; count: string }>;
 }
 
 export async function claimLatency(worker: BenchWorker, options: ClaimOptions): Promise<ClaimFigures> {

@@ -10,8 +10,8 @@
 //   BENCH_RUNS   runs requested (default 200)
 //   BENCH_RATE   runs requested per second (default 20)
 //   BENCH_POLL_MS  an engine's pause after an empty poll (default 20)
-import { ENGINES, claimFloor, claimLatency, type ClaimFigures } from "./claim-work";
-import { percentile } from "./figures";
+import { ENGINES, claimFloor, claimLatency } from "./claim-work";
+import { claimRatio, claimSummary, percentile } from "./figures";
 import { withBenchWorker } from "./local-worker";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -19,35 +19,16 @@ const RATE = Number(process.env.BENCH_RATE ?? 20);
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 20);
 const JSON_OUTPUT = process.argv.includes("--json");
 
-const round = (value: number) => Math.round(value * 10) / 10;
-const at = (values: number[], p: number) => (values.length === 0 ? null : round(percentile(values, p)));
-
-/** What the JSON document says of one side: claims (all polls) and heartbeats, p50 and p99 in ms. */
-const summary = (figures: ClaimFigures) => {
-  const claims = [...figures.claimRunMs, ...figures.claimEmptyMs];
-  return {
-    claim: { p50Ms: at(claims, 50), p99Ms: at(claims, 99) },
-    heartbeat: { p50Ms: at(figures.heartbeatMs, 50), p99Ms: at(figures.heartbeatMs, 99) },
-  };
-};
-
-const ratio = (service: number | null, floor: number | null) => (service === null || floor === null || floor === 0 ? null : round(service / floor));
-
 async function main() {
   await withBenchWorker({}, async (worker) => {
     const options = { runs: RUNS, ratePerSecond: RATE, pollMs: POLL_MS, backlog: 0, slug: "bench-claim" };
     const service = await claimLatency(worker, options);
     const floor = await claimFloor(worker, options);
-    const [s, f] = [summary(service), summary(floor)];
+    const [s, f] = [claimSummary(service), claimSummary(floor)];
     const document = {
       service: s,
       floor: f,
-      ratio: {
-        claimP50: ratio(s.claim.p50Ms, f.claim.p50Ms),
-        claimP99: ratio(s.claim.p99Ms, f.claim.p99Ms),
-        heartbeatP50: ratio(s.heartbeat.p50Ms, f.heartbeat.p50Ms),
-        heartbeatP99: ratio(s.heartbeat.p99Ms, f.heartbeat.p99Ms),
-      },
+      ratio: claimRatio(s, f),
       claimedTwice: service.claimedTwice + floor.claimedTwice,
       lost: service.lost + floor.lost,
     };

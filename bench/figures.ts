@@ -1,5 +1,6 @@
 // The pure parts of the benchmarks: percentiles, the scale's arithmetic, `bench:scale`'s arguments and
-// the JSON document it prints (test/bench/scale.node.ts). Nothing here measures.
+// the JSON document it prints (test/bench/scale.node.ts), what `bench:claim`'s document says of its
+// timings (test/bench/claim.node.ts). Nothing here measures.
 
 /** The value at or below which `p` percent of the values lie (nearest rank); NaN for no values. */
 export function percentile(values: readonly number[], p: number): number {
@@ -115,3 +116,42 @@ const heavy = (value: Heavy): Heavy => ({
 
 /** `--json`'s document: exactly `{ "empty": F, "seeded": F }`. */
 export const scaleDocument = (empty: Figures, seeded: Figures) => JSON.stringify({ empty, seeded }, null, 2);
+
+/** One side of `bench:claim` (the service or its floor): its timings and what became of its runs. */
+export interface ClaimFigures {
+  seconds: number;
+  claimRunMs: number[];
+  claimEmptyMs: number[];
+  heartbeatMs: number[];
+  requested: number;
+  claimed: number;
+  claimedTwice: number;
+  lost: number;
+  failures: string[];
+  /** workload_runs of the organization by state, from the database afterwards. */
+  states: Array<{ state: string; count: string }>;
+}
+
+const tenth = (value: number) => Math.round(value * 10) / 10;
+const at = (values: number[], p: number) => (values.length === 0 ? null : tenth(percentile(values, p)));
+
+/** What `bench:claim --json` says of one side: claims (all polls) and heartbeats, p50 and p99 in ms. */
+export const claimSummary = (figures: ClaimFigures) => {
+  const claims = [...figures.claimRunMs, ...figures.claimEmptyMs];
+  return {
+    claim: { p50Ms: at(claims, 50), p99Ms: at(claims, 99) },
+    heartbeat: { p50Ms: at(figures.heartbeatMs, 50), p99Ms: at(figures.heartbeatMs, 99) },
+  };
+};
+
+export type ClaimSummary = ReturnType<typeof claimSummary>;
+
+const ratio = (service: number | null, floor: number | null) => (service === null || floor === null || floor === 0 ? null : tenth(service / floor));
+
+/** The service's figures over its floor's. */
+export const claimRatio = (s: ClaimSummary, f: ClaimSummary) => ({
+  claimP50: ratio(s.claim.p50Ms, f.claim.p50Ms),
+  claimP99: ratio(s.claim.p99Ms, f.claim.p99Ms),
+  heartbeatP50: ratio(s.heartbeat.p50Ms, f.heartbeat.p50Ms),
+  heartbeatP99: ratio(s.heartbeat.p99Ms, f.heartbeat.p99Ms),
+});
