@@ -155,3 +155,36 @@ export const claimRatio = (s: ClaimSummary, f: ClaimSummary) => ({
   heartbeatP50: ratio(s.heartbeat.p50Ms, f.heartbeat.p50Ms),
   heartbeatP99: ratio(s.heartbeat.p99Ms, f.heartbeat.p99Ms),
 });
+
+/** Several rounds of one side as one: their timings together, their counts summed (runs by state too). */
+export function pooledClaims(rounds: readonly ClaimFigures[]): ClaimFigures {
+  const sum = (of: (round: ClaimFigures) => number) => rounds.reduce((total, round) => total + of(round), 0);
+  const byState = new Map<string, number>();
+  for (const { state, count } of rounds.flatMap((round) => round.states)) byState.set(state, (byState.get(state) ?? 0) + Number(count));
+  return {
+    seconds: sum((round) => round.seconds),
+    claimRunMs: rounds.flatMap((round) => round.claimRunMs),
+    claimEmptyMs: rounds.flatMap((round) => round.claimEmptyMs),
+    heartbeatMs: rounds.flatMap((round) => round.heartbeatMs),
+    requested: sum((round) => round.requested),
+    claimed: sum((round) => round.claimed),
+    claimedTwice: sum((round) => round.claimedTwice),
+    lost: sum((round) => round.lost),
+    failures: rounds.flatMap((round) => round.failures),
+    states: [...byState].map(([state, count]) => ({ state, count: String(count) })),
+  };
+}
+
+/** `bench:claim --json`'s document: each side's figures over all its rounds, their ratios, how many rounds, and what was claimed twice or lost on either side. */
+export function claimDocument(serviceRounds: readonly ClaimFigures[], floorRounds: readonly ClaimFigures[]) {
+  const [service, floor] = [pooledClaims(serviceRounds), pooledClaims(floorRounds)];
+  const [s, f] = [claimSummary(service), claimSummary(floor)];
+  return {
+    service: s,
+    floor: f,
+    ratio: claimRatio(s, f),
+    rounds: serviceRounds.length,
+    claimedTwice: service.claimedTwice + floor.claimedTwice,
+    lost: service.lost + floor.lost,
+  };
+}
