@@ -6,6 +6,7 @@
 // never reach the database (health, metrics, the console's pages) do not pay it.
 import type { Client, Pool, PoolClient } from "@neondatabase/serverless";
 import { budget, DEADLINES, DeadlinePassed, within } from "./deadline";
+import { nextTickAsPromiseJob } from "./next-tick";
 import { forDrizzle, type RawClient } from "./pipeline";
 import type { Connection, Db } from "./transaction";
 
@@ -34,6 +35,10 @@ export async function loadDriver(): Promise<Driver> {
 
 function load(): Promise<{ driver: Driver; drizzle: Drizzle }> {
   if (loaded) return Promise.resolve(loaded);
+  // The driver's process.nextTick callbacks, let go once run (db/next-tick.ts); only in workerd, where
+  // nextTick is a queueMicrotask: Node's runs before promise jobs.
+  const runtime = globalThis as { navigator?: { userAgent?: string }; process?: Parameters<typeof nextTickAsPromiseJob>[0] };
+  if (runtime.navigator?.userAgent === "Cloudflare-Workers" && runtime.process) nextTickAsPromiseJob(runtime.process);
   loading ??= Promise.all([import("@neondatabase/serverless"), import("drizzle-orm/neon-serverless")]).then(([driver, adapter]) => {
     /**
      * The runtime's WebSocket, except that a send once the socket is closing or closed is dropped. The
