@@ -33,12 +33,19 @@ export async function loadDriver(): Promise<Driver> {
   return (await load()).driver;
 }
 
-function load(): Promise<{ driver: Driver; drizzle: Drizzle }> {
-  if (loaded) return Promise.resolve(loaded);
-  // The driver's process.nextTick callbacks, let go once run (db/next-tick.ts); only in workerd, where
-  // nextTick is a queueMicrotask: Node's runs before promise jobs.
+/**
+ * The driver's process.nextTick callbacks, let go once run (db/next-tick.ts); only in workerd, where
+ * nextTick is a queueMicrotask (Node's runs before promise jobs). Checked on every load, not only the
+ * first: the test runner sets process.nextTick back between test files in the same isolate.
+ */
+function letNextTickCallbacksGo(): void {
   const runtime = globalThis as { navigator?: { userAgent?: string }; process?: Parameters<typeof nextTickAsPromiseJob>[0] };
   if (runtime.navigator?.userAgent === "Cloudflare-Workers" && runtime.process) nextTickAsPromiseJob(runtime.process);
+}
+
+function load(): Promise<{ driver: Driver; drizzle: Drizzle }> {
+  letNextTickCallbacksGo();
+  if (loaded) return Promise.resolve(loaded);
   loading ??= Promise.all([import("@neondatabase/serverless"), import("drizzle-orm/neon-serverless")]).then(([driver, adapter]) => {
     /**
      * The runtime's WebSocket, except that a send once the socket is closing or closed is dropped. The
