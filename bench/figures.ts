@@ -132,8 +132,8 @@ export interface ClaimFigures {
   states: Array<{ state: string; count: string }>;
 }
 
-const tenth = (value: number) => Math.round(value * 10) / 10;
-const at = (values: number[], p: number) => (values.length === 0 ? null : tenth(percentile(values, p)));
+// No timings: NaN, which `round` answers as null.
+const at = (values: number[], p: number) => round(percentile(values, p), 1);
 
 /** What `bench:claim --json` says of one side: claims (all polls) and heartbeats, p50 and p99 in ms. */
 export const claimSummary = (figures: ClaimFigures) => {
@@ -146,7 +146,8 @@ export const claimSummary = (figures: ClaimFigures) => {
 
 export type ClaimSummary = ReturnType<typeof claimSummary>;
 
-const ratio = (service: number | null, floor: number | null) => (service === null || floor === null || floor === 0 ? null : tenth(service / floor));
+// A floor of 0 gives Infinity, which `round` answers as null too.
+const ratio = (service: number | null, floor: number | null) => (service === null || floor === null ? null : round(service / floor, 1));
 
 /** The service's figures over its floor's. */
 export const claimRatio = (s: ClaimSummary, f: ClaimSummary) => ({
