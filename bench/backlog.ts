@@ -39,7 +39,7 @@ const line = (name: string, f: Figure) =>
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 await withBenchWorker({}, (worker) =>
-  withNodeDb(worker.stack.superuserUrl, async (superuser) => {
+  withNodeDb(worker.stack.superuserUrl, null, async (superuser) => {
     const versions = async () => {
       const { rows } = await superuser.execute<{ n_live_tup: string; n_dead_tup: string; autovacuum_count: string }>(
         sql`SELECT n_live_tup, n_dead_tup, autovacuum_count FROM pg_stat_user_tables WHERE relname = 'workload_runs'`,

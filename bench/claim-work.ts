@@ -67,7 +67,7 @@ export async function claimLatency(worker: BenchWorker, options: ClaimOptions): 
         RETURNING id`),
     );
     requested.push(first!, ...rows.map((row) => row.id));
-    if (options.analyzed) await withNodeDb(worker.stack.superuserUrl, (db) => db.execute(sql`ANALYZE workload_runs`));
+    if (options.analyzed) await withNodeDb(worker.stack.superuserUrl, null, (db) => db.execute(sql`ANALYZE workload_runs`));
   }
   const service: Claimer = {
     claim: async (n) => {

@@ -130,7 +130,7 @@ export async function runEngines(
   return run;
 }
 
-/** Every `everyMs`, terminates the backends of the application role; returns how many it ended. */
+/** Every `everyMs`, terminates the backends of the application role's logins; returns how many it ended. */
 export function connectionStorm(superuserUrl: string, everyMs: number, role = "svc_app"): { stop: () => Promise<number> } {
   let dropped = 0;
   let stopped = false;
@@ -139,9 +139,10 @@ export function connectionStorm(superuserUrl: string, everyMs: number, role = "s
       await new Promise((resolve) => setTimeout(resolve, everyMs));
       if (stopped) break;
       try {
-        const { rows } = await withNodeDb(superuserUrl, (db) =>
+        const { rows } = await withNodeDb(superuserUrl, null, (db) =>
           db.execute<{ ended: boolean }>(
-            sql`SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE usename = ${role} AND pid <> pg_backend_pid()`,
+            sql`SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+               WHERE usename IN (SELECT rolname FROM pg_roles WHERE NOT rolsuper AND pg_has_role(oid, ${role}, 'MEMBER')) AND pid <> pg_backend_pid()`,
           ),
         );
         dropped += rows.filter((row) => row.ended).length;
@@ -225,7 +226,7 @@ export interface Stored {
 
 /** What the database holds of a run: events under `prefix`, and each environment's projected sequence. */
 export async function stored(superuserUrl: string, orgId: string, prefix: string, last: Map<string, number>): Promise<Stored> {
-  return withNodeDb(superuserUrl, async (db) => {
+  return withNodeDb(superuserUrl, null, async (db) => {
     const counts = await db.execute<{ events: string; distinct: string }>(
       sql`SELECT count(*) AS events, count(DISTINCT id) AS distinct FROM events WHERE org_id = ${orgId} AND id LIKE ${`${prefix}-%`}`,
     );

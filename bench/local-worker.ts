@@ -74,13 +74,13 @@ export async function startBenchWorker(
   try {
     buildWorker(outdir);
     stack = await startLocalStack({ dataDir: join(dir, "data"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
-    pool = nodePool(stack.urls.app);
+    pool = nodePool(stack.urls.app, "svc_app");
     // Made inside `try`: options Miniflare refuses must not leave PostgreSQL running.
     const port = String(await freePort());
     // The direct socket on a port of its own, so that the Worker answers at the same origin after a restart.
     const settings = miniflareOptions(stack, port, await freePort(), join(dir, "objects"), outdir, variables, options);
     worker = new Miniflare(settings);
-    await withNodeDb(stack.urls.maintenance, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
+    await withNodeDb(stack.urls.maintenance, "svc_maintenance", (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
     await worker.ready;
     const direct = (await worker.unsafeGetDirectURL()).origin;
     const running = worker;

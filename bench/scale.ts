@@ -437,7 +437,7 @@ async function main() {
   await withBenchWorker(
     variables,
     async (worker) => {
-      await withNodeDb(worker.stack.superuserUrl, async (database) => {
+      await withNodeDb(worker.stack.superuserUrl, null, async (database) => {
         const watch = watcher(inspectorPort, database);
         say(`bench:scale at BENCH_SCALE=${args.scale}: ${JSON.stringify(counts)}`);
         const empty = await seedYear(worker.stack, worker.pool, "bench-empty", EMPTY, 1_000_000_000);

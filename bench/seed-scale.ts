@@ -50,7 +50,7 @@ export async function seedYear(
     return made;
   });
   // Every month of the year gets its partition the way the daily pass makes them (it makes a month and the three after it).
-  await withNodeDb(stack.urls.maintenance, async (db) => {
+  await withNodeDb(stack.urls.maintenance, "svc_maintenance", async (db) => {
     for (let back = counts.months - 1; back >= 0; back--) {
       const now = new Date();
       await runPartitionPass(db, { now: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)), retentionMonths: null, archive: null });
@@ -58,7 +58,7 @@ export async function seedYear(
   });
 
   const rows: Record<string, number> = {};
-  await withNodeDb(stack.superuserUrl, async (db) => {
+  await withNodeDb(stack.superuserUrl, null, async (db) => {
     const step = async (table: string, statement: SQL) => {
       const at = performance.now();
       const { rowCount } = await db.execute(statement);

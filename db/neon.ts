@@ -8,6 +8,7 @@ import type { Client, Pool, PoolClient, QueryConfig, QueryResult } from "@neonda
 import { budget, DEADLINES, DeadlinePassed, within } from "./deadline";
 import { nextTickAsPromiseJob } from "./next-tick";
 import { forDrizzle, type RawClient } from "./pipeline";
+import { type Acting, confine, takingRole } from "./roles";
 import type { Connection, Db } from "./transaction";
 
 type Driver = typeof import("@neondatabase/serverless");
@@ -169,9 +170,9 @@ function stateOf(client: PoolClient | Client): ConnectionState {
   return state;
 }
 
-/** One connection for `work`, always closed: for work outside a request's pool (Cron Triggers). */
-export function withDb<T>(url: string, work: (db: Db) => Promise<T>): Promise<T> {
-  return withClient(url, async (client) => work((await load()).drizzle({ client: forDrizzle(client) }) as unknown as Db));
+/** One connection for `work`, always closed, each of its transactions taking `role`: for work outside a request's pool (Cron Triggers). */
+export function withDb<T>(url: string, role: Acting, work: (db: Db) => Promise<T>): Promise<T> {
+  return withClient(url, async (client) => work((await load()).drizzle({ client: forDrizzle(takingRole(client, role)) }) as unknown as Db));
 }
 
 /** `client` with its `query` replaced (drizzle's adapter reads other members of the client too). */
@@ -209,8 +210,8 @@ export interface RequestPool {
   end: () => Promise<void>;
 }
 
-/** A pool for one request or object (or one scheduled run: `statementMs` DEADLINES.scheduledStatementMs). */
-export function openPool(connectionString: string, max: number, statementMs: number = DEADLINES.statementMs): RequestPool {
+/** A pool for one request or object (or one scheduled run: `statementMs` DEADLINES.scheduledStatementMs), whose transactions take `role`. */
+export function openPool(connectionString: string, role: Acting, max: number, statementMs: number = DEADLINES.statementMs): RequestPool {
   let opened: Promise<{ pool: Pool; drizzle: Drizzle }> | null = null;
   let ended = false;
   const open = () =>
@@ -229,8 +230,13 @@ export function openPool(connectionString: string, max: number, statementMs: num
       const { pool, drizzle } = await open().catch(unreachable);
       const client = await pool.connect().catch(unreachable);
       const raw = guarded(client, statementMs);
+      await confine(raw, role, connectionString).catch((error: unknown) => {
+        client.release(raw.broken() ?? undefined);
+        throw error;
+      });
       return {
         raw,
+        role,
         db: drizzle({ client: forDrizzle(asClient(client, raw)) }) as unknown as Db,
         // A connection that missed a deadline is handed back broken: the pool closes it, never reuses it.
         release: (error) => client.release(error ?? raw.broken() ?? undefined),

@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { SQLWrapper } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { type RawClient, send, settingsOf, statement, type Statement } from "./pipeline";
+import { type Acting, TAKE_ROLE } from "./roles";
 
 /** What a statement without `returning` answers, with either driver (both are pg-compatible). */
 interface Answered extends PgQueryResultHKT {
@@ -27,6 +28,8 @@ export type Db = Omit<PgDatabase<Answered>, "execute" | "transaction" | "$client
 export interface Connection {
   db: Db;
   raw: RawClient;
+  /** The role each of its transactions takes (db/roles.ts). */
+  role: Acting;
   release: (error?: Error) => void;
 }
 
@@ -111,13 +114,13 @@ export function assertNoTransaction(call: string): void {
   );
 }
 
-/** BEGIN, the scope's settings and its `first` statement: one simple query, so one round trip. */
-function opening(scope: Scope): Statement {
+/** BEGIN, the connection's role, the scope's settings and its `first` statement: one simple query, so one round trip. */
+function opening(scope: Scope, role: Acting): Statement {
   const settings = [
     ["app.org_id", scope.orgId ?? ""] as const,
     ...Object.entries(scope.lookups ?? {}).map(([key, value]) => [`app.lookup_${key}`, value] as const),
   ];
-  const begun = statement`BEGIN; ${settingsOf(settings)}`;
+  const begun = role ? statement`BEGIN; ${TAKE_ROLE[role]}; ${settingsOf(settings)}` : statement`BEGIN; ${settingsOf(settings)}`;
   return scope.first ? statement`${begun}; ${scope.first}` : begun;
 }
 
@@ -151,7 +154,7 @@ async function openTransaction(connect: () => Promise<Connection>, scope: Scope)
   try {
     // One round trip: BEGIN and the settings as one simple query; every request pays this, so the
     // trip saved counts (bench/).
-    const results = await send(raw, opening(scope));
+    const results = await send(raw, opening(scope, connection.role));
     return { tx: connection.db, first: scope.first ? results.at(-1)! : [], send: async (text) => (await send(raw, text)).at(-1)!, commit, rollback };
   } catch (error) {
     await rollback();
@@ -200,7 +203,7 @@ export async function inOneRoundTrip<T>(connect: () => Promise<Connection>, { sc
   const connection = await connect();
   let results: Record<string, unknown>[][];
   try {
-    results = await send(connection.raw, statement`${opening(scope)}; ${last}; COMMIT`);
+    results = await send(connection.raw, statement`${opening(scope, connection.role)}; ${last}; COMMIT`);
   } catch (error) {
     await rolledBack(connection);
     throw error;

@@ -40,7 +40,7 @@ export class EnvironmentObject extends DurableObject<Env> implements Environment
     if (!this.#pool) {
       const { database } = configFor(this.env);
       useBridge(database.wsProxy);
-      this.#pool = openPool(database.url, CONNECTIONS);
+      this.#pool = openPool(database.url, "svc_app", CONNECTIONS);
     }
     return this.#pool;
   }

@@ -6,7 +6,7 @@ import { createOrganization, findOrganizationId } from "../worker/organizations/
 export const DEMO_SLUG = "demo";
 
 export async function ensureDemoOrganization(appUrl: string): Promise<void> {
-  const pool = nodePool(appUrl);
+  const pool = nodePool(appUrl, "svc_app");
   try {
     const existing = await inTransaction(pool.connect, { lookups: { org_slug: DEMO_SLUG } }, (tx) => findOrganizationId(tx, DEMO_SLUG));
     if (!existing) await createOrganization(pool.connect, { slug: DEMO_SLUG, name: "Demo organization", actorLabel: "npm start" });

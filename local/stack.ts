@@ -6,6 +6,8 @@ import { startBridge } from "./ws-bridge";
 
 export interface LocalStack {
   urls: DatabaseUrls;
+  /** Logins that inherit their roles, for code that takes no role itself (test/releases: the previous release). */
+  inheritingUrls: DatabaseUrls["inheriting"];
   superuserUrl: string;
   /** The server's data folder (the fault suite freezes the processes its postmaster.pid names). */
   dataDir: string;
@@ -21,6 +23,7 @@ export async function startLocalStack(options: { dataDir: string; postgresPort: 
     const bridge = await startBridge(options.bridgePort);
     return {
       urls,
+      inheritingUrls: urls.inheriting,
       superuserUrl: postgres.superuserUrl("svc"),
       dataDir: options.dataDir,
       bridge: bridge.url,

@@ -179,7 +179,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
     };
   }
   useBridge(config.database.wsProxy);
-  const { due, ...counts } = await withDb(url, async (client) => {
+  const { due, ...counts } = await withDb(url, "svc_maintenance", async (client) => {
     const abandonedRuns = await abandonOverdueEverywhere(client);
     log("info", "sweep.deadlines", { abandoned: abandonedRuns });
     const failureGroupsDeleted = await pruneFailureGroups(client, config.failures.retentionDays);
@@ -204,7 +204,7 @@ async function maintenancePass(env: Env, config: Config): Promise<SweepReport> {
   });
   if (due.length === 0) return { ...counts, deletions: {} };
   // The deletion's steps run longer transactions than a request's (the Revoke step's took 3.1 s at a year's scale).
-  const pool = openPool(config.database.url, config.database.poolMax, DEADLINES.scheduledStatementMs);
+  const pool = openPool(config.database.url, "svc_app", config.database.poolMax, DEADLINES.scheduledStatementMs);
   try {
     const outcomes = await advanceDueDeletions({ connect: pool.connect, config, env }, due);
     log("info", "deletions.advanced", { outcomes: Object.values(outcomes) });

@@ -57,7 +57,7 @@ export const admin: Command = async (args, env) => {
   }
   const url = requireVariable(env, "SVC_ADMIN_DATABASE_URL");
 
-  const pool = nodePool(url);
+  const pool = nodePool(url, "svc_operator");
   const work = <T>(body: (tx: Tx) => Promise<T>) => inTransaction(pool.connect, {}, body);
   try {
     return await run(sub as (typeof SUBCOMMANDS)[number], login!, env, work);

@@ -14,7 +14,7 @@ export async function analyticsRollupFromNode(config: Config, at: Date = new Dat
   }
   if (!config.database.maintenanceUrl)
     throw new Error("Neither SVC_MAINTENANCE_DATABASE_URL nor SVC_MIGRATION_DATABASE_URL is set; the rollup needs the maintenance role.");
-  return withNodeDb(config.database.maintenanceUrl, (client) => rollUpAnalytics(client, { at, surrogateSecret, retentionDays }));
+  return withNodeDb(config.database.maintenanceUrl, "svc_maintenance", (client) => rollUpAnalytics(client, { at, surrogateSecret, retentionDays }));
 }
 
 export const analytics: Command = async (args, env) => {

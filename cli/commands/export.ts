@@ -12,7 +12,7 @@ export const dataExport: Command = async (args, env) => {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { out: { type: "string" } } });
   const [slug] = positionals;
   if (!slug) throw new UsageError("export: expected `export <slug> [--out DIR]`.");
-  const pool = nodePool(requireVariable(env, "SVC_DATABASE_URL"));
+  const pool = nodePool(requireVariable(env, "SVC_DATABASE_URL"), "svc_app");
   try {
     const orgId = await inTransaction(pool.connect, { lookups: { org_slug: slug } }, (tx) => findOrganizationId(tx, slug));
     if (!orgId) {

@@ -15,7 +15,7 @@ export const orgs: Command = async (args, env) => {
   if (sub !== "create" || !slug) throw new UsageError("orgs: expected `orgs create <slug>`.");
   if (!SLUG_PATTERN.test(slug)) throw new UsageError(`orgs: "${slug}" is not a slug (lower-case letters, digits and dashes).`);
   if (values.plan && !PLANS.includes(values.plan as Plan)) throw new UsageError(`orgs: --plan is one of ${PLANS.join(", ")}.`);
-  const pool = nodePool(requireVariable(env, "SVC_DATABASE_URL"));
+  const pool = nodePool(requireVariable(env, "SVC_DATABASE_URL"), "svc_app");
   try {
     const org = await createOrganization(pool.connect, {
       slug,

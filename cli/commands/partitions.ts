@@ -13,7 +13,9 @@ export async function partitionPassFromNode(config: Config): Promise<PartitionRe
     return null;
   }
   const archive = events.archiveDir === null ? null : { sink: directorySink, prefix: events.archiveDir };
-  return withNodeDb(database.maintenanceUrl, (db) => runPartitionPass(db, { now: new Date(), retentionMonths: events.retentionMonths, archive }));
+  return withNodeDb(database.maintenanceUrl, "svc_maintenance", (db) =>
+    runPartitionPass(db, { now: new Date(), retentionMonths: events.retentionMonths, archive }),
+  );
 }
 
 export const partitions: Command = async (_args, env) => {

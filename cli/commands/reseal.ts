@@ -26,7 +26,7 @@ export const reseal: Command = async (args, env) => {
     return 1;
   }
   if (!keys) throw new Error("No sealing key is configured: set SVC_PROVIDER_KEY_SECRET or SVC_PROVIDER_KEY_SECRETS (with SVC_PROVIDER_KEY_VERSION).");
-  const pool = nodePool(url);
+  const pool = nodePool(url, "svc_reseal");
   try {
     const report = await resealAll(pool.connect, keys, {
       batchSize,

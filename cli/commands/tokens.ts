@@ -35,7 +35,7 @@ export const tokens: Command = async (args, env) => {
   if (values.kind === "cli" && !values.person) throw new UsageError("tokens: a CLI token acts for a member: name them with --person <login>.");
   const kind = values.kind as TokenKind;
 
-  const pool = nodePool(requireVariable(env, "SVC_DATABASE_URL"));
+  const pool = nodePool(requireVariable(env, "SVC_DATABASE_URL"), "svc_app");
   try {
     const orgId = await inTransaction(pool.connect, { lookups: { org_slug: values.org } }, (tx) => findOrganizationId(tx, values.org!));
     if (!orgId) {

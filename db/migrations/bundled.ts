@@ -47,6 +47,7 @@ import _0044_sign_in_codes_pruned from "./0044_sign_in_codes_pruned.sql";
 import _0045_environments_projected_with_their_batch from "./0045_environments_projected_with_their_batch.sql";
 import _0046_environment_creation_without_advisory_locks from "./0046_environment_creation_without_advisory_locks.sql";
 import _0047_held_runs_in_claim_order from "./0047_held_runs_in_claim_order.sql";
+import _0048_readiness_reads_the_schema from "./0048_readiness_reads_the_schema.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -95,4 +96,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0045_environments_projected_with_their_batch", sql: _0045_environments_projected_with_their_batch },
   { name: "0046_environment_creation_without_advisory_locks", sql: _0046_environment_creation_without_advisory_locks },
   { name: "0047_held_runs_in_claim_order", sql: _0047_held_runs_in_claim_order },
+  { name: "0048_readiness_reads_the_schema", sql: _0048_readiness_reads_the_schema },
 ];

@@ -90,7 +90,7 @@ const aggregates = () =>
 
 const rollUp = (at: string, retentionDays: number | null) => {
   useBridge(own.database.bridge);
-  return withDb(own.database.maintenance, (db) => rollUpAnalytics(db, { at: new Date(at), surrogateSecret: SECRET, retentionDays }));
+  return withDb(own.database.maintenance, "svc_maintenance", (db) => rollUpAnalytics(db, { at: new Date(at), surrogateSecret: SECRET, retentionDays }));
 };
 
 const EXPECTED = {

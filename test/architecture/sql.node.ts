@@ -19,6 +19,7 @@ const SKIP = new Set(["node_modules", "migrations", "dist"]);
  */
 const RAW_CLIENTS = new Set([
   "db/pipeline.ts",
+  "db/roles.ts",
   "db/neon.ts",
   "db/node-pool.ts",
   "db/migrate.ts",
@@ -30,6 +31,8 @@ const RAW_CLIENTS = new Set([
 /** The measured hot paths (bench/): ingestion's token look-up, the environment projection, the workload claim and heartbeat. */
 const PIPELINE_USERS = new Set([
   "db/transaction.ts",
+  "db/roles.ts",
+  "db/readiness.ts",
   "db/neon.ts",
   "db/node-pool.ts",
   "db/migrate.ts",

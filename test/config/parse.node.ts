@@ -54,6 +54,11 @@ const refusals: RefusalCase[] = [
   { name: "SVC_MAINTENANCE_DATABASE_URL without host", changes: { SVC_MAINTENANCE_DATABASE_URL: "postgres://" }, refused: ["SVC_MAINTENANCE_DATABASE_URL"] },
   { name: "SVC_RESEAL_DATABASE_URL not a connection string", changes: { SVC_RESEAL_DATABASE_URL: "reseal" }, refused: ["SVC_RESEAL_DATABASE_URL"] },
   {
+    name: "SVC_MIGRATION_DATABASE_URL on Neon's pooled endpoint (-pooler)",
+    changes: { SVC_MIGRATION_DATABASE_URL: "postgres://owner:pw@ep-cool-darkness-123456-pooler.us-east-2.aws.neon.tech/svc?sslmode=require" },
+    refused: ["SVC_MIGRATION_DATABASE_URL"],
+  },
+  {
     name: "SVC_MIGRATE=1 without SVC_MIGRATION_DATABASE_URL",
     changes: { SVC_MIGRATE: "1", SVC_MIGRATION_DATABASE_URL: undefined },
     refused: ["SVC_MIGRATION_DATABASE_URL"],

@@ -8,7 +8,7 @@ import { organizations } from "../../db/schema";
 
 const database = inject("database");
 useBridge(database.bridge);
-const pool = openPool(database.app, 1);
+const pool = openPool(database.app, "svc_app", 1);
 afterAll(() => pool.end());
 
 const withConnection = async <T>(work: (connection: Awaited<ReturnType<typeof pool.connect>>) => Promise<T>): Promise<T> => {

@@ -7,7 +7,7 @@ import { openPool, useBridge } from "../../db/neon";
 
 const database = inject("database");
 useBridge(database.bridge);
-const pool = openPool(database.app, 1);
+const pool = openPool(database.app, "svc_app", 1);
 afterAll(() => pool.end());
 
 describe("the driver's process.nextTick in workerd", () => {

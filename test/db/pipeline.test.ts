@@ -10,7 +10,7 @@ import { inTransaction } from "../../db/transaction";
 
 const database = inject("database");
 useBridge(database.bridge);
-const pool = openPool(database.app, 1);
+const pool = openPool(database.app, "svc_app", 1);
 afterAll(() => pool.end());
 
 const HOSTILE = ["it's o''clock", "C:\\path\\'\\\\", "\\'; SELECT 1; --", "x', true); DROP TABLE tokens; --", "Zoë ✓ 𝄞", "$1 $$ E'\\x41'", ""];

@@ -14,7 +14,7 @@ import { configFor } from "../../worker/config/for-env";
 
 const database = inject("database");
 useBridge(database.bridge);
-const pool = openPool(database.app, 1);
+const pool = openPool(database.app, "svc_app", 1);
 afterAll(() => pool.end());
 
 describe("a transaction's scope", () => {

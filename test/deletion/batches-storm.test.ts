@@ -15,7 +15,7 @@ let pool: RequestPool;
 
 beforeAll(async () => {
   own = await ownDatabase();
-  pool = openPool(own.database.app, 2);
+  pool = openPool(own.database.app, "svc_app", 2);
 }, 60_000);
 
 afterAll(async () => {

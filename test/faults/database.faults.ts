@@ -197,7 +197,7 @@ describe("the console under the same storm", () => {
       expect({ status: answer.status, code: answer.code }).toEqual({ status: 500, code: "database_unavailable" });
     }
     // Whole or not at all: every token the database holds came with its audit entry, in the same transaction.
-    const { rows } = await withNodeDb(worker.stack.superuserUrl, (db) =>
+    const { rows } = await withNodeDb(worker.stack.superuserUrl, null, (db) =>
       db.execute<{ id: string; audited: number }>(
         sql`SELECT t.id, (SELECT count(*)::int FROM audit_log a WHERE a.org_id = t.org_id AND a.action = 'token.created' AND a.target = t.id::text) AS audited
             FROM tokens t WHERE t.org_id = ${owner.orgId} AND t.name LIKE 'storm %'`,

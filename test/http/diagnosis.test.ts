@@ -8,7 +8,7 @@ import { diagnose } from "../../worker/http/diagnosis";
 describe("diagnose", () => {
   it("calls a database that cannot be connected to unreachable", async () => {
     useBridge(inject("database").bridge);
-    const pool = openPool("postgres://svc_app:x@127.0.0.1:1/svc", 1);
+    const pool = openPool("postgres://svc_app:x@127.0.0.1:1/svc", "svc_app", 1);
     // The driver pipelines its start: the connection's first statement (a transaction's BEGIN, sent on
     // the raw client) is what fails.
     const failure = await (async () => {
@@ -27,7 +27,7 @@ describe("diagnose", () => {
   it("calls a session PostgreSQL refuses (a wrong password) unreachable, and a refused statement not", async () => {
     useBridge(inject("database").bridge);
     const firstStatement = async (url: string, first: Statement) => {
-      const pool = openPool(url, 1);
+      const pool = openPool(url, "svc_app", 1);
       try {
         const connection = await pool.connect();
         try {

@@ -18,7 +18,7 @@ const today = new Date().toISOString().slice(0, 10);
 const rollUp = () => {
   const database = inject("database");
   useBridge(database.bridge);
-  return withDb(database.maintenance, (db) => rollUpActivity(db));
+  return withDb(database.maintenance, "svc_maintenance", (db) => rollUpActivity(db));
 };
 
 const send = (events: unknown[]) => sendAccepted(place.engine, events);

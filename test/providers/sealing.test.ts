@@ -86,7 +86,7 @@ describe("rotation", () => {
 
     const database = inject("database");
     useBridge(database.bridge);
-    const pool = openPool(database.reseal, 2);
+    const pool = openPool(database.reseal, "svc_reseal", 2);
     try {
       const batches: number[] = [];
       const report = await resealAll(pool.connect, BOTH_SEAL_V2, { batchSize: 1, onBatch: (batch) => batches.push(batch.resealed) });

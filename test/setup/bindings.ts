@@ -1,11 +1,14 @@
 // The configuration the Worker runs with under test: the real local database and fixed test values.
 export interface TestDatabase {
+  /** Logins that inherit their role, for raw SQL acting as it (local/provision.ts). */
   app: string;
   operator: string;
   migration: string;
   maintenance: string;
   /** The re-seal role (svc_reseal): every organization's sealed provider keys, nothing else. */
   reseal: string;
+  /** The deployment logins the Worker is given: members that do not inherit their role, so every transaction takes it (db/roles.ts). */
+  logins: { app: string; operator: string; maintenance: string; reseal: string };
   superuser: string;
   bridge: string;
   /** The migration role's URL for a database no migration has touched. */
@@ -23,10 +26,10 @@ export interface TestCodehost {
 
 export function testBindings(database: TestDatabase, codehost: TestCodehost): Record<string, string> {
   return {
-    SVC_DATABASE_URL: database.app,
-    SVC_ADMIN_DATABASE_URL: database.operator,
+    SVC_DATABASE_URL: database.logins.app,
+    SVC_ADMIN_DATABASE_URL: database.logins.operator,
     SVC_MIGRATION_DATABASE_URL: database.migration,
-    SVC_MAINTENANCE_DATABASE_URL: database.maintenance,
+    SVC_MAINTENANCE_DATABASE_URL: database.logins.maintenance,
     SVC_DATABASE_WS_PROXY: database.bridge,
     SVC_CODEHOST_CLIENT_ID: "test-client-id",
     SVC_CODEHOST_CLIENT_SECRET: "test-client-secret",

@@ -21,8 +21,11 @@ export default async function setup(project: TestProject) {
   // Under /tmp (world-traversable): as root the server runs as a `postgres` user.
   const dataDir = join(mkdtempSync(join(tmpdir(), "svc-test-pg-")), "data");
   const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
+  const { inheriting, migration, ...logins } = stack.urls;
   const database: TestDatabase = {
-    ...stack.urls,
+    ...inheriting,
+    migration,
+    logins,
     superuser: stack.superuserUrl,
     bridge: stack.bridge,
     emptyMigration: await emptyDatabase(stack, "svc_empty"),

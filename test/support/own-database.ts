@@ -34,16 +34,22 @@ export async function ownDatabase(): Promise<OwnDatabase> {
     maintenance: elsewhere(shared.maintenance),
     reseal: elsewhere(shared.reseal),
     superuser: elsewhere(shared.superuser),
+    logins: {
+      app: elsewhere(shared.logins.app),
+      operator: elsewhere(shared.logins.operator),
+      maintenance: elsewhere(shared.logins.maintenance),
+      reseal: elsewhere(shared.logins.reseal),
+    },
   };
   useBridge(database.bridge);
   await withClient(database.migration, (client) => applyMigrations(client, BUNDLED_MIGRATIONS));
   return {
     database,
     bindings: {
-      SVC_DATABASE_URL: database.app,
-      SVC_ADMIN_DATABASE_URL: database.operator,
+      SVC_DATABASE_URL: database.logins.app,
+      SVC_ADMIN_DATABASE_URL: database.logins.operator,
       SVC_MIGRATION_DATABASE_URL: database.migration,
-      SVC_MAINTENANCE_DATABASE_URL: database.maintenance,
+      SVC_MAINTENANCE_DATABASE_URL: database.logins.maintenance,
     },
   };
 }

@@ -4,7 +4,7 @@ import { inject } from "vitest";
 import { loadDriver, openPool, useBridge } from "../../db/neon";
 import type { TestDatabase } from "../setup/bindings";
 
-export type RoleName = Exclude<keyof TestDatabase, "bridge" | "emptyMigration">;
+export type RoleName = Exclude<keyof TestDatabase, "bridge" | "emptyMigration" | "logins">;
 
 /** Runs `work` connected as `role`, to the suite's shared database unless told another (see own-database.ts). */
 export async function asRole<T>(role: RoleName, work: (client: Client) => Promise<T>, database: TestDatabase = inject("database")): Promise<T> {
@@ -36,5 +36,5 @@ export function asTenant<T>(orgId: string | null, work: (client: Client) => Prom
 /** A pool of the application role's connections, as the Worker opens them. */
 export function appPool(database = inject("database")) {
   useBridge(database.bridge);
-  return openPool(database.app, 2);
+  return openPool(database.app, "svc_app", 2);
 }

@@ -12,7 +12,10 @@ type Guard =
   | { appReads: string[] };
 
 const NOT_TENANT_TABLES: Record<string, Guard & { why: string }> = {
-  schema_migrations: { appReads: [], why: "the migration runner's own record (db/migrate.ts); only the migration role touches it" },
+  schema_migrations: {
+    appReads: ["applied_at", "checksum", "name"],
+    why: "the migration runner's own record (db/migrate.ts); only the migration role writes it, and /readyz reads which migrations are applied (db/readiness.ts)",
+  },
   organizations: { rls: true, why: "the tenant itself: a row is visible as its own id, by slug lookup and to its members" },
   people: { rls: true, why: "a person spans organizations: visible to themselves and to the organizations they belong to" },
   sessions: { rls: true, why: "a browser session belongs to a person, found by its cookie's hash or its person" },

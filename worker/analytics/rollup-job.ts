@@ -19,7 +19,7 @@ export async function analyticsRollupFromWorker(_env: Env, config: Config, at: D
     return null;
   }
   useBridge(config.database.wsProxy);
-  const report = await withDb(url, (db) => rollUpAnalytics(db, { at, surrogateSecret, retentionDays }));
+  const report = await withDb(url, "svc_maintenance", (db) => rollUpAnalytics(db, { at, surrogateSecret, retentionDays }));
   log("info", "analytics.rollup", { ...report });
   return report;
 }

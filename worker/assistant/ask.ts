@@ -108,7 +108,7 @@ function relay(
       deltas = [];
     });
     const used = usage.final();
-    const pool = openPool(url, Math.min(poolMax, 1));
+    const pool = openPool(url, "svc_app", Math.min(poolMax, 1));
     try {
       const day = await settleWith(pool.connect, reservation, used ? used.inputTokens + used.outputTokens : reservation.tokens);
       if (broken || !used) await send(sseEvent("error", { error: "The model's answer broke off before it finished; ask again." }));

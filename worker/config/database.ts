@@ -1,4 +1,5 @@
 // The database roles: application (required), operator, migration, maintenance, re-seal.
+import { isPooledEndpoint, POOLED_MIGRATION_URL } from "../../db/migrate";
 import { readConnectionString, readOnWithOne, readRequired, readWholeNumber, type EnvReader } from "./readers";
 import { LOCATION_HINTS, type DatabaseConfig, type LocationHint } from "./types";
 
@@ -7,6 +8,7 @@ const MAX_POOL = 100;
 export function readDatabase(r: EnvReader): DatabaseConfig {
   const migrate = readOnWithOne(r, "SVC_MIGRATE");
   const migrationUrl = readConnectionString(r, "SVC_MIGRATION_DATABASE_URL");
+  if (migrationUrl && isPooledEndpoint(migrationUrl)) r.refuse("SVC_MIGRATION_DATABASE_URL", POOLED_MIGRATION_URL);
   if (migrate && r.text("SVC_MIGRATION_DATABASE_URL") === undefined) {
     r.refuseUnset("SVC_MIGRATION_DATABASE_URL", " when SVC_MIGRATE is 1 (the application role cannot run migrations)");
   }

@@ -139,9 +139,7 @@ async function removals(connect: () => Promise<Connection>, maintenance: Db, org
  * in its own transaction.
  */
 export async function removeInBatches(connect: () => Promise<Connection>, maintenanceUrl: string, orgId: string, batches: Batches): Promise<number> {
-  return withDb(maintenanceUrl, async (maintenance) => {
-    // A deployment may name a login that is a member of the role: act as the role itself, as the partition pass does.
-    await maintenance.execute(sql`SET ROLE svc_maintenance`);
+  return withDb(maintenanceUrl, "svc_maintenance", async (maintenance) => {
     let total = 0;
     for (;;) {
       let pass = 0;

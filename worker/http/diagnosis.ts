@@ -2,14 +2,17 @@
 // never by message text; described by class, SQLSTATE, constraint and our own stack frames, never by
 // the message (the driver's and drizzle's quote the query's parameters) nor `detail`/`where` (row data).
 import { DatabaseUnreachable } from "../../db/neon";
+import { LoginRefused } from "../../db/roles";
 import { EnvironmentObjectFailed, isDurableObjectError } from "../objects";
 import type { ErrorCode } from "./catalog";
 
-export type FailureKind = "database_unreachable" | "durable_object" | "internal";
+export type FailureKind = "database_unreachable" | "login_refused" | "durable_object" | "internal";
 
 /** The catalog code each kind answers with (a Durable Object failure is not a database outage). */
 export const FAILURE_CODE: Record<FailureKind, ErrorCode> = {
   database_unreachable: "database_unavailable",
+  // A login that would bypass row-level security (db/roles.ts): the service refuses to serve, as for a refused variable.
+  login_refused: "config_invalid",
   durable_object: "internal_error",
   internal: "internal_error",
 };
@@ -70,6 +73,7 @@ function ownFrames(error: unknown): string[] {
 
 function kindOf(chain: readonly unknown[], driver: DriverError | undefined): FailureKind {
   if (isDurableObjectError(chain[0]) || chain[0] instanceof EnvironmentObjectFailed) return "durable_object";
+  if (chain.some((error) => error instanceof LoginRefused)) return "login_refused";
   if (chain.some((error) => error instanceof DatabaseUnreachable || error instanceof AggregateError)) return "database_unreachable";
   if (driver && UNREACHABLE_SQLSTATE.test(driver.code)) return "database_unreachable";
   return "internal";

@@ -101,7 +101,7 @@ export async function storeFailure(config: Config, failure: Failure, options: { 
   const fingerprint = await fingerprintOf(failure);
   const occurrences = throttle.take(fingerprint, options.now ?? Date.now());
   if (occurrences === 0) return "held_back";
-  const outcome = await withDb(config.database.url, async (db) => {
+  const outcome = await withDb(config.database.url, "svc_app", async (db) => {
     const { rows } = await db.execute<{ outcome: WriteOutcome }>(
       sql`SELECT svc_record_failure(${fingerprint}, ${failure.code}, ${failure.route}, ${errorType(failure.diagnosis)}, ${JSON.stringify(redactedSample(failure, config.build))}, ${occurrences}) AS outcome`,
     );

@@ -18,7 +18,7 @@ export const services: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("config", config);
   useBridge(config.database.wsProxy);
   let pool: RequestPool | undefined;
-  c.set("database", () => (pool ??= openPool(config.database.url, config.database.poolMax)));
+  c.set("database", () => (pool ??= openPool(config.database.url, "svc_app", config.database.poolMax)));
   const endPool = async () => pool?.end();
   try {
     // The answer is due within DEADLINES.answerMs: every statement and object call waits at most what is

@@ -17,7 +17,7 @@ export type PortalRefusal = "off" | "customer" | "none";
 /** The operator role's pool for this request, or null when the portal is off. End it once the request is done. */
 export function openAdminPool(config: Config): RequestPool | null {
   const url = config.database.adminUrl;
-  return url ? openPool(url, config.database.adminPoolMax) : null;
+  return url ? openPool(url, "svc_operator", config.database.adminPoolMax) : null;
 }
 
 export interface OperatorCall {

@@ -130,7 +130,7 @@ function relay(c: AppContext, forwarding: Forwarding, upstream: ReadableStream<U
       read(chunk);
       if (!clientGone) await writer.write(chunk).catch(() => (clientGone = true));
     });
-    const pool = openPool(url, Math.min(poolMax, 1));
+    const pool = openPool(url, "svc_app", Math.min(poolMax, 1));
     try {
       await settleWith(pool.connect, forwarding.reservation, charge(forwarding, usage.final()));
     } catch (error) {

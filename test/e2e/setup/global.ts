@@ -90,7 +90,7 @@ export default async function setup(project: TestProject) {
     await stop();
     throw new Error("wrangler dev did not start for the end-to-end tests");
   }
-  project.provide("e2eDatabase", { app: stack.urls.app, operator: stack.urls.operator });
+  project.provide("e2eDatabase", { app: stack.urls.inheriting.app, operator: stack.urls.inheriting.operator });
   project.provide("e2e", { base, codehost: codehost.url, chromium, site, beaconPage: beaconPage.url, analyticsOperator, workerEnv: env });
   return stop;
 }

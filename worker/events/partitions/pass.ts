@@ -1,7 +1,7 @@
 // The partition pass (spec: Events rule 3): create the current month and the next three, moving any
 // of their rows out of the default partition in the same transaction; when a retention is set,
 // archive every condemned month, drop them only if every archive finished, and prune the default
-// partition. Idempotent; runs as the maintenance role, which owns the event partitions.
+// partition. Idempotent; runs on a connection that takes the maintenance role, which owns the event partitions.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../../db/transaction";
 import type { ArchiveSink, ArchiveWriter } from "../../storage/sink";
@@ -26,12 +26,11 @@ export interface PartitionReport {
   prunedFromDefault: number;
 }
 
-async function inMaintenanceTransaction<T>(client: Db, work: () => Promise<T>): Promise<T> {
+/** A transaction in UTC (timestamps as text come out as RFC 3339); the connection takes the maintenance role (db/roles.ts). */
+async function inUtcTransaction<T>(client: Db, work: () => Promise<T>): Promise<T> {
   await client.execute(sql`BEGIN`);
   try {
-    await client.execute(sql`SET LOCAL ROLE svc_maintenance`);
     await client.execute(sql`SET LOCAL TIME ZONE 'UTC'`);
-    await client.execute(sql`SELECT pg_advisory_xact_lock(${PASS_LOCK})`);
     const result = await work();
     await client.execute(sql`COMMIT`);
     return result;
@@ -40,6 +39,12 @@ async function inMaintenanceTransaction<T>(client: Db, work: () => Promise<T>): 
     throw error;
   }
 }
+
+const inMaintenanceTransaction = <T>(client: Db, work: () => Promise<T>): Promise<T> =>
+  inUtcTransaction(client, async () => {
+    await client.execute(sql`SELECT pg_advisory_xact_lock(${PASS_LOCK})`);
+    return work();
+  });
 
 async function createMonth(client: Db, month: Month): Promise<number | null> {
   const name = partitionName(month);
@@ -82,7 +87,7 @@ export const archiveFolder = (prefix: string, orgId: string) => `${prefix}${pref
 /**
  * Writes the rows of `table` older than `before` (all of them when null) as one NDJSON object per
  * organization, `<folder>/<name>.ndjson`, paging in primary key order (organization, event id) so
- * each page is a range of the index; timestamps come out as RFC 3339 text (the session is in UTC).
+ * each page is a range of the index; timestamps come out as RFC 3339 text (each page is read in UTC).
  */
 async function archiveRows(client: Db, sink: ArchiveSink, prefix: string, name: string, table: PartitionTable, before: string | null): Promise<void> {
   // The object being written and whose it is.
@@ -93,9 +98,12 @@ async function archiveRows(client: Db, sink: ArchiveSink, prefix: string, name: 
     for (;;) {
       const conditions = [before ? sql`e.occurred_at < ${before}` : sql`TRUE`];
       if (after) conditions.push(sql`(e.org_id, e.id, e.occurred_at) > (${after.orgId}::uuid, ${after.id}, ${after.at}::timestamptz)`);
-      const page = await client.execute<{ line: string; at: string; org_id: string; id: string }>(
-        sql`SELECT row_to_json(e)::text AS line, e.occurred_at::text AS at, e.org_id::text AS org_id, e.id FROM ${sql.identifier(table)} e
-         WHERE ${sql.join(conditions, sql` AND `)} ORDER BY e.org_id, e.id, e.occurred_at LIMIT ${ARCHIVE_PAGE}`,
+      // A page a transaction: the sink's writes come after it commits.
+      const page = await inUtcTransaction(client, () =>
+        client.execute<{ line: string; at: string; org_id: string; id: string }>(
+          sql`SELECT row_to_json(e)::text AS line, e.occurred_at::text AS at, e.org_id::text AS org_id, e.id FROM ${sql.identifier(table)} e
+           WHERE ${sql.join(conditions, sql` AND `)} ORDER BY e.org_id, e.id, e.occurred_at LIMIT ${ARCHIVE_PAGE}`,
+        ),
       );
       if (page.rows.length === 0) break;
       // The page in runs of one organization each: a new organization finishes the previous object.
@@ -145,18 +153,12 @@ export async function runPartitionPass(client: Db, options: PartitionPassOptions
   // Archive everything first; a failure here throws before anything is dropped.
   if (options.archive) {
     const { sink, prefix } = options.archive;
-    await client.execute(sql`SET TIME ZONE 'UTC'`);
-    await client.execute(sql`SET ROLE svc_maintenance`);
-    try {
-      for (const month of condemned) {
-        await archiveRows(client, sink, prefix, `events-${monthLabel(month)}`, partitionName(month), null);
-        report.archived.push(partitionName(month));
-      }
-      await archiveRows(client, sink, prefix, `events-default-before-${monthLabel(cutoff)}`, "events_default", cutoffAt);
-      report.archived.push("events_default");
-    } finally {
-      await client.execute(sql`RESET ROLE`);
+    for (const month of condemned) {
+      await archiveRows(client, sink, prefix, `events-${monthLabel(month)}`, partitionName(month), null);
+      report.archived.push(partitionName(month));
     }
+    await archiveRows(client, sink, prefix, `events-default-before-${monthLabel(cutoff)}`, "events_default", cutoffAt);
+    report.archived.push("events_default");
   }
   await inMaintenanceTransaction(client, async () => {
     for (const month of condemned) {

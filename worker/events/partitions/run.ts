@@ -20,7 +20,7 @@ export async function partitionPassFromWorker(env: Env, config: Config, now: Dat
   const archive = archiveDir !== null && env.EVENT_ARCHIVE ? { sink: r2Sink(env.EVENT_ARCHIVE), prefix: archiveDir } : null;
   const retention = archiveDir !== null && !archive ? null : retentionMonths;
   useBridge(config.database.wsProxy);
-  return withDb(url, async (db) => {
+  return withDb(url, "svc_maintenance", async (db) => {
     const report = await runPartitionPass(db, { now, retentionMonths: retention, archive });
     log("info", "partitions.pass", { ...report });
     return report;
