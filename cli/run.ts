@@ -2,6 +2,7 @@
 // exit status. Shared by the repository's `svc` (cli/svc.ts) and the installed one (cli/installed.ts).
 import { type Command, type CommandEnv, UNREACHABLE_EXIT, UsageError } from "./command";
 import { databaseUnreachableSentence } from "./database-unreachable";
+import { printable } from "./people/printable";
 import { Stop } from "./people/refusal";
 
 export async function run(
@@ -22,7 +23,7 @@ export async function run(
     if (error instanceof Stop) {
       // The service's sentence (never a token); with --json, its JSON answer too, for scripts.
       if (args.includes("--json") && error.body !== undefined) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
-      console.error(error.message);
+      console.error(printable(error.message));
       return error.exitStatus;
     }
     if (error instanceof UsageError) {

@@ -1,34 +1,49 @@
 // svc login, logout, whoami: the device flow of RFC 8628 against /auth/device/code and
 // /auth/device/token (worker/device/routes.ts), the token kept in the credentials file and shown by
 // nobody: the person is told where to approve, and later who the token acts for (GET /v1/cli/whoami).
+import * as z from "zod";
 import { type CommandEnv, UNREACHABLE_EXIT } from "../command";
 import { credentialsPath, forgetToken, readToken, storeToken } from "./credentials";
 import { expectOk, send } from "./http";
 import { expectArguments } from "./options";
 import { pollForToken, type PollAnswer } from "./polling";
+import { printable } from "./printable";
 import { exitStatusFor, refusalOf, Stop } from "./refusal";
 import { invocation, print, storedToken, type Invocation } from "./session";
 
 export const CLIENT_ID = "svc-cli";
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
-interface DeviceCode {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete?: string;
-  expires_in: number;
-  interval?: number;
-}
+// What the command reads of the service's answers, checked before use: a broken or hostile answer is
+// a sentence saying what was wrong, never a TypeError. Not the Worker's strict schemas: a newer
+// service may add fields, and the installed command does not carry the Worker's code.
+const DeviceCode = z.object({
+  device_code: z.string(),
+  user_code: z.string(),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string().optional(),
+  expires_in: z.number().positive(),
+  interval: z.number().positive().optional(),
+});
 
-export interface CliIdentity {
-  tokenId: string;
-  person: { id: string; login: string | null };
-  organization: { id: string; slug: string };
-  role: string;
-  scopes: string[];
-  effectiveScopes: string[];
-  expiresAt: string | null;
+const CliIdentity = z.object({
+  tokenId: z.string(),
+  person: z.object({ id: z.string(), login: z.string().nullable() }),
+  organization: z.object({ id: z.string(), slug: z.string() }),
+  role: z.string(),
+  scopes: z.array(z.string()),
+  effectiveScopes: z.array(z.string()),
+  expiresAt: z.string().nullable(),
+});
+export type CliIdentity = z.infer<typeof CliIdentity>;
+
+/** `body` read as `shape`, or a Stop naming the first thing that was not as this command expects. */
+function understood<T>(shape: z.ZodType<T>, body: unknown, what: string, url: string): T {
+  const read = shape.safeParse(body);
+  if (read.success) return read.data;
+  const issue = read.error.issues[0]!;
+  const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
+  throw new Stop(`The control plane at ${url} answered ${what} with something this command does not understand (${where}${issue.message}).`, 1, body);
 }
 
 /** An RFC 6749 5.2 error body, or a Refusal: its sentence. */
@@ -37,9 +52,9 @@ const describe = (body: unknown) => {
   return typeof error?.error_description === "string" ? error.error_description : typeof error?.error === "string" ? error.error : "";
 };
 
-async function startSignIn(run: Invocation): Promise<DeviceCode> {
+async function startSignIn(run: Invocation): Promise<z.infer<typeof DeviceCode>> {
   const answer = await send(run.url, "POST", "/auth/device/code", { form: { client_id: CLIENT_ID, scope: run.scopes.join(" ") } });
-  if (answer.status === 200) return answer.body as DeviceCode;
+  if (answer.status === 200) return understood(DeviceCode, answer.body, "the sign-in request", run.url);
   const code = (answer.body as { error?: string } | null)?.error;
   throw new Stop(
     describe(answer.body) || `The control plane answered ${answer.status}.`,
@@ -69,7 +84,8 @@ async function pollOnce(run: Invocation, deviceCode: string): Promise<PollAnswer
   throw new Stop(describe(body) || `The control plane answered ${answer.status} while waiting for the sign-in.`, exitStatusFor(answer.code), body);
 }
 
-const whoamiOf = (run: Invocation, token: string) => expectOk<CliIdentity>(run.url, "GET", "/v1/cli/whoami", 200, { token });
+const whoamiOf = async (run: Invocation, token: string) =>
+  understood(CliIdentity, await expectOk<unknown>(run.url, "GET", "/v1/cli/whoami", 200, { token }), "/v1/cli/whoami", run.url);
 
 const list = (scopes: string[]) => (scopes.length ? scopes.join(", ") : "none");
 
@@ -87,9 +103,11 @@ export async function login(args: string[], env: CommandEnv): Promise<number> {
   const started = await startSignIn(run);
   // On standard error: standard output carries only the result (the JSON one with --json).
   process.stderr.write(
-    `To sign in, open ${started.verification_uri} in a browser where you are signed in, and enter the code ${started.user_code}\n` +
-      `(or open ${started.verification_uri_complete ?? started.verification_uri}). Check that the page shows the same code.\n` +
-      `Waiting for approval; the code expires in ${Math.round(started.expires_in / 60)} minutes.\n`,
+    printable(
+      `To sign in, open ${started.verification_uri} in a browser where you are signed in, and enter the code ${started.user_code}\n` +
+        `(or open ${started.verification_uri_complete ?? started.verification_uri}). Check that the page shows the same code.\n` +
+        `Waiting for approval; the code expires in ${Math.round(started.expires_in / 60)} minutes.\n`,
+    ),
   );
   const outcome = await pollForToken({
     interval: started.interval ?? 5,

@@ -36,13 +36,22 @@ export function parseOptions(args: readonly string[], env: CommandEnv): PeopleOp
     else if (name.startsWith("-") && name !== "-") throw new UsageError(`Unknown option ${name}.`);
     else options.positional.push(arg);
   }
+  let url: URL;
   try {
-    new URL(options.url);
+    url = new URL(options.url);
   } catch {
     throw new UsageError(`The control plane address ${options.url} is not a URL.`);
   }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url.hostname))) {
+    throw new UsageError(
+      `The control plane address ${url.origin} is not https: the sign-in code and the token would cross the network in the clear. Use https://, or http:// only for this machine (localhost, 127.0.0.1, [::1]).`,
+    );
+  }
   return options;
 }
+
+/** This machine's own names and addresses, where plain http never leaves it (as RFC 8252 8.3 allows for loopback). */
+const isLoopback = (host: string) => host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 
 /** Exactly `count` positional arguments, named in the usage error otherwise. */
 export function expectArguments(options: PeopleOptions, names: string[]): string[] {

@@ -3,6 +3,7 @@
 import type { CommandEnv } from "../command";
 import { readToken } from "./credentials";
 import { parseOptions, type PeopleOptions } from "./options";
+import { printable } from "./printable";
 import { exitStatusFor, Stop } from "./refusal";
 
 export interface Invocation extends PeopleOptions {
@@ -19,6 +20,6 @@ export function storedToken(run: Invocation): string {
 
 /** `--json`: the service's answer as it came; otherwise the sentence for a person. */
 export function print(run: Invocation, answer: unknown, sentence: () => string): number {
-  process.stdout.write(run.json ? `${JSON.stringify(answer, null, 2)}\n` : `${sentence()}\n`);
+  process.stdout.write(run.json ? `${JSON.stringify(answer, null, 2)}\n` : `${printable(sentence())}\n`);
   return 0;
 }

@@ -5,13 +5,15 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../cli/command";
 import { credentialsPath, forgetToken, readToken, storeToken } from "../../cli/people/credentials";
 import { DEFAULT_CONTROL_PLANE, parseOptions } from "../../cli/people/options";
 import { pollForToken, type PollAnswer } from "../../cli/people/polling";
 import { providers } from "../../cli/people/providers";
-import { exitStatusFor, refusalOf } from "../../cli/people/refusal";
+import { exitStatusFor, refusalOf, Stop } from "../../cli/people/refusal";
+import { login, whoami } from "../../cli/people/login";
+import { printable } from "../../cli/people/printable";
 import { UNREACHABLE_EXIT } from "../../cli/command";
 import { send } from "../../cli/people/http";
 import { serving } from "../support/local-server";
@@ -33,6 +35,16 @@ describe("options", () => {
     expect(() => parseOptions(["--key", "sk-secret"], {})).toThrow(UsageError);
     expect(() => parseOptions(["--scope"], {})).toThrow(UsageError);
     expect(() => parseOptions(["--url", "not a url"], {})).toThrow(UsageError);
+  });
+
+  it("refuses plain http to any host but this machine: the device code and the token would cross the network in the clear", () => {
+    for (const url of ["http://cp.example", "http://10.0.0.5:8080", "http://127.example.com", "ftp://cp.example"]) {
+      expect(() => parseOptions(["--url", url], {}), url).toThrow(/is not https/);
+    }
+    expect(() => parseOptions([], { SVC_CONTROL_PLANE: "http://cp.example" })).toThrow(/is not https/);
+    for (const url of ["https://cp.example", "http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:8080", "http://[::1]:8080"]) {
+      expect(parseOptions(["--url", url], {}).url, url).toBe(url);
+    }
   });
 
   it("never takes a provider key as an argument, before asking the control plane anything", async () => {
@@ -133,6 +145,71 @@ describe("refusals", () => {
     const unauthenticated = refusalOf("http://cp", 401, "unauthenticated", { error: "The CLI token is unknown, expired or revoked." });
     expect(unauthenticated.message).toMatch(/no longer valid.*run `svc login` again/);
     expect(unauthenticated.exitStatus).toBe(3);
+  });
+});
+
+describe("what a control plane says", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "svc-answers-"));
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** What the command wrote to standard error and standard output, and how it ended. */
+  async function ran(command: () => Promise<number>) {
+    const written: string[] = [];
+    const keep = (chunk: unknown) => {
+      written.push(String(chunk));
+      return true;
+    };
+    vi.spyOn(process.stderr, "write").mockImplementation(keep);
+    vi.spyOn(process.stdout, "write").mockImplementation(keep);
+    const ended = await command().catch((error: unknown) => error);
+    vi.restoreAllMocks();
+    return { written: written.join(""), ended };
+  }
+
+  it("is printed without control characters: no escape sequence reaches the terminal", async () => {
+    expect(printable("\u001b]0;owned\u0007code \u001b[2JABCD-EFGH\r\nnext\u009b31m")).toBe("]0;ownedcode [2JABCD-EFGH\nnext31m");
+    await serving(
+      (request, response) => {
+        response.writeHead(request.url === "/auth/device/code" ? 200 : 400, { "content-type": "application/json" });
+        response.end(
+          request.url === "/auth/device/code"
+            ? JSON.stringify({
+                device_code: "d",
+                user_code: "\u001b[2JABCD",
+                verification_uri: "http://x/\u001b]8;;evil\u0007device",
+                expires_in: 600,
+                interval: 1,
+              })
+            : JSON.stringify({ error: "access_denied", error_description: "\u001b[31mno" }),
+        );
+      },
+      async (url) => {
+        const { written, ended } = await ran(() => login(["--url", url], { XDG_CONFIG_HOME: dir }));
+        expect(ended).toBeInstanceOf(Stop);
+        expect(written).toContain("enter the code [2JABCD");
+        expect(written).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      },
+    );
+  });
+
+  it("is checked before use: a malformed whoami answer is a sentence saying what was wrong, not a TypeError", async () => {
+    await serving(
+      (_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ tokenId: "t", person: null })),
+      async (url) => {
+        storeToken({ XDG_CONFIG_HOME: dir }, url, { token: "svc_cli_x", scopes: [], obtainedAt: "2026-01-01T00:00:00Z" });
+        const { ended } = await ran(() => whoami(["--url", url], { XDG_CONFIG_HOME: dir }));
+        expect(ended).toBeInstanceOf(Stop);
+        expect((ended as Stop).message).toBe(
+          `The control plane at ${url} answered /v1/cli/whoami with something this command does not understand (person: Invalid input: expected object, received null).`,
+        );
+      },
+    );
   });
 });
 
