@@ -175,6 +175,15 @@ describe("POST /v1/events: refusals store nothing", () => {
     expect(await storedIds()).toEqual([]);
   });
 
+  it("authenticates before it counts: more than 500 events with a wrong token is 401, not 413", async () => {
+    const response = await postEvents(
+      "svc_e_not-a-token-of-ours",
+      Array.from({ length: 501 }, () => makeEvent()),
+    );
+    expect(response.status).toBe(401);
+    expect(await storedIds()).toEqual([]);
+  });
+
   it("answers 429 with Retry-After once the organization's allowance is spent", async () => {
     const send = (count: number) =>
       callWith({ SVC_INGEST_RATE_LIMIT: "10/20" }, "/v1/events", {

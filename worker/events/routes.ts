@@ -42,6 +42,8 @@ const postEvents = (types: EventTypes) =>
     // connection is taken; then the batch is checked, the token found and the batch stored (tokenAndStore).
     handler: async (c, { body: { events }, reply }) => {
       if (events.length > MAX_EVENTS_PER_BATCH) {
+        // Authenticate, then validate: a stranger learns nothing of the limits (a wrong token is 401 whatever it sent).
+        await admittedEngineToken(c);
         throw new Refusal("payload_too_large", `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Nothing was stored.`);
       }
       const { orgId, watched, batch } = await tokenAndStore(c, events, types);
