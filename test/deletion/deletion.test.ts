@@ -131,7 +131,11 @@ describe("organization deletion", () => {
     });
     // Only to that browser: another organization's member, and a browser without a cookie, learn nothing.
     expect(await ended(bystander.sessions.owner)).toBeNull();
-    expect(((await (await call("/auth/ended")).json()) as { deleted: unknown }).deleted).toBeNull();
+    const anonymous = await call("/auth/ended");
+    expect(((await anonymous.json()) as { deleted: unknown }).deleted).toBeNull();
+    // Each answer is this browser's: no cache keeps it, with or without a cookie.
+    expect(anonymous.headers.get("cache-control")).toBe("no-store");
+    expect((await call("/auth/ended", { headers: { cookie: `svc_session=${place.sessions.owner}` } })).headers.get("cache-control")).toBe("no-store");
     const mcp = await rawMcp(model.provider.saved!.access_token);
     expect(mcp.status).toBe(401);
     await mcp.body?.cancel();

@@ -25,6 +25,8 @@ export interface DeletedNotice {
 
 export function registerDeletionNotice(app: Hono<AppEnv>): void {
   app.get("/auth/ended", planGate("reachable"), async (c) => {
+    // Answered from this browser's cookie: no cache may keep it or hand it to another browser.
+    c.header("cache-control", "no-store");
     const token = readSessionCookie(c);
     if (!token) return c.json({ deleted: null });
     const hash = await hashToken(token);
