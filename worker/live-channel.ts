@@ -30,6 +30,20 @@ export async function endChannels(env: Env, orgId: string, audience: LiveAudienc
   await quietly("live.end_failed", Promise.resolve(liveChannel(env, orgId).end(audience, code, reason)));
 }
 
+/**
+ * endChannels in each of `orgIds`: a person's sockets, or a session's, may be open in every
+ * organization the person belongs to, each with its own object.
+ */
+export async function endChannelsIn(
+  env: Env,
+  orgIds: readonly string[],
+  audience: LiveAudience,
+  reason: string,
+  code: number = LIVE_CLOSE.ended,
+): Promise<void> {
+  await Promise.all([...new Set(orgIds)].map((orgId) => endChannels(env, orgId, audience, reason, code)));
+}
+
 async function quietly(event: string, call: Promise<unknown>): Promise<void> {
   try {
     await within(call, LIVE_CALL_MS, "An organization's live channel");

@@ -23,6 +23,8 @@ export interface Watcher {
   personId: string;
   sessionId: string;
   topics: LiveTopic[];
+  /** When the Worker began checking (ms): an end the object heard since may have been missed by the check. */
+  checkedAt: number;
 }
 
 /** Whose channels to close: a person's (in this organization), one session's, or everyone's. */

@@ -4,13 +4,14 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
-import { LIVE_CLOSE, LIVE_MAX_AGE_MS, type LiveChange, type LiveMessage } from "../../worker/shared/live";
+import { liveChannel } from "../../worker/objects";
+import { LIVE_CLOSE, LIVE_LIMITS, LIVE_MAX_AGE_MS, type LiveChange, type LiveMessage } from "../../worker/shared/live";
 import { makeEvent, postEvents } from "../support/events";
 import { BASE, call } from "../support/http";
 import { adminMutation, dataOf, signedInOperator } from "../support/operators";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization, seedToken } from "../support/seed";
-import { seedPerson, seedSession } from "../support/sessions";
+import { browser, seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
 import { claim, seedEnvironment, seedRun } from "../support/workloads";
 
@@ -48,6 +49,7 @@ async function listen(sessionToken: string, orgId: string, topics = ALL): Promis
   const channel: Channel = { heard: [], closing: null, closed: null, socket };
   socket.accept();
   socket.addEventListener("message", (event) => {
+    if (event.data === "pong") return; // the keep-alive's answer
     const message = JSON.parse(event.data as string) as LiveMessage;
     if ("closing" in message) channel.closing = message.closing;
     else channel.heard.push(message);
@@ -226,5 +228,82 @@ describe("when the server closes it", () => {
     await dataOf(adminMutation(operator.cookie, operator.csrf, "admin.suspend", { organizationId: orgId, reason: "unpaid" }));
     await within2s(() => ownerChannel.closed !== null);
     expect(ownerChannel.closed).toEqual({ code: LIVE_CLOSE.ended, reason: "The organization was suspended." });
+  });
+});
+
+describe("every end of a session or membership, in every organization", () => {
+  /** A person belonging to this organization and another, with a channel open in each on one session. */
+  async function inTwo() {
+    const other = (await seedOrganization("live-two")).id;
+    const personId = await seedPerson(`two-${crypto.randomUUID().slice(0, 6)}`, [
+      { orgId, role: "member" },
+      { orgId: other, role: "member" },
+    ]);
+    const session = await seedSession(personId);
+    return { other, personId, session, here: await listen(session, orgId), there: await listen(session, other) };
+  }
+  const signedOut = { code: LIVE_CLOSE.ended, reason: "This session was signed out." };
+
+  it("the person's own sign-out closes the session's channels in each organization", async () => {
+    const { session, here, there } = await inTwo();
+    const me = browser(session);
+    expect((await me.post("/auth/signout", {}, await me.csrf())).status).toBe(200);
+    await within2s(() => here.closed !== null && there.closed !== null);
+    expect([here.closed, there.closed]).toEqual([signedOut, signedOut]);
+  });
+
+  it("removal from one organization signs the person out everywhere, and closes their channels in the others too", async () => {
+    const { personId, here, there } = await inTwo();
+    await (await rpcClient(owner)).members.remove.mutate({ orgId, personId });
+    await within2s(() => here.closed !== null && there.closed !== null);
+    expect(here.closed).toEqual({ code: LIVE_CLOSE.ended, reason: "Your membership of this organization ended." });
+    expect(there.closed).toEqual(signedOut);
+  });
+
+  it("an admin's sign-out of every session of a member closes their channels in the others too", async () => {
+    const { personId, here, there } = await inTwo();
+    await (await rpcClient(owner)).sessions.signOutAll.mutate({ orgId, personId });
+    await within2s(() => here.closed !== null && there.closed !== null);
+    expect([here.closed, there.closed]).toEqual([signedOut, signedOut]);
+  });
+
+  it("a socket whose check came before an end is closed as it opens: the end it missed is told", async () => {
+    const memberId = await seedPerson(`raced-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }]);
+    const session = await seedSession(memberId);
+    // The end reaches the object between the route's check (the session still live in the database) and the socket's arrival.
+    await liveChannel(env, orgId).end({ personId: memberId }, LIVE_CLOSE.ended, "Your membership of this organization ended.");
+    const raced = await listen(session, orgId);
+    await within2s(() => raced.closed !== null);
+    expect(raced.closed).toEqual({ code: LIVE_CLOSE.ended, reason: "Your membership of this organization ended." });
+    // A renewal asks for a new socket: the one opened after it stays open.
+    await liveChannel(env, orgId).end({ personId: ownerId }, LIVE_CLOSE.renew, "Your role changed; the channel opens again under it.");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const reopened = await listen(owner, orgId);
+    await settle();
+    expect(reopened.closed).toBeNull();
+  });
+});
+
+describe("the channel's limits", () => {
+  it("refuses a person's channel past LIVE_LIMITS.perPerson with 429 until one closes", async () => {
+    const channels = [];
+    for (let i = 0; i < LIVE_LIMITS.perPerson; i++) channels.push(await listen(owner, orgId, "workloads"));
+    const refused = await upgrade(owner, `orgId=${orgId}&topics=workloads`);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: expect.stringMatching(/close a tab/), retryAfterSeconds: 60 });
+    channels[0]!.socket.close(1000);
+    await within2s(() => channels[0]!.closed !== null);
+    await listen(owner, orgId, "workloads");
+  });
+
+  it("closes a socket that sends anything but ping, whatever its size", async () => {
+    const chatty = await listen(owner, orgId);
+    chatty.socket.send("x".repeat(64 * 1024));
+    await within2s(() => chatty.closed !== null);
+    expect(chatty.closed).toEqual({ code: LIVE_CLOSE.unexpected, reason: "The live channel takes only ping." });
+    const quiet = await listen(owner, orgId);
+    quiet.socket.send("ping");
+    await settle();
+    expect(quiet.closed).toBeNull();
   });
 });

@@ -6,7 +6,7 @@ import { people } from "../../db/schema/people";
 import { text } from "../http/text";
 import { actAs } from "../../db/acting";
 import { appendAudit } from "../audit";
-import { endChannels, MEMBERSHIP_ENDED } from "../live-channel";
+import { endChannelsIn, MEMBERSHIP_ENDED } from "../live-channel";
 import { endMembership } from "../members";
 import { keepLastOwner } from "../members";
 import { readPersonContext } from "../people";
@@ -37,7 +37,7 @@ const close = signedIn
             .where(and(eq(memberships.orgId, org.id), eq(memberships.role, "owner")));
           keepLastOwner(true, owners.length, `You are the last owner of ${org.slug}; make someone else an owner first.`);
         }
-        const sessionsEnded = await signOutEverywhere(tx, personId);
+        const { ended: sessionsEnded } = await signOutEverywhere(tx, personId);
         for (const org of organizations) {
           await actAs(tx, org.id);
           // The audit log keeps the name as it was.
@@ -59,7 +59,7 @@ const close = signedIn
         return { closed: true, organizationsLeft: organizations.map((org) => org.id), sessionsEnded };
       })
       .then(async ({ organizationsLeft, ...closed }) => {
-        await Promise.all(organizationsLeft.map((orgId) => endChannels(ctx.env, orgId, { personId: ctx.session.personId }, MEMBERSHIP_ENDED)));
+        await endChannelsIn(ctx.env, organizationsLeft, { personId: ctx.session.personId }, MEMBERSHIP_ENDED);
         return { ...closed, organizationsLeft: organizationsLeft.length };
       }),
   );

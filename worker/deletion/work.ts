@@ -12,7 +12,8 @@ import { appJwt } from "../codehost";
 import { callCodehost, describeAnswer } from "../codehost";
 import type { Config } from "../config/types";
 import type { Env } from "../env";
-import { endChannels, SUSPENDED } from "../live-channel";
+import { endChannels, endChannelsIn, SIGNED_OUT, SUSPENDED } from "../live-channel";
+import { organizationsOf } from "../sessions";
 import { archiveFolder } from "../events";
 import { dataExportsFolder, storeDataExport } from "../exports";
 import { removeUnder } from "../storage/r2-sink";
@@ -139,7 +140,7 @@ async function revoke(deps: DeletionDeps, orgId: string) {
         throw new StepFailed(`The code host refused to remove the App installation (${describeAnswer(answer)}).`);
     }
   }
-  await inOrg(deps, orgId, async (tx) => {
+  const signedOut = await inOrg(deps, orgId, async (tx) => {
     const tokens = await tx.execute(sql`UPDATE tokens SET revoked_at = now() WHERE org_id = ${orgId} AND revoked_at IS NULL`);
     const claims = await tx.execute(sql`UPDATE repository_claims SET revoked_at = now() WHERE org_id = ${orgId} AND revoked_at IS NULL`);
     // A pending claim must not become active for an organization being deleted.
@@ -155,8 +156,10 @@ async function revoke(deps: DeletionDeps, orgId: string) {
       requestedAt: facts!.requestedAt.toISOString(),
       exportTokenHash: facts!.exportTokenHash,
     };
-    const sessions = await tx.execute(sql`UPDATE sessions s SET signed_out_at = now(), ended_by_deletion = ${JSON.stringify(notice)}::jsonb
-       FROM memberships m WHERE m.person_id = s.person_id AND m.org_id = ${orgId} AND s.signed_out_at IS NULL`);
+    const sessions = await tx.execute<{
+      person_id: string;
+    }>(sql`UPDATE sessions s SET signed_out_at = now(), ended_by_deletion = ${JSON.stringify(notice)}::jsonb
+       FROM memberships m WHERE m.person_id = s.person_id AND m.org_id = ${orgId} AND s.signed_out_at IS NULL RETURNING s.person_id`);
     const removed = await tx.execute(sql`UPDATE installations SET deleted_at = now() WHERE org_id = ${orgId} AND deleted_at IS NULL`);
     const providerKeys = await revokeProviderKeys(tx, orgId);
     // Model clients connected through /mcp (worker/mcp): their access tokens end here too.
@@ -168,7 +171,13 @@ async function revoke(deps: DeletionDeps, orgId: string) {
       `${tokens.rowCount ?? 0} token(s), ${claims.rowCount ?? 0} repository claim(s), ${providerKeys} provider key(s) revoked; ${sessions.rowCount ?? 0} session(s) signed out; ` +
         (app ? `${removed.rowCount ?? 0} App installation(s) removed at the code host` : "no code-host App configured: installations forgotten here only"),
     );
+    // Where the people signed out may have consoles open: every organization they belong to.
+    const people = [...new Set(sessions.rows.map((row) => row.person_id))];
+    const elsewhere: Array<{ personId: string; organizations: string[] }> = [];
+    for (const personId of people) elsewhere.push({ personId, organizations: await organizationsOf(tx, personId) });
+    return elsewhere;
   });
+  await Promise.all(signedOut.map(({ personId, organizations }) => endChannelsIn(deps.env, organizations, { personId }, SIGNED_OUT)));
 }
 
 /** The organization's sealed model-provider keys. */

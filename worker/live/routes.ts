@@ -48,11 +48,13 @@ const openLive = route({
     401: refusal("No session"),
     403: refusal("Another origin, a role without a topic's permission, or the organization suspended"),
     404: refusal("No such organization (or not a member)"),
+    429: refusal("The person, or the organization, holds as many channels as it may (LIVE_LIMITS)"),
     500: serverFailure,
   },
   // Who, then what: the session and membership first (401, 404), then the origin and each topic's
   // permission (403), and only then whether the request is a WebSocket upgrade at all (400).
   handler: async (c, { query: { orgId, topics } }) => {
+    const checkedAt = Date.now();
     const watcher = await asSessionMember(c, orgId, null, async (tx, grant, session): Promise<Watcher> => {
       if (!ownOrigin(c)) throw new Refusal("forbidden", "The live channel opens only from this console's own pages (the request's Origin is another site).");
       const refused = topics.find((topic) => !roleAllows(grant.role, LIVE_TOPICS[topic]));
@@ -63,7 +65,7 @@ const openLive = route({
       if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
         throw new Refusal("invalid_request", "Open the live channel as a WebSocket (Upgrade: websocket).");
       await markWatched(tx, orgId);
-      return { personId: grant.personId, sessionId: session.id, topics };
+      return { personId: grant.personId, sessionId: session.id, topics, checkedAt };
     });
     const upgrade = new Request(c.req.url, { headers: { upgrade: "websocket", [WATCHER_HEADER]: JSON.stringify(watcher) } });
     // A 101 carries a socket, not a body the declaration could type.

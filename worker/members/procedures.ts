@@ -6,7 +6,7 @@ import * as z from "zod";
 import { memberships, organizations } from "../../db/schema/organizations";
 import { people } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
-import { endChannels, MEMBERSHIP_ENDED, ROLE_CHANGED } from "../live-channel";
+import { endChannels, endChannelsIn, MEMBERSHIP_ENDED, ROLE_CHANGED, SIGNED_OUT } from "../live-channel";
 import { LIVE_CLOSE } from "../shared/live";
 import { ROLES } from "../../db/enums";
 import type { Tx } from "../../db/transaction";
@@ -128,6 +128,10 @@ const changeRole = inOrganization
     }),
   );
 
+/** A removed member's channels close here (membership ended) and in their other organizations (signed out everywhere). */
+const endedHereAndElsewhere = (ctx: OrgContext, personId: string, elsewhere: string[]) =>
+  Promise.all([endChannels(ctx.env, ctx.org.id, { personId }, MEMBERSHIP_ENDED), endChannelsIn(ctx.env, elsewhere, { personId }, SIGNED_OUT)]);
+
 const remove = inOrganization
   .meta({ permission: "members.manage", gate: "gated", summary: "Remove a member; they are signed out in the same transaction" })
   .input(PersonInput)
@@ -136,11 +140,10 @@ const remove = inOrganization
       const member = target(rows, input.personId);
       onlyOwnerTouchesOwners(ctx.org.role, [member.role], "remove an owner");
       keepLastOwner(member.role === "owner", ownerCount(rows), "This is the organization's last owner; it cannot be removed.");
-      await removeMember(tx, ctx.org.id, input.personId, { personId: actor.actorPersonId, label: actor.actorLabel });
+      return (await removeMember(tx, ctx.org.id, input.personId, { personId: actor.actorPersonId, label: actor.actorLabel })) ?? [];
+    }).then(async (elsewhere) => {
+      await endedHereAndElsewhere(ctx, input.personId, elsewhere);
       return { removed: true };
-    }).then(async (removed) => {
-      await endChannels(ctx.env, ctx.org.id, { personId: input.personId }, MEMBERSHIP_ENDED);
-      return removed;
     }),
   );
 
@@ -176,7 +179,7 @@ const sync = inOrganization
       throw new Refusal("member_list_unavailable", "The code host listed no members, so nothing was changed: a sync never empties an organization.");
     }
     // Whose live channels close (removed) or open again under their new role, once the changes committed.
-    const removedIds: string[] = [];
+    const removed: Array<{ personId: string; elsewhere: string[] }> = [];
     const changedIds: string[] = [];
     const result = await changingMembers(ctx, async (tx, rows, actor) => {
       let owners = ownerCount(rows);
@@ -191,9 +194,9 @@ const sync = inOrganization
             continue;
           }
           if (row.role === "owner") owners -= 1;
-          await removeMember(tx, ctx.org.id, row.personId, { personId: actor.actorPersonId, label: `${actor.actorLabel} (sync)` });
+          const channels = await removeMember(tx, ctx.org.id, row.personId, { personId: actor.actorPersonId, label: `${actor.actorLabel} (sync)` });
           result.removed.push(label);
-          removedIds.push(row.personId);
+          removed.push({ personId: row.personId, elsewhere: channels ?? [] });
           continue;
         }
         const decision = decideRole({ existing: { role: row.role, roleSource: row.roleSource }, organizationHasMembers: true, codehostRole });
@@ -215,7 +218,7 @@ const sync = inOrganization
       return result;
     });
     await Promise.all([
-      ...removedIds.map((personId) => endChannels(ctx.env, ctx.org.id, { personId }, MEMBERSHIP_ENDED)),
+      ...removed.map(({ personId, elsewhere }) => endedHereAndElsewhere(ctx, personId, elsewhere)),
       ...changedIds.map((personId) => endChannels(ctx.env, ctx.org.id, { personId }, ROLE_CHANGED, LIVE_CLOSE.renew)),
     ]);
     return result;

@@ -20,11 +20,15 @@ export async function endMembership(tx: Tx, orgId: string, personId: string): Pr
   return { removed: (removed.rowCount ?? 0) > 0, tokensRevoked: revoked.rowCount ?? 0 };
 }
 
-export async function removeMember(tx: Tx, orgId: string, personId: string, actor: { personId: string | null; label: string }): Promise<boolean> {
+/**
+ * Removes the member, signed out everywhere: the other organizations they belong to, whose live
+ * channels may hold their now signed-out sockets; null when they were no member.
+ */
+export async function removeMember(tx: Tx, orgId: string, personId: string, actor: { personId: string | null; label: string }): Promise<string[] | null> {
   // Sessions first: the policy that lets this organization end them rests on the membership.
-  const sessionsEnded = await signOutEverywhere(tx, personId);
+  const { ended: sessionsEnded, organizations } = await signOutEverywhere(tx, personId);
   const { removed, tokensRevoked } = await endMembership(tx, orgId, personId);
-  if (!removed) return false;
+  if (!removed) return null;
   await appendAudit(tx, {
     orgId,
     action: "member.removed",
@@ -33,5 +37,5 @@ export async function removeMember(tx: Tx, orgId: string, personId: string, acto
     target: personId,
     data: { sessionsEnded, tokensRevoked },
   });
-  return true;
+  return organizations.filter((other) => other !== orgId);
 }

@@ -4,5 +4,5 @@ export { asSessionMember } from "./authority";
 export { cookieAttributes, cookieName, readSessionCookie, takeBindingCookie, writeBindingCookie, writeSessionCookie } from "./cookie";
 export { CSRF_HEADER, checkCsrf, csrfTokenFor } from "./csrf";
 export { requireSession, validateForSession } from "./middleware";
-export { beginSession, findLiveSession, resolveSession, signOutEverywhere } from "./store";
+export { beginSession, findLiveSession, organizationsOf, resolveSession, signOutEverywhere } from "./store";
 export type { Client } from "./store";

@@ -6,8 +6,8 @@ import { memberships } from "../../db/schema/organizations";
 import { people, sessions } from "../../db/schema/people";
 import { Refusal } from "../http/refusal";
 import { appendAudit } from "../audit";
-import { endChannels, SIGNED_OUT } from "../live-channel";
-import { LIVE_SESSION, signOut as endSession, signOutEverywhere } from "./store";
+import { endChannelsIn, SIGNED_OUT } from "../live-channel";
+import { LIVE_SESSION, organizationsOf, signOut as endSession, signOutEverywhere } from "./store";
 import { inOrganization, router } from "../trpc/builder";
 
 const list = inOrganization
@@ -50,7 +50,7 @@ const signOut = inOrganization
       .transaction(async (tx) => {
         // Row-level security shows only sessions of this organization's members.
         const [found] = await tx
-          .select({ login: people.login })
+          .select({ login: people.login, personId: sessions.personId })
           .from(sessions)
           .innerJoin(people, eq(people.id, sessions.personId))
           .innerJoin(memberships, and(eq(memberships.personId, sessions.personId), eq(memberships.orgId, ctx.org.id)))
@@ -58,11 +58,12 @@ const signOut = inOrganization
         if (!found) throw new Refusal("not_found", "No such session among this organization's members.");
         await endSession(tx, input.sessionId);
         await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out", target: found.login ?? input.sessionId });
-        return { signedOut: true };
+        return organizationsOf(tx, found.personId);
       })
-      .then(async (signedOut) => {
-        await endChannels(ctx.env, ctx.org.id, { sessionId: input.sessionId }, SIGNED_OUT);
-        return signedOut;
+      .then(async (organizations) => {
+        // The session's sockets may be open in any organization of its person.
+        await endChannelsIn(ctx.env, organizations, { sessionId: input.sessionId }, SIGNED_OUT);
+        return { signedOut: true };
       }),
   );
 
@@ -77,13 +78,13 @@ const signOutAll = inOrganization
           .from(memberships)
           .where(and(eq(memberships.orgId, ctx.org.id), eq(memberships.personId, input.personId)));
         if (!member) throw new Refusal("not_found", "That person is not a member of this organization.");
-        const ended = await signOutEverywhere(tx, input.personId);
+        const { ended, organizations } = await signOutEverywhere(tx, input.personId);
         await appendAudit(tx, { orgId: ctx.org.id, ...ctx.actor, action: "session.signed_out_everywhere", target: input.personId, data: { ended } });
-        return { ended };
+        return { ended, organizations };
       })
-      .then(async (ended) => {
-        await endChannels(ctx.env, ctx.org.id, { personId: input.personId }, SIGNED_OUT);
-        return ended;
+      .then(async ({ ended, organizations }) => {
+        await endChannelsIn(ctx.env, organizations, { personId: input.personId }, SIGNED_OUT);
+        return { ended };
       }),
   );
 

@@ -7,7 +7,8 @@ import { operatingOrganization } from "../analytics";
 import { clearSessionCookie } from "./cookie";
 import { csrfTokenFor } from "./csrf";
 import { requireSession } from "./middleware";
-import { listSessions, signOut } from "./store";
+import { endChannelsIn, SIGNED_OUT } from "../live-channel";
+import { listSessions, organizationsOf, signOut } from "./store";
 import { planGate } from "../http/plan-gate";
 
 export function registerSessions(app: Hono<AppEnv>): void {
@@ -29,7 +30,12 @@ export function registerSessions(app: Hono<AppEnv>): void {
 
   app.post("/auth/signout", planGate("reachable"), requireSession, async (c) => {
     const { id, personId } = c.var.session;
-    await inTransaction(c.var.database().connect, { lookups: { person_id: personId } }, (tx) => signOut(tx, id));
+    const organizations = await inTransaction(c.var.database().connect, { lookups: { person_id: personId } }, async (tx) => {
+      await signOut(tx, id);
+      return organizationsOf(tx, personId);
+    });
+    // The session's open consoles stop hearing changes at once, in every organization.
+    await endChannelsIn(c.env, organizations, { sessionId: id }, SIGNED_OUT);
     clearSessionCookie(c);
     return c.json({ signedOut: true });
   });

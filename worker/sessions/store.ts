@@ -3,6 +3,8 @@
 // them out in the same transaction (worker/members).
 import type { LiveSession } from "../http/caller";
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { addLookup } from "../../db/acting";
+import { memberships } from "../../db/schema/organizations";
 import { sessions } from "../../db/schema/people";
 import { inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { newTokenValue } from "../tokens";
@@ -56,13 +58,23 @@ export async function signOut(tx: Tx, sessionId: string): Promise<void> {
     .where(and(eq(sessions.id, sessionId), isNull(sessions.signedOutAt)));
 }
 
-/** Signs a person out everywhere (removal from an organization, account closing). */
-export async function signOutEverywhere(tx: Tx, personId: string): Promise<number> {
+/** Every organization the person belongs to: where a live channel of theirs may be open (worker/live). */
+export async function organizationsOf(tx: Tx, personId: string): Promise<string[]> {
+  await addLookup(tx, "person_id", personId);
+  const rows = await tx.select({ orgId: memberships.orgId }).from(memberships).where(eq(memberships.personId, personId));
+  return rows.map((row) => row.orgId);
+}
+
+/**
+ * Signs a person out everywhere (removal from an organization, account closing): how many sessions
+ * ended, and the organizations whose live channels may hold them (read before a membership goes).
+ */
+export async function signOutEverywhere(tx: Tx, personId: string): Promise<{ ended: number; organizations: string[] }> {
   const { rowCount } = await tx
     .update(sessions)
     .set({ signedOutAt: sql`now()` })
     .where(and(eq(sessions.personId, personId), isNull(sessions.signedOutAt)));
-  return rowCount ?? 0;
+  return { ended: rowCount ?? 0, organizations: await organizationsOf(tx, personId) };
 }
 
 /** A person's live sessions, newest first; never a token or a hash. */

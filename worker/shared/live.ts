@@ -40,10 +40,18 @@ export type LiveMessage = LiveChange | LiveClosing;
  */
 export const LIVE_MAX_AGE_MS = 60 * 60 * 1000;
 
+/**
+ * How many channels one person may hold open in an organization (a tab each), and the organization in
+ * all; one more is refused (429) until one closes. Every socket wakes the object only to be accepted.
+ */
+export const LIVE_LIMITS = { perPerson: 20, perOrganization: 1000 } as const;
+
 /** Why the server closes a channel (WebSocket close codes of the application range). */
 export const LIVE_CLOSE = {
   /** Open again now: the channel reached its age, or the person's role changed (opening checks it again). */
   renew: 4000,
   /** Do not open again: membership ended, the session was signed out, the organization suspended or deleted. */
   ended: 4403,
+  /** The browser sent something other than the channel's `ping` (RFC 6455 1008, policy violation). */
+  unexpected: 1008,
 } as const;
