@@ -65,13 +65,27 @@ export default defineConfig({
       },
       {
         // The fault suite (test/faults/README.md): the Worker's deploy bundle in workerd against a stack of
-        // its own, whose database connections it terminates and whose server it freezes. Last and alone:
-        // its deadlines are behaviour, and nothing else may compete for the cores while they are measured.
+        // its own, whose database connections it terminates and whose server it freezes. Alone, after the
+        // others but the release check: its deadlines are behaviour, and nothing else may compete for the
+        // cores while they are measured.
         test: {
           name: "faults",
           environment: "node",
           include: ["test/faults/**/*.faults.ts"],
           sequence: { groupOrder: 3 },
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        // The release check (test/releases/README.md): the previous release's deploy bundle in workerd against a
+        // stack of this checkout's migrations. After the fault suite, which must run alone: its builds and
+        // workerd would compete for the cores.
+        test: {
+          name: "releases",
+          environment: "node",
+          include: ["test/releases/*.release.ts"],
+          sequence: { groupOrder: 4 },
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

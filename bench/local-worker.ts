@@ -33,9 +33,12 @@ export interface BenchWorker {
   sourceMap: string;
 }
 
-/** Builds the upload bundle into `outdir` (index.js and the migration text modules beside it). */
-export function buildWorker(outdir: string): void {
-  execFileSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Builds the upload bundle into `outdir` (index.js and the migration text modules beside it), from the
+ * tree at `cwd` with its own wrangler.toml (this checkout by default; the release check builds a previous one).
+ */
+export function buildWorker(outdir: string, cwd?: string): void {
+  execFileSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { cwd, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 export async function withBenchWorker<T>(
@@ -63,33 +66,79 @@ export async function startBenchWorker(
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const outdir = join(dir, "worker");
   let stack: LocalStack | null = null;
-  let worker: Miniflare | null = null;
+  let served: ServedBundle | null = null;
   let pool: ReturnType<typeof nodePool> | null = null;
   const stop = async () => {
     await pool?.end();
-    await worker?.dispose();
+    await served?.miniflare.dispose();
     await stack?.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     buildWorker(outdir);
-    stack = await startLocalStack({ dataDir: join(dir, "data"), postgresPort: await freePort(), bridgePort: 0, persistent: false });
+    stack = await startBenchStack(join(dir, "data"));
     pool = nodePool(stack.urls.app, "svc_app");
-    // Made inside `try`: options Miniflare refuses must not leave PostgreSQL running.
-    const port = String(await freePort());
-    // The direct socket on a port of its own, so that the Worker answers at the same origin after a restart.
-    const settings = miniflareOptions(stack, port, await freePort(), join(dir, "objects"), outdir, variables, options);
-    worker = new Miniflare(settings);
-    await withNodeDb(stack.urls.maintenance, "svc_maintenance", (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
-    await worker.ready;
-    const direct = (await worker.unsafeGetDirectURL()).origin;
-    const running = worker;
-    // A new workerd with the same configuration: every Durable Object starts again from its storage,
-    // as a deployed object does after a reset, and requests in flight are cut off.
-    const restart = () => running.setOptions(settings);
-    return { stack, port, base: direct, pool, sourceMap: join(outdir, "index.js.map"), stop, restart };
+    // Inside `try`: options Miniflare refuses must not leave PostgreSQL running.
+    served = await serveBundle(stack, outdir, { objectsDir: join(dir, "objects"), variables, ...options });
+    return { stack, port: served.port, base: served.base, pool, sourceMap: join(outdir, "index.js.map"), stop, restart: served.restart };
   } catch (error) {
     await stop();
+    throw error;
+  }
+}
+
+/** A stack of its own with this checkout's migrations, its data in `dataDir`, and this month's event partitions made. */
+export async function startBenchStack(dataDir: string): Promise<LocalStack> {
+  const stack = await startLocalStack({ dataDir, postgresPort: await freePort(), bridgePort: 0, persistent: false });
+  try {
+    await withNodeDb(stack.urls.maintenance, "svc_maintenance", (db) => runPartitionPass(db, { now: new Date(), retentionMonths: null, archive: null }));
+    return stack;
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+}
+
+export interface ServeOptions {
+  /** Where the Durable Objects keep their storage: on disk, so that a restart keeps it. */
+  objectsDir: string;
+  /** The wrangler.toml whose bindings the Worker gets: that of the tree the bundle was built from. */
+  config?: string;
+  variables?: Record<string, string>;
+  inspectorPort?: number;
+  /** Takes the Worker's own output (workerd's and its logs) instead of this process's stderr. */
+  output?: (text: string) => void;
+}
+
+export interface ServedBundle {
+  miniflare: Miniflare;
+  /** The port the Worker believes it answers on (SVC_PORT, its base URL). */
+  port: string;
+  /** The direct socket's origin, where requests reach the Worker without Miniflare's entry worker. */
+  base: string;
+  /**
+   * A new workerd with the same configuration: every Durable Object starts again from its storage,
+   * as a deployed object does after a reset, and requests in flight are cut off.
+   */
+  restart: () => Promise<void>;
+}
+
+/**
+ * Serves the bundle built into `outdir` (`buildWorker`) against `stack`, with the bindings of `config`
+ * (the wrangler.toml of the tree the bundle was built from), the local defaults and `variables`.
+ * Disposed by the caller (`miniflare.dispose()`); on a failed start, here.
+ */
+export async function serveBundle(stack: LocalStack, outdir: string, options: ServeOptions): Promise<ServedBundle> {
+  const port = String(await freePort());
+  // The direct socket on a port of its own, so that the Worker answers at the same origin after a restart.
+  const settings = miniflareOptions(stack, port, await freePort(), outdir, options);
+  const miniflare = new Miniflare(settings);
+  try {
+    await miniflare.ready;
+    const base = (await miniflare.unsafeGetDirectURL()).origin;
+    return { miniflare, port, base, restart: () => miniflare.setOptions(settings) };
+  } catch (error) {
+    await miniflare.dispose();
     throw error;
   }
 }
@@ -98,13 +147,11 @@ function miniflareOptions(
   stack: LocalStack,
   port: string,
   directPort: number,
-  objectsDir: string,
   outdir: string,
-  variables: Record<string, string>,
-  { inspectorPort, output }: { inspectorPort?: number; output?: (text: string) => void },
+  { objectsDir, config = "wrangler.toml", variables = {}, inspectorPort, output }: ServeOptions,
 ): ConstructorParameters<typeof Miniflare>[0] {
   const write = output ?? ((text: string) => process.stderr.write(text));
-  const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml");
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
   return {
     ...workerOptions,
     // No static assets (see the top of this file): the ASSETS binding is unset, as the Worker allows.
