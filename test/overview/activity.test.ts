@@ -50,12 +50,24 @@ beforeAll(async () => {
 });
 
 describe("the activity rollup and overview.activity", () => {
-  it("answers 30 days of zeros before the sweep has rolled anything up: it never reads the raw rows", async () => {
-    const { days, spend } = await (await rpcClient(place.sessions.owner)).overview.activity.query({ orgId: place.orgId });
+  it("counts today from the rows already there, before the sweep has rolled anything up; the past days only from the rollup", async () => {
+    const owner = await rpcClient(place.sessions.owner);
+    const { days, spend } = await owner.overview.activity.query({ orgId: place.orgId });
     expect(days).toHaveLength(ACTIVITY_DAYS);
-    expect(days.at(-1)!.day).toBe(today);
-    expect(days.every((day) => day.events === 0 && day.runsPassed === 0)).toBe(true);
+    expect(days.at(-1)).toEqual({ day: today, events: 12, runsPassed: 2, runsFailed: 1, runsOther: 1, verdictsFailed: 1, workloadRuns: 1 });
+    expect(days.slice(0, -1).every((day) => day.events === 0 && day.runsPassed === 0)).toBe(true);
     expect(spend).toHaveLength(ACTIVITY_DAYS);
+    expect((await owner.overview.activity.query({ orgId: place.orgId, envId })).days.at(-1)).toMatchObject({ events: 9, verdictsFailed: 1 });
+    // A past day is what the rollup holds of it (its raw rows are not read again).
+    const yesterday = days.at(-2)!.day;
+    await asRole("superuser", (client) =>
+      client.query(
+        "INSERT INTO activity_daily (org_id, env_id, day, events, runs_passed, runs_failed, runs_other, verdicts_failed, workload_runs) VALUES ($1, $2, $3, 7, 0, 0, 0, 0, 0)",
+        [place.orgId, envId, yesterday],
+      ),
+    );
+    expect((await owner.overview.activity.query({ orgId: place.orgId })).days.at(-2)).toMatchObject({ day: yesterday, events: 7 });
+    await asRole("superuser", (client) => client.query("DELETE FROM activity_daily WHERE org_id = $1 AND day = $2", [place.orgId, yesterday]));
   });
 
   it("counts today's events, runs by outcome, failed verdicts and workload runs, by environment and for the organization", async () => {
