@@ -286,7 +286,7 @@ describe("every end of a session or membership, in every organization", () => {
 
 describe("the channel's limits", () => {
   it("refuses a person's channel past LIVE_LIMITS.perPerson with 429 until one closes", async () => {
-    const channels = [];
+    const channels: Channel[] = [];
     for (let i = 0; i < LIVE_LIMITS.perPerson; i++) channels.push(await listen(owner, orgId, "workloads"));
     const refused = await upgrade(owner, `orgId=${orgId}&topics=workloads`);
     expect(refused.status).toBe(429);
