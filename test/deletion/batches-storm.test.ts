@@ -1,8 +1,9 @@
 // The Delete step's batches while the database drops their connections (issue 43), in a database of
 // this file's own, so the storm ends no other file's connections: each batch is one statement with the
-// deletion's progress, so a batch that died took nothing with it, the next invocation goes on from the
-// rows still there, and in the end every row of the organization is gone, each counted once, and the
-// other organization's are all there.
+// deletion's progress, so a batch that died took nothing with it, the invocation goes on with another
+// connection (the next invocation, when several were lost in a row) from the rows still there, and in
+// the end every row of the organization is gone, each counted once, and the other organization's are
+// all there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { diagnose } from "../../worker/http/diagnosis";
 import { removeInBatches } from "../../worker/deletion/batches";
@@ -105,8 +106,8 @@ describe("the Delete step's batches while connections drop", () => {
       await storm;
     }
     expect(dropped).toBeGreaterThan(0);
-    expect(failures.length).toBeGreaterThan(0);
-    expect(new Set(failures)).toEqual(new Set(["database_unreachable"]));
+    // An invocation goes on through a lost connection; one gives up only when several are lost in a row.
+    for (const failure of failures) expect(failure).toBe("database_unreachable");
     // Every row gone, each counted once in the progress, however many invocations it took.
     expect(await left(doomed)).toEqual({ tokens: 0, environments: 0, removed: 2 * ROWS });
     expect(await left(bystander)).toEqual({ tokens: ROWS, environments: ROWS, removed: null });

@@ -5,6 +5,7 @@
 // catalog and fails on a table of an organization declared neither here nor as bounded.
 import { type SQL, sql } from "drizzle-orm";
 import { withDb } from "../../db/neon";
+import { diagnose } from "../http/diagnosis";
 import { type Connection, type Db, inTenant } from "../../db/transaction";
 
 /** Rows one batch removes: a batch of the costliest table (workload runs, two foreign-key checks a row) stays well under a second. */
@@ -131,28 +132,48 @@ async function removals(connect: () => Promise<Connection>, maintenance: Db, org
   });
 }
 
+/** Connections lost in a row, with nothing removed between them, before an invocation gives up. */
+const LOST_IN_A_ROW = 3;
+
 /**
  * Removes the organization's rows of every batched table, batch by batch, until a whole pass over
  * them finds none (a row written meanwhile is found by the next pass); answers how many went. Throws
  * `Unfinished` when the time is up first. The application role removes what its tenant policy lets
  * it; `maintenanceUrl`'s role the events and the tables in BY_MAINTENANCE. A batch is one statement,
- * in its own transaction.
+ * in its own transaction, so a lost connection took nothing with it: the invocation goes on with
+ * another one, and gives up (the database unreachable) only after LOST_IN_A_ROW without progress.
  */
 export async function removeInBatches(connect: () => Promise<Connection>, maintenanceUrl: string, orgId: string, batches: Batches): Promise<number> {
-  return withDb(maintenanceUrl, "svc_maintenance", async (maintenance) => {
-    let total = 0;
-    for (;;) {
-      let pass = 0;
-      for (const remove of await removals(connect, maintenance, orgId)) {
-        for (;;) {
-          if (total > 0 && Date.now() >= batches.stopAt) throw new Unfinished(total);
-          const gone = await remove(batches.rows);
-          total += gone;
-          pass += gone;
-          if (gone < batches.rows) break;
-        }
-      }
-      if (pass === 0) return total;
+  const progress = { total: 0, lostInARow: 0 };
+  for (;;) {
+    try {
+      return await withDb(maintenanceUrl, "svc_maintenance", (maintenance) => removeAll(connect, maintenance, orgId, batches, progress));
+    } catch (error) {
+      if (diagnose(error).kind !== "database_unreachable" || ++progress.lostInARow >= LOST_IN_A_ROW) throw error;
+      if (progress.total > 0 && Date.now() >= batches.stopAt) throw new Unfinished(progress.total);
     }
-  });
+  }
+}
+
+async function removeAll(
+  connect: () => Promise<Connection>,
+  maintenance: Db,
+  orgId: string,
+  batches: Batches,
+  progress: { total: number; lostInARow: number },
+): Promise<number> {
+  for (;;) {
+    let pass = 0;
+    for (const remove of await removals(connect, maintenance, orgId)) {
+      for (;;) {
+        if (progress.total > 0 && Date.now() >= batches.stopAt) throw new Unfinished(progress.total);
+        const gone = await remove(batches.rows);
+        progress.total += gone;
+        if (gone > 0) progress.lostInARow = 0;
+        pass += gone;
+        if (gone < batches.rows) break;
+      }
+    }
+    if (pass === 0) return progress.total;
+  }
 }
