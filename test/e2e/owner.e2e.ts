@@ -88,6 +88,21 @@ describe("the owner", () => {
       await expect(settingsNav(page).getByRole("link", { name: section }).count()).resolves.toBe(1);
   });
 
+  it("gives a page shorter than the window its spare height, never the header band, at desktop and phone widths", async () => {
+    await open("Environments");
+    await said(page, /No environments yet/);
+    const height = async (selector: string) => (await page.locator(selector).first().boundingBox())!.height;
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      expect(await height(".top"), `${viewport.width} px`).toBeLessThan(120);
+      if (viewport.width > 720) expect(await height("main")).toBeGreaterThan(viewport.height - 120);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("creates an engine token, shown once", async () => {
     await open("Tokens");
     await said(page, /No tokens yet/);
