@@ -31,10 +31,11 @@ afterAll(async () => {
 
 const nav = () => page.getByRole("navigation", { name: "Sections" });
 
-/** A page's content has arrived: its heading is there and nothing says "Loading..." any more. */
+/** A page's content has arrived: its heading is there, nothing says "Loading..." and nothing is reloading any more. */
 async function settled(): Promise<void> {
   await page.getByRole("heading", { level: 1 }).first().waitFor();
   await page.getByText("Loading...").first().waitFor({ state: "detached" });
+  await page.locator("[aria-busy=true]").first().waitFor({ state: "detached" });
 }
 
 /** The serious and critical axe-core violations of the page as it is now, one line each. */

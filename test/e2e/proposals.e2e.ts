@@ -101,11 +101,15 @@ describe("proposals", () => {
     await said(member, /^Proposed; someone with masking\.approve decides it\./);
 
     await post(`${codehost}/_fake/git/faults`, { repository, operation: "pulls", status: 403, message: "Resource not accessible by integration" });
-    await owner.reload();
     const row = owner.getByTestId("proposal-Hash e-mails");
-    await row.getByRole("button", { name: "Approve" }).click();
-    await said(owner, /Approved, but the pull request was refused: .*Resource not accessible by integration/);
-    await post(`${codehost}/_fake/git/faults`, { repository, operation: "pulls" });
+    try {
+      await openProposals(owner);
+      await row.getByRole("button", { name: "Approve" }).click();
+      await said(owner, /Approved, but the pull request was refused: .*Resource not accessible by integration/);
+    } finally {
+      // The fault is the repository's at the fake code host: never left for the next test.
+      await post(`${codehost}/_fake/git/faults`, { repository, operation: "pulls" });
+    }
     await row.getByRole("button", { name: "Open the pull request again" }).click();
     await said(owner, /^Pull request #\d+ opened\./);
     await owner.getByTestId("masking-file").getByText("email: hash").waitFor();
@@ -118,7 +122,7 @@ describe("proposals", () => {
       post(`${base}/v1/pr/callback-token`, { token: await identityToken({ event_name: "pull_request_target" }), pullRequest: pull.number });
     expect(await ask()).toMatchObject({ status: 403, body: { reason: "fork_commit_not_approved" } });
 
-    await owner.reload();
+    await openProposals(owner);
     const short = String(pull.head_sha).slice(0, 7);
     await owner.getByRole("region", { name: "Fork commits" }).getByText(String(pull.head_sha)).waitFor();
     await owner.getByRole("button", { name: `Approve commit ${short}` }).click();
