@@ -1,5 +1,6 @@
 // Just enough of PostgreSQL's wire protocol (v3) for the bridge's pool: framing a byte stream into
-// messages, reading the startup and password messages, and writing the few messages it answers itself.
+// messages, reading the startup and password messages and the statement names of the extended
+// protocol, and writing the few messages it answers itself.
 
 /** A message: its type byte (absent for the startup message) and its whole bytes (type included). */
 export interface WireMessage {
@@ -51,8 +52,31 @@ export function startupParameters(message: WireMessage): Map<string, string> | n
   return parameters;
 }
 
+/** The null-terminated strings a message body starts with, up to `count` of them. */
+function strings(body: Buffer, count: number): string[] {
+  const found: string[] = [];
+  for (let at = 0; found.length < count; ) {
+    const end = body.indexOf(0, at);
+    if (end < 0) break;
+    found.push(body.subarray(at, end).toString("utf8"));
+    at = end + 1;
+  }
+  return found;
+}
+
 /** The password of a PasswordMessage ('p'). */
-export const passwordOf = (message: WireMessage) => message.body.subarray(0, message.body.indexOf(0)).toString("utf8");
+export const passwordOf = (message: WireMessage) => strings(message.body, 1)[0] ?? "";
+
+/**
+ * The prepared statement a client's message names: a Parse's, a Bind's (after its portal), a
+ * Describe's or a Close's of a statement ('S'); "" for the unnamed one and any other message.
+ */
+export function statementOf(message: WireMessage): string {
+  if (message.type === "P") return strings(message.body, 1)[0] ?? "";
+  if (message.type === "B") return strings(message.body, 2)[1] ?? "";
+  const ofStatement = (message.type === "D" || message.type === "C") && message.body[0] === "S".charCodeAt(0);
+  return ofStatement ? (strings(message.body.subarray(1), 1)[0] ?? "") : "";
+}
 
 export function message(type: string, body: Buffer): Buffer {
   const header = Buffer.alloc(5);
@@ -73,25 +97,34 @@ export const authenticationOk = () => message("R", int32(0));
 export const readyForQuery = (status: string) => message("Z", Buffer.from(status, "latin1"));
 export const simpleQuery = (sql: string) => message("Q", Buffer.from(`${sql}\0`, "utf8"));
 
+/** An ErrorResponse ('E'): severity (localized and not), SQLSTATE and message. */
+export function errorResponse(severity: "ERROR" | "FATAL", code: string, text: string): Buffer {
+  const fields = Object.entries({ S: severity, V: severity, C: code, M: text }).map(([field, value]) => `${field}${value}\0`);
+  return message("E", Buffer.from(`${fields.join("")}\0`, "utf8"));
+}
+
 /** Whether a server message is AuthenticationOk, and which authentication it asks for otherwise. */
 export const authenticationCode = (message: WireMessage) => (message.type === "R" ? message.body.readInt32BE(0) : null);
 
 /**
  * Follows message boundaries in a stream without copying it (the bytes are relayed as they come):
  * calls `seen` with each message's type, its first body byte (a ReadyForQuery's transaction status)
- * and where in the chunk it began (0 when it began in an earlier chunk).
+ * and where its bytes in the chunk end (the chunk's end when it goes on in the next one).
  */
 export class MessageBoundaries {
   private header = Buffer.alloc(6);
   private headerBytes = 0;
-  private startedAt = 0;
   private bodyLeft = 0;
 
-  constructor(private seen: (type: string, firstByte: number | undefined, startedAt: number) => void) {}
+  constructor(private seen: (type: string, firstByte: number | undefined, endsAt: number) => void) {}
+
+  /** How many bytes of a message's header the last chunk ended with. */
+  get partial(): number {
+    return this.headerBytes;
+  }
 
   scan(chunk: Buffer): void {
     let at = 0;
-    if (this.headerBytes > 0) this.startedAt = 0;
     while (at < chunk.length) {
       if (this.bodyLeft > 0) {
         const skip = Math.min(this.bodyLeft, chunk.length - at);
@@ -99,16 +132,14 @@ export class MessageBoundaries {
         at += skip;
         continue;
       }
-      if (this.headerBytes === 0) this.startedAt = at;
       // Type and length, and the first body byte when the message has one.
       this.header[this.headerBytes++] = chunk[at++]!;
       if (this.headerBytes < 5) continue;
       const length = this.header.readInt32BE(1);
       if (length > 4 && this.headerBytes === 5) continue;
-      this.seen(String.fromCharCode(this.header[0]!), length > 4 ? this.header[5] : undefined, this.startedAt);
       this.bodyLeft = Math.max(0, length - 4 - (this.headerBytes - 5));
       this.headerBytes = 0;
-      this.startedAt = 0;
+      this.seen(String.fromCharCode(this.header[0]!), length > 4 ? this.header[5] : undefined, Math.min(chunk.length, at + this.bodyLeft));
     }
   }
 }

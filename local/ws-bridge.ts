@@ -1,6 +1,6 @@
-// The WebSocket-to-PostgreSQL bridge the neon driver needs locally: the job Neon's proxy (and its
-// pooled endpoint: backend-pool.ts) does in production. Protocol: `GET /v1?address=host:port`, then
-// PostgreSQL's wire protocol in binary frames both ways.
+// The WebSocket-to-PostgreSQL bridge the neon driver needs locally: the job Neon's proxy and its
+// pooled endpoint (backend-pool.ts: PgBouncer pooling by transaction) do in production. Protocol:
+// `GET /v1?address=host:port`, then PostgreSQL's wire protocol in binary frames both ways.
 import { createServer, type Server } from "node:http";
 import { isIP } from "node:net";
 import { WebSocketServer } from "ws";
