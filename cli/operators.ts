@@ -22,7 +22,8 @@ export type OperatorCommand = (typeof OPERATOR_NAMES)[number];
 
 export const OPERATOR_USAGE = `for operators (against the database; beside \`npm start\` they read .data/local.env):
   migrate                                   apply pending migrations (SVC_MIGRATION_DATABASE_URL)
-  config check                              validate the environment exactly like the Worker does
+  config check [--database]                 validate the environment exactly like the Worker does
+                                            (--database: and that its logins may serve, as /readyz says)
   orgs create <slug> [--name N] [--plan P]  create an organization
   tokens create --org <slug> --kind engine|cli [--person <login>] [--scope <permission> ...] [--name N]
                                             print a new token alone on standard output

@@ -8,11 +8,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildWorker, type ServedBundle, serveBundle, startBenchStack } from "../../bench/local-worker";
 import { withNodeDb } from "../../db/node-pool";
 import { freePort } from "../../local/free-port";
-import type { LocalStack } from "../../local/stack";
+import { type LocalStack, localWorkerDefaults } from "../../local/stack";
+import { configCheck } from "../../cli/commands/config-check";
 import { runPartitionPass } from "../../worker/events/partitions/pass";
 import { debianProgram } from "../setup/debian";
 import { send } from "../../bench/fault-work";
@@ -193,4 +194,22 @@ describe("through PgBouncer in transaction mode", () => {
     );
     expect(Number(left[0]!.rows)).toBe(0);
   }, 180_000);
+
+  it("svc config check --database, the pipeline's check before a deploy, passes these logins and refuses one that bypasses row-level security", async () => {
+    const env = { ...localWorkerDefaults(stack, "8080", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="), SVC_DATABASE_WS_PROXY: undefined };
+    const said: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((line: unknown) => void said.push(String(line)));
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      expect(await configCheck(["check", "--database"], env)).toBe(0);
+      await superuser("CREATE ROLE pgbouncer_bypassing LOGIN BYPASSRLS PASSWORD 'pw' IN ROLE svc_app");
+      const bypassing = new URL(stack.urls.app);
+      bypassing.username = "pgbouncer_bypassing";
+      bypassing.password = "pw";
+      expect(await configCheck(["check", "--database"], { ...env, SVC_DATABASE_URL: bypassing.toString() })).toBe(1);
+      expect(said.at(-1)).toMatch(/^SVC_DATABASE_URL names a login that bypasses row-level security/);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
 });
