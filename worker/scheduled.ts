@@ -132,7 +132,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const PRUNES = {
   /** Identity-exchange engine tokens past their 15 minutes. */
   exchangeTokensDeleted: { event: "sweep.exchange_tokens", prune: pruneExpiredExchangeTokens },
-  /** Model clients' refresh tokens past their expiry, spent or not. */
+  /** Model clients' refresh tokens the previous release issued, past their expiry (worker/mcp/prune.ts). */
   refreshTokensDeleted: { event: "sweep.refresh_tokens", prune: pruneExpiredRefreshTokens },
   /** Sessions a day past their 30 days (no browser can present one). */
   sessionsDeleted: { event: "sweep.sessions", prune: pruneEndedSessions },

@@ -15,7 +15,7 @@ const NAMESPACE_HEADER = ["Namespace", "Folder"];
 const WITHOUT_TEST = "Rules without a test of their own";
 const NONE_YET = "none yet";
 /** What a test file is called in each vitest project (vitest.config.ts). */
-const TEST_FILE = /^test\/.+\.(test|node|e2e|site|faults)\.ts$/;
+const TEST_FILE = /^test\/.+\.(test|node|e2e|site|faults|release)\.ts$/;
 
 interface Table {
   /** The `##` and `###` headings the table sits under. */

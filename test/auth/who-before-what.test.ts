@@ -109,7 +109,7 @@ const OPEN: Record<string, Open> = {
   "POST /auth/mcp/register": { why: "OAuth dynamic client registration, open by RFC 7591", status: 400 },
   "GET /auth/mcp/authorize": { why: "OAuth authorization: a malformed request is shown as such (RFC 6749 4.1.2.1), else sign-in", status: 400 },
   "POST /auth/mcp/authorize": { why: "the consent form: its session is checked before the form is read", status: 401 },
-  "POST /auth/mcp/token": { why: "OAuth token endpoint: the code and PKCE verifier (or the device code) are the credential", status: 400 },
+  "POST /auth/mcp/token": { why: "OAuth token endpoint: the code and PKCE verifier are the credential", status: 400 },
   "POST /auth/mcp/revoke": { why: "OAuth revocation (RFC 7009): the token to revoke is the credential", status: 400 },
   "GET /openapi.json": { why: "the published contract", status: 200 },
   "GET /.well-known/svc-enterprise": { why: "what the licence permits, public", status: 200 },

@@ -119,34 +119,19 @@ describe("device flow", () => {
     expect((await poll(flow.device_code)).body.error).toBe("invalid_grant");
   });
 
-  it("is served at the token endpoint the authorization server's metadata names, as a standard OAuth client asks", async () => {
-    const metadata = (await (await call("/.well-known/oauth-authorization-server")).json()) as {
-      token_endpoint: string;
-      device_authorization_endpoint: string;
-    };
-    const started = await call(new URL(metadata.device_authorization_endpoint).pathname, {
+  it("keeps to its own routes: the authorization server's metadata does not name it and its token endpoint does not serve it", async () => {
+    const metadata = (await (await call("/.well-known/oauth-authorization-server")).json()) as Record<string, unknown>;
+    expect(metadata.device_authorization_endpoint).toBeUndefined();
+    expect(metadata.grant_types_supported).toEqual(["authorization_code"]);
+    const flow = await startFlow("environments.view");
+    const elsewhere = await call("/auth/mcp/token", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ client_id: "a-standard-client", scope: "environments.view" }).toString(),
+      body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: flow.device_code, client_id: "svc-cli" }).toString(),
     });
-    const flow = (await started.json()) as { device_code: string; user_code: string };
-    const token = (deviceCode: string) =>
-      call(new URL(metadata.token_endpoint).pathname, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          grant_type: "urn:ietf:params:oauth:grant-type:device_code",
-          device_code: deviceCode,
-          client_id: "a-standard-client",
-        }).toString(),
-      });
-    expect(await (await token(flow.device_code)).json()).toMatchObject({ error: "authorization_pending" });
-    await decide(await signedIn("member"), flow.user_code, true);
-    await waitInterval();
-    const issued = await token(flow.device_code);
-    expect(issued.headers.get("cache-control")).toBe("no-store");
-    expect(await issued.json()).toMatchObject({ access_token: expect.stringMatching(/^svc_cli_/), token_type: "Bearer", scope: "environments.view" });
-    expect(await (await token("no-such-code")).json()).toMatchObject({ error: "invalid_grant" });
+    expect(await elsewhere.json()).toMatchObject({ error: "unsupported_grant_type" });
+    // The CLI's own token route still answers it.
+    expect((await poll(flow.device_code)).body.error).toBe("authorization_pending");
   });
 
   it("never grants more than the person's role allows", async () => {

@@ -60,22 +60,24 @@ const EIGHT = [
 ];
 
 describe("discovery", () => {
-  it("names the /mcp resource and its authorization server; the server offers authorization_code with S256, refresh tokens and the device grant", async () => {
+  it("names the /mcp resource and its authorization server, which offers authorization_code only and S256 only, as the contract says", async () => {
     const resource = (await (await call("/.well-known/oauth-protected-resource")).json()) as Record<string, unknown>;
     expect(resource).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN] });
     const server = (await (await call("/.well-known/oauth-authorization-server")).json()) as Record<string, unknown>;
-    expect(server).toMatchObject({
+    // The whole document: no refresh_token, and no device grant (the CLI's, at its own routes).
+    expect(server).toEqual({
       issuer: ORIGIN,
       authorization_endpoint: `${ORIGIN}/auth/mcp/authorize`,
       token_endpoint: `${ORIGIN}/auth/mcp/token`,
       registration_endpoint: `${ORIGIN}/auth/mcp/register`,
       revocation_endpoint: `${ORIGIN}/auth/mcp/revoke`,
       revocation_endpoint_auth_methods_supported: ["none"],
-      // The CLI's sign-in: a standard OAuth client finds the device flow here (RFC 8628 4).
-      device_authorization_endpoint: `${ORIGIN}/auth/device/code`,
-      grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
       response_types_supported: ["code"],
+      response_modes_supported: ["query"],
+      grant_types_supported: ["authorization_code"],
       code_challenge_methods_supported: ["S256"],
+      token_endpoint_auth_methods_supported: ["none"],
+      authorization_response_iss_parameter_supported: true,
     });
     const paths = Object.keys(((await (await call("/openapi.json")).json()) as { paths: object }).paths);
     expect(paths.filter((path) => /^\/(mcp|\.well-known|auth)/.test(path))).toEqual([]);

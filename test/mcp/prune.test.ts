@@ -1,6 +1,6 @@
-// The sweep deletes model clients' refresh tokens once they expired (spent or not), through the real
-// scheduled handler, and keeps every token still within its lifetime: a spent one among them is what
-// recognises a reuse, so it must stay until it would have expired.
+// The sweep deletes the refresh tokens the previous release wrote once they expired (spent or not),
+// through the real scheduled handler, and keeps every token still within its lifetime, which that
+// release may still read, until a later release drops the table.
 import { beforeAll, describe, expect, it } from "vitest";
 import { ownDatabase, type OwnDatabase } from "../support/own-database";
 import { sweepOnce } from "../support/sweep";

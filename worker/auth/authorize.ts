@@ -25,6 +25,8 @@ export interface Grant {
   plan: string;
   /** A console may be watching the organization live (worker/live): a change is worth telling. */
   watched: boolean;
+  /** The organization is suspended, by an operator or for its deletion. */
+  suspended: boolean;
 }
 
 /** A refusal of `authorize`: answered as it is wherever it is not caught (the translation lives here, once). */
@@ -47,6 +49,7 @@ const membership = (tx: Tx, orgId: string, personId: string) =>
       email: people.email,
       plan: organizations.plan,
       watched: sql<boolean>`coalesce(${organizations.watchedUntil} > now(), false)`,
+      suspended: sql<boolean>`${organizations.suspendedAt} IS NOT NULL`,
     })
     .from(memberships)
     .innerJoin(people, eq(people.id, memberships.personId))
@@ -71,6 +74,7 @@ export async function authorize(tx: Tx, caller: Caller, orgId: string, permissio
     actorLabel: member.login ?? member.email ?? caller.personId,
     plan: member.plan,
     watched: member.watched,
+    suspended: member.suspended,
   };
 }
 

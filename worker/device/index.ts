@@ -1,4 +1,3 @@
 // The front door of worker/device/: what other capabilities may use of it
 // (test/architecture/capabilities.node.ts). Everything else in the folder is its own.
-export { answerDevicePoll } from "./routes";
 export { DEVICE_GRANT, DEVICE_PATHS } from "./schemas";

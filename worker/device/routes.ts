@@ -63,11 +63,8 @@ async function readDeviceRequest<S extends z.ZodType>(c: AppContext, schema: S):
 
 const baseUrl = (c: AppContext) => c.var.config.server.appBaseUrl ?? new URL(c.req.url).origin;
 
-/**
- * A device-code token request's answer (RFC 8628 3.5), here and at the authorization server's token
- * endpoint, which the metadata names for the device grant too (worker/mcp/oauth-routes.ts).
- */
-export async function answerDevicePoll(c: AppContext, deviceCode: string): Promise<Response> {
+/** A device-code token request's answer (RFC 8628 3.5). */
+async function answerDevicePoll(c: AppContext, deviceCode: string): Promise<Response> {
   const poll = await pollDeviceAuthorization(c.var.database().connect, deviceCode);
   switch (poll.status) {
     case "issued":

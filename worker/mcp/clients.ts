@@ -8,8 +8,11 @@ import { text } from "../http/text";
 
 export const MAX_REDIRECT_URIS = 10;
 
-/** The grant types a client may register for: the code, and refresh tokens with it. */
-export const CLIENT_GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
+/**
+ * The one grant a client is registered for (the column's default): no refresh tokens are issued, so a
+ * client asking for more is registered for this and told so (RFC 7591 3.2.1 lets the server replace).
+ */
+export const CLIENT_GRANT_TYPES = ["authorization_code"];
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 // Schemes a browser would run or read locally rather than hand to an application.
@@ -56,8 +59,6 @@ export interface RegisteredClient {
   clientId: string;
   clientName: string;
   redirectUris: string[];
-  /** What it registered for (RFC 7591 2: authorization_code when it named none). */
-  grantTypes: string[];
   createdAt: Date;
 }
 
@@ -72,15 +73,12 @@ export function registrationProblem(request: z.infer<typeof RegistrationRequest>
   if (request.token_endpoint_auth_method && request.token_endpoint_auth_method !== "none") {
     return { error: "invalid_client_metadata", description: "Only public clients register here: token_endpoint_auth_method is none (PKCE protects the code)." };
   }
-  const unserved = request.grant_types?.find((grant) => !(CLIENT_GRANT_TYPES as readonly string[]).includes(grant));
-  if (unserved !== undefined) {
+  // Asking for more than the code is answered with the code alone; asking without it leaves nothing to register.
+  if (request.grant_types && !request.grant_types.includes("authorization_code")) {
     return {
       error: "invalid_client_metadata",
-      description: `The grant type ${unserved} is not served to registered clients; register for authorization_code, and refresh_token to stay connected.`,
+      description: `None of the grant types ${request.grant_types.join(", ") || "(none)"} is served; a client registers for authorization_code, how a person connects it.`,
     };
-  }
-  if (request.grant_types && !request.grant_types.includes("authorization_code")) {
-    return { error: "invalid_client_metadata", description: "A client registers for authorization_code: it is how a person connects it." };
   }
   if (request.response_types?.some((type) => type !== "code")) {
     return { error: "invalid_client_metadata", description: "The only response type served is code." };
@@ -93,7 +91,6 @@ export async function registerClient(connect: () => Promise<Connection>, request
     clientId: crypto.randomUUID(),
     clientName: request.client_name ?? "Unnamed client",
     redirectUris: [...new Set(request.redirect_uris)],
-    grantTypes: [...new Set(request.grant_types ?? ["authorization_code"])],
     createdAt: new Date(),
   };
   await inTransaction(connect, {}, (tx) => tx.insert(protocolClients).values(client));
@@ -107,7 +104,6 @@ export async function findClient(tx: Tx, clientId: string): Promise<RegisteredCl
       clientId: protocolClients.clientId,
       clientName: protocolClients.clientName,
       redirectUris: protocolClients.redirectUris,
-      grantTypes: protocolClients.grantTypes,
       createdAt: protocolClients.createdAt,
     })
     .from(protocolClients)

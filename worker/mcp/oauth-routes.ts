@@ -1,19 +1,16 @@
 // The authorization server for /mcp, written on the service's own people, sessions and PostgreSQL:
 // the two discovery documents (RFC 9728, RFC 8414), registration (RFC 7591), the authorization
-// endpoint with the browser consent, the token endpoint (authorization_code with S256 PKCE; rotated
-// refresh tokens; the CLI's device grant, RFC 8628, whose endpoint the metadata names), and the
-// revocation endpoint (RFC 7009) for its access and refresh tokens and CLI tokens.
+// endpoint with the browser consent, the token endpoint (authorization_code with S256 PKCE, nothing
+// else: no refresh tokens; the CLI's device flow is at its own routes, worker/device), and the
+// revocation endpoint (RFC 7009) for its access tokens and CLI tokens.
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import { appendAudit } from "../audit";
-import { authorize, Denied } from "../auth";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { BODY_LIMITS, decodeUtf8, isJsonType, readBytes } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { personContext } from "../people";
-import { answerDevicePoll } from "../device";
-import { DEVICE_GRANT, DEVICE_PATHS } from "../device";
 import { readSessionCookie } from "../sessions";
 import { revokeCliTokenByHash } from "../tokens";
 import { hashToken } from "../http/hash";
@@ -24,7 +21,7 @@ import { CLIENT_GRANT_TYPES, lookUpClient, registerClient, RegistrationRequest, 
 import { authorizationErrorPage, consentPage } from "./consent-page";
 import type { LoadTools } from "./tool-set";
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, publicOrigin } from "./endpoint";
-import { hasConsented, issueCode, type Redeemed, redeemCode, refreshGrant, revokeByToken } from "./grants";
+import { hasConsented, issueCode, membership, redeemCode, revokeByToken, SUSPENDED } from "./grants";
 import { planGate } from "../http/plan-gate";
 
 export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
@@ -80,40 +77,6 @@ async function refusedAuthorization(c: AppContext, checked: Exclude<Checked, { o
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
-/** The token endpoint's answer (RFC 6749 5.1 and 5.2). */
-function tokens(c: AppContext, redeemed: Redeemed): Response {
-  if (!redeemed.ok) return oauthError(c, 400, redeemed.error, redeemed.description);
-  return c.json(
-    {
-      access_token: redeemed.accessToken,
-      token_type: "Bearer",
-      expires_in: redeemed.expiresIn,
-      ...(redeemed.refreshToken ? { refresh_token: redeemed.refreshToken } : {}),
-    },
-    200,
-    { "cache-control": "no-store", pragma: "no-cache" },
-  );
-}
-
-/**
- * The refresh_token grant (RFC 6749 6) from a public client: `client_id` names it (no secret; the
- * token is bound to it). `scope` is ignored as the authorization request ignores it: a grant carries
- * the person's role, never more, so a refresh has nothing to widen.
- */
-async function refreshed(c: AppContext, form: Record<string, string>): Promise<Response> {
-  const { refresh_token: refreshToken, client_id: clientId } = form;
-  if (!refreshToken || !clientId) return oauthError(c, 400, "invalid_request", "Send refresh_token and client_id.");
-  if (refreshToken.length > 2000 || clientId.length > 2000) return oauthError(c, 400, "invalid_request", "A parameter is too long.");
-  if (form.resource !== undefined && form.resource !== resourceOf(c))
-    return oauthError(c, 400, "invalid_target", `The only resource served is ${resourceOf(c)}.`);
-  const { connect } = c.var.database();
-  const client = await lookUpClient(connect, clientId);
-  if (!client) return oauthError(c, 401, "invalid_client", "The client_id is not registered here.");
-  if (!client.grantTypes.includes("refresh_token"))
-    return oauthError(c, 400, "unauthorized_client", "This client did not register for the refresh_token grant.");
-  return tokens(c, await refreshGrant(connect, refreshToken, clientId));
-}
-
 /** The authorization server; its consent page names what the tools `loadTools` gives may do. */
 export function registerOAuth(app: Hono<AppEnv>, loadTools: LoadTools): void {
   app.get(PROTECTED_RESOURCE_PATH, planGate("reachable"), protectedResource);
@@ -131,8 +94,8 @@ export function registerOAuth(app: Hono<AppEnv>, loadTools: LoadTools): void {
       revocation_endpoint_auth_methods_supported: ["none"],
       response_types_supported: ["code"],
       response_modes_supported: ["query"],
-      device_authorization_endpoint: `${origin}${DEVICE_PATHS.code}`,
-      grant_types_supported: [...CLIENT_GRANT_TYPES, DEVICE_GRANT],
+      // The contract's: the code alone. The CLI's device flow keeps its own routes, out of this document.
+      grant_types_supported: CLIENT_GRANT_TYPES,
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
       authorization_response_iss_parameter_supported: true,
@@ -170,7 +133,8 @@ export function registerOAuth(app: Hono<AppEnv>, loadTools: LoadTools): void {
         client_name: client.clientName,
         redirect_uris: client.redirectUris,
         token_endpoint_auth_method: "none",
-        grant_types: client.grantTypes,
+        // What it is registered for, which may be less than it asked (RFC 7591 3.2.1).
+        grant_types: CLIENT_GRANT_TYPES,
         response_types: ["code"],
       },
       201,
@@ -235,13 +199,13 @@ export function registerOAuth(app: Hono<AppEnv>, loadTools: LoadTools): void {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(orgId)) {
       return c.html(authorizationErrorPage("Choose one of your organizations."), 400);
     }
-    const code = await inTransaction(connect, { orgId, lookups: { person_id: session.personId } }, async (tx) => {
-      const member = await authorize(tx, { kind: "session", personId: session.personId }, orgId, null).catch((denied: unknown) => {
-        if (denied instanceof Denied) return null;
-        throw denied;
-      });
-      if (!member) return null;
-      const issued = await issueCode(tx, {
+    type Answer = { code: string } | { refused: string; status: 403 | 404 };
+    const answer = await inTransaction(connect, { orgId, lookups: { person_id: session.personId } }, async (tx): Promise<Answer> => {
+      const member = await membership(tx, session.personId, orgId);
+      if (!member) return { refused: "You are not a member of that organization.", status: 404 };
+      // A suspended organization takes no new client: its clients stop until the suspension is lifted.
+      if (member.suspended) return { refused: SUSPENDED, status: 403 };
+      const code = await issueCode(tx, {
         orgId,
         personId: session.personId,
         clientId: request.clientId,
@@ -257,23 +221,21 @@ export function registerOAuth(app: Hono<AppEnv>, loadTools: LoadTools): void {
         target: checked.clientName,
         data: { clientId: request.clientId },
       });
-      return issued;
+      return { code };
     });
-    if (!code) return c.html(authorizationErrorPage("You are not a member of that organization."), 404);
-    return c.redirect(answerUrl(request.redirectUri, { code, state: request.state, iss }), 302);
+    if ("refused" in answer) return c.html(authorizationErrorPage(answer.refused), answer.status);
+    return c.redirect(answerUrl(request.redirectUri, { code: answer.code, state: request.state, iss }), 302);
   });
 
   app.post(OAUTH_PATHS.token, planGate("reachable"), async (c) => {
     const form = await readForm(c);
     if (!form) return oauthError(c, 400, "invalid_request", "Send a UTF-8 form (application/x-www-form-urlencoded) with each parameter once.");
-    // The device grant (RFC 8628), whose authorization endpoint the metadata names: the CLI's sign-in.
-    if (form.grant_type === DEVICE_GRANT) {
-      if (!form.device_code || form.device_code.length > 200) return oauthError(c, 400, "invalid_request", "Send the device_code.");
-      return answerDevicePoll(c, form.device_code);
-    }
-    if (form.grant_type === "refresh_token") return refreshed(c, form);
-    if (form.grant_type !== "authorization_code")
-      return oauthError(c, 400, "unsupported_grant_type", `The grants served are ${[...CLIENT_GRANT_TYPES, DEVICE_GRANT].join(", ")}.`);
+    // refresh_token included: none is issued, so the client sends the person through consent again.
+    // A refresh token an earlier release issued is no longer honoured: invalid_grant, on which a client
+    // authorizes again with the client it registered (unsupported_grant_type would leave it stuck).
+    if (form.grant_type === "refresh_token")
+      return oauthError(c, 400, "invalid_grant", "Refresh tokens are no longer honoured; authorize again to get a new access token.");
+    if (form.grant_type !== "authorization_code") return oauthError(c, 400, "unsupported_grant_type", "The only grant served is authorization_code.");
     const { code, redirect_uri: redirectUri, client_id: clientId, code_verifier: codeVerifier } = form;
     if (!code || !redirectUri || !clientId) return oauthError(c, 400, "invalid_request", "Send code, redirect_uri and client_id.");
     if (!codeVerifier || !VERIFIER.test(codeVerifier))
@@ -282,14 +244,18 @@ export function registerOAuth(app: Hono<AppEnv>, loadTools: LoadTools): void {
       return oauthError(c, 400, "invalid_target", `The only resource served is ${resourceOf(c)}.`);
     if ([code, redirectUri, clientId].some((value) => value.length > 2000)) return oauthError(c, 400, "invalid_request", "A parameter is too long.");
     const { connect } = c.var.database();
-    const client = await lookUpClient(connect, clientId);
-    if (!client) return oauthError(c, 401, "invalid_client", "The client_id is not registered here.");
-    return tokens(c, await redeemCode(connect, { code, clientId, redirectUri, codeVerifier }, client.grantTypes.includes("refresh_token")));
+    if (!(await lookUpClient(connect, clientId))) return oauthError(c, 401, "invalid_client", "The client_id is not registered here.");
+    const redeemed = await redeemCode(connect, { code, clientId, redirectUri, codeVerifier });
+    if (!redeemed.ok) return oauthError(c, 400, redeemed.error, redeemed.description);
+    return c.json({ access_token: redeemed.accessToken, token_type: "Bearer", expires_in: redeemed.expiresIn }, 200, {
+      "cache-control": "no-store",
+      pragma: "no-cache",
+    });
   });
 
-  // RFC 7009: an access or refresh token this server issued (only by the client it was issued to, when
-  // the request names one; either ends the whole grant), or a CLI token (possession is the proof); 200
-  // whatever the token was, so that the answer says nothing of what exists.
+  // RFC 7009: an access token this server issued (only by the client it was issued to, when the
+  // request names one), or a CLI token (possession is the proof); 200 whatever the token was, so that
+  // the answer says nothing of what exists.
   app.post(OAUTH_PATHS.revoke, planGate("reachable"), async (c) => {
     const form = await readForm(c);
     if (!form?.token) return oauthError(c, 400, "invalid_request", "Send the token to revoke as the form parameter token (RFC 7009).");

@@ -1,8 +1,7 @@
-// Model clients' refresh tokens rotate on every use, and a spent one stays until it would have expired,
-// so that presented again it revokes its family (db/migrations/0035_refresh_tokens.sql); a rotation
-// removes its own family's expired ones, but a family that stops rotating would keep its tokens for
-// good. Past its expiry nothing reads a token: the sweep deletes them, oldest first, in batches that
-// each end quickly (index protocol_refresh_tokens_expiry), as the maintenance role, which sees only those.
+// Refresh tokens are no longer issued nor taken, but the previous release still writes them
+// (db/migrations/0035_refresh_tokens.sql) while both serve: the sweep deletes those past their expiry,
+// oldest first, in batches that each end quickly (index protocol_refresh_tokens_expiry), as the
+// maintenance role, which sees only those, until a later release drops the table.
 import { pruneExpired } from "../../db/prune";
 import { protocolRefreshTokens } from "../../db/schema/mcp";
 import type { Db } from "../../db/transaction";

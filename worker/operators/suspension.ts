@@ -2,9 +2,9 @@
 // lifting it, as the operator decides: written as the application role acting for that one
 // organization (never across tenants) and audited in its own log. A suspended
 // organization's engines get 403 with retryAfterSeconds on ingestion and the work endpoints, while
-// command claims still work (worker/auth/bearer.ts); its model clients' grants are revoked (their
-// refresh tokens with them). A suspension for deletion is the deletion's own:
-// the operator cannot lift it; calling the deletion off does.
+// command claims still work (worker/auth/bearer.ts); its model clients' grants are revoked, and while
+// it lasts (a deletion's too) consent, the code's redemption and /mcp refuse it (worker/mcp). A
+// suspension for deletion is the deletion's own: the operator cannot lift it; calling the deletion off does.
 import { eq, sql } from "drizzle-orm";
 import { organizations } from "../../db/schema/organizations";
 import { inTenant, type Connection, type Tx } from "../../db/transaction";
@@ -34,7 +34,7 @@ export function suspendOrganization(connect: () => Promise<Connection>, orgId: s
     if (!org) return { outcome: "not_found" };
     if (org.suspended) return { outcome: "unchanged", suspended: true };
     await tx.update(organizations).set({ suspendedAt: sql`now()`, suspendedReason: "operator", suspendedBecause: reason }).where(eq(organizations.id, orgId));
-    // Model clients stop at once, refresh tokens included; lifting the suspension does not revive them.
+    // Model clients stop at once; lifting the suspension does not revive them.
     const clientsDisconnected = await revokeOrganizationGrants(tx, orgId, "organization_suspended");
     await appendAudit(tx, { orgId, action: "organization.suspended", actorLabel: label(operator), data: { by: "operator", reason, clientsDisconnected } });
     return { outcome: "changed", suspended: true };

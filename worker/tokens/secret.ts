@@ -3,16 +3,7 @@
 import type { TokenKind } from "../../db/schema";
 import { base64url } from "../http/hash";
 
-export type SecretKind =
-  | TokenKind
-  | "session"
-  | "invitation"
-  | "magic_link"
-  | "device_code"
-  | "export_link"
-  | "protocol_code"
-  | "protocol_token"
-  | "protocol_refresh";
+export type SecretKind = TokenKind | "session" | "invitation" | "magic_link" | "device_code" | "export_link" | "protocol_code" | "protocol_token";
 
 const PREFIX: Record<SecretKind, string> = {
   engine: "svc_eng_",
@@ -24,7 +15,6 @@ const PREFIX: Record<SecretKind, string> = {
   export_link: "svc_exp_",
   protocol_code: "svc_mcc_",
   protocol_token: "svc_mcp_",
-  protocol_refresh: "svc_mcr_",
 };
 
 export function newTokenValue(kind: SecretKind): string {
