@@ -91,6 +91,19 @@ export default defineConfig({
         },
       },
       {
+        // The deploy's rehearsal (docs/deploy.md): a local stack, the builds and both Workers' upload bundles, the
+        // control plane's served by Miniflare. Beside the site's project, whose commands are of the same kind:
+        // after the worker project and e2e, before the fault suite, which must run alone.
+        test: {
+          name: "deploy",
+          environment: "node",
+          include: ["test/deploy/**/*.deploy.ts"],
+          sequence: { groupOrder: 2 },
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         // The console in a real headless Chromium against the local stack under `wrangler dev`.
         test: {
           name: "e2e",

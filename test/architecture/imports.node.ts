@@ -50,6 +50,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   local: ["cli", "fakes", "worker", "db"],
   site: ["worker", "db"],
   scripts: ["worker", "db"],
+  // The deploy checks the configuration as `svc config check` does and rehearses on the benchmarks' stack.
+  deploy: ["bench", "local", "cli", "worker", "db"],
   console: [],
 };
 const ENTRY = "worker/index.ts";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 // Product code: everything that runs in the Worker, its objects, the commands and the local stack.
-const PRODUCT = ["worker", "durable-objects", "db", "cli", "local", "scripts", "fakes", "site", "bench"];
+const PRODUCT = ["worker", "durable-objects", "db", "cli", "local", "scripts", "deploy", "fakes", "site", "bench"];
 const SKIP = new Set(["node_modules", "migrations", "dist"]);
 
 /**
