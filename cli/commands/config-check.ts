@@ -1,5 +1,3 @@
-import { withNodeClient } from "../../db/node-pool";
-import { confine, LoginRefused } from "../../db/roles";
 import { formatConfigErrors, parseConfig } from "../../worker/config/parse";
 import { licenceSignatureProblem } from "../../worker/config/licence-signature";
 import { describeConfig } from "../../worker/config/summary";
@@ -25,6 +23,8 @@ export const configCheck: Command = async (args, env) => {
     return 2;
   }
   if (args.includes("--database")) {
+    // Loaded only here: the Worker's own tests run this command's configuration check in workerd, where node-postgres does not load.
+    const [{ withNodeClient }, { confine, LoginRefused }] = await Promise.all([import("../../db/node-pool"), import("../../db/roles")]);
     const { url, adminUrl } = result.config.database;
     for (const [role, login] of [
       ["svc_app", url],
