@@ -88,12 +88,23 @@ export function releaseBuilder(dir: string): (commit: string) => Release {
 }
 
 /**
- * This checkout's node_modules (a symlink) when the release locked the same dependencies; else the
- * release's own, from its package-lock.json, so that its bundle is made of what its deploy was made of
- * (no scripts: the build needs none, and an old release's install scripts are no business of this check).
+ * What a bundle is made of, read from a package-lock.json: every package that is not a development
+ * one (the Worker's dependencies and theirs), and the wrangler that bundles them.
+ */
+function bundleInputs(lockfile: string): string {
+  const { packages } = JSON.parse(readFileSync(lockfile, "utf8")) as { packages: Record<string, { version?: string; dev?: boolean }> };
+  const inputs = Object.entries(packages).filter(([path, entry]) => path !== "" && (!entry.dev || path === "node_modules/wrangler"));
+  return inputs.map(([path, entry]) => `${path}@${entry.version}`).sort().join("\n");
+}
+
+/**
+ * This checkout's node_modules (a symlink) when the release locked the same bundle inputs (a new
+ * development tool changes nothing of a bundle); else the release's own, from its package-lock.json,
+ * so that its bundle is made of what its deploy was made of (no scripts: the build needs none, and an
+ * old release's install scripts are no business of this check).
  */
 function installDependencies(commit: string, tree: string): void {
-  if (readFileSync(join(tree, "package-lock.json")).equals(readFileSync(join(ROOT, "package-lock.json")))) {
+  if (bundleInputs(join(tree, "package-lock.json")) === bundleInputs(join(ROOT, "package-lock.json"))) {
     symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"), "dir");
     return;
   }
@@ -101,7 +112,7 @@ function installDependencies(commit: string, tree: string): void {
     execFileSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: tree, stdio: ["ignore", "pipe", "pipe"] });
   } catch (error) {
     throw new Error(
-      `${commit} locks other dependencies than this checkout (package-lock.json differs), and \`npm ci --ignore-scripts\` in ${tree} failed:\n` +
+      `${commit} locks other dependencies of its bundle than this checkout, and \`npm ci --ignore-scripts\` in ${tree} failed:\n` +
         String((error as { stderr?: Buffer }).stderr ?? error),
     );
   }
