@@ -94,7 +94,10 @@ export function releaseBuilder(dir: string): (commit: string) => Release {
 function bundleInputs(lockfile: string): string {
   const { packages } = JSON.parse(readFileSync(lockfile, "utf8")) as { packages: Record<string, { version?: string; dev?: boolean }> };
   const inputs = Object.entries(packages).filter(([path, entry]) => path !== "" && (!entry.dev || path === "node_modules/wrangler"));
-  return inputs.map(([path, entry]) => `${path}@${entry.version}`).sort().join("\n");
+  return inputs
+    .map(([path, entry]) => `${path}@${entry.version}`)
+    .sort()
+    .join("\n");
 }
 
 /**
