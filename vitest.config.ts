@@ -65,9 +65,8 @@ export default defineConfig({
       },
       {
         // The fault suite (test/faults/README.md): the Worker's deploy bundle in workerd against a stack of
-        // its own, whose database connections it terminates and whose server it freezes. Alone, after the
-        // others but the release check: its deadlines are behaviour, and nothing else may compete for the
-        // cores while they are measured.
+        // its own, whose database connections it terminates and whose server it freezes. Last and alone:
+        // its deadlines are behaviour, and nothing else may compete for the cores while they are measured.
         test: {
           name: "faults",
           environment: "node",
@@ -79,13 +78,14 @@ export default defineConfig({
       },
       {
         // The release check (test/releases/README.md): the previous release's deploy bundle in workerd against a
-        // stack of this checkout's migrations. After the fault suite, which must run alone: its builds and
-        // workerd would compete for the cores.
+        // stack of this checkout's migrations, and this release's through PgBouncer. Beside the site's and the
+        // deploy's projects, whose builds are of the same kind and none of which measures time; before the
+        // fault suite, which must run alone.
         test: {
           name: "releases",
           environment: "node",
           include: ["test/releases/*.release.ts"],
-          sequence: { groupOrder: 4 },
+          sequence: { groupOrder: 2 },
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
