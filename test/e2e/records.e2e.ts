@@ -23,9 +23,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Opens a section and waits until its data has arrived and nothing reloads: a form filled while the page still loads may be drawn again empty. */
 const open = async (section: string) => {
   await openPage(page, section);
   await page.getByRole("heading", { level: 1, name: section }).waitFor();
+  await page.getByText("Loading...").first().waitFor({ state: "detached" });
+  await page.locator("[aria-busy=true]").first().waitFor({ state: "detached" });
 };
 
 describe("engine records, workload lifecycle and runtimes", () => {
@@ -112,7 +115,9 @@ describe("engine records, workload lifecycle and runtimes", () => {
 
   it("adds an exploration to a workload and promotes it", async () => {
     await open("Workloads");
-    await page.getByRole("form", { name: "Define workload" }).getByLabel("Name").fill("smoke");
+    const name = page.getByRole("form", { name: "Define workload" }).getByLabel("Name");
+    await name.fill("smoke");
+    await expect(name.inputValue()).resolves.toBe("smoke");
     await page.getByRole("button", { name: "Define workload" }).click();
     await said(page, "Defined smoke (version 1).");
     await page.getByRole("button", { name: "Manage smoke" }).click();
