@@ -204,7 +204,7 @@ function expectEffect(holds: boolean, effect: string, answer: Answer): void {
   if (!holds) throw new Broken(`answered ${answer.status}, but ${effect}`, answer);
 }
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   client.on("error", () => {});
   await client.connect();

@@ -19,7 +19,7 @@ import { debianProgram } from "../setup/debian";
 import { send } from "../../bench/fault-work";
 import { hashToken } from "../../worker/http/hash";
 import { displayPrefix, newTokenValue } from "../../worker/tokens/secret";
-import { drivePaths, failed, formatReport, workFolder } from "./check";
+import { drivePaths, failed, formatReport, withClient, workFolder } from "./check";
 
 const PGBOUNCER = "/usr/sbin/pgbouncer";
 const CRON_SECRET = "pgbouncer-release-cron-secret";
@@ -109,15 +109,7 @@ afterAll(async () => {
 });
 
 /** Rows as the superuser, straight to the server. */
-async function superuser<T>(text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: stack.superuserUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const superuser = <T>(text: string, params: unknown[] = []) => withClient(stack.superuserUrl, async (client) => (await client.query(text, params)).rows as T[]);
 
 /** One more engine token of the organization: its value. */
 async function engineToken(orgId: string): Promise<string> {
