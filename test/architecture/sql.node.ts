@@ -1,6 +1,6 @@
 // Where SQL lives (db/README.md): statements go through drizzle, whose `sql` template sends every
 // value as a parameter. Only the pipeline (db/pipeline.ts) writes values into SQL text, and only the
-// three measured hot paths use it; only the pipeline, the driver adapters, the migration runner and
+// measured engine paths use it; only the pipeline, the driver adapters, the migration runner and
 // the local stack's provisioning speak to the driver directly. Read from the sources themselves, so a
 // new file is held to it at once.
 import { readdirSync, readFileSync } from "node:fs";
@@ -28,7 +28,7 @@ const RAW_CLIENTS = new Set([
   "bench/ingest-work.ts",
 ]);
 
-/** The measured hot paths (bench/): ingestion's token look-up, the environment projection, the workload claim and heartbeat. */
+/** The measured engine paths (bench/): ingestion's token look-up, the environment projection, the workload claim and heartbeat, the command claim and ack. */
 const PIPELINE_USERS = new Set([
   "db/transaction.ts",
   "db/roles.ts",
@@ -41,6 +41,7 @@ const PIPELINE_USERS = new Set([
   "worker/environments/store.ts",
   "worker/workloads/claim.ts",
   "worker/workloads/heartbeat.ts",
+  "worker/commands/lease.ts",
   "durable-objects/environment.ts",
   "durable-objects/environment-work.ts",
 ]);
@@ -91,7 +92,7 @@ describe("where SQL lives", () => {
     expect([...found, ...casts]).toEqual([]);
   });
 
-  it("lets only the three hot paths (and the transaction and driver code beneath them) use the pipeline", () => {
+  it("lets only the engine paths (and the transaction and driver code beneath them) use the pipeline", () => {
     const users = files.filter((file) => /from\s+["'][./]*(db\/)?pipeline["']/.test(code(file)) && file !== "db/pipeline.ts");
     expect(users.filter((file) => !PIPELINE_USERS.has(file))).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectRefusal, statusAndCode } from "../support/refusals";
+import { expectRefusal } from "../support/refusals";
 import { call } from "../support/http";
 import { makeEvent, postEvents } from "../support/events";
 import { seedOrganization, seedToken } from "../support/seed";
@@ -60,6 +60,17 @@ describe("POST /v1/commands/claim", () => {
     expect((await claimCommands(engine, { limit: 0 })).status).toBe(400);
     expect((await call("/v1/commands/claim", { method: "POST" })).status).toBe(401);
   });
+
+  it("leases nothing to a token it refuses, though the claim is sent with the token's look-up", async () => {
+    const teardown = await seedCommand(orgId, "env-1", "teardown");
+    const command = async () =>
+      asRole(
+        "superuser",
+        async (client) => (await client.query("SELECT state, lease_id, holder_token_id FROM runtime_commands WHERE id = $1", [teardown])).rows[0],
+      );
+    await expectRefusal(() => claimCommands("not-a-token"), { status: 401, code: "unauthenticated" }, command);
+    expect(await command()).toEqual({ state: "waiting", lease_id: null, holder_token_id: null });
+  });
 });
 
 describe("POST /v1/commands/{id}/ack", () => {
@@ -101,7 +112,10 @@ describe("POST /v1/commands/{id}/ack", () => {
     const teardown = await seedCommand(orgId, "env-1", "teardown");
     const leased = ((await (await claimCommands()).json()) as Leased).commands[0]!;
     await suspend();
-    expect(statusAndCode(await ack(teardown, { leaseId: leased.lease.id, outcome: "done" }))).toEqual([403, "organization_suspended"]);
+    const command = async () =>
+      asRole("superuser", async (client) => (await client.query("SELECT state, outcome, lease_id FROM runtime_commands WHERE id = $1", [teardown])).rows[0]);
+    // The acknowledgement is written in the round trip that refuses the token: it must change nothing.
+    await expectRefusal(() => ack(teardown, { leaseId: leased.lease.id, outcome: "done" }), { status: 403, code: "organization_suspended" }, command);
   });
 });
 

@@ -174,21 +174,23 @@ export function admitFound(tokenHash: string, found: readonly Record<string, unk
   return principal;
 }
 
-/** What engine routes admit: a live engine token, its organization not suspended, on `plan` when the route's gate names one. */
-const engineAdmission = (plan: Plan | null): Admission => ({ kinds: ["engine"], allowSuspended: false, requiredPlan: plan });
+/** What engine routes admit: a live engine token, its organization not suspended unless allowed, on `plan` when the route's gate names one. */
+const engineAdmission = (plan: Plan | null, allowSuspended = false): Admission => ({ kinds: ["engine"], allowSuspended, requiredPlan: plan });
 
 /**
  * The live engine token behind `tokenHash` (of organization `orgId`, or null: whichever it is) found
  * and admitted on the plan `requiredPlan`, and `work`, which does nothing for a token not admitted
  * (ADMITTED_TOKEN), with the COMMIT: one round trip (inOneRoundTrip). A refusal is raised once committed.
  */
-export function engineTokenAtOnce<T>(
+export const engineTokenAtOnce = <T>(tokenHash: string, orgId: string | null, plan: Plan | null, work: Piggyback<T>) =>
+  admittedAtOnce(tokenHash, orgId, engineAdmission(plan), work);
+
+function admittedAtOnce<T>(
   tokenHash: string,
   orgId: string | null,
-  plan: Plan | null,
+  admission: Admission,
   work: Piggyback<T>,
 ): OneRoundTrip<{ principal: Principal; value: T }> {
-  const admission = engineAdmission(plan);
   return {
     scope: admittingScope(tokenHash, orgId, admission),
     last: work.text,
@@ -206,14 +208,14 @@ export function engineTokenAtOnce<T>(
 export async function asEngineTokenStatement<S>(
   c: AppContext,
   work: Piggyback<S>,
-  options: { orgId?: string; then?: (tx: Tx, principal: Principal, value: S) => Promise<void> } = {},
+  options: { orgId?: string; allowSuspended?: boolean; then?: (tx: Tx, principal: Principal, value: S) => Promise<void> } = {},
 ): Promise<{ principal: Principal; value: S }> {
   const tokenHash = await presentedHash(c, ["engine"]);
   const plan = requiredPlan(c.var.config, routeGateSide(c));
   const { connect } = c.var.database();
   const { then } = options;
-  if (!then) return inOneRoundTrip(connect, engineTokenAtOnce(tokenHash, options.orgId ?? null, plan, work));
-  const admission = engineAdmission(plan);
+  const admission = engineAdmission(plan, options.allowSuspended);
+  if (!then) return inOneRoundTrip(connect, admittedAtOnce(tokenHash, options.orgId ?? null, admission, work));
   return inTransaction(connect, admittingScope(tokenHash, options.orgId ?? null, admission), async (tx, found, send) => {
     const principal = admitFound(tokenHash, found, admission);
     const value = work.read(await send(work.text));

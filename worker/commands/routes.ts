@@ -1,7 +1,7 @@
 // POST /v1/commands/claim and POST /v1/commands/{id}/ack (spec: Runtime command states).
 import type { Hono } from "hono";
 import * as z from "zod";
-import { asEngineToken } from "../auth";
+import { asEngineTokenStatement } from "../auth";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
@@ -33,7 +33,7 @@ const claim = route({
     500: serverFailure,
   },
   handler: async (c, { body: { limit = MAX_COMMANDS_PER_CLAIM }, reply }) => {
-    const commands = await asEngineToken(c, (tx, { orgId, tokenId }) => claimCommands(tx, orgId, tokenId, limit), REACHABLE_SUSPENDED);
+    const { value: commands } = await asEngineTokenStatement(c, claimCommands(limit), REACHABLE_SUSPENDED);
     c.var.metrics.count("svc_claims_total", { kind: "command", outcome: commands.length > 0 ? "claimed" : "none" });
     return reply(200, { commands });
   },
@@ -64,7 +64,7 @@ const ack = route({
     500: serverFailure,
   },
   handler: async (c, { params: { id }, body, reply }) => {
-    const result = await asEngineToken(c, (tx, { orgId }) => acknowledgeCommand(tx, orgId, id, body));
+    const { value: result } = await asEngineTokenStatement(c, acknowledgeCommand(id, body));
     if (!result) throw noLeasedCommand();
     return reply(200, result);
   },
