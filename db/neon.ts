@@ -6,7 +6,6 @@
 // never reach the database (health, metrics, the console's pages) do not pay it.
 import type { Client, Pool, PoolClient, QueryConfig, QueryResult } from "@neondatabase/serverless";
 import { budget, DEADLINES, DeadlinePassed, within } from "./deadline";
-import { nextTickAsPromiseJob } from "./next-tick";
 import { forDrizzle, type RawClient } from "./pipeline";
 import { type Acting, confine, takingRole } from "./roles";
 import type { Connection, Db } from "./transaction";
@@ -34,18 +33,7 @@ export async function loadDriver(): Promise<Driver> {
   return (await load()).driver;
 }
 
-/**
- * The driver's process.nextTick callbacks, let go once run (db/next-tick.ts); only in workerd, where
- * nextTick is a queueMicrotask (Node's runs before promise jobs). Checked on every load, not only the
- * first: the test runner sets process.nextTick back between test files in the same isolate.
- */
-function letNextTickCallbacksGo(): void {
-  const runtime = globalThis as { navigator?: { userAgent?: string }; process?: Parameters<typeof nextTickAsPromiseJob>[0] };
-  if (runtime.navigator?.userAgent === "Cloudflare-Workers" && runtime.process) nextTickAsPromiseJob(runtime.process);
-}
-
 function load(): Promise<{ driver: Driver; drizzle: Drizzle }> {
-  letNextTickCallbacksGo();
   if (loaded) return Promise.resolve(loaded);
   loading ??= Promise.all([import("@neondatabase/serverless"), import("drizzle-orm/neon-serverless")]).then(([driver, adapter]) => {
     /**
@@ -138,7 +126,7 @@ function guarded(client: PoolClient | Client, statementMs: number, request = tru
 /**
  * One statement through the driver's callback form. In workerd its promise form kept each statement's
  * query, result and rows past young-generation collections until a full one; the callback form does not
- * (bench/README.md, "A statement's answer let go"). The config is copied: drizzle reuses one per
+ * (docs/decisions/0001-database-round-trips.md). The config is copied: drizzle reuses one per
  * prepared query, and the driver writes the values and the callback into the config it is given.
  */
 function sent(client: PoolClient | Client, text: unknown, params?: unknown[]): Promise<QueryResult> {
