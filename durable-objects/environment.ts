@@ -1,8 +1,8 @@
-// One object per (organization, envId): the serialization point for that environment's workload runs.
-// Claims of its runs run here side by side (and heartbeats of the runs a Worker isolate handed out), and
-// its alarm abandons runs whose deadline passed. Its events are projected in the transaction that stores
-// them (worker/environments/store.ts), ordered by the database's locks. PostgreSQL stays the durable
-// record; a Cron sweep is the backstop.
+// One object per (organization, envId): it keeps the database connections its environment's claims and
+// heartbeats run on (docs/decisions/0001-database-round-trips.md), and its alarm abandons runs whose
+// deadline passed. The leases themselves are compare-and-sets in PostgreSQL, and the environment's
+// events are ordered by the database's locks in the transaction that stores them
+// (worker/environments/store.ts). PostgreSQL stays the durable record; a Cron sweep is the backstop.
 import { DurableObject } from "cloudflare:workers";
 import { openPool, useBridge, type RequestPool } from "../db/neon";
 import { inOneRoundTrip, inTransaction, type Connection, type OneRoundTrip, type Tx } from "../db/transaction";

@@ -1,4 +1,4 @@
-// The site host's Worker (site/worker/index.ts), inside workerd: GET /api lists no endpoints; any other
+// The site host's Worker (site/worker/index.ts), its fetch handler called in Node: GET /api lists no endpoints; any other
 // path under /api is 404 JSON with a stable code, a message and a resolution. Every other address is
 // left to Workers Assets (the pages and 404 page are proved under wrangler dev in test/e2e/site.e2e.ts).
 import { describe, expect, it } from "vitest";

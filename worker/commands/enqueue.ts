@@ -1,5 +1,5 @@
-// A teardown or cancellation becomes a durable command row that an engine claims. The console
-// procedures that create them arrive later; tests and those procedures call this.
+// A teardown or cancellation becomes a durable command row that an engine claims: what
+// `environments.teardown` and `workloads.cancelRun` call; the environment's torn_down event confirms it.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { runtimeCommands } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";

@@ -42,10 +42,6 @@ const CREDENTIAL = {
 };
 type CredentialRow = Pick<typeof prCredentials.$inferSelect, Exclude<keyof typeof CREDENTIAL, "live">> & { live: boolean };
 
-/**
- * The live credential behind `credential`, or the 401 that says why there is none: unknown, expired,
- * or its repository claim revoked (or never proven) since it was issued: it dies with the claim.
- */
 /** The commit credential the caller sends as its bearer. */
 export function presentedCredential(c: AppContext): string {
   const credential = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
@@ -53,6 +49,10 @@ export function presentedCredential(c: AppContext): string {
   return credential;
 }
 
+/**
+ * The live credential behind `credential`, or the 401 that says why there is none: unknown, expired,
+ * or its repository claim revoked (or never proven) since it was issued: it dies with the claim.
+ */
 export async function findCredential(connect: () => Promise<Connection>, credential: string): Promise<CredentialRow> {
   const tokenHash = await hashToken(credential);
   const found = await inTransaction(connect, { lookups: { token_hash: tokenHash } }, async (tx) => {

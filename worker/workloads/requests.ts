@@ -1,5 +1,5 @@
-// Defining workloads and requesting runs. The console procedures that start runs arrive later; until
-// then these serve the tests, and they are what those procedures will call.
+// Defining workloads and requesting runs: what the console procedures that define workloads and start
+// runs call (definition-procedures.ts, procedures.ts).
 import { eq, sql } from "drizzle-orm";
 import { workloads } from "../../db/schema/workloads";
 import type { Tx } from "../../db/transaction";
