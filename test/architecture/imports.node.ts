@@ -1,7 +1,7 @@
 // Imports run one way (DESIGN: map of the code): no module imports itself back through others, and no
 // folder imports a folder above it. Read from the sources themselves, so a new file is held to it at once.
 import { describe, expect, it } from "vitest";
-import { GRAPH, top } from "./graph";
+import { GRAPH, specifiersIn, top } from "./graph";
 
 /** Strongly connected groups of more than one file over run-time imports, or over every import with `types` (Tarjan). */
 function cycles(types = false): string[][] {
@@ -80,6 +80,28 @@ describe("the import graph", () => {
   it("reads a file's imports, type-only ones marked", () => {
     expect(GRAPH.get("worker/env.ts")).toContainEqual({ to: "worker/object-apis.ts", typeOnly: true });
     expect(GRAPH.get(ENTRY)!.map((edge) => edge.to)).toContain("durable-objects/environment.ts");
+  });
+
+  it("reads code as code: text in comments and strings is no import, and none is hidden by what a comment holds", () => {
+    const source = [
+      "// POST /rpc/* answers here",
+      'import { a } from "./a";',
+      "/* import { b } from './b'; */",
+      "const text = \"import { c } from './c'\";",
+      'export type { T } from "./t";',
+      'export { u, type U } from "./u";',
+      'import "./side-effect";',
+      'const later = () => import("./later");',
+      'type Later = typeof import("./later-type");',
+    ].join("\n");
+    expect(specifiersIn("example.ts", source)).toEqual([
+      { specifier: "./a", typeOnly: false },
+      { specifier: "./side-effect", typeOnly: false },
+      { specifier: "./t", typeOnly: true },
+      { specifier: "./u", typeOnly: false },
+      { specifier: "./later", typeOnly: false },
+      { specifier: "./later-type", typeOnly: true },
+    ]);
   });
 
   it("has no cycle of run-time imports", () => {
