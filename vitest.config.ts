@@ -55,6 +55,8 @@ export default defineConfig({
         // The site host's build and deploy check, run as commands in Node (issue 17).
         test: {
           name: "site",
+          // Beside the other two of its group: builds and commands that mostly wait on their children.
+          maxWorkers: 2,
           environment: "node",
           include: ["test/site/**/*.site.ts"],
           // Last: its commands (builds, bundles) would compete with workerd and Chromium for the cores.
@@ -83,6 +85,8 @@ export default defineConfig({
         // fault suite, which must run alone.
         test: {
           name: "releases",
+          // Beside the other two of its group: builds and commands that mostly wait on their children.
+          maxWorkers: 2,
           environment: "node",
           include: ["test/releases/*.release.ts"],
           sequence: { groupOrder: 2 },
@@ -96,6 +100,8 @@ export default defineConfig({
         // after the worker project and e2e, before the fault suite, which must run alone.
         test: {
           name: "deploy",
+          // Beside the other two of its group: builds and commands that mostly wait on their children.
+          maxWorkers: 2,
           environment: "node",
           include: ["test/deploy/**/*.deploy.ts"],
           sequence: { groupOrder: 2 },
@@ -112,6 +118,9 @@ export default defineConfig({
           include: ["test/e2e/**/*.e2e.ts"],
           // After the worker project, so Chromium and wrangler do not compete with it for the cores.
           sequence: { groupOrder: 1 },
+          // Two files at once: each mostly waits on the browser, the Worker and PostgreSQL, and every file
+          // works in organizations and logins of its own (test/README.md).
+          maxWorkers: 2,
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
