@@ -199,13 +199,14 @@ function admittedAtOnce<T>(
 }
 
 /**
- * Engine routes whose work is one statement (db/pipeline.ts) that does nothing for a token the
- * transaction did not admit (ADMITTED_TOKEN), and possibly more work that needs its answer (`then`).
- * Without `then`: the token found and admitted, the statement and the COMMIT in one round trip
- * (inOneRoundTrip). With it: the statement is sent once the token is admitted, then `then` runs, in the
- * same transaction. `orgId`: the token's organization, when the caller already found it.
+ * The one way an engine route's work meets its token: the work is one statement (db/pipeline.ts) that
+ * does nothing for a token the transaction did not admit (ADMITTED_TOKEN), and possibly more work that
+ * needs its answer (`then`). Without `then`: the token found and admitted, the statement and the
+ * COMMIT in one round trip (inOneRoundTrip). With it: the statement is sent once the token is
+ * admitted, then `then` runs, in the same transaction. `orgId`: the token's organization, when the
+ * caller already found it. `allowSuspended`: a suspended organization's token is admitted too.
  */
-export async function asEngineTokenStatement<S>(
+export async function withEngineToken<S>(
   c: AppContext,
   work: Piggyback<S>,
   options: { orgId?: string; allowSuspended?: boolean; then?: (tx: Tx, principal: Principal, value: S) => Promise<void> } = {},
@@ -224,12 +225,9 @@ export async function asEngineTokenStatement<S>(
   });
 }
 
-/** The caller's engine token, found and admitted in one round trip, and nothing more. */
-export const admittedEngineToken = async (c: AppContext): Promise<Principal> =>
-  (await asEngineTokenStatement(c, { text: statement`SELECT 1`, read: () => null })).principal;
-
-/** An engine route's one statement, with its token, in one round trip (asEngineTokenStatement). */
-export const asEngineTokenAtOnce = async <T>(c: AppContext, work: Piggyback<T>): Promise<T> => (await asEngineTokenStatement(c, work)).value;
+/** The caller's engine token, found and admitted in one round trip, and nothing more (withEngineToken with no work). */
+export const admittedEngineToken = async (c: AppContext, options: { allowSuspended?: boolean } = {}): Promise<Principal> =>
+  (await withEngineToken(c, { text: statement`SELECT 1`, read: () => null }, options)).principal;
 
 const withToken = async <T>(
   c: AppContext,
@@ -237,14 +235,6 @@ const withToken = async <T>(
   options: { allowSuspended?: boolean; presented?: string | null },
   work: (tx: Tx, principal: Principal) => Promise<T>,
 ): Promise<T> => inTokenTransaction(c, await presentedHash(c, kinds, options.presented), kinds, options, work);
-
-/**
- * Engine routes: the work shares the transaction that finds the caller's live engine token (fewer
- * round trips, and the token and organization checked are the ones in force when the work commits).
- * With `allowSuspended`, a suspended organization still passes.
- */
-export const asEngineToken = <T>(c: AppContext, work: (tx: Tx, principal: Principal) => Promise<T>, options: { allowSuspended?: boolean } = {}) =>
-  withToken(c, ["engine"], options, work);
 
 /**
  * The presented engine token's hash and, when this isolate has seen the token, its organization:

@@ -5,15 +5,13 @@ export type { Grant } from "./authorize";
 export {
   admittedEngineToken,
   asCliToken,
-  asEngineToken,
-  asEngineTokenAtOnce,
-  asEngineTokenStatement,
   asProxyCaller,
   authenticateProxyCaller,
   engineTokenAtOnce,
   identifyToken,
   organizationSuspended,
   presentedEngineToken,
+  withEngineToken,
 } from "./bearer";
 export type { Admission, Principal } from "./bearer";
 export { PERMISSION_WORDS } from "./permission-words";

@@ -1,7 +1,7 @@
 // POST /v1/commands/claim and POST /v1/commands/{id}/ack (spec: Runtime command states).
 import type { Hono } from "hono";
 import * as z from "zod";
-import { asEngineTokenStatement } from "../auth";
+import { withEngineToken } from "../auth";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
 import { refusal, register, route, serverFailure } from "../openapi/route";
@@ -33,7 +33,7 @@ const claim = route({
     500: serverFailure,
   },
   handler: async (c, { body: { limit = MAX_COMMANDS_PER_CLAIM }, reply }) => {
-    const { value: commands } = await asEngineTokenStatement(c, claimCommands(limit), REACHABLE_SUSPENDED);
+    const { value: commands } = await withEngineToken(c, claimCommands(limit), REACHABLE_SUSPENDED);
     c.var.metrics.count("svc_claims_total", { kind: "command", outcome: commands.length > 0 ? "claimed" : "none" });
     return reply(200, { commands });
   },
@@ -64,7 +64,7 @@ const ack = route({
     500: serverFailure,
   },
   handler: async (c, { params: { id }, body, reply }) => {
-    const { value: result } = await asEngineTokenStatement(c, acknowledgeCommand(id, body));
+    const { value: result } = await withEngineToken(c, acknowledgeCommand(id, body));
     if (!result) throw noLeasedCommand();
     return reply(200, result);
   },

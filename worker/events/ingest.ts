@@ -43,7 +43,7 @@ export function checkBatch(raw: readonly unknown[], now: number, types: EventTyp
 
 /**
  * The insert of the batch's valid events, idempotent (a statement that stores nothing unless the
- * transaction admitted the caller's token: worker/auth/bearer.ts, asEngineTokenStatement), and how its
+ * transaction admitted the caller's token: worker/auth/bearer.ts, withEngineToken), and how its
  * answer reads: which of them it stored.
  */
 export const batchInsert = ({ valid }: CheckedBatch) => storeEvents(valid.map((v) => v.event));

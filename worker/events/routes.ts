@@ -1,7 +1,7 @@
 // POST /v1/events (spec: POST /v1/events).
 import type { Hono } from "hono";
 import type { Tx } from "../../db/transaction";
-import { admittedEngineToken, asEngineTokenStatement, type Principal } from "../auth";
+import { admittedEngineToken, withEngineToken, type Principal } from "../auth";
 import type { AppEnv, AppContext } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
@@ -61,7 +61,7 @@ const postEvents = (types: EventTypes) =>
  * Finds the caller's engine token and stores the batch, in one transaction whose first statement
  * admits the token and whose insert stores nothing for a token it did not admit. A batch whose types
  * name no store step is stored in one round trip (the token, the insert and COMMIT sent together);
- * one that does needs the insert's answer first: three (asEngineTokenStatement). With a rate limit
+ * one that does needs the insert's answer first: three (withEngineToken). With a rate limit
  * (the default) the allowance is taken from a Durable Object first, and no transaction stays open
  * across a call to an object: the token is found in a round trip of its own before it (which also
  * tells whose allowance), and found again by the one that stores.
@@ -82,7 +82,7 @@ async function tokenAndStore(c: AppContext, events: readonly unknown[], types: E
         storeNotes = await applyStoreSteps(tx, principal.orgId, checked, stored);
       }
     : undefined;
-  const { principal, value: stored } = await asEngineTokenStatement(c, batchInsert(checked), { ...(orgId ? { orgId } : {}), ...(then ? { then } : {}) });
+  const { principal, value: stored } = await withEngineToken(c, batchInsert(checked), { ...(orgId ? { orgId } : {}), ...(then ? { then } : {}) });
   return { orgId: principal.orgId, watched: principal.organization.watched, batch: { ...checked, stored, storeNotes } };
 }
 

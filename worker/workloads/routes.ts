@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import * as z from "zod";
 import { claimInEnvironment, heartbeatInEnvironment, refusedByObject } from "./environment-object";
-import { asEngineTokenAtOnce, identifyToken, presentedEngineToken } from "../auth";
+import { identifyToken, presentedEngineToken, withEngineToken } from "../auth";
 import { routeGateSide } from "../http/plan-gate";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
@@ -96,7 +96,7 @@ async function beatRun(c: AppContext, runId: string, leaseId: string): Promise<H
     return outcome.beat;
   }
   c.var.metrics.count("svc_heartbeats_total", { via: "worker" });
-  return asEngineTokenAtOnce(c, heartbeat(runId, leaseId));
+  return (await withEngineToken(c, heartbeat(runId, leaseId))).value;
 }
 
 export function registerWorkloads(app: Hono<AppEnv>): void {
