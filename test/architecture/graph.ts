@@ -65,7 +65,10 @@ export function specifiersIn(file: string, text: string): Array<{ specifier: str
   const { staticImports, staticExports, dynamicImports } = parsed.module;
   return [
     // A side-effect import has no entries: it runs the module.
-    ...staticImports.map(({ moduleRequest, entries }) => ({ specifier: moduleRequest.value, typeOnly: entries.length > 0 && entries.every((entry) => entry.isType) })),
+    ...staticImports.map(({ moduleRequest, entries }) => ({
+      specifier: moduleRequest.value,
+      typeOnly: entries.length > 0 && entries.every((entry) => entry.isType),
+    })),
     ...staticExports.flatMap(({ entries }) => {
       const from = entries.filter((entry) => entry.moduleRequest);
       return from.length === 0 ? [] : [{ specifier: from[0]!.moduleRequest!.value, typeOnly: from.every((entry) => entry.isType) }];
