@@ -1,9 +1,10 @@
 // The contract (docs/control-plane.md) is kept rule by rule in docs/conformance.md: each rule's row names
-// the files that enforce it and the tests that prove it. Read from both documents and the sources, so a
-// rule added to the contract without a row, a row whose files moved, or a test that no longer mentions
-// what it proves fails here at once.
+// the files that enforce it and the test cases, by file and title, that prove it. Read from both
+// documents and the sources (the test files parsed as code), so a rule added to the contract without a
+// row, a row whose files moved, or a test case renamed or removed fails here at once.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { parseSync } from "rolldown/utils";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -75,16 +76,114 @@ function subsectionLines(markdown: string, heading: string): string[] {
 /** The text inside each pair of backticks. */
 const codeSpans = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 
+// ---- the test cases of a test file, read from its code ----
+
+/** The test functions, and what may be chained onto them before the call that takes the title. */
+const TEST_FUNCTIONS = new Set(["it", "test"]);
+const MODIFIERS = new Set(["skip", "only", "todo", "fails", "concurrent", "sequential"]);
+/** `it.each(table)("title", ...)`: these make the function the title is passed to. */
+const FACTORIES = new Set(["each", "for", "skipIf", "runIf"]);
+
+interface SyntaxNode {
+  type: string;
+  start: number;
+  end: number;
+  [field: string]: unknown;
+}
+
+const isNode = (value: unknown): value is SyntaxNode => typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+
+const propertyName = (member: SyntaxNode) => {
+  const property = member.property as SyntaxNode;
+  return !member.computed && property.type === "Identifier" ? (property.name as string) : null;
+};
+
+/** Whether a call's callee is a test function: `it`, `test.skip`, `it.only.fails`, `it.each(table)`. */
+function isTestFunction(callee: SyntaxNode): boolean {
+  if (callee.type === "Identifier") return TEST_FUNCTIONS.has(callee.name as string);
+  if (callee.type === "MemberExpression") return MODIFIERS.has(propertyName(callee) ?? "") && isTestFunction(callee.object as SyntaxNode);
+  if (callee.type === "CallExpression") {
+    const factory = callee.callee as SyntaxNode;
+    return factory.type === "MemberExpression" && FACTORIES.has(propertyName(factory) ?? "") && isTestFunction(factory.object as SyntaxNode);
+  }
+  return false;
+}
+
+/**
+ * The title of every test case of a test file, read by a TypeScript parser (oxc, through rolldown's
+ * parseSync) from the first argument of each `it` or `test` call: a string's value; a template's text
+ * without expressions; and for a title built by a template (a case per loop turn), the template's
+ * source between its backticks, `${…}` and all. A title in a comment, in a string or as a `describe`
+ * block's name is no test case's.
+ */
+function testTitles(file: string, text: string): Set<string> {
+  const parsed = parseSync(file, text);
+  if (parsed.errors.length > 0) throw new Error(`${file} does not parse: ${parsed.errors[0]!.message}`);
+  const titles = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) for (const child of value) visit(child);
+    else if (typeof value === "object" && value !== null) {
+      if (isNode(value) && value.type === "CallExpression" && isTestFunction(value.callee as SyntaxNode)) {
+        const [title] = value.arguments as SyntaxNode[];
+        if (title?.type === "Literal" && typeof title.value === "string") titles.add(title.value);
+        else if (title?.type === "TemplateLiteral") {
+          const quasis = title.quasis as Array<{ value: { cooked: string | null } }>;
+          titles.add((title.expressions as unknown[]).length === 0 ? (quasis[0]!.value.cooked ?? "") : text.slice(title.start + 1, title.end - 1));
+        }
+      }
+      for (const child of Object.values(value)) visit(child);
+    }
+  };
+  visit(parsed.program);
+  return titles;
+}
+
+const titlesByFile = new Map<string, Set<string>>();
+/** The test titles of a file of the repository, read once. */
+function titlesOf(path: string): Set<string> {
+  let titles = titlesByFile.get(path);
+  if (!titles) titlesByFile.set(path, (titles = testTitles(path, read(path))));
+  return titles;
+}
+
 // ---- docs/conformance.md ----
+
+/** A test case that proves a rule: its file and its title. */
+interface Proof {
+  file: string;
+  title: string;
+}
 
 interface Row {
   /** The Rule cell up to its first ": ", the rule's key as the contract writes it. */
   key: string;
   rule: string;
   implementedIn: string[];
-  provedBy: string[];
+  /** The Proved by cell as written. */
+  proved: string;
+  provedBy: Proof[];
   noneYet: boolean;
 }
+
+/**
+ * A title in a Proved by cell: in double quotes, where `\"`, `\|` and `\\` stand for a double quote, a
+ * pipe (which would end the table cell) and a backslash; any other backslash stands for itself.
+ */
+const TITLE = String.raw`"(?:\\.|[^"\\])*"`;
+/** One test file's proofs: the file in backticks, `: `, then its titles separated by `, `. */
+const PROOFS_OF_FILE = `\`([^\`]+)\`: (${TITLE}(?:, ${TITLE})*)`;
+/** A whole Proved by cell: the files' proofs separated by `; `. */
+const PROVED_BY = new RegExp(`^${PROOFS_OF_FILE}(?:; ${PROOFS_OF_FILE})*$`);
+
+const unescapeTitle = (quoted: string) => quoted.slice(1, -1).replace(/\\(["|\\])/g, "$1");
+
+/** The (file, title) pairs a Proved by cell names; none when it does not follow the format. */
+const proofsIn = (proved: string): Proof[] =>
+  PROVED_BY.test(proved)
+    ? [...proved.matchAll(new RegExp(PROOFS_OF_FILE, "g"))].flatMap(([, file, titles]) =>
+        [...titles!.matchAll(new RegExp(TITLE, "g"))].map(([quoted]) => ({ file: file!, title: unescapeTitle(quoted) })),
+      )
+    : [];
 
 const conformance = read(CONFORMANCE);
 const conformanceTables = tablesOf(conformance);
@@ -96,7 +195,8 @@ const rows: Row[] = conformanceTables
       key: rule.includes(": ") ? rule.slice(0, rule.indexOf(": ")) : rule,
       rule,
       implementedIn: codeSpans(implemented),
-      provedBy: codeSpans(proved),
+      proved,
+      provedBy: proofsIn(proved),
       noneYet: proved === NONE_YET,
     })),
   );
@@ -104,18 +204,8 @@ const rows: Row[] = conformanceTables
 /** The keys a row names: each variable of a row keyed by several (`SVC_A`, `SVC_B`), else its key. */
 const namesOf = (row: Row) => (/^`[^`]+`(, `[^`]+`)*$/.test(row.key) ? codeSpans(row.key).map((name) => `\`${name}\``) : [row.key]);
 
-/**
- * What a test of a row keyed by a variable or a route must contain: the variable, or the route's path
- * up to its first parameter or wildcard (`/v1/oidc/bindings/{binding}`: `/v1/oidc/bindings/`).
- */
-function evidenceOf(row: Row): string[] {
-  const subjects = /^`[^`]+`(, `[^`]+`)*$/.test(row.key) ? codeSpans(row.key) : codeSpans(row.key.match(/^`[^`]+`/)?.[0] ?? "");
-  return subjects.flatMap((subject) => {
-    if (/^SVC_\w+$/.test(subject)) return [subject];
-    const route = subject.match(/^(?:(?:GET|POST|PUT|PATCH|DELETE) )?(\/\S*)$/);
-    return route ? [route[1]!.split(/[{*]/)[0]!] : [];
-  });
-}
+/** The test files a row names. */
+const testFilesOf = (row: Row) => [...new Set(row.provedBy.map((proof) => proof.file))];
 
 /** The keys listed under "Rules without a test of their own", each bullet `- <key>: why`. */
 const listedWithoutTest = sectionLines(conformance, WITHOUT_TEST)
@@ -189,9 +279,10 @@ describe("docs/conformance.md", () => {
     expect(rows.filter((row) => !row.rule.includes(": ")).map((row) => row.rule)).toEqual([]);
   });
 
-  it("names at least one implementing file and one test for every row, or `none yet` for a rule listed without a test", () => {
+  it("names at least one implementing file and one test case (its file and title) for every row, or `none yet` for a rule listed without a test", () => {
     const unimplemented = rows.filter((row) => row.implementedIn.length === 0).map((row) => row.key);
-    const untested = rows.filter((row) => row.provedBy.length === 0 && !row.noneYet).map((row) => row.key);
+    // Empty, or not `file`: "title", "title"; `file`: "title" as the document's introduction says.
+    const untested = rows.filter((row) => row.provedBy.length === 0 && !row.noneYet).map((row) => `${row.key}: ${row.proved || "(empty)"}`);
     const unlisted = rows.filter((row) => row.noneYet && !listedWithoutTest.includes(row.key)).map((row) => row.key);
     expect({ unimplemented, untested, unlisted }).toEqual({ unimplemented: [], untested: [], unlisted: [] });
   });
@@ -203,10 +294,14 @@ describe("docs/conformance.md", () => {
 
   it("names only files that exist: code outside test/, tests that are test files", () => {
     const missing = rows.flatMap((row) =>
-      [...row.implementedIn, ...row.provedBy].filter((path) => !existsSync(ROOT + path)).map((path) => `${row.key}: ${path}`),
+      [...row.implementedIn, ...testFilesOf(row)].filter((path) => !existsSync(ROOT + path)).map((path) => `${row.key}: ${path}`),
     );
     const notCode = rows.flatMap((row) => row.implementedIn.filter((path) => path.startsWith("test/")).map((path) => `${row.key}: ${path}`));
-    const notTests = rows.flatMap((row) => row.provedBy.filter((path) => !TEST_FILE.test(path)).map((path) => `${row.key}: ${path}`));
+    const notTests = rows.flatMap((row) =>
+      testFilesOf(row)
+        .filter((path) => !TEST_FILE.test(path))
+        .map((path) => `${row.key}: ${path}`),
+    );
     expect({ missing, notCode, notTests }).toEqual({ missing: [], notCode: [], notTests: [] });
   });
 
@@ -218,15 +313,14 @@ describe("docs/conformance.md", () => {
     expect(required.filter((key) => !named.has(key))).toEqual([]);
   });
 
-  it("proves a row keyed by a variable or a route with a test that names it", () => {
-    const unnamed = rows
-      .filter((row) => !row.noneYet)
-      .flatMap((row) =>
-        evidenceOf(row)
-          .filter((needle) => !row.provedBy.some((path) => existsSync(ROOT + path) && read(path).includes(needle)))
-          .map((needle) => `${row.key}: no listed test contains ${needle}`),
-      );
-    expect(unnamed).toEqual([]);
+  it("names only test cases that exist: each title is the title of a test case of its file, read from the file's code", () => {
+    const readable = (file: string) => existsSync(ROOT + file) && TEST_FILE.test(file);
+    const unknown = rows.flatMap((row) =>
+      row.provedBy
+        .filter(({ file, title }) => readable(file) && !titlesOf(file).has(title))
+        .map(({ file, title }) => `${row.key}: ${file} has no test case "${title}"`),
+    );
+    expect(unknown).toEqual([]);
   });
 
   it("gives each /rpc namespace of worker/rpc/router.ts the folder its router is imported from", () => {
@@ -237,5 +331,37 @@ describe("docs/conformance.md", () => {
     const declared = routerNamespaces();
     expect(Object.keys(declared).length).toBeGreaterThan(20);
     expect(documented).toEqual(declared);
+  });
+});
+
+describe("testTitles", () => {
+  it("reads a test case's title from the code: never from a comment, a string, a regular expression's call or a describe block", () => {
+    const source = [
+      'import { describe, expect, it, test } from "vitest";',
+      '// it("a title in a line comment", () => {});',
+      '/* test("a title in a block comment", () => {}); */',
+      "const text = 'it(\"a title in a string\", () => {})';",
+      'const template = `test("a title in a template", () => {})`;',
+      'const matched = /it/.test("a title in a regular expression\'s call");',
+      'describe("a describe block", () => {',
+      '  it("a test case", () => expect(text).not.toBe(template));',
+      "  it(",
+      '    "a test case whose title is on a line of its own",',
+      "    () => expect(matched).toBe(true),",
+      "  );",
+      "  test.skip(`a skipped test case`, () => {});",
+      '  it.each([1, 2])("a test case per row: %s", () => {});',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's code, a template as it writes it
+      "  for (const n of [1, 2]) it(`a test case built from ${n}`, () => {});",
+      "});",
+    ].join("\n");
+    expect([...testTitles("sample.node.ts", source)]).toEqual([
+      "a test case",
+      "a test case whose title is on a line of its own",
+      "a skipped test case",
+      "a test case per row: %s",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the title as its template writes it
+      "a test case built from ${n}",
+    ]);
   });
 });
