@@ -11,7 +11,7 @@ import type { Env } from "../worker/env";
 import { diagnose } from "../worker/http/diagnosis";
 import { publishChanges } from "../worker/live-channel";
 import { log } from "../worker/log";
-import type { EnvironmentApi, ObjectAnswer } from "../worker/object-apis";
+import type { EnvironmentApi, ObjectAnswer } from "../worker/object-interfaces";
 import type { ClaimOutcome, ClaimRequest, HeartbeatOutcome, HeartbeatRequest, ObjectRefusal } from "../worker/workloads/environment-object";
 import type { LiveTopic } from "../worker/shared/live";
 import { Turns } from "./turns";
@@ -197,7 +197,7 @@ const ALARM_RETRY_MS = 30_000;
 
 /**
  * A call's value; `unavailable` when it failed because the database could not be reached; `failed`
- * for any other failure. A failure crosses the RPC boundary as data (worker/objects.ts raises it again)
+ * for any other failure. A failure crosses the RPC boundary as data (worker/object-calls.ts raises it again)
  * and is logged here once, as one line: a call never rejects, so nothing the object was doing when its
  * caller went away (a reset, a deploy, an abandoned request) surfaces as an uncaught exception.
  */

@@ -6,8 +6,8 @@
 // sockets and, for a minute, the ends it was told of (a check made before one must not open a socket).
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
-import { WATCHER_HEADER } from "../worker/objects";
-import type { LiveApi, LiveAudience, Watcher } from "../worker/object-apis";
+import { WATCHER_HEADER } from "../worker/object-calls";
+import type { LiveApi, LiveAudience, Watcher } from "../worker/object-interfaces";
 import { LIVE_CLOSE, LIVE_LIMITS, LIVE_MAX_AGE_MS, type LiveChange, type LiveClosing } from "../worker/shared/live";
 
 interface Attachment extends Watcher {

@@ -4,7 +4,7 @@
 // object keeps its totals.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
-import type { MetricsApi, MetricsBatch } from "../worker/object-apis";
+import type { MetricsApi, MetricsBatch } from "../worker/object-interfaces";
 
 export class MetricsAggregator extends DurableObject<Env> implements MetricsApi {
   constructor(ctx: DurableObjectState, env: Env) {

@@ -3,7 +3,7 @@
 // side of serving.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../worker/env";
-import type { BucketRule, RateLimiterApi, Take } from "../worker/object-apis";
+import type { BucketRule, RateLimiterApi, Take } from "../worker/object-interfaces";
 
 export class RateLimiter extends DurableObject<Env> implements RateLimiterApi {
   #level: number | null = null;

@@ -18,7 +18,7 @@ import { registerCommands } from "./commands/routes";
 import { registerConsole } from "./console/routes";
 import { registerDeviceFlow } from "./device/routes";
 import { registerEnterprise } from "./enterprise/routes";
-import { EVENT_TYPES } from "./event-types";
+import { EVENT_TYPES } from "./known-event-types";
 import { registerEvents } from "./events/routes";
 import { registerHealth } from "./health/routes";
 import { registerLive } from "./live/routes";

@@ -1,8 +1,8 @@
-// How each security scheme a route declares (worker/openapi/route.ts) knows its caller, from the
+// How each security scheme a route declares (worker/openapi/declaration.ts) knows its caller, from the
 // capabilities that own the credentials: engine and CLI tokens (auth), the commit credential
 // (pr-checks) and the browser session (sessions). Composition: appBase sets it on every request.
 import { admittedEngineToken, asCliToken } from "./auth/bearer";
-import { carriesBearer, type CredentialChecks } from "./openapi/route";
+import { carriesBearer, type CredentialChecks } from "./openapi/declaration";
 import { findCredential, presentedCredential } from "./pr-checks/report";
 import { readSessionCookie } from "./sessions/cookie";
 import { authenticateSession } from "./sessions/middleware";

@@ -4,11 +4,11 @@
 import type { Hono } from "hono";
 import { appBase } from "./app-base";
 import { registerCommands } from "./commands/routes";
-import { EVENT_TYPES } from "./event-types";
+import { EVENT_TYPES } from "./known-event-types";
 import { registerEvents } from "./events/routes";
 import type { AppEnv } from "./http/context";
 import type { MetricsBuffer } from "./metrics/buffer";
-import { declaredRoutes } from "./openapi/route";
+import { declaredRoutes } from "./openapi/declaration";
 import { registerWorkloads } from "./workloads/routes";
 
 export function createEngineApp(metrics: MetricsBuffer): { app: Hono<AppEnv>; serves: (method: string, path: string) => boolean } {

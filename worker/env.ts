@@ -1,5 +1,5 @@
 // What the Worker is given: the SVC_* configuration variables and its platform bindings.
-import type { EnvironmentApi, LiveApi, MetricsApi, RateLimiterApi } from "./object-apis";
+import type { EnvironmentApi, LiveApi, MetricsApi, RateLimiterApi } from "./object-interfaces";
 
 export interface Bindings {
   ENVIRONMENTS: DurableObjectNamespace<EnvironmentApi>;

@@ -5,8 +5,8 @@
 import { within } from "../db/deadline";
 import type { Env } from "./env";
 import { log } from "./log";
-import { liveChannel } from "./objects";
-import type { LiveAudience } from "./object-apis";
+import { liveChannel } from "./object-calls";
+import type { LiveAudience } from "./object-interfaces";
 import { LIVE_CLOSE, type LiveChange } from "./shared/live";
 
 /** The live object does no I/O of its own: an answer later than this is not worth waiting for. */

@@ -1,6 +1,6 @@
 // The console: a single-page application over the control plane's /rpc procedures.
 import { render } from "preact";
-import { BASE_CSS } from "../../worker/shared/look";
+import { BASE_CSS } from "../../worker/shared/styles";
 import { App } from "./app";
 import "./console.css";
 

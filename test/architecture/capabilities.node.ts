@@ -17,14 +17,14 @@ const PLUMBING = new Set([
   "trpc",
   "env.ts",
   "log.ts",
-  "objects.ts",
-  "object-apis.ts",
+  "object-calls.ts",
+  "object-interfaces.ts",
   "cron-names.ts",
   "live-channel.ts",
   "isolate-memory.ts",
 ]);
 /** The composition roots: the apps, the entry, the Cron handler, the router and what wires it. */
-const COMPOSITION = new Set(["rpc", "app.ts", "app-base.ts", "apps.ts", "engine-app.ts", "index.ts", "scheduled.ts", "credentials.ts", "event-types.ts"]);
+const COMPOSITION = new Set(["rpc", "app.ts", "app-base.ts", "apps.ts", "engine-app.ts", "index.ts", "scheduled.ts", "credentials.ts", "known-event-types.ts"]);
 
 /** A worker/ file's unit: its folder, or itself for a file at the root of worker/. */
 const unitOf = (file: string) => file.split("/")[1]!;

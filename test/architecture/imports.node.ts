@@ -78,7 +78,7 @@ function violations(): string[] {
 
 describe("the import graph", () => {
   it("reads a file's imports, type-only ones marked", () => {
-    expect(GRAPH.get("worker/env.ts")).toContainEqual({ to: "worker/object-apis.ts", typeOnly: true });
+    expect(GRAPH.get("worker/env.ts")).toContainEqual({ to: "worker/object-interfaces.ts", typeOnly: true });
     expect(GRAPH.get(ENTRY)!.map((edge) => edge.to)).toContain("durable-objects/environment.ts");
   });
 

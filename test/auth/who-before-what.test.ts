@@ -8,7 +8,7 @@ import { createApp } from "../../worker/app";
 import { createEngineApp } from "../../worker/engine-app";
 import { RefusalShape } from "../../worker/http/shapes";
 import { MetricsBuffer } from "../../worker/metrics/buffer";
-import { declaredRoutes, honoPath, type AnyRoute } from "../../worker/openapi/route";
+import { declaredRoutes, honoPath, type AnyRoute } from "../../worker/openapi/declaration";
 import { newTokenValue } from "../../worker/tokens/secret";
 import { call } from "../support/http";
 import { PROCEDURES } from "../support/procedures";

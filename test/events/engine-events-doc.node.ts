@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { checkEvent } from "../../worker/events/validate";
-import { EVENT_TYPES } from "../../worker/event-types";
+import { EVENT_TYPES } from "../../worker/known-event-types";
 import { quickStartEvents } from "../e2e/support/quick-start";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");

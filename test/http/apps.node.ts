@@ -6,7 +6,7 @@ import { createApp } from "../../worker/app";
 import { appFor } from "../../worker/apps";
 import { createEngineApp } from "../../worker/engine-app";
 import { MetricsBuffer } from "../../worker/metrics/buffer";
-import { declaredRoutes } from "../../worker/openapi/route";
+import { declaredRoutes } from "../../worker/openapi/declaration";
 
 const request = (method: string, path: string) => new Request(`http://svc.test${path}`, { method });
 

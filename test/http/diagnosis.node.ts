@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { DatabaseUnreachable } from "../../db/neon";
 import { DeadlinePassed } from "../../db/deadline";
-import { EnvironmentObjectFailed, isDurableObjectError, retryOnceIfRetryable } from "../../worker/objects";
+import { EnvironmentObjectFailed, isDurableObjectError, retryOnceIfRetryable } from "../../worker/object-calls";
 import { diagnose } from "../../worker/http/diagnosis";
 
 // PostgreSQL's errors as the driver hands them over (its class is not exported by name).

@@ -9,7 +9,7 @@ import { IngestedEvent, IngestRequest } from "../../worker/events/schemas";
 import { BeaconEvent } from "../../worker/analytics/catalog";
 import { BeaconBatch } from "../../worker/analytics/beacon-route";
 import { isGuarded } from "../../worker/http/text";
-import { declaredRoutes } from "../../worker/openapi/route";
+import { declaredRoutes } from "../../worker/openapi/declaration";
 import { appRouter } from "../../worker/rpc/router";
 
 // Formats whose pattern admits only ASCII letters, digits and punctuation: nothing PostgreSQL refuses.

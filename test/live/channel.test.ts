@@ -4,7 +4,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
-import { liveChannel } from "../../worker/objects";
+import { liveChannel } from "../../worker/object-calls";
 import { LIVE_CLOSE, LIVE_LIMITS, LIVE_MAX_AGE_MS, type LiveChange, type LiveMessage } from "../../worker/shared/live";
 import { makeEvent, postEvents } from "../support/events";
 import { BASE, call } from "../support/http";

@@ -2,7 +2,7 @@
 // hint, so one created before Smart Placement has moved the Worker still starts near the database.
 import { expect, it } from "vitest";
 import type { Env } from "../../worker/env";
-import { namedObject } from "../../worker/objects";
+import { namedObject } from "../../worker/object-calls";
 import { baseEnv } from "../config/fixtures";
 
 /** The platform's namespace as far as `get` goes: records what it was asked for. */

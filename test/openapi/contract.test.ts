@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { createApp } from "../../worker/app";
-import { declaredRoutes, hookResponses, honoPath, type ResponseDoc } from "../../worker/openapi/route";
+import { declaredRoutes, hookResponses, honoPath, type ResponseDoc } from "../../worker/openapi/declaration";
 import { call } from "../support/http";
 import { captureLogs } from "../support/logs";
 import { ANSWERS } from "./answers";

@@ -4,7 +4,7 @@
 // only how to build a call that succeeds is written here, by route.
 import type { TokenKind } from "../../db/schema";
 import { createApp } from "../../worker/app";
-import { declaredRoutes, type AnyRoute } from "../../worker/openapi/route";
+import { declaredRoutes, type AnyRoute } from "../../worker/openapi/declaration";
 import { arrangeInstallationProof, claim as claimRepository, newRepository } from "./codehost";
 import { newEnvId } from "./engine-work";
 import { makeEvent } from "./events";

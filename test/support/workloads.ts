@@ -3,7 +3,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { inTenant } from "../../db/transaction";
-import { environmentObject } from "../../worker/objects";
+import { environmentObject } from "../../worker/object-calls";
 import { enqueueCommand, type CommandKind } from "../../worker/commands/enqueue";
 import { defineWorkload, requestRun } from "../../worker/workloads/requests";
 import { call } from "./http";

@@ -4,7 +4,7 @@ import { createExecutionContext, createScheduledController, runInDurableObject, 
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/index";
-import { environmentObject } from "../../worker/objects";
+import { environmentObject } from "../../worker/object-calls";
 import { quietly } from "../support/logs";
 import { appPool, asRole } from "../support/sql";
 import { inTenant } from "../../db/transaction";

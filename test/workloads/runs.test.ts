@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { inTenant } from "../../db/transaction";
-import { environmentObject } from "../../worker/objects";
+import { environmentObject } from "../../worker/object-calls";
 import { STANDARD_WORKFLOW } from "../../worker/environments/engine-work";
 import { defineWorkload } from "../../worker/workloads/requests";
 import {

@@ -3,13 +3,13 @@
 // the spec, so the route is served and validated but left out of /openapi.json; the README documents it.
 import type { Hono } from "hono";
 import * as z from "zod";
-import type { BucketRule } from "../object-apis";
+import type { BucketRule } from "../object-interfaces";
 import { addressBucket, clientAddressOf } from "../http/client-address";
 import type { AppContext, AppEnv } from "../http/context";
 import { enforceRateLimit } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { registerSitePreflight, siteCors } from "../http/site-cors";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { MAX_BEACON_EVENTS, recordBeaconBatch, type Outcome } from "./beacon";
 
 export const BEACON_PATH = "/v1/site/events";

@@ -2,7 +2,7 @@
 // session route like the console's other /console/api routes; left out of /openapi.json as they are.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { refusal, register, route, serverFailure, type Replied } from "../openapi/route";
+import { refusal, register, route, serverFailure, type Replied } from "../openapi/declaration";
 import { ask } from "./ask";
 import { DAILY_REQUESTS, DAILY_TOKENS } from "./limits";
 import { AskRequest } from "./schemas";

@@ -2,7 +2,7 @@
 // pull-request callback token): verified (signature, issuer, audience, expiry), then counted against
 // its repository's allowance. Counted only once the repository is proven, so nobody can spend another
 // repository's allowance.
-import type { BucketRule } from "../object-apis";
+import type { BucketRule } from "../object-interfaces";
 import type { AppContext } from "../http/context";
 import { enforceRateLimit } from "../http/rate-limit";
 import { identityAudience, identityIssuer } from "./issuer";

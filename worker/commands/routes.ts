@@ -4,7 +4,7 @@ import * as z from "zod";
 import { withEngineToken } from "../auth";
 import type { AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { acknowledgeCommand, claimCommands } from "./lease";
 import { AckRequest, AckResult, ClaimCommandsRequest, CommandClaim, MAX_COMMANDS_PER_CLAIM } from "./schemas";
 

@@ -3,4 +3,4 @@
 export { archiveFolder } from "./partitions/pass";
 export type { IngestedEvent } from "./schemas";
 export type { StoreStep, StoredEvent } from "./store";
-export type { EventType } from "./types";
+export type { EventType } from "./event-type";

@@ -4,7 +4,7 @@ import type { Tx } from "../../db/transaction";
 import type { LiveChange } from "../shared/live";
 import type { IngestedEvent, IngestResult, Outcome } from "./schemas";
 import { storeEvents, type StoredEvent, type StoreStep } from "./store";
-import type { EventType, EventTypes } from "./types";
+import type { EventType, EventTypes } from "./event-type";
 import { checkEvent } from "./validate";
 
 interface Valid {
@@ -18,7 +18,7 @@ interface Valid {
 export interface CheckedBatch {
   outcomes: Outcome[];
   valid: Valid[];
-  /** What each type means (worker/event-types.ts). */
+  /** What each type means (worker/known-event-types.ts). */
   types: EventTypes;
 }
 

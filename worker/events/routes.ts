@@ -5,11 +5,11 @@ import { admittedEngineToken, withEngineToken, type Principal } from "../auth";
 import type { AppEnv, AppContext } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
 import { Refusal } from "../http/refusal";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { publishChanges } from "../live-channel";
 import { answerBatch, applyStoreSteps, batchInsert, checkBatch, liveChangesOf, mayStore, type StoredBatch } from "./ingest";
 import { IngestRequest, IngestResult, MAX_EVENTS_PER_BATCH } from "./schemas";
-import type { EventTypes } from "./types";
+import type { EventTypes } from "./event-type";
 import { enforceRateLimit } from "../http/rate-limit";
 
 /** POST /v1/events, knowing the event types in `types`. */
@@ -89,7 +89,7 @@ async function tokenAndStore(c: AppContext, events: readonly unknown[], types: E
 // One declaration per table: the engines' app and the full app serve the very same route.
 const declared = new WeakMap<EventTypes, ReturnType<typeof postEvents>>();
 
-/** POST /v1/events, with every event type the composition root knows (worker/event-types.ts). */
+/** POST /v1/events, with every event type the composition root knows (worker/known-event-types.ts). */
 export function registerEvents(app: Hono<AppEnv>, types: EventTypes): void {
   register(app, declared.get(types) ?? declared.set(types, postEvents(types)).get(types)!);
 }

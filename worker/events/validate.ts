@@ -2,7 +2,7 @@
 // declares (./types.ts, the table the composition root gives). A rejected event gets a reason and is not stored; the rest of the batch goes on.
 import { describeIssue } from "../http/input";
 import { IngestedEvent } from "./schemas";
-import type { EventType, EventTypes } from "./types";
+import type { EventType, EventTypes } from "./event-type";
 
 const DAY_MS = 86_400_000;
 const MAX_AHEAD_MS = DAY_MS;

@@ -5,7 +5,7 @@ import { unreadiness } from "../../db/readiness";
 import type { Role } from "../../db/roles";
 import type { Connection } from "../../db/transaction";
 import type { AppEnv } from "../http/context";
-import { register, route, serverFailure } from "../openapi/route";
+import { register, route, serverFailure } from "../openapi/declaration";
 import * as z from "zod";
 
 export const ReadinessShape = z

@@ -3,7 +3,7 @@
 // the message (the driver's and drizzle's quote the query's parameters) nor `detail`/`where` (row data).
 import { DatabaseUnreachable } from "../../db/neon";
 import { LoginRefused } from "../../db/roles";
-import { EnvironmentObjectFailed, isDurableObjectError } from "../objects";
+import { EnvironmentObjectFailed, isDurableObjectError } from "../object-calls";
 import type { ErrorCode } from "./catalog";
 
 export type FailureKind = "database_unreachable" | "login_refused" | "durable_object" | "internal";

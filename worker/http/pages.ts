@@ -3,7 +3,7 @@
 // template, which escapes each interpolated value; `raw` marks only constant markup of our own (the CSS).
 import { html, raw } from "hono/html";
 import type { Config } from "../config/types";
-import { BASE_CSS } from "../shared/look";
+import { BASE_CSS } from "../shared/styles";
 
 /** Markup built with `html`: a value of this type is already escaped, a plain string never is. */
 export type Html = ReturnType<typeof html>;

@@ -2,8 +2,8 @@
 // locations). A refusal is 429 with Retry-After and retryAfterSeconds.
 import { DEADLINES, within } from "../../db/deadline";
 import { assertNoTransaction } from "../../db/transaction";
-import { namedObject } from "../objects";
-import type { BucketRule, Take } from "../object-apis";
+import { namedObject } from "../object-calls";
+import type { BucketRule, Take } from "../object-interfaces";
 import type { Env } from "../env";
 import { Refusal } from "./refusal";
 

@@ -4,8 +4,8 @@
 // Nothing here holds an I/O object across requests: only numbers.
 import { DEADLINES, within } from "../../db/deadline";
 import { assertNoTransaction } from "../../db/transaction";
-import { METRICS_OBJECT_NAME, namedObject } from "../objects";
-import type { MetricsBatch } from "../object-apis";
+import { METRICS_OBJECT_NAME, namedObject } from "../object-calls";
+import type { MetricsBatch } from "../object-interfaces";
 import type { Env } from "../env";
 import { LATENCY_BUCKETS, seriesKey, type Labels, type MetricName } from "./series";
 

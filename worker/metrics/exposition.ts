@@ -1,7 +1,7 @@
 // The Prometheus text exposition format, version 0.0.4, of the deployment's totals: every family
 // with its HELP and TYPE (a counter without labels shows 0 before its first count), histograms with
 // cumulative buckets up to +Inf, _sum and _count.
-import type { MetricsBatch } from "../object-apis";
+import type { MetricsBatch } from "../object-interfaces";
 import { LATENCY_BUCKETS, METRICS, parseSeriesKey } from "./series";
 
 export const EXPOSITION_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";

@@ -1,7 +1,7 @@
 // /openapi.json: generated at request time from the routes this deployment serves.
 import * as z from "zod";
 import { BODY_LIMITS } from "../http/input";
-import type { OperationDoc, ResponseDoc } from "./route";
+import type { OperationDoc, ResponseDoc } from "./declaration";
 
 const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;
 

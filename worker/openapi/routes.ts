@@ -4,7 +4,7 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { openApiDocument } from "./document";
-import { declaredRoutes, hookResponses, type OperationDoc } from "./route";
+import { declaredRoutes, hookResponses, type OperationDoc } from "./declaration";
 import { planGate } from "../http/plan-gate";
 
 /** The routes of `app` that /openapi.json describes, each with the answers its hook gives too. */

@@ -1,4 +1,4 @@
-// The operator portal's one document, in the look the console shares (worker/shared/look.ts). Its
+// The operator portal's one document, in the look the console shares (worker/shared/styles.ts). Its
 // script (sign-in, then the admin.* procedures) is console/src/operator-portal.ts, built with the console
 // into /operator-portal.js and served with its assets: the Worker's upload stays small, and without a console build the page says so.
 import { html } from "hono/html";

@@ -14,7 +14,7 @@ import { BODY_LIMITS } from "../http/input";
 import { enforceRateLimit, PER_ADDRESS_RULE } from "../http/rate-limit";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
-import { refusal, register, route } from "../openapi/route";
+import { refusal, register, route } from "../openapi/declaration";
 import { readSessionCookie } from "../sessions";
 import { csrfTokenFor, CSRF_HEADER, checkCsrf } from "../sessions";
 import { CUSTOMER_SESSION, identifyOperator, openAdminPool, PORTAL_OFF, SIGN_IN_AS_OPERATOR, type OperatorCall } from "./access";

@@ -4,7 +4,7 @@ import { IdentityUnverified } from "../repository-claims";
 import { admitWorkflowIdentity, verifyWorkflowIdentity } from "../codehost";
 import type { AppEnv } from "../http/context";
 import { BODY_LIMITS } from "../http/input";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { issueCommitCredential } from "./credential";
 import { presentedCredential, reportCheck } from "./report";
 import { CommitCredential, CommitCredentialRefused, CommitCredentialRequest, PullRequestReport, PullRequestReported } from "./schemas";

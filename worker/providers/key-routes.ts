@@ -10,7 +10,7 @@ import { asCliToken } from "../auth";
 import type { Permission } from "../shared/permissions";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
-import { refusal, register, route, serverFailure, type AnyRoute, type ResponseDoc, type Security } from "../openapi/route";
+import { refusal, register, route, serverFailure, type AnyRoute, type ResponseDoc, type Security } from "../openapi/declaration";
 import { asSessionMember } from "../sessions";
 import { budgetSummaries, setBudget } from "./budgets";
 import { keySummaries, revokeKey, storeKey } from "./keys";

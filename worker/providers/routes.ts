@@ -1,7 +1,7 @@
 // The model proxy's routes, one per provider, and the key and budget routes beside them.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { refusal, register, route, serverFailure, type Replied } from "../openapi/route";
+import { refusal, register, route, serverFailure, type Replied } from "../openapi/declaration";
 import { DIALECTS } from "./dialects";
 import { registerProviderKeys } from "./key-routes";
 import { PROVIDERS } from "./names";

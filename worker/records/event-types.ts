@@ -1,5 +1,5 @@
 // The engine records' event types (spec: Events): each stored beside its `events` row, in the
-// batch's transaction, by its step in project.ts, and told to open consoles (worker/events/types.ts).
+// batch's transaction, by its step in project.ts, and told to open consoles (worker/events/event-type.ts).
 import type * as z from "zod";
 import type { EventType } from "../events";
 import type { StoreStep } from "../events";

@@ -1,5 +1,5 @@
 // Projecting record events onto the engine records, in the transaction that stored them: each type's
-// store step (worker/events/types.ts) is one set-based statement for the batch (never one per event).
+// store step (worker/events/event-type.ts) is one set-based statement for the batch (never one per event).
 // Each statement is an idempotent upsert whose winner does not depend on arrival order:
 //   run.started       the earliest start of a run stands (a late one never reopens a finished run)
 //   run.finished      the earliest end of a run stands

@@ -2,7 +2,7 @@
 // 15-minute engine token out.
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/context";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { identityAudience } from "../codehost";
 import { claimProofAudience } from "./proofs";
 import { exchangeIdentity } from "./exchange";

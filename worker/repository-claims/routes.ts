@@ -10,7 +10,7 @@ import type { Grant } from "../auth";
 import type { AppContext, AppEnv } from "../http/context";
 import type { Permission } from "../shared/permissions";
 import { Refusal } from "../http/refusal";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { identityAudience } from "../codehost";
 import { BindingList, BindingPath, BindingRevocation, CreateBindingRequest, OidcBinding, RepositoryPath, toBinding } from "./schemas";
 import { revokeRepositoryClaim, auditUnprovenClaims, establishClaim, findLiveClaim, listClaims, type Claim, type ClaimRef } from "./store";

@@ -4,7 +4,7 @@ import * as z from "zod";
 // Documents this service hands out as files (a data export), published among the components beside
 // the routes' schemas: registered by importing it, before the document is built.
 import "../exports/schema";
-import type { OperationDoc } from "../openapi/route";
+import type { OperationDoc } from "../openapi/declaration";
 import { appRouter } from "./router";
 import type { ProcedureMeta } from "../trpc/builder";
 

@@ -8,7 +8,7 @@ import { actAs, addLookup } from "../../db/acting";
 import { inTenant, inTransaction, type Connection, type Tx } from "../../db/transaction";
 import { appendAudit } from "../audit";
 import { asCliToken } from "../auth";
-import { refusal, route, serverFailure } from "../openapi/route";
+import { refusal, route, serverFailure } from "../openapi/declaration";
 import { personContext } from "../people";
 
 export const CliLogoutRequest = z

@@ -3,7 +3,7 @@
 import type { Hono } from "hono";
 import { asCliToken } from "../auth";
 import type { AppEnv } from "../http/context";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { createEngineToken } from "./issue";
 import { logout } from "./logout";
 import { whoami } from "./whoami";

@@ -9,7 +9,7 @@ import { people } from "../../db/schema/people";
 import { tokens } from "../../db/schema/tokens";
 import { asCliToken } from "../auth";
 import { effectiveScopes } from "../auth";
-import { refusal, route, serverFailure } from "../openapi/route";
+import { refusal, route, serverFailure } from "../openapi/declaration";
 
 export const CliIdentity = z
   .strictObject({

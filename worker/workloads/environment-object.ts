@@ -1,11 +1,11 @@
 // The environment's object as workloads reach it: the calls it serves for claims, heartbeats and the
-// workload alarm, declared on its interface (worker/object-apis.ts), and the Worker's way to make them.
+// workload alarm, declared on its interface (worker/object-interfaces.ts), and the Worker's way to make them.
 import type { Env } from "../env";
 import { forgetTokenOrg } from "../auth";
 import type { ErrorCode } from "../http/catalog";
 import type { GateSide } from "../http/context";
-import { askEnvironment, environmentObject } from "../objects";
-import type { ObjectAnswer } from "../object-apis";
+import { askEnvironment, environmentObject } from "../object-calls";
+import type { ObjectAnswer } from "../object-interfaces";
 import { Refusal } from "../http/refusal";
 import type { ClaimedRun } from "./claim";
 import type { Heartbeat } from "./heartbeat";
@@ -37,7 +37,7 @@ export interface HeartbeatRequest extends Omit<ClaimRequest, "claimId"> {
 
 export type HeartbeatOutcome = { beat: Heartbeat; refused: null } | { beat: null; refused: NonNullable<ObjectRefusal> };
 
-declare module "../object-apis" {
+declare module "../object-interfaces" {
   interface EnvironmentApi {
     /** Claims the next run waiting in the environment for the request's engine token. */
     claim(request: ClaimRequest): Promise<ObjectAnswer<ClaimOutcome>>;

@@ -72,7 +72,7 @@ async function whyNotApplied(tx: Tx, orgId: string, runId: string): Promise<stri
   return `Workload run ${runId} is ${run.state}, so the event changes nothing; it is stored whole.`;
 }
 
-/** The final workload events' types (worker/events/types.ts): each ends its run in the batch's transaction. */
+/** The final workload events' types (worker/events/event-type.ts): each ends its run in the batch's transaction. */
 export const WORKLOAD_EVENT_TYPES: Readonly<Record<string, EventType>> = {
   "workload.finished": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },
   "workload.cancelled": { payload: FinalEventPayload, stores: [endWorkloadRuns], live: "workloads" },

@@ -6,7 +6,7 @@ import { identifyToken, presentedEngineToken, withEngineToken } from "../auth";
 import { routeGateSide } from "../http/plan-gate";
 import type { AppContext, AppEnv } from "../http/context";
 import { Refusal } from "../http/refusal";
-import { refusal, register, route, serverFailure } from "../openapi/route";
+import { refusal, register, route, serverFailure } from "../openapi/declaration";
 import { ClaimWorkloadRequest, HeartbeatRequest, HeartbeatResult, WorkloadClaim } from "./schemas";
 import { heartbeat, type Heartbeat } from "./heartbeat";
 import { forgetHeldRun, heldRun, rememberHeldRun } from "./held-runs";

@@ -2,7 +2,7 @@
 // validation, storing and projection read. The capabilities that act on a type declare it (records:
 // worker/records/event-types.ts; final workload events: worker/workloads/finals.ts; `environment.*`:
 // worker/environments) and the composition root puts their declarations in one table
-// (worker/event-types.ts). Every event, of a type listed or not, is stored in `events`; a type not
+// (worker/known-event-types.ts). Every event, of a type listed or not, is stored in `events`; a type not
 // listed is accepted, stored and projects nothing, so newer engines can send newer types.
 import type * as z from "zod";
 import type { LiveTopic } from "../shared/live";

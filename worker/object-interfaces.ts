@@ -1,6 +1,6 @@
 // The Durable Objects' interfaces, as the Worker calls them: declared once here, implemented by their
 // classes in durable-objects/ (nothing in worker/ imports those classes, except the entry that hands
-// them to the platform). Types only, so the bindings (env.ts) and the calls (objects.ts) both read them
+// them to the platform). Types only, so the bindings (env.ts) and the calls (object-calls.ts) both read them
 // without a loop; a capability an object serves declares its calls on that object's interface where it
 // makes them (EnvironmentApi: worker/workloads/environment-object.ts).
 import type { LiveChange, LiveTopic } from "./shared/live";

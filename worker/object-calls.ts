@@ -1,11 +1,11 @@
-// The Durable Objects as the Worker reaches them (their interfaces are object-apis.ts): by name, with a
+// The Durable Objects as the Worker reaches them (their interfaces are object-interfaces.ts): by name, with a
 // deadline, and how a call's failure is read.
 import { budget, DEADLINES, DeadlinePassed, within } from "../db/deadline";
 import { DatabaseUnreachable } from "../db/neon";
 import { assertNoTransaction } from "../db/transaction";
 import { configFor } from "./config/for-env";
 import type { Env } from "./env";
-import type { ObjectAnswer } from "./object-apis";
+import type { ObjectAnswer } from "./object-interfaces";
 
 /** An environment object's call failed for a reason other than the database: its error classes (the object logged the rest). */
 export class EnvironmentObjectFailed extends Error {
