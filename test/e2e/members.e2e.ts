@@ -62,7 +62,7 @@ describe("inviting someone", () => {
     await said(owner, /send them the link/);
     link = (await owner.getByTestId("shown-once").textContent())!;
     expect(link).toMatch(/\/invitations\/accept\?token=/);
-    await owner.getByRole("row", { name: /pending/ }).waitFor();
+    await owner.getByRole("row", { name: /Pending/ }).waitFor();
   });
 
   it("lets the invited person sign in from the link and accept it", async () => {
@@ -114,7 +114,7 @@ describe("inviting someone", () => {
     await row.getByLabel(/New role for/).selectOption("admin");
     await row.getByRole("button", { name: "Change role" }).click();
     await said(owner, `${guestLogin} is now admin.`);
-    await owner.getByRole("row", { name: /accepted/ }).waitFor();
+    await owner.getByRole("row", { name: /Accepted/ }).waitFor();
     await screenshot(owner, "members");
     await guest.reload();
     await sidebar(guest).getByRole("link", { name: "Runtimes" }).waitFor();
@@ -148,7 +148,7 @@ describe("an invitation nobody used", () => {
     await expect(owner.getByTestId("shown-once").textContent()).resolves.not.toBe(first);
     await row.getByRole("button", { name: "Revoke" }).click();
     await row.getByRole("button", { name: "Yes, revoke" }).click();
-    await row.getByRole("cell", { name: "revoked", exact: true }).waitFor();
+    await row.getByRole("cell", { name: "Revoked", exact: true }).waitFor();
   });
 });
 

@@ -167,7 +167,7 @@ describe("the owner", () => {
     await report(engineToken, "pr-7", "environment.torn_down");
     // No reload: the page hears it on the live channel.
     await page.getByTestId("teardown").getByText("confirmed by the engine").waitFor({ timeout: 2000 });
-    await expect(page.getByTestId("env-state").textContent()).resolves.toBe("torn_down");
+    await expect(page.getByTestId("env-state").textContent()).resolves.toBe("Torn down");
     // A torn-down environment offers no more work.
     await expect(page.getByRole("button", { name: "Tear down" }).count()).resolves.toBe(0);
     await screenshot(page, "environment");
@@ -187,7 +187,7 @@ describe("the owner", () => {
     const claimed = await claimRun(engineToken, "main-1");
     expect(claimed.status).toBe(200);
     await run.getByText(/held until/).waitFor({ timeout: 2000 });
-    await expect(run.getByTestId("run-state").textContent()).resolves.toBe("accepted");
+    await expect(run.getByTestId("run-state").textContent()).resolves.toBe("Accepted");
     await screenshot(page, "workloads");
   });
 
@@ -309,7 +309,7 @@ describe("the README's quick start, as written", () => {
     await quick
       .getByRole("row", { name: /smoke v1/ })
       .getByTestId("run-state")
-      .getByText("finished", { exact: true })
+      .getByText("Finished", { exact: true })
       .waitFor();
   });
 });

@@ -64,6 +64,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
   it("shows the runs an engine reports on the environment page, one run's verdicts and artifacts, and its egress decisions", async () => {
     await report(engineToken, "main-1", "environment.ready", { repository: `${login}/shop`, branch: "main" });
     await report(engineToken, "main-1", "run.started", { runId: "nightly-1", name: "nightly suite", runtime: "linux-large" });
+    await report(engineToken, "main-1", "verdict.recorded", { runId: "nightly-1", name: "login", verdict: "pass" });
     await report(engineToken, "main-1", "verdict.recorded", { runId: "nightly-1", name: "checkout", verdict: "fail", detail: "500 on /cart" });
     await report(engineToken, "main-1", "artifact.stored", {
       runId: "nightly-1",
@@ -79,12 +80,35 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await open("Environments");
     await page.getByRole("link", { name: "main-1" }).click();
     const run = page.getByTestId("engine-run").filter({ hasText: "nightly-1" });
-    await expect(run.getByTestId("run-outcome").textContent()).resolves.toBe("failed");
+    await expect(run.getByTestId("run-outcome").textContent()).resolves.toBe("Failed");
     await run.getByRole("button", { name: "Details" }).click();
     await page
       .getByTestId("verdicts")
-      .getByText(/fail checkout: 500 on \/cart/)
+      .getByText(/Failed checkout: 500 on \/cart/)
       .waitFor();
+    // What failed comes first, in the danger tone; what passed after it, in another colour and mark, at
+    // desktop and phone widths.
+    const verdicts = page.getByTestId("verdicts");
+    await expect(verdicts.getByRole("listitem").first().textContent()).resolves.toMatch(/^Failed checkout/);
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      // In the page (the test's types know no DOM): each mark's class, colour and the shape of its mark.
+      const marks = await verdicts.locator(".status").evaluateAll((statuses) =>
+        statuses.map((status) => {
+          const { getComputedStyle: style } = globalThis as unknown as {
+            getComputedStyle: (element: unknown, pseudo?: string) => { color: string; transform: string };
+          };
+          return { tone: (status as { className: string }).className, color: style(status).color, mark: style(status, "::before").transform };
+        }),
+      );
+      expect(marks.map(({ tone }) => tone)).toEqual(["status status-danger", "status status-ok"]);
+      expect(marks[0]!.color).not.toBe(marks[1]!.color);
+      expect(marks[0]!.mark).not.toBe(marks[1]!.mark);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page
       .getByTestId("artifacts")
       .getByText(/trace\.zip \(2048 bytes/)
@@ -143,9 +167,9 @@ describe("engine records, workload lifecycle and runtimes", () => {
         .filter({ hasText: "smoke v2" });
     await runs().getByRole("button", { name: "Cancel run" }).click();
     await said(page, "Cancelled.");
-    await runs().getByTestId("run-state").getByText("cancelled").waitFor();
+    await runs().getByTestId("run-state").getByText("Cancelled").waitFor();
     await runs().getByRole("button", { name: "Retry run" }).click();
-    await runs().getByTestId("run-state").getByText("requested").waitFor();
+    await runs().getByTestId("run-state").getByText("Requested").waitFor();
     await expect(runs().count()).resolves.toBe(2);
     await screenshot(page, "workload-lifecycle");
   });

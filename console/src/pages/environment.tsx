@@ -12,6 +12,7 @@ import type { OrgView } from "../session";
 import { teardownText } from "./environments";
 import { RunsTable } from "./workloads";
 import { EngineRuns, NetworkDecisions } from "./records";
+import { Status } from "../components/status-badge";
 
 export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
   const { org, can } = view;
@@ -31,7 +32,9 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
           <>
             <dl class="facts">
               <dt>State</dt>
-              <dd data-testid="env-state">{env.state}</dd>
+              <dd>
+                <Status value={env.state} testId="env-state" />
+              </dd>
               <dt>Repository</dt>
               <dd>{env.repository}</dd>
               <dt>Branch</dt>

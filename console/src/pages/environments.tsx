@@ -9,6 +9,7 @@ import { ShowMore, usePaged } from "../components/paged";
 import { Table } from "../components/table";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
+import { Status } from "../components/status-badge";
 
 export function EnvironmentsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
@@ -92,7 +93,7 @@ function EnvironmentTable({ slug, rows, empty }: { slug: string; rows: Outputs["
             </Link>
           ),
         },
-        { header: "State", cell: (env) => env.state },
+        { header: "State", cell: (env) => <Status value={env.state} /> },
         { header: "Repository", cell: (env) => env.repository },
         {
           header: "Branch / PR",

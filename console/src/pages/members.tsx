@@ -9,6 +9,7 @@ import { ShowMore, usePaged } from "../components/paged";
 import { Table } from "../components/table";
 import { rpc, type Outputs } from "../rpc";
 import { SessionContext, type OrgView } from "../session";
+import { Status } from "../components/status-badge";
 
 const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
 
@@ -174,7 +175,7 @@ function Invitations({ view }: { view: OrgView }) {
             columns={[
               { header: "Address", cell: (invitation) => invitation.email },
               { header: "Role", cell: (invitation) => invitation.role },
-              { header: "State", cell: (invitation) => invitation.state },
+              { header: "State", cell: (invitation) => <Status value={invitation.state} /> },
               { header: "Invited by", cell: (invitation) => invitation.invitedBy ?? <span class="muted">a former member</span> },
               { header: "Expires", cell: (invitation) => <Time at={invitation.expiresAt} /> },
               {

@@ -10,6 +10,7 @@ import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
+import { Status } from "../components/status-badge";
 
 type Proposal = Outputs["masking"]["proposals"]["items"][number];
 type Kind = "masking" | "egress";
@@ -234,7 +235,7 @@ function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgV
                 header: "State",
                 cell: (proposal) => (
                   <>
-                    {proposal.state}
+                    <Status value={proposal.state} />
                     {proposal.decidedBy && <> by {proposal.decidedBy}</>}
                     {proposal.decisionNote && <>: {proposal.decisionNote}</>}
                   </>

@@ -7,6 +7,8 @@ import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import { ShowMore, usePaged } from "../components/paged";
+import { byUrgency } from "../components/status";
+import { Status } from "../components/status-badge";
 
 const PAGE = 20;
 
@@ -43,8 +45,12 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
                 </>
               ),
             },
-            { header: "State", cell: (run) => run.state },
-            { header: "Outcome", cell: (run) => run.outcome ?? <span class="muted">not finished</span>, props: () => ({ "data-testid": "run-outcome" }) },
+            { header: "State", cell: (run) => <Status value={run.state} /> },
+            {
+              header: "Outcome",
+              cell: (run) => (run.outcome ? <Status value={run.outcome} /> : <span class="muted">not finished</span>),
+              props: () => ({ "data-testid": "run-outcome" }),
+            },
             { header: "Started", cell: (run) => <Time at={run.startedAt} none="not reported" /> },
             { header: "Took", cell: (run) => duration(run.durationMs) },
             {
@@ -96,7 +102,7 @@ function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
           <>
             <dl class="facts">
               <dt>Outcome</dt>
-              <dd>{detail.outcome ?? "not finished"}</dd>
+              <dd>{detail.outcome ? <Status value={detail.outcome} /> : "not finished"}</dd>
               <dt>Started</dt>
               <dd>
                 <Time at={detail.startedAt} none="not reported" />
@@ -119,9 +125,9 @@ function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
               <p class="muted">None recorded.</p>
             ) : (
               <ul data-testid="verdicts">
-                {detail.verdictList.map((v) => (
+                {byUrgency(detail.verdictList, (v) => v.verdict).map((v) => (
                   <li key={v.name}>
-                    <strong>{v.verdict}</strong> {v.name}
+                    <Status value={v.verdict} /> {v.name}
                     {v.detail && <span class="muted">: {v.detail}</span>}
                   </li>
                 ))}

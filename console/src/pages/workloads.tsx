@@ -12,6 +12,7 @@ import { rpc, type Outputs } from "../rpc";
 import { ShowMore, usePaged } from "../components/paged";
 import type { OrgView } from "../session";
 import { RunActions, WorkloadDetail } from "./workload-lifecycle";
+import { Status } from "../components/status-badge";
 
 const PAGE = 25;
 
@@ -207,7 +208,7 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
               props: () => ({ "data-testid": "run-state" }),
               cell: (run) => (
                 <>
-                  {run.state}
+                  <Status value={run.state} />
                   {run.abandonReason && <span class="warn"> ({run.abandonReason})</span>}
                 </>
               ),
