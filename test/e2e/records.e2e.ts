@@ -191,6 +191,39 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await row.getByText("(archived)").waitFor();
   });
 
+  it("fits a phone: at 390 px no page of the organization scrolls sideways, a wide table scrolls in its own box", async () => {
+    await page.goto("/");
+    await page.waitForURL(LANDED);
+    const orgPath = new URL(page.url()).pathname.replace(/\/[^/]+$/, "");
+    const linksOf = (navigation: string) =>
+      page
+        .getByRole("navigation", { name: navigation })
+        .getByRole("link")
+        .evaluateAll((anchors) => anchors.map((anchor) => (anchor as unknown as { getAttribute: (name: string) => string }).getAttribute("href")));
+    const sections = await linksOf("Sections");
+    await page.goto(`${orgPath}/settings`);
+    await page.getByRole("navigation", { name: "Settings" }).waitFor();
+    const paths = [...new Set([...sections, ...(await linksOf("Settings")), `${orgPath}/environments/main-1`])];
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide: string[] = [];
+    for (const path of paths) {
+      await page.goto(path);
+      await page.getByRole("heading", { level: 1 }).first().waitFor();
+      await page.getByText("Loading...").first().waitFor({ state: "detached" });
+      await page.locator("[aria-busy=true]").first().waitFor({ state: "detached" });
+      // In the page (the test's types know no DOM): how wide the document is, and what sticks out of the
+      // window outside any scrolling box (a table's own), to name in the failure.
+      const { width, culprits } = await page.evaluate<{ width: number; culprits: string[] }>(`(() => {
+        const clipped = (element) => { for (let at = element.parentElement; at; at = at.parentElement) if (getComputedStyle(at).overflowX !== "visible") return true; return false; };
+        const out = [...document.querySelectorAll("body *")].filter((element) => element.getBoundingClientRect().right > innerWidth + 1 && !clipped(element));
+        return { width: document.documentElement.scrollWidth, culprits: out.slice(-3).map((element) => element.tagName.toLowerCase() + (element.className ? "." + element.className : "") + " " + Math.round(element.getBoundingClientRect().right)) };
+      })()`);
+      if (width > 390) wide.push(`${path}: ${width} px (${culprits.join(", ")})`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(wide).toEqual([]);
+  });
+
   it("removes the runtime; runs that named it still show the name", async () => {
     await open("Runtimes");
     await page.getByRole("button", { name: "Remove linux-large" }).click();
