@@ -48,6 +48,7 @@ import _0045_environments_projected_with_their_batch from "./0045_environments_p
 import _0046_environment_creation_without_advisory_locks from "./0046_environment_creation_without_advisory_locks.sql";
 import _0047_held_runs_in_claim_order from "./0047_held_runs_in_claim_order.sql";
 import _0048_readiness_reads_the_schema from "./0048_readiness_reads_the_schema.sql";
+import _0049_latest_failures_by_time from "./0049_latest_failures_by_time.sql";
 
 export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0001_roles", sql: _0001_roles },
@@ -97,4 +98,5 @@ export const BUNDLED_MIGRATIONS: readonly Migration[] = [
   { name: "0046_environment_creation_without_advisory_locks", sql: _0046_environment_creation_without_advisory_locks },
   { name: "0047_held_runs_in_claim_order", sql: _0047_held_runs_in_claim_order },
   { name: "0048_readiness_reads_the_schema", sql: _0048_readiness_reads_the_schema },
+  { name: "0049_latest_failures_by_time", sql: _0049_latest_failures_by_time },
 ];

@@ -29,6 +29,8 @@ export const engineRuns = pgTable(
     primaryKey({ columns: [t.orgId, t.runId] }),
     index("engine_runs_env").on(t.orgId, t.envId, t.seq.desc()),
     index("engine_runs_runtime").on(t.orgId, t.runtime).where(sql`runtime IS NOT NULL`),
+    // The overview's latest failures, by when they failed (migration 0049).
+    index("engine_runs_failed").on(t.orgId, t.finishedAt.desc()).where(sql`outcome IN ('failed', 'errored')`),
     ...tenantPolicies(),
     maintenanceActivity(sql`finished_at`),
   ],

@@ -170,10 +170,11 @@ describe("a new owner's first hour", () => {
     await screenshot(page, "getting-started");
   });
 
-  it("shows the overview a failed verdict and the environment expiring soon, with times in the reader's zone and UTC on hover", async () => {
+  it("shows the overview a failed verdict, the failed environment by name and the environment expiring soon, with times in the reader's zone and UTC on hover", async () => {
     await report(engineToken, "pr-1", "run.started", { runId: "pr-1-smoke", name: "smoke suite" });
     await report(engineToken, "pr-1", "run.finished", { runId: "pr-1-smoke", outcome: "failed" });
     await report(engineToken, "pr-1", "verdict.recorded", { runId: "pr-1-smoke", name: "login", verdict: "fail", detail: "500 on /login" });
+    await report(engineToken, "pr-2", "environment.failed", { repository, branch: "broken" });
     await page.getByRole("link", { name: "Go to the overview" }).click();
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     await said(page, /Verdict login failed \(500 on \/login\)/);
@@ -184,6 +185,12 @@ describe("a new owner's first hour", () => {
     await expiring.waitFor();
     await expect(expiring.locator("time").getAttribute("title")).resolves.toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     await expiring.getByRole("link", { name: "pr-1" }).waitFor();
+    // What is broken now is named and linked, not only counted.
+    const failed = page
+      .getByTestId("failed-environments")
+      .getByRole("listitem")
+      .filter({ hasText: /pr-2 .*broken.*last heard from/ });
+    await failed.getByRole("link", { name: "pr-2" }).waitFor();
     await screenshot(page, "overview");
     expect(await violations()).toEqual([]);
   });

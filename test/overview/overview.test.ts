@@ -2,12 +2,12 @@
 // engine reports, and the overview of what needs attention, held to the organization and to the role.
 import { beforeAll, describe, expect, it } from "vitest";
 import { newEnvId, reportEnvironment, workplace, type Workplace } from "../support/engine-work";
-import { makeEvent, sendAccepted } from "../support/events";
+import { isoAgo, makeEvent, sendAccepted } from "../support/events";
 import { rpcClient } from "../support/rpc";
 import { seedOrganization, seedToken } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asRole } from "../support/sql";
-import { seedRun } from "../support/workloads";
+import { claim, elapse, seedRun } from "../support/workloads";
 
 let place: Workplace;
 let envId: string;
@@ -68,7 +68,12 @@ describe("overview.summary", () => {
     expect(summary.environments.expiringSoon).toEqual([expect.objectContaining({ envId, state: "ready" })]);
     expect(summary.failures.runs).toEqual([expect.objectContaining({ runId: `${envId}-r1`, envId, outcome: "failed" })]);
     expect(summary.failures.verdicts).toEqual([expect.objectContaining({ runId: `${envId}-r1`, envId, name: "login", detail: "500 on /login" })]);
-    expect(summary.workloadRuns).toMatchObject({ waiting: 1, held: 0, oldest: [expect.objectContaining({ envId, state: "requested" })] });
+    expect(summary.workloadRuns).toMatchObject({
+      waiting: 1,
+      held: 0,
+      lapsed: 0,
+      oldest: [expect.objectContaining({ envId, state: "requested", held: false })],
+    });
     expect(summary.spend).toEqual([expect.objectContaining({ provider: "chat-provider", monthlyCapUsd: 25, spentUsd: 0 })]);
     expect(summary).toMatchObject({ plan: "free", suspended: false, deletion: null });
   });
@@ -93,10 +98,44 @@ describe("overview.summary", () => {
     ]);
     const client = await rpcClient(stranger);
     const summary = await client.overview.summary.query({ orgId });
-    expect(summary.environments).toEqual({ byState: [{ state: "queued", count: 1 }], expiringSoon: [] });
+    expect(summary.environments).toEqual({ byState: [{ state: "queued", count: 1 }], failed: [], expiringSoon: [] });
     expect(summary.failures).toEqual({ runs: [], verdicts: [] });
-    expect(summary.workloadRuns).toEqual({ waiting: 0, held: 0, oldest: [] });
+    expect(summary.workloadRuns).toEqual({ waiting: 0, held: 0, lapsed: 0, oldest: [] });
     expect(summary.spend).toEqual([]);
     await expect(client.overview.summary.query({ orgId: place.orgId })).rejects.toMatchObject({ data: { httpStatus: 404 } });
+  });
+});
+
+describe("overview.summary: what is broken now", () => {
+  it("names the failed environments, lists failures by when they failed without a torn-down environment's, and tells a lapsed lease from a held one", async () => {
+    const now = await workplace("broken-now");
+    const [failing, gone, healthy] = [newEnvId(), newEnvId(), newEnvId()];
+    await reportEnvironment(now, failing, { branch: "feature" }, "environment.failed");
+    await reportEnvironment(now, healthy);
+    await reportEnvironment(now, gone);
+    const failedRun = (env: string, runId: string, minutesAgo: number) => [
+      makeEvent({ type: "run.started", envId: env, occurredAt: isoAgo(minutesAgo * 60_000 + 1000), payload: { runId } }),
+      makeEvent({ type: "run.finished", envId: env, occurredAt: isoAgo(minutesAgo * 60_000), payload: { runId, outcome: "failed" } }),
+    ];
+    // The run that failed a moment ago is recorded first; one that failed days ago arrives after it (a
+    // late engine): the overview still puts the recent one first.
+    await send(now.engine, failedRun(healthy, "just-now", 1));
+    await send(now.engine, failedRun(healthy, "days-ago", 60 * 24 * 4));
+    await send(now.engine, [
+      ...failedRun(gone, "on-gone", 2),
+      makeEvent({ type: "verdict.recorded", envId: gone, payload: { runId: "on-gone", name: "login", verdict: "fail" } }),
+    ]);
+    await reportEnvironment(now, gone, {}, "environment.torn_down", 2);
+
+    const [held, lapsed] = [await seedRun(now.orgId, healthy), await seedRun(now.orgId, healthy)];
+    for (const _ of [held, lapsed]) expect((await claim(now.engine, healthy)).status).toBe(200);
+    await elapse(lapsed, { lease: true });
+
+    const summary = await (await rpcClient(now.sessions.viewer)).overview.summary.query({ orgId: now.orgId });
+    expect(summary.environments.failed).toEqual([{ envId: failing, repository: now.repository.full, branch: "feature", lastEventAt: expect.any(String) }]);
+    expect(summary.failures.runs.map((run) => run.runId)).toEqual(["just-now", "days-ago"]);
+    expect(summary.failures.verdicts).toEqual([]);
+    expect(summary.workloadRuns).toMatchObject({ waiting: 0, held: 1, lapsed: 1 });
+    expect(Object.fromEntries(summary.workloadRuns!.oldest.map((run) => [run.id, run.held]))).toEqual({ [held]: true, [lapsed]: false });
   });
 });

@@ -42,51 +42,78 @@ export async function lastReported(tx: Tx, orgId: string) {
   return row ? { envId: row.env_id, state: row.state, repository: row.repository, lastEventAt: iso(row.last_event_at)! } : null;
 }
 
-/** Environments counted by state, and the few live ones expiring soonest within the window. */
+/** Environments counted by state, the few failed ones most recently heard from, and the few live ones expiring soonest within the window. */
 export async function environmentsAtAGlance(tx: Tx, orgId: string) {
   const counts = await tx.execute<{ state: EnvironmentState; count: number }>(sql`
     SELECT state, count(*)::int AS count FROM environments WHERE org_id = ${orgId} GROUP BY state ORDER BY state`);
+  const failed = await tx.execute<{ env_id: string; repository: string; branch: string | null; last_event_at: Date }>(sql`
+    SELECT env_id, repository, branch, last_event_at FROM environments
+    WHERE org_id = ${orgId} AND state = 'failed' ORDER BY last_event_at DESC LIMIT ${FEW}`);
   const expiring = await tx.execute<{ env_id: string; state: EnvironmentState; repository: string; expires_at: Date }>(sql`
     SELECT env_id, state, repository, expires_at FROM environments
     WHERE org_id = ${orgId} AND state <> 'torn_down' AND expires_at >= now() AND expires_at < now() + make_interval(hours => ${EXPIRING_WITHIN_HOURS})
     ORDER BY expires_at LIMIT ${FEW}`);
   return {
     byState: counts.rows,
+    failed: failed.rows.map((row) => ({ envId: row.env_id, repository: row.repository, branch: row.branch, lastEventAt: iso(row.last_event_at)! })),
     expiringSoon: expiring.rows.map((row) => ({ envId: row.env_id, state: row.state, repository: row.repository, expiresAt: iso(row.expires_at)! })),
   };
 }
 
-/** The latest engine runs that failed or errored, and the latest failing verdicts. */
+/**
+ * The engine runs that failed or errored most recently (by when they failed), and the latest failing
+ * verdicts; neither on an environment since torn down, which no longer needs anyone.
+ */
 export async function latestFailures(tx: Tx, orgId: string) {
   const runs = await tx.execute<{ run_id: string; env_id: string | null; name: string | null; outcome: string; finished_at: Date | null }>(sql`
-    SELECT run_id, env_id, name, outcome, finished_at FROM engine_runs
-    WHERE org_id = ${orgId} AND outcome IN ('failed', 'errored') ORDER BY seq DESC LIMIT ${FEW}`);
+    SELECT r.run_id, r.env_id, r.name, r.outcome, r.finished_at FROM engine_runs r
+    LEFT JOIN environments e ON e.org_id = r.org_id AND e.env_id = r.env_id
+    WHERE r.org_id = ${orgId} AND r.outcome IN ('failed', 'errored') AND e.state IS DISTINCT FROM 'torn_down'
+    ORDER BY r.finished_at DESC LIMIT ${FEW}`);
   const verdicts = await tx.execute<{ run_id: string; env_id: string | null; name: string; detail: string | null; recorded_at: Date }>(sql`
     SELECT v.run_id, r.env_id, v.name, v.detail, v.recorded_at FROM run_verdicts v
     LEFT JOIN engine_runs r ON r.org_id = v.org_id AND r.run_id = v.run_id
-    WHERE v.org_id = ${orgId} AND v.verdict = 'fail' ORDER BY v.recorded_at DESC LIMIT ${FEW}`);
+    LEFT JOIN environments e ON e.org_id = r.org_id AND e.env_id = r.env_id
+    WHERE v.org_id = ${orgId} AND v.verdict = 'fail' AND e.state IS DISTINCT FROM 'torn_down' ORDER BY v.recorded_at DESC LIMIT ${FEW}`);
   return {
     runs: runs.rows.map((row) => ({ runId: row.run_id, envId: row.env_id, name: row.name, outcome: row.outcome, finishedAt: iso(row.finished_at) })),
     verdicts: verdicts.rows.map((row) => ({ runId: row.run_id, envId: row.env_id, name: row.name, detail: row.detail, recordedAt: iso(row.recorded_at)! })),
   };
 }
 
-/** Workload runs waiting for an engine (requested) or held by one (accepted): counts and the oldest few. */
+/**
+ * Workload runs waiting for an engine (requested), held by one (accepted, its lease live), or whose
+ * engine went quiet (accepted, its lease lapsed: the next claim takes it over): counts and the oldest few.
+ */
 export async function openWorkloadRuns(tx: Tx, orgId: string) {
-  const counts = await tx.execute<{ waiting: number; held: number }>(sql`
-    SELECT count(*) FILTER (WHERE state = 'requested')::int AS waiting, count(*) FILTER (WHERE state = 'accepted')::int AS held
+  const counts = await tx.execute<{ waiting: number; held: number; lapsed: number }>(sql`
+    SELECT count(*) FILTER (WHERE state = 'requested')::int AS waiting,
+           count(*) FILTER (WHERE state = 'accepted' AND lease_expires_at > now())::int AS held,
+           count(*) FILTER (WHERE state = 'accepted' AND lease_expires_at <= now())::int AS lapsed
     FROM workload_runs WHERE org_id = ${orgId} AND state IN ('requested', 'accepted')`);
-  const oldest = await tx.execute<{ id: string; env_id: string; workload: string; state: WorkloadRunState; requested_at: Date; deadline_at: Date }>(sql`
-    SELECT r.id, r.env_id, w.name AS workload, r.state, r.requested_at, r.deadline_at FROM workload_runs r JOIN workloads w ON w.id = r.workload_id
+  const oldest = await tx.execute<{
+    id: string;
+    env_id: string;
+    workload: string;
+    state: WorkloadRunState;
+    held: boolean;
+    requested_at: Date;
+    deadline_at: Date;
+  }>(sql`
+    SELECT r.id, r.env_id, w.name AS workload, r.state, r.state = 'accepted' AND r.lease_expires_at > now() AS held, r.requested_at, r.deadline_at
+    FROM workload_runs r JOIN workloads w ON w.id = r.workload_id
     WHERE r.org_id = ${orgId} AND r.state IN ('requested', 'accepted') ORDER BY r.requested_at LIMIT ${FEW}`);
   return {
     waiting: counts.rows[0]?.waiting ?? 0,
     held: counts.rows[0]?.held ?? 0,
+    lapsed: counts.rows[0]?.lapsed ?? 0,
     oldest: oldest.rows.map((row) => ({
       id: row.id,
       envId: row.env_id,
       workload: row.workload,
       state: row.state,
+      /** Accepted with a live lease; an accepted run whose lease lapsed is not held by anyone. */
+      held: row.held,
       requestedAt: iso(row.requested_at)!,
       deadlineAt: iso(row.deadline_at)!,
     })),

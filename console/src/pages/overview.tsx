@@ -9,6 +9,7 @@ import { Relative, Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
+import { Status } from "../components/status-badge";
 
 type Summary = Outputs["overview"]["summary"];
 
@@ -50,10 +51,23 @@ function Tiles({ view, data }: { view: OrgView; data: Summary }) {
             <ul class="counts">
               {data.environments.byState.map((row) => (
                 <li key={row.state}>
-                  <strong>{row.count}</strong> {row.state.replace("_", " ")}
+                  <strong>{row.count}</strong> <Status value={row.state} />
                 </li>
               ))}
             </ul>
+            {data.environments.failed.length > 0 && (
+              <>
+                <h3>Failed now</h3>
+                <ul data-testid="failed-environments">
+                  {data.environments.failed.map((env) => (
+                    <li key={env.envId}>
+                      {environment(env.envId)} ({env.repository}
+                      {env.branch ? `, ${env.branch}` : ""}), last heard from <Relative at={env.lastEventAt} />
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
             <h3>Expiring within a day</h3>
             {data.environments.expiringSoon.length === 0 ? (
               <p class="muted">None.</p>
@@ -100,14 +114,20 @@ function Tiles({ view, data }: { view: OrgView; data: Summary }) {
       {data.workloadRuns && (
         <Tile title="Workload runs" link={{ href: at("workloads"), label: "Workloads" }}>
           <p>
-            <strong>{data.workloadRuns.waiting}</strong> waiting for an engine, <strong>{data.workloadRuns.held}</strong> held by one.
+            <strong>{data.workloadRuns.waiting}</strong> waiting for an engine, <strong>{data.workloadRuns.held}</strong> held by one
+            {data.workloadRuns.lapsed > 0 && (
+              <>
+                , <strong>{data.workloadRuns.lapsed}</strong> whose engine went quiet (the next claim takes it over)
+              </>
+            )}
+            .
           </p>
           {data.workloadRuns.oldest.length > 0 && (
             <ul>
               {data.workloadRuns.oldest.map((run) => (
                 <li key={run.id}>
-                  {run.workload} on {environment(run.envId)}: {run.state === "requested" ? "waiting" : "held"} since <Relative at={run.requestedAt} />, deadline{" "}
-                  <Time at={run.deadlineAt} />
+                  {run.workload} on {environment(run.envId)}: {run.state === "requested" ? "waiting" : run.held ? "held" : "not held, its engine went quiet"},
+                  requested <Relative at={run.requestedAt} />, deadline <Time at={run.deadlineAt} />
                 </li>
               ))}
             </ul>
