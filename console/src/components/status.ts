@@ -49,8 +49,8 @@ export function statusOf(value: string): { label: string; tone: Tone } {
 const URGENCY: Record<Tone, number> = { danger: 0, warn: 1, ok: 2, quiet: 3 };
 
 /** `items` with what needs a person first (broken, then under way, then good, then over), each tone in its given order. */
-export const byUrgency = <T>(items: readonly T[], valueOf: (item: T) => string): T[] =>
+export const byUrgency = <T>(items: readonly T[], statusValue: (item: T) => string): T[] =>
   items
-    .map((item, index) => ({ item, index, urgency: URGENCY[statusOf(valueOf(item)).tone] }))
+    .map((item, index) => ({ item, index, urgency: URGENCY[statusOf(statusValue(item)).tone] }))
     .sort((a, b) => a.urgency - b.urgency || a.index - b.index)
     .map(({ item }) => item);
