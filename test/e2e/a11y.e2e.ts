@@ -195,6 +195,22 @@ describe("a new owner's first hour", () => {
     expect(await violations()).toEqual([]);
   });
 
+  it("shows a failed environment what happened and the way forward, at desktop and phone widths: create it again or tear it down, nothing more to run", async () => {
+    await page.getByTestId("failed-environments").getByRole("link", { name: "pr-2" }).click();
+    const failed = page.getByTestId("env-failed");
+    await failed.getByRole("heading", { name: "This environment failed" }).waitFor();
+    await failed.getByText(`${repository}'s workflow runs`).waitFor();
+    await expect(page.getByRole("button", { name: "Run load" }).count()).resolves.toBe(0);
+    await expect(page.getByRole("button", { name: "Run agents" }).count()).resolves.toBe(0);
+    await page.getByRole("button", { name: "Tear down" }).waitFor();
+    expect(await violations()).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(390);
+    await failed.getByRole("button", { name: "Create it again" }).click();
+    await failed.getByText(/^Requested environment \S+\./).waitFor();
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("goes home to the overview now that an engine has reported", async () => {
     await page.goto(orgPath);
     await page.waitForURL(new RegExp(`${orgPath}/overview$`));

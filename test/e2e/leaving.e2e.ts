@@ -133,6 +133,8 @@ describe("leaving", () => {
     // Billing is off here: the deletion ends no subscription and waits for none, whatever rows say (test/deletion for billing on).
     await expect(page.getByTestId("deletion-hold").count()).resolves.toBe(0);
     await page.getByLabel(/Type the slug/).fill(slug);
+    // Drawn as the destructive action it is, never as the page's primary blue.
+    await expect(page.getByRole("button", { name: "Delete this organization" }).getAttribute("class")).resolves.toBe("danger");
     await page.getByRole("button", { name: "Delete this organization" }).click();
     const link = await page.getByTestId("shown-once").textContent();
     expect(link).toMatch(/\/exports\/deletion\?token=/);

@@ -237,6 +237,7 @@ describe("the owner", () => {
     await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
     await page.getByText("(this browser)").waitFor();
     await page.getByLabel(/to confirm/).fill(login);
+    await expect(page.getByRole("button", { name: "Close my account" }).getAttribute("class")).resolves.toBe("danger");
     await page.getByRole("button", { name: "Close my account" }).click();
     const slug = orgPath.split("/")[2]!;
     await page.getByRole("alert").getByText(`You are the last owner of ${slug}; make someone else an owner first.`).waitFor();

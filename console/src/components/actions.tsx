@@ -57,9 +57,11 @@ interface FormProps {
   label: string;
   submit: (fields: FormData) => Promise<string>;
   children: ComponentChildren;
+  /** `danger`: the submit button is drawn as a destructive action (deleting, closing), never as the page's primary one. */
+  kind?: "primary" | "danger";
 }
 
-export function ActionForm({ label, submit, children }: FormProps) {
+export function ActionForm({ label, submit, children, kind = "primary" }: FormProps) {
   const action = useAction(submit);
   return (
     <form
@@ -71,7 +73,7 @@ export function ActionForm({ label, submit, children }: FormProps) {
       }}
     >
       <div class="fields">{children}</div>
-      <button type="submit" disabled={action.pending}>
+      <button type="submit" class={kind === "danger" ? "danger" : undefined} disabled={action.pending}>
         {label}
       </button>
       <OutcomeNote outcome={action.outcome} pending={action.pending} />

@@ -76,6 +76,7 @@ export function AccountPage() {
       </p>
       <ActionForm
         label="Close my account"
+        kind="danger"
         submit={async (fields) => {
           if (field(fields, "confirm") !== name) throw new Error(`Type ${name} to confirm.`);
           const closed = await rpc.account.close.mutate({ confirm: name });

@@ -19,6 +19,8 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
   const envId = id ?? "";
   const environment = useLoad(() => rpc.environments.get.query({ orgId: org.id, envId }), [org.id, envId], { topics: ["environments"], envId });
   const live = environment.data && environment.data.state !== "torn_down";
+  // A failed environment runs nothing more: what is left is to bring it up again or tear it down.
+  const failed = environment.data?.state === "failed";
   return (
     <>
       <p>
@@ -65,6 +67,30 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
                 )}
               </dd>
             </dl>
+            {failed && (
+              <section class="broken" aria-labelledby="failed-heading" data-testid="env-failed">
+                <h2 id="failed-heading">This environment failed</h2>
+                <p>
+                  Its engine reported it failed <Time at={env.lastEventAt} />. Why is in the log of the workflow run that brought it up, in{" "}
+                  <code>{env.repository}</code>'s workflow runs on the code host. Bring it up again for the same branch, or tear it down.
+                </p>
+                {can("environments.create") && env.branch !== null && (
+                  <ActionButton
+                    label="Create it again"
+                    kind="primary"
+                    run={async () => {
+                      const created = await rpc.environments.create.mutate({
+                        orgId: org.id,
+                        repository: env.repository,
+                        branch: env.branch!,
+                        ...(env.pullRequest ? { pullRequest: env.pullRequest } : {}),
+                      });
+                      return `Requested environment ${created.envId}. ${dispatchSentence(created.dispatch)}`;
+                    }}
+                  />
+                )}
+              </section>
+            )}
             <h2>Preview addresses</h2>
             {env.previewUrls.length ? (
               <ul>
@@ -82,7 +108,7 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
           </>
         )}
       </Show>
-      {live && (can("environments.teardown") || can("agents.run") || can("load.run")) && (
+      {live && (can("environments.teardown") || (!failed && (can("agents.run") || can("load.run")))) && (
         <>
           <h2>Act on it</h2>
           <div class="row-actions">
@@ -98,14 +124,14 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
                 }}
               />
             )}
-            {can("load.run") && (
+            {can("load.run") && !failed && (
               <ActionButton
                 label="Run load"
                 run={async () => `Load run requested. ${dispatchSentence((await rpc.load.run.mutate({ orgId: org.id, envId })).dispatch)}`}
               />
             )}
           </div>
-          {can("agents.run") && (
+          {can("agents.run") && !failed && (
             <ActionForm
               label="Run agents"
               submit={async (fields) => {

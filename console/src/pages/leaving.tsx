@@ -85,6 +85,7 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
             {(!deletion || deletion.calledOffAt) && (
               <ActionForm
                 label="Delete this organization"
+                kind="danger"
                 submit={async (fields) => {
                   const requested = await rpc.deletion.request.mutate({ orgId, confirm: field(fields, "confirm") ?? "" });
                   setExportLink(requested.exportLink);
