@@ -34,14 +34,21 @@ async function connected(role: RoleName, config: ClientConfig = {}): Promise<Cli
 
 /** Waits until every backend of `pids` is back in the pool: reset, and idle since. */
 async function untilPooled(pids: number[]): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
+  // By the clock, not by tries: each look opens a connection of its own, which a loaded machine makes
+  // slow, and the backend's way back (rollback, reset) waits behind the same load.
+  const until = Date.now() + 15_000;
+  while (Date.now() < until) {
     const { rowCount } = await asRole("superuser", (client) =>
       client.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1) AND state = 'idle' AND query = $2", [pids, RESET_SESSION]),
     );
     if (rowCount === pids.length) return;
     await sleep(25);
   }
-  throw new Error(`backends ${pids.join(", ")} did not come back to the pool`);
+  const where = await asRole(
+    "superuser",
+    async (client) => (await client.query("SELECT pid, state, query FROM pg_stat_activity WHERE pid = ANY($1)", [pids])).rows,
+  );
+  throw new Error(`backends ${pids.join(", ")} did not come back to the pool: ${JSON.stringify(where)}`);
 }
 
 /** Makes sure at least `count` of the application role's backends are idle in the pool, and returns theirs. */
