@@ -4,6 +4,7 @@
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "../../worker/rpc/router";
+import { FieldError } from "./components/field-error";
 
 /** What each procedure answers, as the Worker declares it. */
 export type Outputs = inferRouterOutputs<AppRouter>;
@@ -30,6 +31,8 @@ export interface Failure {
   requestId: string | null;
   /** The answer's HTTP status, when there was one (a page may offer a way out of a particular refusal). */
   status?: number;
+  /** The form field the refusal is about (an input refusal's `data.field`, or the form's own check). */
+  field?: string;
 }
 
 export function describeFailure(error: unknown): Failure {
@@ -37,10 +40,12 @@ export function describeFailure(error: unknown): Failure {
     const status = (error.data as { httpStatus?: number } | undefined)?.httpStatus ?? null;
     // The answer's x-request-id header: what a person reports for a failure on our side.
     const requestId = (error.meta as { response?: Response } | undefined)?.response?.headers.get("x-request-id") ?? null;
-    if (status !== null && status < 500) return { message: error.message, requestId: null, status };
+    const field = (error.data as { field?: string } | undefined)?.field;
+    if (status !== null && status < 500) return { message: error.message, requestId: null, status, ...(field ? { field } : {}) };
     return { message: status ? error.message : "The control plane did not answer; check your connection and try again.", requestId };
   }
   if (error instanceof AuthFailure) return error.failure;
+  if (error instanceof FieldError) return { message: error.message, requestId: null, field: error.field };
   return { message: error instanceof Error ? error.message : String(error), requestId: null };
 }
 

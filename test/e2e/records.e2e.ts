@@ -191,6 +191,41 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await row.getByText("(archived)").waitFor();
   });
 
+  it("marks the field a refusal is about, checks what it can before the round trip, and draws the server's names as code", async () => {
+    await open("Workloads");
+    const define = page.getByRole("form", { name: "Define workload" });
+    await define.getByLabel("Name").fill("broken");
+    await define.getByLabel(/Compiled form/).fill('{\n  "steps": ["load"],\n  retries: 2\n}');
+    await define.getByRole("button", { name: "Define workload" }).click();
+    await define
+      .getByRole("alert")
+      .getByText(/^The compiled form is not JSON: line 3, column 3 \(/)
+      .waitFor();
+    await expect(define.getByLabel(/Compiled form/).getAttribute("aria-invalid")).resolves.toBe("true");
+
+    await open("Environments");
+    const create = page.getByRole("form", { name: "Create environment" });
+    // Checked by the browser before anything is sent: not owner/name.
+    await create.getByLabel(/Repository/).fill("just-a-name");
+    await create.getByLabel("Branch").fill("main");
+    await create.getByRole("button", { name: "Create environment" }).click();
+    await expect(create.getByLabel(/Repository/).evaluate((input) => (input as unknown as { validity: { valid: boolean } }).validity.valid)).resolves.toBe(
+      false,
+    );
+    await expect(create.getByRole("alert").count()).resolves.toBe(0);
+    // Refused by the server, which names the field: marked, described by the sentence, its name drawn as code.
+    await create.getByLabel(/Repository/).fill(`${login}/shop`);
+    await create.getByLabel("Branch").fill("two words");
+    await create.getByRole("button", { name: "Create environment" }).click();
+    const refusal = create.getByRole("alert");
+    await refusal.getByText(/^The input is not valid:/).waitFor();
+    await expect(refusal.textContent()).resolves.not.toContain("`");
+    await expect(refusal.locator("code").textContent()).resolves.toBe("branch");
+    const branch = create.getByLabel("Branch");
+    await expect(branch.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect(branch.getAttribute("aria-describedby")).resolves.toBe(await refusal.getAttribute("id"));
+  });
+
   it("fits a phone: at 390 px no page of the organization scrolls sideways, a wide table scrolls in its own box", async () => {
     await page.goto("/");
     await page.waitForURL(LANDED);

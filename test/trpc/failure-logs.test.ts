@@ -49,6 +49,8 @@ describe("input that fails validation", () => {
     expect(error.data.code).toBe("BAD_REQUEST");
     expect(error.message).toMatch(/^The input is not valid: `orgId`: .+\.$/);
     expect(error.message).not.toContain("[");
+    // The field itself, for a form to mark the one it is about.
+    expect((error.data as { field?: string }).field).toBe("orgId");
   });
 });
 

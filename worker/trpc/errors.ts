@@ -62,7 +62,8 @@ function catalogCode(error: TRPCError): ErrorCode | undefined {
   return PROTOCOL_CODE[error.code];
 }
 
-export type RpcErrorShape = DefaultErrorShape & { data: DefaultErrorShape["data"] & { errorCode?: ErrorCode } };
+/** `field`: the input field an input refusal is about (its path, dot-joined), so a form can mark it. */
+export type RpcErrorShape = DefaultErrorShape & { data: DefaultErrorShape["data"] & { errorCode?: ErrorCode; field?: string } };
 
 interface Failure {
   shape: DefaultErrorShape;
@@ -75,7 +76,9 @@ export function formatRpcError({ shape, error, ctx }: Failure): RpcErrorShape {
   const coded: RpcErrorShape = errorCode ? { ...shape, data: { ...shape.data, errorCode } } : shape;
   if (error.code === "BAD_REQUEST" && error.cause instanceof z.ZodError) {
     const first = error.cause.issues[0];
-    return first ? { ...coded, message: `The input is not valid: ${describeIssue(first)}.` } : coded;
+    if (!first) return coded;
+    const field = first.path.join(".");
+    return { ...coded, message: `The input is not valid: ${describeIssue(first)}.`, ...(field ? { data: { ...coded.data, field } } : {}) };
   }
   // The adapter words JSON.parse's complaint; the sentence is ours.
   if (error.code === "BAD_REQUEST" && error.cause instanceof SyntaxError) return { ...coded, message: "The input is not JSON." };

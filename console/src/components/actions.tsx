@@ -1,6 +1,6 @@
 // Buttons and forms that act: each shows progress, then the result or the refusal beside it.
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { useAction } from "../load";
 import { OutcomeNote } from "./feedback";
 
@@ -63,8 +63,24 @@ interface FormProps {
 
 export function ActionForm({ label, submit, children, kind = "primary" }: FormProps) {
   const action = useAction(submit);
+  const form = useRef<HTMLFormElement>(null);
+  const noteId = useId();
+  // The field a refusal names is marked invalid, tied to the sentence and focused; the next answer clears it.
+  const invalid = action.outcome && !action.outcome.ok ? action.outcome.failure.field : undefined;
+  useEffect(() => {
+    for (const element of form.current?.querySelectorAll("[aria-invalid]") ?? []) {
+      element.removeAttribute("aria-invalid");
+      element.removeAttribute("aria-describedby");
+    }
+    const named = invalid ? form.current?.elements.namedItem(invalid) : null;
+    if (!(named instanceof HTMLElement)) return;
+    named.setAttribute("aria-invalid", "true");
+    named.setAttribute("aria-describedby", noteId);
+    named.focus();
+  }, [invalid, noteId]);
   return (
     <form
+      ref={form}
       class="panel"
       aria-label={label}
       onSubmit={(event) => {
@@ -76,7 +92,7 @@ export function ActionForm({ label, submit, children, kind = "primary" }: FormPr
       <button type="submit" class={kind === "danger" ? "danger" : undefined} disabled={action.pending}>
         {label}
       </button>
-      <OutcomeNote outcome={action.outcome} pending={action.pending} />
+      <OutcomeNote outcome={action.outcome} pending={action.pending} id={noteId} />
     </form>
   );
 }

@@ -4,10 +4,15 @@ import type { ComponentChildren } from "preact";
 import type { Loaded, Outcome } from "../load";
 import type { Failure } from "../rpc";
 
-export function FailureNote({ failure }: { failure: Failure }) {
+/** A sentence of the server's, its `names` in backticks drawn as code (never as literal backticks). */
+export function Sentence({ text }: { text: string }) {
+  return <>{text.split("`").map((part, index) => (index % 2 === 1 ? <code key={index}>{part}</code> : part))}</>;
+}
+
+export function FailureNote({ failure, id }: { failure: Failure; id?: string }) {
   return (
-    <p role="alert" class="danger">
-      {failure.message}
+    <p role="alert" class="danger" id={id}>
+      <Sentence text={failure.message} />
       {failure.requestId && (
         <>
           {" "}
@@ -20,7 +25,7 @@ export function FailureNote({ failure }: { failure: Failure }) {
   );
 }
 
-export function OutcomeNote({ outcome, pending }: { outcome: Outcome | null; pending: boolean }) {
+export function OutcomeNote({ outcome, pending, id }: { outcome: Outcome | null; pending: boolean; id?: string }) {
   if (pending)
     return (
       <p role="status" class="muted">
@@ -33,7 +38,7 @@ export function OutcomeNote({ outcome, pending }: { outcome: Outcome | null; pen
       {outcome.message}
     </p>
   ) : (
-    <FailureNote failure={outcome.failure} />
+    <FailureNote failure={outcome.failure} {...(id ? { id } : {})} />
   );
 }
 

@@ -54,7 +54,13 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
           >
             <label>
               Repository (owner/name)
-              <input name="repository" required placeholder="acme/shop" />
+              <input
+                name="repository"
+                required
+                placeholder="acme/shop"
+                pattern="[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+"
+                title="owner/name, as the code host writes it"
+              />
             </label>
             <label>
               Branch

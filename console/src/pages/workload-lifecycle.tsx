@@ -8,6 +8,7 @@ import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
+import { jsonObject } from "../components/field-error";
 
 export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView; workloadId: string; onChanged: () => void }) {
   const { org, can } = view;
@@ -76,14 +77,7 @@ export function WorkloadDetail({ view, workloadId, onChanged }: { view: OrgView;
                 <ActionForm
                   label="Add version"
                   submit={async (fields) => {
-                    let compiled: unknown;
-                    try {
-                      compiled = JSON.parse(String(fields.get("compiled") ?? ""));
-                    } catch {
-                      throw new Error("The compiled form must be JSON.");
-                    }
-                    if (typeof compiled !== "object" || compiled === null || Array.isArray(compiled))
-                      throw new Error("The compiled form must be a JSON object.");
+                    const compiled = jsonObject("compiled", String(fields.get("compiled") ?? ""), "The compiled form");
                     const exploratory = fields.get("exploratory") === "on";
                     const added = await rpc.workloads.addVersion.mutate({
                       orgId: org.id,

@@ -13,6 +13,7 @@ import { ShowMore, usePaged } from "../components/paged";
 import type { OrgView } from "../session";
 import { RunActions, WorkloadDetail } from "./workload-lifecycle";
 import { Status } from "../components/status-badge";
+import { jsonObject } from "../components/field-error";
 
 const PAGE = 25;
 
@@ -82,14 +83,8 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
           <ActionForm
             label="Define workload"
             submit={async (fields) => {
-              let compiled: unknown;
-              try {
-                compiled = JSON.parse(field(fields, "compiled") ?? "");
-              } catch {
-                throw new Error("The compiled form must be JSON.");
-              }
-              if (typeof compiled !== "object" || compiled === null || Array.isArray(compiled)) throw new Error("The compiled form must be a JSON object.");
-              await rpc.workloads.define.mutate({ orgId: org.id, name: field(fields, "name") ?? "", compiled: compiled as Record<string, unknown> });
+              const compiled = jsonObject("compiled", field(fields, "compiled") ?? "", "The compiled form");
+              await rpc.workloads.define.mutate({ orgId: org.id, name: field(fields, "name") ?? "", compiled });
               definitions.reload();
               return `Defined ${field(fields, "name")} (version 1).`;
             }}
