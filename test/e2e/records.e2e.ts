@@ -226,7 +226,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await expect(branch.getAttribute("aria-describedby")).resolves.toBe(await refusal.getAttribute("id"));
   });
 
-  it("fits a phone: at 390 px no page of the organization scrolls sideways, a wide table scrolls in its own box", async () => {
+  it("fits a phone: at 390 px no page of the organization scrolls sideways, a wide table scrolls in its own box, and each title comes before much navigation", async () => {
     await page.goto("/");
     await page.waitForURL(LANDED);
     const orgPath = new URL(page.url()).pathname.replace(/\/[^/]+$/, "");
@@ -241,6 +241,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
     const paths = [...new Set([...sections, ...(await linksOf("Settings")), `${orgPath}/environments/main-1`])];
     await page.setViewportSize({ width: 390, height: 844 });
     const wide: string[] = [];
+    const low: string[] = [];
     for (const path of paths) {
       await page.goto(path);
       await page.getByRole("heading", { level: 1 }).first().waitFor();
@@ -254,9 +255,16 @@ describe("engine records, workload lifecycle and runtimes", () => {
         return { width: document.documentElement.scrollWidth, culprits: out.slice(-3).map((element) => element.tagName.toLowerCase() + (element.className ? "." + element.className : "") + " " + Math.round(element.getBoundingClientRect().right)) };
       })()`);
       if (width > 390) wide.push(`${path}: ${width} px (${culprits.join(", ")})`);
+      // The page's own title comes before a thumb's length of navigation.
+      const titleTop = await page
+        .getByRole("heading", { level: 1 })
+        .first()
+        .evaluate((heading) => (heading as unknown as { getBoundingClientRect: () => { top: number } }).getBoundingClientRect().top);
+      if (titleTop > 260) low.push(`${path}: title at ${Math.round(titleTop)} px`);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(wide).toEqual([]);
+    expect(low).toEqual([]);
   });
 
   it("removes the runtime; runs that named it still show the name", async () => {
