@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   installedAccount,
   launch,
-  openPage,
+  openSettled,
   personPage,
   said,
   screenshot,
@@ -39,10 +39,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const section = async (page: Page, name: string) => {
-  await openPage(page, name);
-  await page.getByRole("heading", { level: 1, name }).waitFor();
-};
+const section = (page: Page, name: string) => openSettled(page, name);
 
 /** The navigation as the person sees it: the sidebar's entries, and those under its Settings entry, in order. */
 async function navigation(page: Page): Promise<{ sidebar: string[]; settings: string[] }> {

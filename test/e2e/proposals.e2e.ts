@@ -4,7 +4,21 @@
 // approval of that exact commit before its check credential is granted.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base, codehost, fake, installedAccount, launch, said, screenshot, signedIn, signInFrom, unique, LANDED, orgPathOf, openPage } from "./support/browser";
+import {
+  base,
+  codehost,
+  fake,
+  installedAccount,
+  launch,
+  said,
+  screenshot,
+  signedIn,
+  signInFrom,
+  unique,
+  LANDED,
+  orgPathOf,
+  openSettled,
+} from "./support/browser";
 
 let browser: Browser;
 let owner: Page;
@@ -26,7 +40,7 @@ const received = async () =>
 async function joinedAsMember(): Promise<Page> {
   const memberLogin = unique("member");
   await fake("/_fake/users", { login: memberLogin, email: `${memberLogin}@example.test` });
-  await openPage(owner, "Members");
+  await openSettled(owner, "Members");
   await owner.getByLabel("Email address").fill(`${memberLogin}@example.test`);
   await owner.getByRole("form", { name: "Invite" }).getByLabel("Role").selectOption("member");
   await owner.getByRole("button", { name: "Invite", exact: true }).click();

@@ -107,6 +107,17 @@ export async function openPage(page: Page, title: string): Promise<void> {
   await settingsNav(page).getByRole("link", { name: title, exact: true }).click();
 }
 
+/**
+ * Opens a page (openPage) whose title is `title`, and waits until its data has arrived and nothing
+ * reloads: a form filled while the page still loads may be drawn again empty.
+ */
+export async function openSettled(page: Page, title: string): Promise<void> {
+  await openPage(page, title);
+  await page.getByRole("heading", { level: 1, name: title }).waitFor();
+  await page.getByText("Loading...").first().waitFor({ state: "detached" });
+  await page.locator("[aria-busy=true]").first().waitFor({ state: "detached" });
+}
+
 /** How a checkbox's label lays it out ("row": beside its sentence), as computed in the page. */
 export const checkboxLayout = (checkbox: Locator) =>
   checkbox.evaluate(
