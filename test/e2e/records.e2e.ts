@@ -4,7 +4,7 @@
 // workload archived; a runtime is registered, labelled, seen by the engine and removed.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, openPage } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, openSettled } from "./support/browser";
 import { report } from "./support/engine";
 
 let browser: Browser;
@@ -23,13 +23,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Opens a section and waits until its data has arrived and nothing reloads: a form filled while the page still loads may be drawn again empty. */
-const open = async (section: string) => {
-  await openPage(page, section);
-  await page.getByRole("heading", { level: 1, name: section }).waitFor();
-  await page.getByText("Loading...").first().waitFor({ state: "detached" });
-  await page.locator("[aria-busy=true]").first().waitFor({ state: "detached" });
-};
+const open = (section: string) => openSettled(page, section);
 
 describe("engine records, workload lifecycle and runtimes", () => {
   it("gets an engine token", async () => {
@@ -189,6 +183,20 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await row.waitFor({ state: "detached" });
     await page.getByRole("checkbox", { name: "Show archived workloads" }).check();
     await row.getByText("(archived)").waitFor();
+  });
+
+  it("narrows the environments to a state and to what is typed", async () => {
+    await open("Environments");
+    const narrow = page.getByRole("search", { name: "Narrow the environments" });
+    await narrow.getByLabel("State").selectOption("failed");
+    await said(page, /^No environment matches/);
+    await narrow.getByLabel("State").selectOption("");
+    await narrow.getByLabel(/^Find/).fill("MAIN-");
+    await page.getByRole("link", { name: "main-1" }).waitFor();
+    await narrow.getByLabel(/^Find/).fill("no-such-thing");
+    await said(page, /^No environment matches/);
+    await narrow.getByLabel(/^Find/).fill("");
+    await page.getByRole("link", { name: "main-1" }).waitFor();
   });
 
   it("marks the field a refusal is about, checks what it can before the round trip, and draws the server's names as code", async () => {

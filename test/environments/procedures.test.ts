@@ -65,6 +65,28 @@ describe("environments.list and environments.get", () => {
     expect((await rpcGet(place.sessions.viewer, "environments.list", { orgId: place.orgId, limit: 201 })).status).toBe(400);
   });
 
+  it("narrows the list to a state and to text in the envId, repository or branch, taking LIKE's wildcards as themselves", async () => {
+    const [failing, ready, percent] = [newEnvId(), newEnvId(), newEnvId()];
+    await reportEnvironment(place, failing, { branch: "feature/Checkout" }, "environment.failed");
+    await reportEnvironment(place, ready, { branch: "main" });
+    await reportEnvironment(place, percent, { branch: "100%_done" });
+    const viewer = await rpcClient(place.sessions.viewer);
+    const ids = async (input: { state?: "failed" | "ready"; search?: string }) =>
+      (await viewer.environments.list.query({ orgId: place.orgId, ...input })).items.map((environment) => environment.envId).sort();
+    expect(await ids({ state: "failed" })).toEqual([failing]);
+    expect(await ids({ search: "checkout" })).toEqual([failing]);
+    expect(await ids({ search: ready.slice(-6).toUpperCase() })).toEqual([ready]);
+    expect(await ids({ search: place.repository.full })).toEqual([failing, percent, ready].sort());
+    expect(await ids({ state: "ready", search: "checkout" })).toEqual([]);
+    // % and _ are text here, not wildcards: only the branch that holds them.
+    expect(await ids({ search: "%_" })).toEqual([percent]);
+    expect((await rpcGet(place.sessions.viewer, "environments.list", { orgId: place.orgId, state: "melting" })).status).toBe(400);
+    // Another organization's environments stay out, whatever is searched.
+    const other = await workplace("envs-narrow-other");
+    await reportEnvironment(other, newEnvId(), { branch: "feature/Checkout" }, "environment.failed");
+    expect(await ids({ search: "checkout" })).toEqual([failing]);
+  });
+
   it("answers another organization's environment exactly like a missing one", async () => {
     const other = await workplace("envs-other");
     const theirs = newEnvId();

@@ -3,6 +3,7 @@
 // rule 2): create chooses an envId and asks the code host to start the engine with it; the row
 // appears when the engine reports. Teardown is a durable command plus the engine's down workflow (rule 4).
 import * as z from "zod";
+import { ENVIRONMENT_STATES } from "../../db/enums";
 import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { appendAudit } from "../audit";
@@ -17,10 +18,18 @@ const list = inOrganization
   .meta({
     permission: "environments.view",
     gate: "gated",
-    summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown (paged)",
+    summary: "Environments, most recently heard from first: state, branch, pull request, expiry, teardown (paged; narrowed by state and by text)",
   })
-  .input(z.object({ ...Paging }))
-  .query(({ ctx, input }) => ctx.transaction((tx) => listEnvironments(tx, ctx.org.id, input.cursor, input.limit)));
+  .input(
+    z.object({
+      ...Paging,
+      state: z.enum(ENVIRONMENT_STATES).optional().describe("Only environments in this state."),
+      search: text({ min: 1, max: 200 }).optional().describe("Only environments whose envId, repository or branch contains this text (case ignored)."),
+    }),
+  )
+  .query(({ ctx, input }) =>
+    ctx.transaction((tx) => listEnvironments(tx, ctx.org.id, input.cursor, input.limit, { state: input.state, search: input.search })),
+  );
 
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One environment: state, branch, pull request, expiry, teardown" })

@@ -66,13 +66,30 @@ export type EnvironmentView = ReturnType<typeof view>;
 /** A list page's key: when the environment was last heard from, then its envId (index environments_recent). */
 export const EnvironmentKey = [KeyTime, z.string()] as const;
 
-/** A page of the organization's environments, most recently heard from first, after `after`'s key. */
-export const environmentsPage = (orgId: string, after: readonly [string, string] | null, limit: number) =>
+/** `text` as a LIKE pattern that finds it anywhere: its own `%`, `_` and `\` matched as themselves. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+
+/** A page of the organization's environments, most recently heard from first, after `after`'s key, narrowed by `filter`. */
+export const environmentsPage = (orgId: string, after: readonly [string, string] | null, limit: number, { state, search }: EnvironmentFilter = {}) =>
   sql`${SELECT_ENVIRONMENTS} WHERE e.org_id = ${orgId} AND ${keyset([sql`e.last_event_at`, sql`e.env_id`], after, "desc")}
+      ${state ? sql`AND e.state = ${state}` : sql``}
+      ${search ? sql`AND (e.env_id ILIKE ${containing(search)} OR e.repository ILIKE ${containing(search)} OR e.branch ILIKE ${containing(search)})` : sql``}
       ORDER BY e.last_event_at DESC, e.env_id DESC LIMIT ${limit}`;
 
-export async function listEnvironments(tx: Tx, orgId: string, cursor: string | undefined, limit: number): Promise<Page<EnvironmentView>> {
-  const { rows } = await tx.execute<Row & { key_at: string }>(environmentsPage(orgId, decodeCursor(cursor, EnvironmentKey), limit + 1));
+/** What a list may be narrowed to: one state, and text found in the envId, repository or branch (case ignored). */
+export interface EnvironmentFilter {
+  state?: EnvironmentState | undefined;
+  search?: string | undefined;
+}
+
+export async function listEnvironments(
+  tx: Tx,
+  orgId: string,
+  cursor: string | undefined,
+  limit: number,
+  filter: EnvironmentFilter = {},
+): Promise<Page<EnvironmentView>> {
+  const { rows } = await tx.execute<Row & { key_at: string }>(environmentsPage(orgId, decodeCursor(cursor, EnvironmentKey), limit + 1, filter));
   return pageOf(rows, limit, (row) => [row.key_at, row.env_id], view);
 }
 

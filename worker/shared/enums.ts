@@ -1,2 +1,2 @@
 // The enumerations the console shows, from their one definition beside the schema.
-export { PLANS, ROLES, type Plan, type Role } from "../../db/enums";
+export { ENVIRONMENT_STATES, PLANS, ROLES, type EnvironmentState, type Plan, type Role } from "../../db/enums";

@@ -10,23 +10,60 @@ import { Table } from "../components/table";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
 import { Status } from "../components/status-badge";
+import { statusOf } from "../components/status";
+import { useEffect, useState } from "preact/hooks";
+import { ENVIRONMENT_STATES, type EnvironmentState } from "../../../worker/shared/enums";
 
 export function EnvironmentsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
-  const environments = usePaged((cursor) => rpc.environments.list.query({ orgId: org.id, cursor }), [org.id], { topics: ["environments"] });
+  const [state, setState] = useState<EnvironmentState | "">("");
+  const [typed, setTyped] = useState("");
+  // What is typed narrows the list once typing pauses, not on every key.
+  const [search, setSearch] = useState("");
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(typed.trim()), 300);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  const narrowed = state !== "" || search !== "";
+  const environments = usePaged(
+    (cursor) => rpc.environments.list.query({ orgId: org.id, cursor, ...(state ? { state } : {}), ...(search ? { search } : {}) }),
+    [org.id, state, search],
+    { topics: ["environments"] },
+  );
   return (
     <>
       <h1>Environments</h1>
+      <search class="fields narrow" aria-label="Narrow the environments">
+        <label>
+          State
+          <select value={state} onChange={(event) => setState(event.currentTarget.value as EnvironmentState | "")}>
+            <option value="">Any</option>
+            {ENVIRONMENT_STATES.map((value) => (
+              <option key={value} value={value}>
+                {statusOf(value).label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Find (environment, repository or branch)
+          <input type="search" value={typed} onInput={(event) => setTyped(event.currentTarget.value)} />
+        </label>
+      </search>
       <Show loaded={environments}>
         {(rows) => (
           <EnvironmentTable
             slug={org.slug}
             rows={rows}
             empty={
-              <>
-                No environments yet. {can("environments.create") ? "Create one for a branch below" : "Someone with a member role can create one"}; it appears
-                here when its engine reports (its first event to POST /v1/events).
-              </>
+              narrowed ? (
+                "No environment matches; choose Any state or clear what you typed to see them all."
+              ) : (
+                <>
+                  No environments yet. {can("environments.create") ? "Create one for a branch below" : "Someone with a member role can create one"}; it appears
+                  here when its engine reports (its first event to POST /v1/events).
+                </>
+              )
             }
           />
         )}
