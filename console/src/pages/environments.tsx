@@ -46,8 +46,8 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
           </select>
         </label>
         <label>
-          Find (environment, repository or branch)
-          <input type="search" value={typed} onInput={(event) => setTyped(event.currentTarget.value)} />
+          Find
+          <input type="search" placeholder="an environment, repository or branch" value={typed} onInput={(event) => setTyped(event.currentTarget.value)} />
         </label>
       </search>
       <Show loaded={environments}>
