@@ -12,7 +12,10 @@ const OTHER_SITE = "http://127.0.0.1:8788";
 const SITES = { SVC_SITE_ORIGIN: `${SITE},${OTHER_SITE}` };
 
 // SVC_TRUSTED_PROXY_HOPS is 1: the last entry is the client. Make it unique.
-const client = () => `198.51.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+// A visitor's address of their own, never another test's: a /64 of IPv6's documentation prefix (the
+// limit counts a /64 as one client) drawn from 2^32, where IPv4's few test ranges let two tests share one.
+const group = () => Math.floor(Math.random() * 0x10000).toString(16);
+const client = () => `2001:db8:${group()}:${group()}::1`;
 
 const marker = () => `lead-${crypto.randomUUID().slice(0, 8)}`;
 
