@@ -1,5 +1,6 @@
 // Loading data for a page and running a person's actions, each with progress and an outcome that
 // carries the server's sentence (or, for an unexpected failure, the request id).
+import { createContext } from "preact";
 import { useCallback, useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { AnnounceContext } from "./announce";
 import { type LiveInterest, useLiveReload } from "./live";
@@ -10,25 +11,37 @@ export interface Loaded<T> {
   failure: Failure | null;
   loading: boolean;
   reload: () => void;
+  /** How many times what is shown was read again because of a change heard live (0: never). */
+  heard: number;
 }
+
+/** The `heard` of the data a part of the page shows (components/feedback.tsx's Show provides it): a table lights what a live change changed. */
+export const HeardContext = createContext(0);
 
 /** `live`: what on the live channel makes it read again (the data shown stays until the answer replaces it). */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live?: LiveInterest): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; failure: Failure | null; loading: boolean }>({ failure: null, loading: true });
+  const [state, setState] = useState<{ data?: T; failure: Failure | null; loading: boolean; heard: number }>({ failure: null, loading: true, heard: 0 });
   const [round, setRound] = useState(0);
+  // The next answer is read because of a change heard live.
+  const hearing = useRef(false);
   useEffect(() => {
     let current = true;
+    const heard = hearing.current;
+    hearing.current = false;
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
-      (data) => current && setState({ data, failure: null, loading: false }),
-      (error: unknown) => current && setState({ failure: describeFailure(error), loading: false }),
+      (data) => current && setState((previous) => ({ data, failure: null, loading: false, heard: previous.heard + (heard ? 1 : 0) })),
+      (error: unknown) => current && setState((previous) => ({ failure: describeFailure(error), loading: false, heard: previous.heard })),
     );
     return () => {
       current = false;
     };
   }, [...deps, round]);
   const reload = useCallback(() => setRound((value) => value + 1), []);
-  useLiveReload(live, reload);
+  useLiveReload(live, () => {
+    hearing.current = true;
+    reload();
+  });
   return { ...state, reload };
 }
 

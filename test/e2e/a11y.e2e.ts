@@ -183,20 +183,32 @@ describe("a new owner's first hour", () => {
       .getByRole("listitem")
       .filter({ hasText: /pr-1 .* expires in/ });
     await expiring.waitFor();
-    await expect(expiring.locator("time").getAttribute("title")).resolves.toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    await expect(expiring.locator("time").getAttribute("title")).resolves.toMatch(/ \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/);
     await expiring.getByRole("link", { name: "pr-1" }).waitFor();
-    // What is broken now is named and linked, not only counted.
-    const failed = page
-      .getByTestId("failed-environments")
-      .getByRole("listitem")
-      .filter({ hasText: /pr-2 .*broken.*last heard from/ });
-    await failed.getByRole("link", { name: "pr-2" }).waitFor();
+    // What is broken now is named and linked, not only counted, newest first: the environment that failed
+    // last, then the environment whose latest run failed before it, each with its age.
+    const attention = page.getByTestId("needs-attention").getByRole("listitem");
+    await attention
+      .filter({ hasText: /^Failed Environment pr-2 \(.*broken\), (now|\d+ seconds? ago)$/ })
+      .getByRole("link", { name: "pr-2" })
+      .waitFor();
+    await expect(attention.allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^Failed Environment pr-2 /),
+      expect.stringMatching(/^Failed Run smoke suite on pr-1, the latest there, /),
+    ]);
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 800 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
+    }
     await screenshot(page, "overview");
     expect(await violations()).toEqual([]);
   });
 
   it("shows a failed environment what happened and the way forward, at desktop and phone widths: create it again or tear it down, nothing more to run", async () => {
-    await page.getByTestId("failed-environments").getByRole("link", { name: "pr-2" }).click();
+    await page.getByTestId("needs-attention").getByRole("link", { name: "pr-2" }).click();
     const failed = page.getByTestId("env-failed");
     await failed.getByRole("heading", { name: "This environment failed" }).waitFor();
     await failed.getByText(`${repository}'s workflow runs`).waitFor();
@@ -209,6 +221,34 @@ describe("a new owner's first hour", () => {
     await failed.getByRole("button", { name: "Create it again" }).click();
     await failed.getByText(/^Requested environment \S+\./).waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it("shows every time one way, at desktop and phone widths: how far from now, the exact time on hover and on focus, a passed expiry as expired", async () => {
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    await report(engineToken, "pr-3", "environment.ready", { repository, branch: "old", started_at: twoDaysAgo, ttl_seconds: 3600 });
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await openPage(page, "Environments");
+      const row = (envId: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: envId, exact: true }) });
+      await row("pr-3").getByText("expired 2 days ago").waitFor();
+      const soon = row("pr-1").locator("time");
+      await expect(soon.textContent()).resolves.toMatch(/^in (3|2) hours$/);
+      // The exact moment in the reader's zone and in UTC: on hover (the title), and shown on focus.
+      await expect(soon.getAttribute("title")).resolves.toMatch(/ \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/);
+      await soon.focus();
+      const shown = await soon.evaluate(
+        (time) => (globalThis as unknown as { getComputedStyle: (e: unknown, p: string) => { content: string } }).getComputedStyle(time, "::after").content,
+      );
+      expect(shown).toMatch(/\(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)/);
+      // No column of "none" on every row: a teardown under way is said beside the state.
+      await expect(page.getByRole("columnheader", { name: "Teardown" }).count()).resolves.toBe(0);
+      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await violations()).toEqual([]);
   });
 
   it("goes home to the overview now that an engine has reported", async () => {

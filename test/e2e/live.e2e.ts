@@ -60,6 +60,34 @@ describe("a console that changes as engines report", () => {
     expect(await page.getByRole("button", { name: /^Refresh/ }).count()).toBe(0);
   });
 
+  it("lights what a change added or changed for a moment and says so politely, at desktop and phone widths", async () => {
+    await open(page, "Environments");
+    await isLive(page);
+    const row = (envId: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: envId, exact: true }) });
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      const envId = unique("lit");
+      await report(engineToken, envId, "environment.creating", { repository, branch: "main" });
+      await row(envId).waitFor(within2s);
+      await expect(row(envId).getAttribute("class")).resolves.toBe("lit");
+      await page.getByRole("status").filter({ hasText: "Updated: 1 row added." }).waitFor();
+      // The light fades: the row is plain again once the moment passed.
+      await page.waitForFunction((id) => {
+        const { document } = globalThis as unknown as { document: { querySelectorAll: (s: string) => ArrayLike<{ className: string; textContent: string }> } };
+        return Array.from(document.querySelectorAll("tr")).some((tr) => tr.textContent.includes(id) && tr.className === "");
+      }, envId);
+      // A change to a row already shown lights that row, and is said as a change.
+      await report(engineToken, envId, "environment.ready", { repository, branch: "main" });
+      await row(envId).getByText("Ready").waitFor(within2s);
+      await expect(row(envId).getAttribute("class")).resolves.toBe("lit");
+      await page.getByRole("status").filter({ hasText: "Updated: 1 row changed." }).waitFor();
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("catches up after the server drops the channel: what was reported meanwhile shows once it is open again", async () => {
     let toServer = true;
     let current: WebSocketRoute | null = null;

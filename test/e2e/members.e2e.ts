@@ -69,7 +69,7 @@ describe("inviting someone", () => {
     // Signing in comes back to the link, which now says what it offers, then offers acceptance.
     await guest.getByRole("button", { name: "Accept the invitation" }).waitFor();
     expect(await guest.getByTestId("invitation-offer").textContent()).toMatch(
-      new RegExp(`^${ownerLogin} invites you to join .+ as viewer\\. \\(The link works until `),
+      new RegExp(`^${ownerLogin} invites you to join .+ as viewer\\. \\(The link stops working in `),
     );
     // Elsewhere, a person in no organization yet is told how to get into one.
     await guest.goto("/");

@@ -186,7 +186,7 @@ describe("the owner", () => {
     await run.getByText("not held").waitFor();
     const claimed = await claimRun(engineToken, "main-1");
     expect(claimed.status).toBe(200);
-    await run.getByText(/held until/).waitFor({ timeout: 2000 });
+    await run.getByText(/held, the lease ends in/).waitFor({ timeout: 2000 });
     await expect(run.getByTestId("run-state").textContent()).resolves.toBe("Accepted");
     await screenshot(page, "workloads");
   });

@@ -67,15 +67,33 @@ describe("engine records, workload lifecycle and runtimes", () => {
       digest: "sha256:abcd",
       location: "s3://acme/trace.zip",
     });
-    await report(engineToken, "main-1", "run.finished", { runId: "nightly-1", outcome: "failed" });
-    await report(engineToken, "main-1", "network.decision", { host: "api.payments.example", port: 443, decision: "denied", rule: "default-deny" });
+    await report(engineToken, "main-1", "artifact.stored", {
+      runId: "nightly-1",
+      name: "report.html",
+      sizeBytes: 204_800,
+      digest: "sha256:ef01",
+      location: "https://artifacts.example/nightly-1/report.html",
+    });
+    await report(engineToken, "main-1", "run.finished", { runId: "nightly-1", outcome: "failed", durationMs: 105_000 });
+    await report(engineToken, "main-1", "network.decision", {
+      runId: "nightly-1",
+      host: "api.payments.example",
+      port: 443,
+      decision: "denied",
+      rule: "default-deny",
+    });
     await report(engineToken, "main-1", "network.decision", { host: "db.internal", port: 5432, decision: "allowed", rule: "allow-db" });
 
     await open("Environments");
     await page.getByRole("link", { name: "main-1" }).click();
     const run = page.getByTestId("engine-run").filter({ hasText: "nightly-1" });
     await expect(run.getByTestId("run-outcome").textContent()).resolves.toBe("Failed");
+    // How long it took in units a person reads, not "105.0 s".
+    await run.getByText("1 min 45 s").waitFor();
     await run.getByRole("button", { name: "Details" }).click();
+    // The details open under the run's own row, across the table.
+    await run.locator("xpath=following-sibling::tr[1]").getByRole("region", { name: "Run nightly-1" }).waitFor();
+    await expect(run.getByRole("button", { name: "Hide" }).getAttribute("aria-expanded")).resolves.toBe("true");
     await page
       .getByTestId("verdicts")
       .getByText(/Failed checkout: 500 on \/cart/)
@@ -103,16 +121,23 @@ describe("engine records, workload lifecycle and runtimes", () => {
       expect(marks[0]!.mark).not.toBe(marks[1]!.mark);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page
-      .getByTestId("artifacts")
-      .getByText(/trace\.zip \(2048 bytes/)
-      .waitFor();
+    // Sizes in units a person reads; a location on the web is a link, any other (s3://) its text.
+    const artifacts = page.getByTestId("artifacts");
+    await artifacts.getByText(/trace\.zip \(2 kB/).waitFor();
+    await artifacts.getByText(/report\.html \(204\.8 kB/).waitFor();
+    await expect(artifacts.getByRole("link").count()).resolves.toBe(1);
+    await expect(artifacts.getByRole("link", { name: "https://artifacts.example/nightly-1/report.html" }).getAttribute("href")).resolves.toBe(
+      "https://artifacts.example/nightly-1/report.html",
+    );
 
     await expect(page.getByTestId("decision").count()).resolves.toBe(2);
     await page.getByRole("region", { name: "Network decisions" }).getByLabel("Show").selectOption("denied");
     await page.getByTestId("decision").filter({ hasText: "db.internal" }).waitFor({ state: "detached" });
     await expect(page.getByTestId("decision").count()).resolves.toBe(1);
     await page.getByTestId("decision").getByText("default-deny").waitFor();
+    // Each decision names its run and says its decision as a status, so the denial ties to the failed check.
+    await expect(page.getByTestId("decision").textContent()).resolves.toMatch(/nightly-1.*api\.payments\.example.*443.*Denied/);
+    await expect(page.getByTestId("decision").locator(".status").getAttribute("class")).resolves.toBe("status status-danger");
     await screenshot(page, "environment-records");
 
     // A page holds 20 decisions; "Show more" appends the next page.

@@ -107,7 +107,7 @@ describe("overview.summary", () => {
 });
 
 describe("overview.summary: what is broken now", () => {
-  it("names the failed environments, lists failures by when they failed without a torn-down environment's, and tells a lapsed lease from a held one", async () => {
+  it("names the failed environments, lists failures by when they failed without a torn-down environment's, says which is its environment's latest, and tells a lapsed lease from a held one", async () => {
     const now = await workplace("broken-now");
     const [failing, gone, healthy] = [newEnvId(), newEnvId(), newEnvId()];
     await reportEnvironment(now, failing, { branch: "feature" }, "environment.failed");
@@ -133,7 +133,11 @@ describe("overview.summary: what is broken now", () => {
 
     const summary = await (await rpcClient(now.sessions.viewer)).overview.summary.query({ orgId: now.orgId });
     expect(summary.environments.failed).toEqual([{ envId: failing, repository: now.repository.full, branch: "feature", lastEventAt: expect.any(String) }]);
-    expect(summary.failures.runs.map((run) => run.runId)).toEqual(["just-now", "days-ago"]);
+    // Only the run no later run followed on its environment is failing now (the band "Needs attention").
+    expect(summary.failures.runs.map((run) => [run.runId, run.latest])).toEqual([
+      ["just-now", true],
+      ["days-ago", false],
+    ]);
     expect(summary.failures.verdicts).toEqual([]);
     expect(summary.workloadRuns).toMatchObject({ waiting: 0, held: 1, lapsed: 1 });
     expect(Object.fromEntries(summary.workloadRuns!.oldest.map((run) => [run.id, run.held]))).toEqual({ [held]: true, [lapsed]: false });

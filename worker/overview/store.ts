@@ -61,12 +61,15 @@ export async function environmentsAtAGlance(tx: Tx, orgId: string) {
 }
 
 /**
- * The engine runs that failed or errored most recently (by when they failed), and the latest failing
- * verdicts; neither on an environment since torn down, which no longer needs anyone.
+ * The engine runs that failed or errored most recently (by when they failed), each saying whether it
+ * is still its environment's latest finished run (no run finished there since: it is failing now), and
+ * the latest failing verdicts; neither on an environment since torn down, which no longer needs anyone.
  */
 export async function latestFailures(tx: Tx, orgId: string) {
-  const runs = await tx.execute<{ run_id: string; env_id: string | null; name: string | null; outcome: string; finished_at: Date | null }>(sql`
-    SELECT r.run_id, r.env_id, r.name, r.outcome, r.finished_at FROM engine_runs r
+  const runs = await tx.execute<{ run_id: string; env_id: string | null; name: string | null; outcome: string; finished_at: Date | null; latest: boolean }>(sql`
+    SELECT r.run_id, r.env_id, r.name, r.outcome, r.finished_at,
+           NOT EXISTS (SELECT 1 FROM engine_runs later WHERE later.org_id = r.org_id AND later.env_id = r.env_id AND later.finished_at > r.finished_at) AS latest
+    FROM engine_runs r
     LEFT JOIN environments e ON e.org_id = r.org_id AND e.env_id = r.env_id
     WHERE r.org_id = ${orgId} AND r.outcome IN ('failed', 'errored') AND e.state IS DISTINCT FROM 'torn_down'
     ORDER BY r.finished_at DESC LIMIT ${FEW}`);
@@ -76,7 +79,15 @@ export async function latestFailures(tx: Tx, orgId: string) {
     LEFT JOIN environments e ON e.org_id = r.org_id AND e.env_id = r.env_id
     WHERE v.org_id = ${orgId} AND v.verdict = 'fail' AND e.state IS DISTINCT FROM 'torn_down' ORDER BY v.recorded_at DESC LIMIT ${FEW}`);
   return {
-    runs: runs.rows.map((row) => ({ runId: row.run_id, envId: row.env_id, name: row.name, outcome: row.outcome, finishedAt: iso(row.finished_at) })),
+    runs: runs.rows.map((row) => ({
+      runId: row.run_id,
+      envId: row.env_id,
+      name: row.name,
+      outcome: row.outcome,
+      finishedAt: iso(row.finished_at),
+      /** No run finished on its environment since: its environment is failing now. */
+      latest: row.latest,
+    })),
     verdicts: verdicts.rows.map((row) => ({ runId: row.run_id, envId: row.env_id, name: row.name, detail: row.detail, recordedAt: iso(row.recorded_at)! })),
   };
 }

@@ -1,7 +1,7 @@
 // What a person is told: progress, a result, a refusal in the server's own words, and for an
 // unexpected failure the request id to report.
 import type { ComponentChildren } from "preact";
-import type { Loaded, Outcome } from "../load";
+import { HeardContext, type Loaded, type Outcome } from "../load";
 import type { Failure } from "../rpc";
 
 /** A sentence of the server's, its `names` in backticks drawn as code (never as literal backticks). */
@@ -54,7 +54,7 @@ export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (da
   // Reloading after an action: the shown data stays, marked busy until the new answer replaces it.
   return (
     <div class="loaded" aria-busy={loaded.loading}>
-      {children(loaded.data)}
+      <HeardContext.Provider value={loaded.heard}>{children(loaded.data)}</HeardContext.Provider>
     </div>
   );
 }

@@ -20,11 +20,19 @@ export interface Paged<T> extends Loaded<T[]> {
 }
 
 export function usePaged<T>(load: (cursor: string | undefined) => Promise<PageOf<T>>, deps: unknown[], live?: LiveInterest): Paged<T> {
-  const [state, setState] = useState<{ data?: T[]; next: string | null; failure: Failure | null; moreFailure: Failure | null; loading: boolean }>({
+  const [state, setState] = useState<{
+    data?: T[];
+    next: string | null;
+    failure: Failure | null;
+    moreFailure: Failure | null;
+    loading: boolean;
+    heard: number;
+  }>({
     next: null,
     failure: null,
     moreFailure: null,
     loading: true,
+    heard: 0,
   });
   const [round, setRound] = useState(0);
   // Answers of an earlier round (another organization, a reload) are dropped.
@@ -41,8 +49,8 @@ export function usePaged<T>(load: (cursor: string | undefined) => Promise<PageOf
     steps.current = steps.current.then(() => (mine === current.current ? work(mine) : undefined));
   };
 
-  /** Reads `pages` pages from the first (at least one) and shows them in place of what was shown. */
-  const readPages = async (mine: number, pages: number) => {
+  /** Reads `pages` pages from the first (at least one) and shows them in place of what was shown (`heard`: because of a live change). */
+  const readPages = async (mine: number, pages: number, heard = false) => {
     const items: T[] = [];
     let next: string | null = null;
     let read = 0;
@@ -54,7 +62,7 @@ export function usePaged<T>(load: (cursor: string | undefined) => Promise<PageOf
     } while (read < pages && next !== null);
     if (mine !== current.current) return;
     shown.current = { pages: read, next };
-    setState({ data: items, next, failure: null, moreFailure: null, loading: false });
+    setState((previous) => ({ data: items, next, failure: null, moreFailure: null, loading: false, heard: previous.heard + (heard ? 1 : 0) }));
   };
 
   useEffect(() => {
@@ -68,7 +76,7 @@ export function usePaged<T>(load: (cursor: string | undefined) => Promise<PageOf
   }, [...deps, round]);
   const reload = useCallback(() => setRound((value) => value + 1), []);
   // A change heard live: the pages shown, read again; a failure keeps them (the next change tries again).
-  useLiveReload(live, () => step((mine) => readPages(mine, shown.current.pages).catch(() => undefined)));
+  useLiveReload(live, () => step((mine) => readPages(mine, shown.current.pages, true).catch(() => undefined)));
   const more = () => {
     setState((previous) => ({ ...previous, loading: true, moreFailure: null }));
     step(async (mine) => {
@@ -87,6 +95,7 @@ export function usePaged<T>(load: (cursor: string | undefined) => Promise<PageOf
     data: state.data,
     failure: state.failure,
     loading: state.loading,
+    heard: state.heard,
     reload,
     moreFailure: state.moreFailure,
     more: state.next === null ? null : more,

@@ -27,6 +27,8 @@ const TONES: Record<string, Tone> = {
   finished: "ok",
   cancelled: "quiet",
   abandoned: "danger",
+  // A workload run nobody is moving (Overview's "Needs attention").
+  stuck: "danger",
   // Proposals and invitations.
   proposed: "warn",
   approved: "ok",
@@ -34,6 +36,9 @@ const TONES: Record<string, Tone> = {
   pending: "warn",
   revoked: "quiet",
   expired: "quiet",
+  // Network decisions.
+  allowed: "ok",
+  denied: "danger",
 };
 
 // A verdict's "warn" reads as a warning, not as work under way.

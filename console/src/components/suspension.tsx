@@ -1,4 +1,4 @@
-// The banner every page of a suspended organization shows under the navigation: since when, why (the
+// The banner every page of a suspended organization shows under the navigation: when, why (the
 // operator's reason, or the deletion under way) and what still works, so no member learns of it from
 // a refusal. It reads organization.get, as Settings does; nothing shows while that loads or fails.
 import { useLoad } from "../load";
@@ -13,7 +13,7 @@ export function SuspensionBanner({ orgId, slug }: { orgId: string; slug: string 
   return (
     <section class="suspension" aria-label="Suspension">
       <p>
-        <strong>This organization is suspended</strong> since <Time at={suspension.since} />{" "}
+        <strong>This organization is suspended</strong> (suspended <Time at={suspension.since} />){" "}
         {suspension.by === "deletion" ? (
           <>
             because its deletion was requested; an owner can <Link href={`/o/${encodeURIComponent(slug)}/leaving`}>call the deletion off</Link> (Leaving).

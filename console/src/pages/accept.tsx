@@ -67,7 +67,7 @@ function Invitation({ token, session, refresh }: Props & { token: string; sessio
                 {invitation.invitedBy ? " invites you" : " invited"} to join <strong>{invitation.organization.name}</strong> as{" "}
                 <strong>{invitation.role}</strong>.{" "}
                 <span class="muted">
-                  (The link works until <Time at={invitation.expiresAt} />
+                  (The link stops working <Time at={invitation.expiresAt} />
                   .)
                 </span>
               </p>

@@ -115,8 +115,8 @@ export function AssistantPage({ view }: { view: OrgView }) {
               <p class="muted">
                 Answers questions about using this service from its documentation, citing the pages it used. It is sent your question and the documentation
                 excerpts only, nothing of your organization. Left today: {today.remaining.requests} of {today.limits.requests} questions and{" "}
-                {today.remaining.tokens.toLocaleString()} of {today.limits.tokens.toLocaleString()} tokens; the limits reset at{" "}
-                <Time at={today.resetsAt} zone /> (midnight UTC).
+                {today.remaining.tokens.toLocaleString()} of {today.limits.tokens.toLocaleString()} tokens; the limits reset <Time at={today.resetsAt} /> (at
+                midnight UTC).
               </p>
               {today.localModel && (
                 <p class="panel warn" data-testid="local-model">

@@ -29,7 +29,7 @@ export function ConnectedClientsPage({ view }: { view: OrgView }) {
               { header: "Answers at", cell: (client) => client.redirectUri, props: () => ({ class: "muted" }) },
               { header: "Connected", cell: (client) => <Time at={client.connectedAt} /> },
               { header: "Last used", cell: (client) => (client.lastUsedAt ? <Time at={client.lastUsedAt} /> : <span class="muted">never</span>) },
-              { header: "Expires", cell: (client) => <Time at={client.expiresAt} /> },
+              { header: "Expires", cell: (client) => <Time at={client.expiresAt} lapsed="expired" /> },
               {
                 header: "Actions",
                 cell: (client) => (

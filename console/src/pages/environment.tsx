@@ -7,9 +7,8 @@ import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { Link } from "../components/link";
 import { useLoad } from "../load";
-import { rpc } from "../rpc";
+import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
-import { teardownText } from "./environments";
 import { RunsTable } from "./workloads";
 import { EngineRuns, NetworkDecisions } from "./records";
 import { Status } from "../components/status-badge";
@@ -50,7 +49,7 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
               </dd>
               <dt>Expires</dt>
               <dd>
-                <Time at={env.expiresAt} none="no expiry reported" />
+                <Time at={env.expiresAt} none="no expiry reported" lapsed="expired" />
               </dd>
               <dt>Last heard from</dt>
               <dd>
@@ -163,3 +162,6 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
     </>
   );
 }
+
+const teardownText = (teardown: Outputs["environments"]["get"]["teardown"]) =>
+  !teardown ? "none" : teardown.confirmed ? "confirmed by the engine" : `requested, waiting for the engine (${teardown.state})`;

@@ -1,4 +1,4 @@
-// Environments: newest first with state, expiry and teardown; create one for a branch or pull request.
+// Environments: newest first with state (a teardown under way beside it) and expiry; create one for a branch or pull request.
 import type { ComponentChildren } from "preact";
 import { ActionForm, field } from "../components/actions";
 import { dispatchSentence } from "../components/dispatch";
@@ -118,9 +118,6 @@ export function EnvironmentsPage({ view }: { view: OrgView }) {
   );
 }
 
-export const teardownText = (teardown: Outputs["environments"]["get"]["teardown"]) =>
-  !teardown ? "none" : teardown.confirmed ? "confirmed by the engine" : `requested, waiting for the engine (${teardown.state})`;
-
 function EnvironmentTable({ slug, rows, empty }: { slug: string; rows: Outputs["environments"]["list"]["items"]; empty: ComponentChildren }) {
   return (
     <Table
@@ -136,7 +133,16 @@ function EnvironmentTable({ slug, rows, empty }: { slug: string; rows: Outputs["
             </Link>
           ),
         },
-        { header: "State", cell: (env) => <Status value={env.state} /> },
+        {
+          header: "State",
+          // A teardown under way is said beside the state, not in a column of "none" on every other row.
+          cell: (env) => (
+            <>
+              <Status value={env.state} />
+              {env.teardown && !env.teardown.confirmed && <span class="muted"> (teardown requested)</span>}
+            </>
+          ),
+        },
         { header: "Repository", cell: (env) => env.repository },
         {
           header: "Branch / PR",
@@ -147,8 +153,7 @@ function EnvironmentTable({ slug, rows, empty }: { slug: string; rows: Outputs["
             </>
           ),
         },
-        { header: "Expires", cell: (env) => <Time at={env.expiresAt} none="not reported" /> },
-        { header: "Teardown", cell: (env) => teardownText(env.teardown) },
+        { header: "Expires", cell: (env) => <Time at={env.expiresAt} none="not reported" lapsed="expired" /> },
       ]}
     />
   );

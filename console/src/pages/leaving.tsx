@@ -1,5 +1,6 @@
 // Leaving cleanly: the audit log as a download, data exports (take one, download it), and the
 // organization's deletion (request it by typing the slug, follow its steps, call it off while it waits).
+import { bytes } from "../components/units";
 import { AuditDownload } from "./audit";
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, ShownOnce, field } from "../components/actions";
@@ -40,7 +41,7 @@ function DataExports({ orgId }: { orgId: string }) {
         run={async () => {
           const taken = await rpc.exports.create.mutate({ orgId });
           exports.reload();
-          return `Export taken (${taken.sizeBytes} bytes).`;
+          return `Export taken (${bytes(taken.sizeBytes)}).`;
         }}
       />
       <Show loaded={exports}>
@@ -52,7 +53,7 @@ function DataExports({ orgId }: { orgId: string }) {
             columns={[
               { header: "Taken", cell: (row) => <Time at={row.createdAt} /> },
               { header: "By", cell: (row) => row.requestedBy ?? <span class="muted">closed account</span> },
-              { header: "Size", cell: (row) => (row.sizeBytes === null ? "" : `${row.sizeBytes} bytes`) },
+              { header: "Size", cell: (row) => (row.sizeBytes === null ? "" : bytes(row.sizeBytes)) },
               {
                 header: "Download",
                 cell: (row) =>

@@ -177,7 +177,7 @@ function Invitations({ view }: { view: OrgView }) {
               { header: "Role", cell: (invitation) => invitation.role },
               { header: "State", cell: (invitation) => <Status value={invitation.state} /> },
               { header: "Invited by", cell: (invitation) => invitation.invitedBy ?? <span class="muted">a former member</span> },
-              { header: "Expires", cell: (invitation) => <Time at={invitation.expiresAt} /> },
+              { header: "Expires", cell: (invitation) => <Time at={invitation.expiresAt} lapsed="expired" /> },
               {
                 header: "Actions",
                 cell: (invitation) =>

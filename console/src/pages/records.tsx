@@ -1,5 +1,6 @@
 // Engine records on the environment page: its runs (paged), one run with its verdicts, artifacts and
 // goldens, and its network (egress) decisions, filtered by allowed or denied (paged).
+import { bytes, duration } from "../components/units";
 import { useState } from "preact/hooks";
 import { FailureNote, Show } from "../components/feedback";
 import { Table } from "../components/table";
@@ -13,8 +14,6 @@ import { Status } from "../components/status-badge";
 const PAGE = 20;
 
 type Run = Outputs["runs"]["list"]["items"][number];
-
-const duration = (ms: number | null) => (ms === null ? "" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
   const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, cursor }), [orgId, envId], { topics: ["records"], envId });
@@ -35,6 +34,8 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
           rowKey={(run: Run) => run.runId}
           rowProps={() => ({ "data-testid": "engine-run" })}
           empty="No runs reported here yet. The engine's run.started and run.finished events show up here."
+          // A run's details open under its own row, not below the whole table.
+          under={(run) => (open === run.runId ? <RunDetail orgId={orgId} runId={run.runId} /> : null)}
           columns={[
             {
               header: "Run",
@@ -52,7 +53,7 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
               props: () => ({ "data-testid": "run-outcome" }),
             },
             { header: "Started", cell: (run) => <Time at={run.startedAt} none="not reported" /> },
-            { header: "Took", cell: (run) => duration(run.durationMs) },
+            { header: "Took", cell: (run) => (run.durationMs === null ? "" : duration(run.durationMs)) },
             {
               header: "Runtime",
               cell: (run) =>
@@ -76,7 +77,7 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
             {
               header: null,
               cell: (run) => (
-                <button type="button" class="secondary" onClick={() => setOpen(open === run.runId ? null : run.runId)}>
+                <button type="button" class="secondary" aria-expanded={open === run.runId} onClick={() => setOpen(open === run.runId ? null : run.runId)}>
                   {open === run.runId ? "Hide" : "Details"}
                 </button>
               ),
@@ -85,7 +86,6 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
         />
       )}
       <ShowMore paged={runs} />
-      {open && <RunDetail orgId={orgId} runId={open} />}
     </section>
   );
 }
@@ -140,7 +140,7 @@ function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
               <ul data-testid="artifacts">
                 {detail.artifacts.map((a) => (
                   <li key={a.name}>
-                    {a.name} ({a.sizeBytes} bytes, <code>{a.digest}</code>) at <code>{a.location}</code>
+                    {a.name} ({bytes(a.sizeBytes)}, <code>{a.digest}</code>) at <ArtifactLocation location={a.location} />
                   </li>
                 ))}
               </ul>
@@ -199,14 +199,27 @@ export function NetworkDecisions({ orgId, envId }: { orgId: string; envId: strin
           empty={<>No {filter || ""} egress decisions reported here.</>}
           columns={[
             { header: "When", cell: (d) => <Time at={d.at} /> },
+            // The run each decision came from, so a denied host can be tied to the check that failed in it.
+            { header: "Run", cell: (d) => (d.runId ? <code>{d.runId}</code> : <span class="muted">none</span>) },
             { header: "Host", cell: (d) => d.host },
             { header: "Port", cell: (d) => d.port },
-            { header: "Decision", cell: (d) => d.decision, props: (d) => ({ class: d.decision === "denied" ? "warn" : undefined }) },
+            { header: "Decision", cell: (d) => <Status value={d.decision} /> },
             { header: "Rule", cell: (d) => d.rule ?? <span class="muted">default</span> },
           ]}
         />
       )}
       <ShowMore paged={decisions} />
     </section>
+  );
+}
+
+/** Where an artifact is: a link when it is a web address (http or https only: a location is the engine's text), else the text. */
+function ArtifactLocation({ location }: { location: string }) {
+  return /^https?:\/\//i.test(location) ? (
+    <a href={location} rel="noopener noreferrer">
+      <code>{location}</code>
+    </a>
+  ) : (
+    <code>{location}</code>
   );
 }

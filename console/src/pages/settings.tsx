@@ -30,7 +30,7 @@ export function SettingsPage({ view }: { view: OrgView }) {
             <dd>
               {about.suspension ? (
                 <>
-                  since <Time at={about.suspension.since} />, {about.suspension.by === "deletion" ? "for its deletion" : "by the service's operators"}
+                  suspended <Time at={about.suspension.since} />, {about.suspension.by === "deletion" ? "for its deletion" : "by the service's operators"}
                   {about.suspension.reason && <>: “{about.suspension.reason}”</>}
                 </>
               ) : (

@@ -33,16 +33,16 @@ function Deleted({ notice }: { notice: DeletedNotice }) {
     <section class="panel" aria-labelledby="deleted-heading">
       <h1 id="deleted-heading">{notice.organization.name} was deleted</h1>
       <p>
-        An owner asked for the deletion of <strong>{notice.organization.name}</strong> (<code>{notice.organization.slug}</code>) on{" "}
-        <Time at={notice.requestedAt} zone />; it was carried out, and this browser was signed out, on <Time at={notice.signedOutAt} zone />. Its tokens,
-        claims, sessions and provider keys no longer work, and its data is being removed.
+        An owner asked for the deletion of <strong>{notice.organization.name}</strong> (<code>{notice.organization.slug}</code>){" "}
+        <Time at={notice.requestedAt} />; it was carried out, and this browser was signed out, <Time at={notice.signedOutAt} />. Its tokens, claims, sessions
+        and provider keys no longer work, and its data is being removed.
       </p>
       <p data-testid="export-until">
         {notice.exportGone ? (
           "The export link shown to the owner who asked for the deletion works no more: its export expired or was destroyed."
         ) : notice.exportUntil ? (
           <>
-            The export link shown to the owner who asked for the deletion works until <Time at={notice.exportUntil} zone />.
+            The export link shown to the owner who asked for the deletion stops working <Time at={notice.exportUntil} />.
           </>
         ) : (
           "The export is still being taken; the link shown to the owner who asked for the deletion works once it is, for a week."

@@ -78,7 +78,7 @@ export function TokensPage({ view }: { view: OrgView }) {
                   ),
               },
               { header: "Last used", cell: (token) => <Time at={token.lastUsedAt} /> },
-              { header: "Expires", cell: (token) => <Time at={token.expiresAt} /> },
+              { header: "Expires", cell: (token) => <Time at={token.expiresAt} lapsed="expired" /> },
               {
                 header: "State",
                 cell: (token) => (

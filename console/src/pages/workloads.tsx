@@ -214,7 +214,7 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
               cell: (run) =>
                 run.lease.held ? (
                   <>
-                    held until <Time at={run.lease.expiresAt} />
+                    held, the lease ends <Time at={run.lease.expiresAt} />
                   </>
                 ) : (
                   <span class="muted">not held</span>
