@@ -12,7 +12,7 @@ import { SignInPage } from "./pages/signin";
 import { WaitingPage } from "./pages/waiting";
 import { describeFailure, rpc, type Failure } from "./rpc";
 import { match, navigate, useLocation } from "./router";
-import { loadSession, orgView, rememberedOrganization, rememberOrganization, SessionContext, type Session } from "./session";
+import { loadSession, orgView, rememberedOrganization, rememberOrganization, SessionContext, type OrgView, type Session } from "./session";
 
 export function App() {
   const url = useLocation();
@@ -55,7 +55,8 @@ function route(path: string, session: Session) {
   if (invitation) return <Redirect to={`/invitations/accept?token=${encodeURIComponent(invitation)}`} />;
   if (path === "/account")
     return (
-      <Layout view={null} section="account">
+      // The organization last used stays in the frame (its switcher and sections), not lost to "Choose...".
+      <Layout view={lastUsed(session)} section="account">
         <AccountPage />
       </Layout>
     );
@@ -95,11 +96,16 @@ function route(path: string, session: Session) {
   );
 }
 
+/** The last organization used, else the first; null for a person in none. */
+function lastUsed(session: Session): OrgView | null {
+  const remembered = rememberedOrganization();
+  const org = session.organizations.find((membership) => membership.slug === remembered) ?? session.organizations[0];
+  return org ? orgView(org) : null;
+}
+
 /** A section of the last organization used, else the first (where `/` leads). */
 function landing(session: Session, section: string): string {
-  const remembered = rememberedOrganization();
-  const org = session.organizations.find((membership) => membership.slug === remembered) ?? session.organizations[0]!;
-  return `/o/${encodeURIComponent(org.slug)}/${section}`;
+  return `/o/${encodeURIComponent(lastUsed(session)!.org.slug)}/${section}`;
 }
 
 /** An organization's home: getting started until an engine has reported, the overview after. */

@@ -158,6 +158,8 @@ describe("a new owner's first hour", () => {
     engineToken = (await page.getByTestId("shown-once").textContent())!;
     await nav().getByRole("link", { name: "Getting started" }).click();
     await said(page, /Waiting for the first event/);
+    // Waiting, a person looks at the last step, at the foot of the page.
+    await page.evaluate("window.scrollTo(0, document.body.scrollHeight)");
     await report(engineToken, "pr-1", "environment.ready", {
       repository,
       branch: "feature/cart",
@@ -165,8 +167,24 @@ describe("a new owner's first hour", () => {
       ttl_seconds: 3 * 3600,
     });
     // The page asks again every few seconds: no reload.
-    await page.getByRole("status").filter({ hasText: "Connected: pr-1" }).waitFor();
+    const connected = page.getByRole("status").filter({ hasText: "Connected: pr-1" });
+    await connected.waitFor();
     await page.getByRole("heading", { name: /Wait for the first event Done/ }).waitFor();
+    // Where the person looks: brought into view from the foot of the page, at desktop and phone widths,
+    // and the workflow file folded away, the checklist being history.
+    const inView = () =>
+      connected.evaluate((element) => {
+        const { top, bottom } = (element as unknown as { getBoundingClientRect: () => { top: number; bottom: number } }).getBoundingClientRect();
+        return top >= 0 && bottom <= (globalThis as unknown as { innerHeight: number }).innerHeight;
+      });
+    await expect(inView()).resolves.toBe(true);
+    await expect(page.getByRole("region", { name: /^The workflow file/ }).isVisible()).resolves.toBe(false);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.evaluate("window.scrollTo(0, 0)");
+    await connected.waitFor();
+    await expect(inView()).resolves.toBe(true);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await screenshot(page, "getting-started");
   });
 

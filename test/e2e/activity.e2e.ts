@@ -58,7 +58,34 @@ describe("activity you can see", () => {
     await page.getByText("The numbers").click();
     const row = page.getByRole("row", { name: new RegExp(`^${today}`) });
     await expect(row.getByRole("cell").allTextContents()).resolves.toEqual(["8", "2", "1", "0", "1", "0", "$0.00", "none"]);
+    // What the bars measure: a scale beside them (the tallest bar, and zero) and the dates under them, at
+    // desktop and phone widths.
+    const figure = page.locator("figure").filter({ has: runs });
+    const first = new Date(Date.now() - 29 * 86_400_000);
+    const dayText = (day: Date) => day.toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await expect(figure.locator(".scale span").allTextContents()).resolves.toEqual(["3", "0"]);
+      const dates = await figure.locator(".dates span").allTextContents();
+      expect([dates[0], dates[2]]).toEqual([dayText(first), dayText(new Date())]);
+      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
     await screenshot(page, "overview-activity");
+  });
+
+  it("says once that there is nothing yet to a new organization, instead of drawing empty charts", async () => {
+    const newcomer = unique("activity-new");
+    await installedAccount(newcomer, [`${newcomer}/shop`]);
+    const fresh = await signedIn(browser, newcomer);
+    await fresh.waitForURL(LANDED);
+    await openPage(fresh, "Overview");
+    await fresh.getByText(/^Nothing in the last 30 days yet/).waitFor();
+    await expect(fresh.getByRole("img").count()).resolves.toBe(0);
+    await fresh.close();
   });
 
   it("draws one environment's days on its page, without the organization's spend", async () => {

@@ -25,7 +25,7 @@ describe("the website assistant", () => {
     await owner.getByRole("heading", { level: 1, name: "Assistant" }).waitFor();
     await said(owner, /Left today: 40 of 40 questions/);
     // The reset names its zone, and the page says a local fake model answers under the local stack.
-    await said(owner, /the limits reset at .*\(midnight UTC\)\./);
+    await said(owner, /the limits reset in \d+ (hours?|minutes?|seconds?) \(at midnight UTC\)\./);
     await owner
       .getByTestId("local-model")
       .getByText(/A local fake model answers here/)

@@ -39,14 +39,19 @@ describe("Cron Triggers under the local stack", () => {
     const link = requested.body.result.data.exportLink;
     expect((await fetch(link)).status).toBe(409);
 
-    const run = svc(["cron", "run", "sweep"]);
-    expect(run.stderr).toBe("");
-    expect(run.status).toBe(0);
-    const report = JSON.parse(run.stdout) as { job: string; outcome: string; report: { deletions: Record<string, string> } };
-    expect(report).toMatchObject({ job: "sweep", outcome: "ok" });
-    expect(Object.values(report.report.deletions)).toContain("deleted");
-
-    const download = await fetch(link);
+    // Another file's sweep (or the stack's own Cron Trigger) may take this deletion first, and one that
+    // finds it being advanced leaves it: the sweep is run until the deletion is done, a few times at most.
+    let download = new Response(null, { status: 409 });
+    for (let runs = 0; download.status === 409; runs++) {
+      expect(runs).toBeLessThan(5);
+      const run = svc(["cron", "run", "sweep"]);
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      const report = JSON.parse(run.stdout) as { job: string; outcome: string; report: { deletions: Record<string, string> } };
+      expect(report).toMatchObject({ job: "sweep", outcome: "ok" });
+      download = await fetch(link);
+      if (download.status === 409) await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
     expect(download.status).toBe(200);
     expect(await download.json()).toMatchObject({ organization: expect.objectContaining({ slug }) });
 

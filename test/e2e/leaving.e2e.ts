@@ -121,7 +121,7 @@ describe("leaving", () => {
     expect(audit.status()).toBe(200);
     await said(page, /No export taken yet/);
     await page.getByRole("button", { name: "Take a data export" }).click();
-    await said(page, /^Export taken \(\d+ bytes\)\./);
+    await said(page, /^Export taken \(\d+(\.\d)? (bytes?|kB|MB)\)\./);
     const download = await page.getByRole("link", { name: "Download", exact: true }).getAttribute("href");
     const answer = await page.request.get(download!);
     expect(answer.status()).toBe(200);
@@ -135,6 +135,7 @@ describe("leaving", () => {
     await page.getByLabel(/Type the slug/).fill(slug);
     // Drawn as the destructive action it is, never as the page's primary blue.
     await expect(page.getByRole("button", { name: "Delete this organization" }).getAttribute("class")).resolves.toBe("danger");
+    await expect(page.getByRole("region", { name: "Delete the organization" }).getAttribute("class")).resolves.toBe("danger-zone");
     await page.getByRole("button", { name: "Delete this organization" }).click();
     const link = await page.getByTestId("shown-once").textContent();
     expect(link).toMatch(/\/exports\/deletion\?token=/);

@@ -57,6 +57,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
 
   it("shows the runs an engine reports on the environment page, one run's verdicts and artifacts, and its egress decisions", async () => {
     await report(engineToken, "main-1", "environment.ready", { repository: `${login}/shop`, branch: "main" });
+    const readyReported = Date.now();
     await report(engineToken, "main-1", "run.started", { runId: "nightly-1", name: "nightly suite", runtime: "linux-large" });
     await report(engineToken, "main-1", "verdict.recorded", { runId: "nightly-1", name: "login", verdict: "pass" });
     await report(engineToken, "main-1", "verdict.recorded", { runId: "nightly-1", name: "checkout", verdict: "fail", detail: "500 on /cart" });
@@ -88,6 +89,9 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await page.getByRole("link", { name: "main-1" }).click();
     const run = page.getByTestId("engine-run").filter({ hasText: "nightly-1" });
     await expect(run.getByTestId("run-outcome").textContent()).resolves.toBe("Failed");
+    // Last heard from counts what the engine reported after the environment's own event: its runs.
+    const heard = await page.locator('dt:text-is("Last heard from") + dd time').getAttribute("datetime");
+    expect(Date.parse(heard!)).toBeGreaterThan(readyReported);
     // How long it took in units a person reads, not "105.0 s".
     await run.getByText("1 min 45 s").waitFor();
     await run.getByRole("button", { name: "Details" }).click();
@@ -144,6 +148,9 @@ describe("engine records, workload lifecycle and runtimes", () => {
     for (let n = 0; n < 20; n += 1) await report(engineToken, "main-1", "network.decision", { host: `deny-${n}.example`, port: 443, decision: "denied" });
     const decisions = page.getByRole("region", { name: "Network decisions" });
     await decisions.getByLabel("Show").selectOption("");
+    // The newest reported shows: the list read after the last report (one read while they arrived may
+    // still be on the page, holding fewer of them).
+    await page.getByTestId("decision").filter({ hasText: "deny-19.example" }).waitFor();
     await page.getByTestId("decision").filter({ hasText: "deny-0.example" }).waitFor();
     await expect(page.getByTestId("decision").count()).resolves.toBe(20);
     await decisions.getByRole("button", { name: "Show more" }).click();
@@ -259,7 +266,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await expect(branch.getAttribute("aria-describedby")).resolves.toBe(await refusal.getAttribute("id"));
   });
 
-  it("fits a phone: at 390 px no page of the organization scrolls sideways, a wide table scrolls in its own box, and each title comes before much navigation", async () => {
+  it("fits a phone: at 390 px no page of the organization scrolls sideways, a table's rows stack with each cell named, and each title comes before much navigation", async () => {
     await page.goto("/");
     await page.waitForURL(LANDED);
     const orgPath = new URL(page.url()).pathname.replace(/\/[^/]+$/, "");
@@ -295,7 +302,33 @@ describe("engine records, workload lifecycle and runtimes", () => {
         .evaluate((heading) => (heading as unknown as { getBoundingClientRect: () => { top: number } }).getBoundingClientRect().top);
       if (titleTop > 260) low.push(`${path}: title at ${Math.round(titleTop)} px`);
     }
+    // The navigation is a menu behind the header's Menu button, closed again once a page is chosen.
+    const menu = page.getByRole("button", { name: "Menu", exact: true });
+    const sectionsNav = page.getByRole("navigation", { name: "Sections" });
+    await expect(menu.getAttribute("aria-expanded")).resolves.toBe("false");
+    await expect(sectionsNav.isVisible()).resolves.toBe(false);
+    await menu.click();
+    await expect(menu.getAttribute("aria-expanded")).resolves.toBe("true");
+    await sectionsNav.getByRole("link", { name: "Environments" }).click();
+    await page.getByRole("heading", { level: 1, name: "Environments" }).waitFor();
+    await expect(sectionsNav.isVisible()).resolves.toBe(false);
+    // A list's rows stack: each row a block as wide as the screen allows, each cell after its column's name.
+    await page.goto(`${orgPath}/environments`);
+    const cell = page.getByRole("row").filter({ hasText: "main-1" }).locator('td[data-label="State"]');
+    const stacked = await cell.evaluate((td) => {
+      const { getComputedStyle: style } = globalThis as unknown as {
+        getComputedStyle: (element: unknown, pseudo?: string) => { display: string; content: string };
+      };
+      return { display: style(td).display, label: style(td, "::before").content };
+    });
+    expect(stacked).toEqual({ display: "block", label: '"State: "' });
     await page.setViewportSize({ width: 1280, height: 800 });
+    // At desktop width the sections are always there, and no Menu button.
+    await expect(menu.isVisible()).resolves.toBe(false);
+    await expect(sectionsNav.isVisible()).resolves.toBe(true);
+    await expect(
+      cell.evaluate((td) => (globalThis as unknown as { getComputedStyle: (element: unknown) => { display: string } }).getComputedStyle(td).display),
+    ).resolves.toBe("table-cell");
     expect(wide).toEqual([]);
     expect(low).toEqual([]);
   });

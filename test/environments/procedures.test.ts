@@ -15,6 +15,7 @@ import {
   workplace,
   type Workplace,
 } from "../support/engine-work";
+import { makeEvent, sendAccepted } from "../support/events";
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
@@ -54,6 +55,7 @@ describe("environments.list and environments.get", () => {
       expiresAt: "2030-01-01T01:00:00.000Z",
       previewUrls: ["https://pr-7.preview.example.com/"],
       lastEventAt: expect.any(String),
+      lastHeardAt: expect.any(String),
       createdAt: expect.any(String),
       teardown: null,
     });
@@ -63,6 +65,20 @@ describe("environments.list and environments.get", () => {
     expect(second.nextCursor).toBeNull();
     expect((await rpcGet(place.sessions.viewer, "environments.list", { orgId: place.orgId, cursor: "not-a-cursor" })).status).toBe(400);
     expect((await rpcGet(place.sessions.viewer, "environments.list", { orgId: place.orgId, limit: 201 })).status).toBe(400);
+  });
+
+  it("says when its engine was last heard from, counting its runs and not only its environment events", async () => {
+    const envId = newEnvId();
+    await reportEnvironment(place, envId);
+    const viewer = await rpcClient(place.sessions.viewer);
+    const before = await viewer.environments.get.query({ orgId: place.orgId, envId });
+    expect(before.lastHeardAt).toBe(before.lastEventAt);
+    const ranAt = new Date(Date.parse(before.lastEventAt) + 60_000).toISOString();
+    await sendAccepted(place.engine, [makeEvent({ type: "run.started", envId, occurredAt: ranAt, payload: { runId: `${envId}-run` } })]);
+    const after = await viewer.environments.get.query({ orgId: place.orgId, envId });
+    expect({ lastEventAt: after.lastEventAt, lastHeardAt: after.lastHeardAt }).toEqual({ lastEventAt: before.lastEventAt, lastHeardAt: ranAt });
+    const { items } = await viewer.environments.list.query({ orgId: place.orgId, search: envId });
+    expect(items.map((environment) => environment.lastHeardAt)).toEqual([ranAt]);
   });
 
   it("narrows the list to a state and to text in the envId, repository or branch, taking LIKE's wildcards as themselves", async () => {

@@ -40,6 +40,14 @@ describe("members", () => {
     expect([...first.items, ...second.items].map((member) => member.personId)).toEqual([owner, admin]);
   });
 
+  it("says which member is the only owner, and no longer once there is a second", async () => {
+    const client = await rpcClient(ownerSession);
+    const lastOwners = async () => (await client.members.list.query({ orgId })).items.filter((member) => member.lastOwner).map((member) => member.personId);
+    expect(await lastOwners()).toEqual([owner]);
+    await seedPerson(`own-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "owner" }]);
+    expect(await lastOwners()).toEqual([]);
+  });
+
   it("promotes to owner as a manual change that a later sign-in never overwrites; only owners make owners", async () => {
     const admin = await seedPerson(`adm-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "admin" }]);
     const member = await seedPerson(`mem-${crypto.randomUUID().slice(0, 6)}`, [{ orgId, role: "member" }]);

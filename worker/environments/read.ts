@@ -16,6 +16,7 @@ interface Row {
   expires_at: Date | null;
   preview_urls: string[];
   last_event_at: Date;
+  last_heard_at: Date;
   created_at: Date;
   teardown_id: string | null;
   teardown_requested_at: Date | null;
@@ -26,6 +27,8 @@ interface Row {
 
 const SELECT_ENVIRONMENTS = sql`
 SELECT e.env_id, e.last_event_at::text AS key_at, e.state, e.repository, e.branch, e.pull_request, e.started_at, e.expires_at, e.preview_urls, e.last_event_at, e.created_at,
+       -- Its engine's latest event of any type (a run, a verdict, a decision), not only its environment.* ones (index events_env).
+       GREATEST(e.last_event_at, (SELECT max(ev.occurred_at) FROM events ev WHERE ev.org_id = e.org_id AND ev.env_id = e.env_id)) AS last_heard_at,
        t.id AS teardown_id, t.created_at AS teardown_requested_at, t.state AS teardown_state, t.outcome AS teardown_outcome,
        t.confirmed_at AS teardown_confirmed_at
 FROM environments e
@@ -47,6 +50,8 @@ function view(row: Row) {
     expiresAt: iso(row.expires_at),
     previewUrls: row.preview_urls,
     lastEventAt: row.last_event_at.toISOString(),
+    /** When its engine last reported anything about it (runs, verdicts and decisions included). */
+    lastHeardAt: row.last_heard_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     // The engine's environment.torn_down event confirms a teardown; until then it says it is unconfirmed.
     teardown: row.teardown_id

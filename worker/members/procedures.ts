@@ -68,7 +68,11 @@ function target(rows: MemberRow[], personId: string): MemberRow {
 /** A page of the organization's members in the order they joined, after `after`'s key (index memberships_joined). */
 export const membersPage = (tx: Tx, orgId: string, after: readonly [string, string] | null, limit: number) =>
   tx
-    .select({ ...MEMBER, keyAt: sql<string>`${memberships.createdAt}::text` })
+    .select({
+      ...MEMBER,
+      keyAt: sql<string>`${memberships.createdAt}::text`,
+      lastOwner: sql<boolean>`${memberships.role} = 'owner' AND (SELECT count(*) FROM memberships o WHERE o.org_id = ${memberships.orgId} AND o.role = 'owner') = 1`,
+    })
     .from(memberships)
     .innerJoin(people, eq(people.id, memberships.personId))
     .where(and(eq(memberships.orgId, orgId), keyset([sql`${memberships.createdAt}`, sql`${memberships.personId}`], after, "asc")))
@@ -92,6 +96,8 @@ const list = inOrganization
           role: row.role,
           manual: row.roleSource === "manual",
           joinedAt: row.createdAt.toISOString(),
+          /** The organization's only owner: neither removed nor given another role until another member is an owner. */
+          lastOwner: row.lastOwner,
         }),
       ),
     ),

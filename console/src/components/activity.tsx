@@ -2,8 +2,8 @@
 // rolled up, at most five minutes behind; days are UTC days.
 import { useLoad } from "../load";
 import { rpc } from "../rpc";
-import { ChartNumbers, DailyChart, type Series } from "./chart";
-import { Show } from "./feedback";
+import { ChartNumbers, DailyChart, drawn, type Series } from "./chart";
+import { Empty, Show } from "./feedback";
 import { dollars } from "./money";
 
 const money = (micros: number) => dollars(micros / 1_000_000);
@@ -27,6 +27,11 @@ export function Activity({ orgId, envId }: { orgId: string; envId?: string }) {
           const other = series("Runs errored or cancelled", (row) => row.runsOther, "muted");
           const verdicts = series("Failed verdicts", (row) => row.verdictsFailed, "danger");
           const workloads = series("Workload runs", (row) => row.workloadRuns);
+          const spent = spend && { name: "Spent this month", values: spend.map((day) => day.spentMicros) };
+          const budget = spend && { name: "Budget", values: spend.map((day) => day.budgetMicros) };
+          // Nothing at all in 30 days (a new organization): one sentence, not a row of empty charts.
+          if (!drawn([events, workloads, ...(spent ? [spent] : [])], budget ?? undefined))
+            return <Empty>Nothing in the last 30 days yet: the charts draw themselves once an engine reports its first events.</Empty>;
           return (
             <>
               <p class="muted">Per UTC day, counted every five minutes; hover a bar for its day's numbers.</p>
@@ -35,16 +40,7 @@ export function Activity({ orgId, envId }: { orgId: string; envId?: string }) {
                 <DailyChart title="Runs by outcome" days={days} series={[passed, failed, other]} />
                 <DailyChart title="Failed verdicts" days={days} series={[verdicts]} />
                 <DailyChart title="Workload runs" days={days} series={[workloads]} />
-                {spend && (
-                  <DailyChart
-                    title="Model spend this month"
-                    days={days}
-                    headline="last"
-                    format={money}
-                    series={[{ name: "Spent this month", values: spend.map((day) => day.spentMicros) }]}
-                    limit={{ name: "Budget", values: spend.map((day) => day.budgetMicros) }}
-                  />
-                )}
+                {spent && budget && <DailyChart title="Model spend this month" days={days} headline="last" format={money} series={[spent]} limit={budget} />}
               </div>
               <ChartNumbers
                 days={days}
@@ -55,10 +51,10 @@ export function Activity({ orgId, envId }: { orgId: string; envId?: string }) {
                   other,
                   verdicts,
                   workloads,
-                  ...(spend
+                  ...(spent && budget
                     ? [
-                        { name: "Spent this month", values: spend.map((day) => day.spentMicros), format: money },
-                        { name: "Budget", values: spend.map((day) => day.budgetMicros), format: money },
+                        { ...spent, format: money },
+                        { ...budget, format: money },
                       ]
                     : []),
                 ]}

@@ -1,4 +1,4 @@
-// The frame of every signed-in page: one sidebar (the organization switcher on top, then the pages
+// The frame of every signed-in page: one sidebar, a menu on a phone (the organization switcher on top, then the pages
 // the person may open there, the administrative ones under one Settings entry with a sub-navigation
 // of its own), their account and sign-out, and whether the page is live.
 import type { ComponentChildren } from "preact";
@@ -23,7 +23,12 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
     document.title = view ? `${title} · ${view.org.name}` : title;
   }, [title, view?.org.name]);
   const [announced, setAnnounced] = useState<string | null>(null);
-  useEffect(() => setAnnounced(null), [section, view?.org.slug]);
+  // On a phone the sidebar is a menu behind a button, closed again once a page is chosen.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => {
+    setAnnounced(null);
+    setMenuOpen(false);
+  }, [section, view?.org.slug]);
   const assistantOn = useAssistantOffered(view);
   // The organization's live channel, for the topics this role may read (the server checks them again).
   const topics = view ? (Object.keys(LIVE_TOPICS) as LiveTopic[]).filter((topic) => view.can(LIVE_TOPICS[topic])) : [];
@@ -36,6 +41,9 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
       </a>
       <header class="top">
         <Link href="/">Console</Link>
+        <button type="button" class="secondary menu-toggle" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
         {view && <LiveStatus state={live.state} />}
         <span class="who">
           <Link href="/account" current={section === "account"}>
@@ -52,7 +60,15 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
           />
         </span>
       </header>
-      <aside class="sidebar">
+      {/* A link chosen in the menu closes it, the same page's included. */}
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: a link followed from the keyboard fires click too; the aside itself takes no action. */}
+      <aside
+        class={menuOpen ? "sidebar open" : "sidebar"}
+        id="sidebar"
+        onClick={(event) => {
+          if ((event.target as Element).closest("a")) setMenuOpen(false);
+        }}
+      >
         {organizations.length > 0 && (
           <label class="switcher">
             Organization

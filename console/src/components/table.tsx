@@ -1,7 +1,8 @@
 // The one table every list is drawn with: the columns declared once (a header, how a row fills it,
 // its cell's attributes, whether it heads the row; a column the role may not see is left out by
 // passing false), rows keyed, an optional caption, what opens under a row, and the sentence an empty
-// list shows instead of an empty table. Wide tables scroll sideways at 360 px.
+// list shows instead of an empty table. On a phone its rows stack, each cell after its column's name
+// (data-label), so no table is wider than the screen.
 import { Fragment, type ComponentChildren, type HTMLAttributes, type TdHTMLAttributes } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { HeardContext } from "../load";
@@ -44,7 +45,7 @@ export function Table<T>({ rows, columns, rowKey, rowProps, empty, caption, capt
       <p role="status" class="sr-only">
         {said}
       </p>
-      <table class={className}>
+      <table class={className ? `${className} stack` : "stack"}>
         {caption && <caption class={captionClass}>{caption}</caption>}
         <thead>
           <tr>
@@ -63,11 +64,11 @@ export function Table<T>({ rows, columns, rowKey, rowProps, empty, caption, capt
                 <tr {...litProps(rowProps?.(row), lit.has(rowKey(row)))}>
                   {shown.map((column, index) =>
                     column.rowHeader ? (
-                      <th key={index} scope="row" {...column.props?.(row)}>
+                      <th key={index} scope="row" data-label={labelOf(column)} {...column.props?.(row)}>
                         {column.cell(row)}
                       </th>
                     ) : (
-                      <td key={index} {...column.props?.(row)}>
+                      <td key={index} data-label={labelOf(column)} {...column.props?.(row)}>
                         {column.cell(row)}
                       </td>
                     ),
@@ -130,3 +131,6 @@ function litProps(props: (HTMLAttributes<HTMLTableRowElement> & DataAttributes) 
   const own = props?.class;
   return { ...props, class: own ? `${String(own)} lit` : "lit" };
 }
+
+/** A column's name as a stacked cell says it on a phone; none for a column without a written header. */
+const labelOf = <T,>(column: Column<T>) => (typeof column.header === "string" && column.header !== "" ? column.header : undefined);

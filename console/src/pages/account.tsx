@@ -69,26 +69,28 @@ export function AccountPage() {
           return "Signed out.";
         }}
       />
-      <h2>Close your account</h2>
-      <p>
-        Closing removes you from every organization, revokes your command-line tokens, signs you out everywhere and erases your name, address and code-host
-        identity. The last owner of an organization cannot close their account: make someone else an owner first.
-      </p>
-      <ActionForm
-        label="Close my account"
-        kind="danger"
-        submit={async (fields) => {
-          if (field(fields, "confirm") !== name) throw new Error(`Type ${name} to confirm.`);
-          const closed = await rpc.account.close.mutate({ confirm: name });
-          await refresh();
-          return `Your account is closed; you left ${closed.organizationsLeft} organization(s).`;
-        }}
-      >
-        <label>
-          Type <strong>{name}</strong> to confirm
-          <input name="confirm" required autoComplete="off" />
-        </label>
-      </ActionForm>
+      <section class="danger-zone" aria-labelledby="close-heading">
+        <h2 id="close-heading">Close your account</h2>
+        <p>
+          Closing removes you from every organization, revokes your command-line tokens, signs you out everywhere and erases your name, address and code-host
+          identity. The last owner of an organization cannot close their account: make someone else an owner first.
+        </p>
+        <ActionForm
+          label="Close my account"
+          kind="danger"
+          submit={async (fields) => {
+            if (field(fields, "confirm") !== name) throw new Error(`Type ${name} to confirm.`);
+            const closed = await rpc.account.close.mutate({ confirm: name });
+            await refresh();
+            return `Your account is closed; you left ${closed.organizationsLeft} organization(s).`;
+          }}
+        >
+          <label>
+            Type <strong>{name}</strong> to confirm
+            <input name="confirm" required autoComplete="off" />
+          </label>
+        </ActionForm>
+      </section>
     </>
   );
 }

@@ -1,6 +1,7 @@
 // The audit log, newest first, a page at a time ("Show more"); for those who may export it, the whole
 // log as a download and a check of its hash chain.
 import { ActionButton } from "../components/actions";
+import { auditDetails, auditSentence } from "../components/audit-sentence";
 import { Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { ShowMore, usePaged } from "../components/paged";
@@ -42,10 +43,13 @@ export function AuditPage({ view }: { view: OrgView }) {
             columns={[
               { header: "#", cell: (entry) => entry.seq },
               { header: "When", cell: (entry) => <Time at={entry.at} /> },
-              { header: "Who", cell: (entry) => entry.actor },
-              { header: "What", cell: (entry) => <code class="event">{entry.action}</code> },
-              { header: "Target", cell: (entry) => entry.target ?? "" },
-              { header: "Details", cell: (entry) => <code class="muted">{entry.data === null ? "" : JSON.stringify(entry.data)}</code> },
+              // A sentence, its action's code on hover and in the markup (an export is searched by it).
+              {
+                header: "What happened",
+                cell: (entry) => auditSentence({ ...entry, data: entry.data as Record<string, unknown> | null }),
+                props: (entry) => ({ title: entry.action, "data-action": entry.action }),
+              },
+              { header: "Details", cell: (entry) => <span class="muted">{auditDetails(entry.data as Record<string, unknown> | null)}</span> },
             ]}
           />
         )}

@@ -53,7 +53,7 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
               </dd>
               <dt>Last heard from</dt>
               <dd>
-                <Time at={env.lastEventAt} />
+                <Time at={env.lastHeardAt} />
               </dd>
               <dt>Latest teardown</dt>
               <dd data-testid="teardown">

@@ -1,7 +1,7 @@
 // Getting started: what an organization needs before its first engine reports, as a checklist whose
 // steps turn done from the server's rows (overview.gettingStarted), never from a flag kept here. It
 // asks again every few seconds until an environment has reported, then hands over to the overview.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Show } from "../components/feedback";
 import { Link } from "../components/link";
 import { Time } from "../components/time";
@@ -29,6 +29,8 @@ export function GettingStartedPage({ view }: { view: OrgView }) {
   return (
     <>
       <h1>Getting started</h1>
+      {/* First, where the person looks: not at the end of the checklist, under the workflow file. */}
+      {connected && <Connected slug={encodeURIComponent(org.slug)} connected={connected} />}
       <p>
         The engine runs in your own repository's workflows and reports what it does here. Four steps get the first report in; each turns done by itself as it
         happens.
@@ -70,7 +72,15 @@ function Steps({ view, data }: { view: OrgView; data: Started }) {
         )}
       </Step>
       <Step done={steps.workflowAdded} title={`Add the engine's workflow (.github/workflows/${data.workflowFile})`}>
-        <Workflow data={data} />
+        {/* Once an engine reported, the file is history: folded, so the page is short. */}
+        {data.connected ? (
+          <details>
+            <summary>The workflow file</summary>
+            <Workflow data={data} />
+          </details>
+        ) : (
+          <Workflow data={data} />
+        )}
       </Step>
       <Step done={steps.identity} title="Let the workflow exchange its identity">
         <p>
@@ -94,21 +104,33 @@ function Steps({ view, data }: { view: OrgView; data: Started }) {
       </Step>
       <Step done={steps.reported} title="Wait for the first event">
         {data.connected ? (
-          <>
-            <p role="status" class="ok">
-              Connected: <Link href={`/o/${slug}/environments/${encodeURIComponent(data.connected.envId)}`}>{data.connected.envId}</Link> (
-              {data.connected.repository}, {data.connected.state}, last event <Time at={data.connected.lastEventAt} />
-              ).
-            </p>
-            <p>
-              <Link href={`/o/${slug}/overview`}>Go to the overview</Link>
-            </p>
-          </>
+          <p>Heard from {data.connected.envId}: see the top of this page.</p>
         ) : (
           <p role="status">Waiting for the first event... This page checks every few seconds; run the workflow (or open a pull request) to start it.</p>
         )}
       </Step>
     </ol>
+  );
+}
+
+/**
+ * The first engine reported: said at the top of the page, with where to go next, and brought into view
+ * when it appears (a person waiting has scrolled to the last step); the focus stays where it was.
+ */
+function Connected({ slug, connected }: { slug: string; connected: NonNullable<Started["connected"]> }) {
+  const shown = useRef<HTMLElement>(null);
+  useEffect(() => shown.current?.scrollIntoView({ block: "nearest" }), []);
+  return (
+    <section class="panel connected" aria-label="Connected" ref={shown}>
+      <p role="status" class="ok">
+        Connected: <Link href={`/o/${slug}/environments/${encodeURIComponent(connected.envId)}`}>{connected.envId}</Link> ({connected.repository},{" "}
+        {connected.state}, last event <Time at={connected.lastEventAt} />
+        ).
+      </p>
+      <p>
+        <Link href={`/o/${slug}/overview`}>Go to the overview</Link>
+      </p>
+    </section>
   );
 }
 

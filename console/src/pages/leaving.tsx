@@ -78,8 +78,8 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
   const status = useLoad(() => rpc.deletion.status.query({ orgId }), [orgId]);
   const [exportLink, setExportLink] = useState<string | null>(null);
   return (
-    <>
-      <h2>Delete the organization</h2>
+    <section class="danger-zone" aria-labelledby="delete-heading">
+      <h2 id="delete-heading">Delete the organization</h2>
       <Show loaded={status}>
         {({ deletion, paidUntil }) => (
           <>
@@ -196,6 +196,6 @@ function Deletion({ orgId, slug }: { orgId: string; slug: string }) {
           </>
         )}
       </Show>
-    </>
+    </section>
   );
 }

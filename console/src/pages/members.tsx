@@ -77,6 +77,8 @@ function MemberTable({ view, rows, reload }: { view: OrgView; rows: Outputs["mem
           header: "Actions",
           cell: (member) => {
             const label = labelOf(member);
+            // The only owner is neither removed nor demoted (the server refuses both): nothing to offer but why.
+            if (member.lastOwner) return <span class="muted">The only owner: make another member an owner first.</span>;
             return (
               mayChange(member.role) && (
                 <div class="row-actions">
@@ -141,37 +143,12 @@ function Invitations({ view }: { view: OrgView }) {
   return (
     <>
       <h2>Invitations</h2>
-      <ActionForm
-        label="Invite"
-        submit={async (fields) => {
-          setLink(null);
-          return delivered(
-            await rpc.invitations.create.mutate({ orgId: org.id, email: field(fields, "email") ?? "", role: (field(fields, "role") ?? "member") as Role }),
-          );
-        }}
-      >
-        <label>
-          Email address
-          <input name="email" type="email" required />
-        </label>
-        <label>
-          Role
-          <select name="role">
-            {ROLES.filter((role) => org.role === "owner" || role !== "owner").map((role) => (
-              <option key={role} value={role} selected={role === "member"}>
-                {role}
-              </option>
-            ))}
-          </select>
-        </label>
-      </ActionForm>
-      {link && <ShownOnce label="The invitation link" value={link} />}
       <Show loaded={invitations}>
         {(rows) => (
           <Table
             rows={rows}
             rowKey={(invitation) => invitation.id}
-            empty="No invitations yet. Invite someone by email address above; they join when they open the link and sign in."
+            empty="No invitations yet. Invite someone by email address below; they join when they open the link and sign in."
             columns={[
               { header: "Address", cell: (invitation) => invitation.email },
               { header: "Role", cell: (invitation) => invitation.role },
@@ -206,6 +183,32 @@ function Invitations({ view }: { view: OrgView }) {
         )}
       </Show>
       <ShowMore paged={invitations} />
+      <h3>Invite someone</h3>
+      <ActionForm
+        label="Invite"
+        submit={async (fields) => {
+          setLink(null);
+          return delivered(
+            await rpc.invitations.create.mutate({ orgId: org.id, email: field(fields, "email") ?? "", role: (field(fields, "role") ?? "member") as Role }),
+          );
+        }}
+      >
+        <label>
+          Email address
+          <input name="email" type="email" required />
+        </label>
+        <label>
+          Role
+          <select name="role">
+            {ROLES.filter((role) => org.role === "owner" || role !== "owner").map((role) => (
+              <option key={role} value={role} selected={role === "member"}>
+                {role}
+              </option>
+            ))}
+          </select>
+        </label>
+      </ActionForm>
+      {link && <ShownOnce label="The invitation link" value={link} />}
     </>
   );
 }

@@ -2,10 +2,10 @@
 // its engines report, label it, take labels off, remove it (runs that named it keep the name).
 import { useState } from "preact/hooks";
 import { ActionButton, ActionForm, field } from "../components/actions";
-import { Show } from "../components/feedback";
+import { OutcomeNote, Show } from "../components/feedback";
 import { Table } from "../components/table";
 import { Time } from "../components/time";
-import { useLoad } from "../load";
+import { useAction, useLoad } from "../load";
 import { rpc } from "../rpc";
 import type { OrgView } from "../session";
 
@@ -20,28 +20,6 @@ export function RuntimesPage({ view }: { view: OrgView }) {
         An engine names its runtime in its events (the <code>runtime</code> field of a run or network decision); a registered runtime shows when an engine last
         reported from it.
       </p>
-      <ActionForm
-        label="Register runtime"
-        submit={async (fields) => {
-          const labels =
-            field(fields, "labels")
-              ?.split(",")
-              .map((label) => label.trim())
-              .filter(Boolean) ?? [];
-          const runtime = await rpc.runtimes.register.mutate({ orgId: org.id, name: field(fields, "name") ?? "", labels });
-          runtimes.reload();
-          return `Registered ${runtime.name}.`;
-        }}
-      >
-        <label>
-          Name
-          <input name="name" required placeholder="linux-large" />
-        </label>
-        <label>
-          Labels (comma-separated)
-          <input name="labels" placeholder="gpu, region=eu" />
-        </label>
-      </ActionForm>
       <label class="check">
         <input type="checkbox" checked={removed} onChange={(event) => setRemoved(event.currentTarget.checked)} /> Show removed runtimes
       </label>
@@ -51,7 +29,7 @@ export function RuntimesPage({ view }: { view: OrgView }) {
             rows={rows}
             rowKey={(runtime) => runtime.id}
             rowProps={() => ({ "data-testid": "runtime" })}
-            empty="No runtimes registered. Register one above by the name its engines report."
+            empty="No runtimes registered. Register one below by the name its engines report."
             columns={[
               {
                 header: "Name",
@@ -75,19 +53,19 @@ export function RuntimesPage({ view }: { view: OrgView }) {
                     <span class="muted">none</span>
                   ) : (
                     runtime.labels.map((label) => (
-                      <span key={label} class="label">
-                        {label}{" "}
-                        {!runtime.removedAt && (
-                          <ActionButton
-                            label={`Remove label ${label}`}
-                            run={async () => {
-                              await rpc.runtimes.untag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
-                              runtimes.reload();
-                              return `Took ${label} off.`;
-                            }}
-                          />
-                        )}
-                      </span>
+                      <LabelChip
+                        key={label}
+                        label={label}
+                        remove={
+                          runtime.removedAt
+                            ? null
+                            : async () => {
+                                await rpc.runtimes.untag.mutate({ orgId: org.id, runtimeId: runtime.id, label });
+                                runtimes.reload();
+                                return `Took ${label} off.`;
+                              }
+                        }
+                      />
                     ))
                   ),
               },
@@ -130,6 +108,52 @@ export function RuntimesPage({ view }: { view: OrgView }) {
           />
         )}
       </Show>
+      <h2>Register a runtime</h2>
+      <ActionForm
+        label="Register runtime"
+        submit={async (fields) => {
+          const labels =
+            field(fields, "labels")
+              ?.split(",")
+              .map((label) => label.trim())
+              .filter(Boolean) ?? [];
+          const runtime = await rpc.runtimes.register.mutate({ orgId: org.id, name: field(fields, "name") ?? "", labels });
+          runtimes.reload();
+          return `Registered ${runtime.name}.`;
+        }}
+      >
+        <label>
+          Name
+          <input name="name" required placeholder="linux-large" />
+        </label>
+        <label>
+          Labels (comma-separated)
+          <input name="labels" placeholder="gpu, region=eu" />
+        </label>
+      </ActionForm>
     </>
+  );
+}
+
+/** A label as a chip, taken off by its own small button (named "Remove label gpu" for whoever cannot see the cross). */
+function LabelChip({ label, remove }: { label: string; remove: (() => Promise<string>) | null }) {
+  const action = useAction(remove ?? (async () => ""));
+  return (
+    <span class="label">
+      {label}
+      {remove && (
+        <button
+          type="button"
+          class="chip-remove"
+          aria-label={`Remove label ${label}`}
+          title={`Remove label ${label}`}
+          disabled={action.pending}
+          onClick={() => void action.start()}
+        >
+          ×
+        </button>
+      )}
+      <OutcomeNote outcome={action.outcome} pending={action.pending} />
+    </span>
   );
 }

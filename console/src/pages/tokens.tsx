@@ -16,26 +16,6 @@ export function TokensPage({ view }: { view: OrgView }) {
   return (
     <>
       <h1>Tokens</h1>
-      <h2>Create an engine token</h2>
-      <p class="muted">
-        An engine token lets an engine report events and claim work for this organization. CLI tokens come from <code>svc login</code>.
-      </p>
-      <ActionForm
-        label="Create token"
-        submit={async (fields) => {
-          setCreated(null);
-          const token = await rpc.tokens.create.mutate({ orgId: org.id, name: field(fields, "name") ?? "" });
-          setCreated(token.token);
-          tokens.reload();
-          return `Created ${token.name}.`;
-        }}
-      >
-        <label>
-          Name
-          <input name="name" required placeholder="ci engine" />
-        </label>
-      </ActionForm>
-      {created && <ShownOnce label="The new engine token" value={created} />}
       <h2>All tokens</h2>
       <Show loaded={tokens}>
         {(rows) => (
@@ -44,7 +24,7 @@ export function TokensPage({ view }: { view: OrgView }) {
             rowKey={(token) => token.id}
             empty={
               <>
-                No tokens yet. Create an engine token above, or sign in the CLI with <code>svc login</code>.
+                No tokens yet. Create an engine token below, or sign in the CLI with <code>svc login</code>.
               </>
             }
             columns={[
@@ -101,6 +81,26 @@ export function TokensPage({ view }: { view: OrgView }) {
         )}
       </Show>
       <ShowMore paged={tokens} />
+      <h2>Create an engine token</h2>
+      <p class="muted">
+        An engine token lets an engine report events and claim work for this organization. CLI tokens come from <code>svc login</code>.
+      </p>
+      <ActionForm
+        label="Create token"
+        submit={async (fields) => {
+          setCreated(null);
+          const token = await rpc.tokens.create.mutate({ orgId: org.id, name: field(fields, "name") ?? "" });
+          setCreated(token.token);
+          tokens.reload();
+          return `Created ${token.name}.`;
+        }}
+      >
+        <label>
+          Name
+          <input name="name" required placeholder="ci engine" />
+        </label>
+      </ActionForm>
+      {created && <ShownOnce label="The new engine token" value={created} />}
     </>
   );
 }

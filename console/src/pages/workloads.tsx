@@ -72,11 +72,12 @@ export function WorkloadsPage({ view }: { view: OrgView }) {
           }}
         />
       )}
+      <h2>Runs</h2>
+      <RunsTable key={runsRound} orgId={org.id} canRun={can("workloads.run")} />
+      {/* What creates comes after the list it adds to, on every page. */}
       {can("workloads.run") && definitions.data?.length ? (
         <StartRun view={view} definitions={definitions.data} onStarted={() => setRunsRound((round) => round + 1)} />
       ) : null}
-      <h2>Runs</h2>
-      <RunsTable key={runsRound} orgId={org.id} canRun={can("workloads.run")} />
       {can("workloads.edit") && (
         <>
           <h2>Define a workload</h2>
@@ -184,8 +185,9 @@ export function RunsTable({ orgId, envId, canRun = false }: { orgId: string; env
           rowKey={(run) => run.id}
           empty={
             <>
-              No workload runs {envId ? "on this environment" : ""} yet. Start one {envId ? "from Workloads" : "above"}; an engine in the environment claims it
-              through POST /v1/workloads/claim.
+              No workload runs {envId ? "on this environment" : ""} yet. Start one{" "}
+              {envId ? "from Workloads" : "with Start a run below, once a workload is defined"}; an engine in the environment claims it through POST
+              /v1/workloads/claim.
             </>
           }
           columns={[

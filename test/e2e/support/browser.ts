@@ -101,6 +101,9 @@ const UNDER_SETTINGS = new Set([
 
 /** Opens a page as a person does: from the sidebar, or through Settings and its sub-navigation. */
 export async function openPage(page: Page, title: string): Promise<void> {
+  // On a phone the sections are behind the header's Menu button.
+  const menu = page.getByRole("button", { name: "Menu", exact: true });
+  if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) === "false") await menu.click();
   if (!UNDER_SETTINGS.has(title)) return sidebar(page).getByRole("link", { name: title, exact: true }).click();
   await sidebar(page).getByRole("link", { name: "Settings", exact: true }).click();
   await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
