@@ -6,6 +6,7 @@ import type { Permission } from "../../worker/shared/permissions";
 import { AnalyticsPage } from "./pages/analytics";
 import { AssistantPage } from "./pages/assistant";
 import { AuditPage } from "./pages/audit";
+import { ChecksPage } from "./pages/checks";
 import { BillingPage } from "./pages/billing";
 import { ClaimsPage } from "./pages/claims";
 import { ConnectedClientsPage } from "./pages/connected-clients";
@@ -48,6 +49,7 @@ export const PAGES: readonly PageDeclaration[] = [
   { path: "overview", title: "Overview", group: "main", permission: "environments.view", page: OverviewPage },
   { path: "getting-started", title: "Getting started", group: "main", permission: "environments.view", page: GettingStartedPage },
   { path: "environments", title: "Environments", group: "main", permission: "environments.view", page: EnvironmentsPage, item: EnvironmentPage },
+  { path: "checks", title: "Checks", group: "main", permission: "environments.view", page: ChecksPage },
   { path: "workloads", title: "Workloads", group: "main", permission: "workloads.view", page: WorkloadsPage },
   { path: "runtimes", title: "Runtimes", group: "main", permission: "runtimes.manage", page: RuntimesPage },
   // Masking and egress proposals, their pull requests, fork commits waiting for approval.

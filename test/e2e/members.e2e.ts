@@ -100,7 +100,7 @@ describe("inviting someone", () => {
     // Only what a viewer may open (not Runtimes, Sessions, tokens, claims, provider keys, Billing, Leaving;
     // Analytics is the operating organization's only), the administrative pages under Settings.
     expect(await navigation(guest)).toEqual({
-      sidebar: ["Overview", "Getting started", "Environments", "Workloads", "Proposals", "Settings"],
+      sidebar: ["Overview", "Getting started", "Environments", "Checks", "Workloads", "Proposals", "Settings"],
       settings: ["General", "Members", "Connected clients", "Audit log"],
     });
     // On a page under Settings, its entry says it holds the current page.
@@ -127,7 +127,7 @@ describe("inviting someone", () => {
     await guest.reload();
     await sidebar(guest).getByRole("link", { name: "Runtimes" }).waitFor();
     expect(await navigation(guest)).toEqual({
-      sidebar: ["Overview", "Getting started", "Environments", "Workloads", "Runtimes", "Proposals", "Settings"],
+      sidebar: ["Overview", "Getting started", "Environments", "Checks", "Workloads", "Runtimes", "Proposals", "Settings"],
       settings: ["General", "Members", "Sessions", "Connected clients", "Tokens", "Repository claims", "Model provider keys", "Audit log", "Leaving"],
     });
     await section(guest, "Members");

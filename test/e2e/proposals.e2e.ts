@@ -19,6 +19,7 @@ import {
   orgPathOf,
   openSettled,
 } from "./support/browser";
+import { report } from "./support/engine";
 
 let browser: Browser;
 let owner: Page;
@@ -54,6 +55,7 @@ async function joinedAsMember(): Promise<Page> {
 }
 
 let orgPath = "";
+let engineToken = "";
 
 const openProposals = async (page: Page) => {
   await page.goto(`${orgPath}/proposals`);
@@ -68,7 +70,9 @@ beforeAll(async () => {
   await owner.waitForURL(LANDED);
   orgPath = orgPathOf(owner);
   // The repository's first identity exchange claims it for the organization holding the App's installation.
-  expect((await post(`${base}/v1/auth/codehost-oidc`, { token: await identityToken() })).status).toBe(200);
+  const exchanged = await post(`${base}/v1/auth/codehost-oidc`, { token: await identityToken() });
+  expect(exchanged.status).toBe(200);
+  engineToken = exchanged.body!.token as string;
   member = await joinedAsMember();
 });
 
@@ -83,11 +87,24 @@ describe("proposals", () => {
     // Side by side, a text area of four lines and one of three keep their labels level at the top.
     const top = async (name: RegExp) => (await form.getByText(name).boundingBox())!.y;
     expect(Math.abs((await top(/^Allowed hosts/)) - (await top(/^Denied hosts/)))).toBeLessThan(2);
+    // What engines were refused lately: the proposal's effect is replayed against it before anyone decides.
+    for (const envId of ["pr-1", "pr-1", "pr-2"])
+      await report(engineToken, envId, "network.decision", { host: "api.payments.example", port: 443, decision: "denied" });
     await form.getByLabel("Summary").fill("Allow the payment API");
     await form.getByLabel(/Allowed hosts/).fill("api.payments.example:443");
     await form.getByRole("button", { name: "Propose egress policy" }).click();
     await said(member, /it loosens egress \(allows api\.payments\.example:443\)/);
     const row = member.getByTestId("proposal-Allow the payment API");
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await member.setViewportSize(viewport);
+      await expect(row.getByTestId("egress-effect").textContent()).resolves.toBe(
+        "Replayed against the last 30 days' 3 requests: would have allowed 3 requests from 2 environments (api.payments.example:443); newly denies none.",
+      );
+    }
+    await member.setViewportSize({ width: 1280, height: 800 });
     await row.getByText("Loosens egress").waitFor();
     await row.getByText("Yours: someone else decides it.").waitFor();
     expect(await row.getByRole("button", { name: "Approve" }).count()).toBe(0);

@@ -163,6 +163,28 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await expect(page.getByTestId("runtime").filter({ hasText: "linux-large" }).getByTestId("runtime-seen").textContent()).resolves.not.toBe("never");
   });
 
+  it("tells why a check failed, at desktop and phone widths: the run's denied connections beside it, and a proposal to allow one, prefilled", async () => {
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await open("Environments");
+      await page.getByRole("link", { name: "main-1", exact: true }).click();
+      const run = page.getByTestId("engine-run").filter({ hasText: "nightly-1" });
+      await run.getByRole("button", { name: "Details" }).click();
+      const why = page.getByTestId("why-failed");
+      await expect(why.getByRole("paragraph").textContent()).resolves.toBe("checkout failed; 1 connection denied in this run: api.payments.example:443.");
+      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByTestId("why-failed").getByRole("link", { name: "Propose allowing api.payments.example:443" }).click();
+    await page.getByRole("heading", { level: 1, name: "Proposals" }).waitFor();
+    const form = page.getByRole("form", { name: "Propose egress policy" });
+    await expect(form.getByLabel("Summary").inputValue()).resolves.toBe("Allow api.payments.example:443 (denied in run nightly-1)");
+    await expect(form.getByLabel(/^Allowed hosts/).inputValue()).resolves.toMatch(/(^|\n)api\.payments\.example:443$/);
+  });
+
   it("adds an exploration to a workload and promotes it", async () => {
     await open("Workloads");
     const name = page.getByRole("form", { name: "Define workload" }).getByLabel("Name");
@@ -347,5 +369,28 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await open("Environments");
     await page.getByRole("link", { name: "main-1" }).click();
     await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).getByText("(not registered)").waitFor();
+  });
+
+  it("shows each check across environments, at desktop and phone widths: where it failed, how often, and where it passed", async () => {
+    await report(engineToken, "side-1", "environment.ready", { repository: `${login}/shop`, branch: "side" });
+    await report(engineToken, "side-1", "run.started", { runId: "side-run", name: "nightly suite" });
+    await report(engineToken, "side-1", "verdict.recorded", { runId: "side-run", name: "checkout", verdict: "fail" });
+    await report(engineToken, "side-1", "verdict.recorded", { runId: "side-run", name: "login", verdict: "fail" });
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await openSettled(page, "Checks");
+      const sentences = page.getByTestId("checks").getByRole("listitem");
+      // The most recently failed first: login failed only on side-1 and passed on main-1; checkout failed on both.
+      await expect(sentences.allTextContents()).resolves.toEqual([
+        expect.stringMatching(/^login failed on side-1 in the last 7 days; passed on main-1\. Last failed /),
+        expect.stringMatching(/^checkout failed on main-1 and side-1 in the last 7 days\. Last failed /),
+      ]);
+      await sentences.first().getByRole("link", { name: "main-1" }).waitFor();
+      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 });

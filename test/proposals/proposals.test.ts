@@ -10,6 +10,7 @@ import { rpcClient } from "../support/rpc";
 import { seedOrganization } from "../support/seed";
 import { seedPerson, seedSession } from "../support/sessions";
 import { asTenant } from "../support/sql";
+import { isoAgo, makeEvent, sendAccepted } from "../support/events";
 
 const MASKING = "# masking rules\ntables:\n  customers:\n    email: hash\n    name: fake_name\n  orders:\n    card_number: redact\n";
 
@@ -157,6 +158,44 @@ describe("egress proposals", () => {
     const rest = await member.network.proposals.query({ orgId: place.orgId, limit: 2, cursor: newest.nextCursor! });
     expect(rest).toEqual({ items: [expect.objectContaining({ id: opening.id, state: "approved" })], nextCursor: null });
     expect(await member.masking.proposals.query({ orgId: place.orgId })).toEqual({ items: [], nextCursor: null });
+  });
+
+  it("replays the last 30 days' decisions against a proposal before it is decided: what it would newly allow and deny, from how many environments", async () => {
+    const place = await proposalPlace("replay");
+    const member = await clientOf(place.sessions.member);
+    const decision = (envId: string, host: string, port: number, verdict: "allowed" | "denied", ago = 60_000) =>
+      makeEvent({ type: "network.decision", envId, occurredAt: isoAgo(ago), payload: { host, port, decision: verdict } });
+    await sendAccepted(place.engine, [
+      decision("pr-1", "api.payments.example", 443, "denied"),
+      decision("pr-1", "api.payments.example", 443, "denied"),
+      decision("pr-2", "api.payments.example", 443, "denied"),
+      decision("pr-3", "api.payments.example", 443, "denied"),
+      decision("pr-1", "db.internal", 5432, "allowed"),
+      decision("pr-2", "metrics.example", 443, "allowed"),
+      // Older than the replay's 30 days: not counted.
+      decision("pr-4", "api.payments.example", 443, "denied", 40 * 86_400_000),
+    ]);
+    const proposed = await member.network.propose.mutate({
+      orgId: place.orgId,
+      summary: "Allow the payment API, keep metrics out",
+      policy: {
+        default: "deny",
+        allow: [
+          { host: "api.payments.example", ports: [443] },
+          { host: "db.internal", ports: [] },
+        ],
+        deny: [],
+      },
+    });
+    expect(await member.network.effect.query({ orgId: place.orgId, proposalId: proposed.id })).toEqual({
+      days: 30,
+      requests: 6,
+      newlyAllowed: { requests: 4, environments: 3, destinations: ["api.payments.example:443"] },
+      newlyDenied: { requests: 1, environments: 1, destinations: ["metrics.example:443"] },
+    });
+    // Another organization learns nothing of it: answered like a missing one.
+    const stranger = await clientOf((await proposalPlace("replay-other")).sessions.owner);
+    expect(await failure(stranger.network.effect.query({ orgId: place.orgId, proposalId: proposed.id }))).toMatchObject({ httpStatus: 404 });
   });
 
   it("commits the project configuration with only its egress block replaced", async () => {

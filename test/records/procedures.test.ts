@@ -64,6 +64,73 @@ describe("runs.list and runs.get", () => {
     });
     await expectRefusal(() => viewer.runs.get.query({ orgId: place.orgId, runId: "missing" }), { status: 404, code: "not_found" });
   });
+
+  it("names what the run was refused on the network, by host and port, most requests first, and nothing of another run", async () => {
+    const runId = `${envId}-pay`;
+    const decision = (host: string, port: number, verdict: "allowed" | "denied", run = runId) =>
+      makeEvent({ type: "network.decision", envId, payload: { runId: run, host, port, decision: verdict } });
+    await send(place.engine, [
+      makeEvent({ type: "run.started", envId, payload: { runId } }),
+      decision("api.payments.example", 443, "denied"),
+      decision("api.payments.example", 443, "denied"),
+      decision("mail.example", 587, "denied"),
+      decision("db.internal", 5432, "allowed"),
+      decision("other.example", 443, "denied", `${envId}-other`),
+    ]);
+    const run = await viewer.runs.get.query({ orgId: place.orgId, runId });
+    expect(run.deniedConnections).toEqual([
+      { host: "api.payments.example", port: 443, requests: 2 },
+      { host: "mail.example", port: 587, requests: 1 },
+    ]);
+  });
+});
+
+describe("checks.history", () => {
+  it("lists each check that failed lately with the environments it failed and passed on, and nothing to another organization", async () => {
+    const [mine, theirs, healthy] = [newEnvId(), newEnvId(), newEnvId()];
+    const verdicts = (env: string, run: string, results: Array<[string, "pass" | "fail"]>, minutesAgo = 1) => [
+      makeEvent({ type: "run.started", envId: env, occurredAt: isoAgo(minutesAgo * 60_000 + 1000), payload: { runId: run } }),
+      ...results.map(([name, verdict]) =>
+        makeEvent({ type: "verdict.recorded", envId: env, occurredAt: isoAgo(minutesAgo * 60_000), payload: { runId: run, name, verdict } }),
+      ),
+    ];
+    await send(place.engine, [
+      ...verdicts(
+        mine,
+        `${mine}-1`,
+        [
+          ["sends the confirmation mail", "fail"],
+          ["login", "pass"],
+        ],
+        30,
+      ),
+      ...verdicts(mine, `${mine}-2`, [["sends the confirmation mail", "fail"]], 20),
+      ...verdicts(theirs, `${theirs}-1`, [["sends the confirmation mail", "fail"]], 10),
+      ...verdicts(
+        healthy,
+        `${healthy}-1`,
+        [
+          ["sends the confirmation mail", "pass"],
+          ["pays with a card", "fail"],
+        ],
+        40,
+      ),
+      // Older than the window asked for: left out of a one-day history.
+      ...verdicts(healthy, `${healthy}-old`, [["searches", "fail"]], 60 * 24 * 3),
+    ]);
+    const { days, checks } = await viewer.checks.history.query({ orgId: place.orgId, days: 1 });
+    expect(days).toBe(1);
+    expect(checks.map((check) => check.name)).toEqual(["sends the confirmation mail", "pays with a card"]);
+    expect(checks[0]!.environments.map(({ envId, failures, passes }) => ({ envId, failures, passes }))).toEqual([
+      { envId: mine, failures: 2, passes: 0 },
+      { envId: theirs, failures: 1, passes: 0 },
+      { envId: healthy, failures: 0, passes: 1 },
+    ]);
+    expect((await viewer.checks.history.query({ orgId: place.orgId })).checks.map((check) => check.name)).toContain("searches");
+    await expectRefusal(() => viewer.checks.history.query({ orgId: place.orgId, days: 31 }), { status: 400, code: "invalid_request" });
+    const stranger = await rpcClient((await workplace("recs-checks-other")).sessions.owner);
+    await expectRefusal(() => stranger.checks.history.query({ orgId: place.orgId }), { status: 404, code: "not_found" });
+  });
 });
 
 describe("decisions.list", () => {

@@ -59,7 +59,8 @@ const hostMatches = (pattern: string, host: string) =>
 const portMatches = (rule: EgressRule, port: number) => rule.ports.length === 0 || rule.ports.includes(port);
 const matches = (rule: EgressRule, host: string, port: number) => hostMatches(rule.host, host) && portMatches(rule, port);
 
-function allows(policy: EgressPolicy, host: string, port: number): boolean {
+/** Whether `policy` lets a connection to `host` on `port` out (port 0: a rule for every port only). */
+export function allows(policy: EgressPolicy, host: string, port: number): boolean {
   if (policy.deny.some((rule) => matches(rule, host, port))) return false;
   return policy.default === "allow" || policy.allow.some((rule) => matches(rule, host, port));
 }

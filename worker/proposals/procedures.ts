@@ -10,7 +10,8 @@ import { Refusal } from "../http/refusal";
 import { text } from "../http/text";
 import { approve, propose, reject, retryPullRequest } from "./decide";
 import { EgressPolicy } from "./egress";
-import { type ProposalKind, chooseRepository, currentFile, proposalsPage, toProposal } from "./store";
+import { type ProposalKind, chooseRepository, currentFile, findProposal, proposalsPage, toProposal } from "./store";
+import { replayDecisions } from "./replay";
 import { inOrganization, router } from "../trpc/builder";
 import type { Tx } from "../../db/transaction";
 
@@ -109,4 +110,19 @@ const proposeEgress = inOrganization
   );
 
 export const maskingRouter = router({ ...masking, propose: proposeMasking });
-export const networkRouter = router({ ...network, propose: proposeEgress });
+const effect = inOrganization
+  .meta({
+    permission: null,
+    gate: "gated",
+    summary: "An egress proposal's effect before approval: the last 30 days' network decisions replayed against it, what it would newly allow and deny",
+  })
+  .input(ProposalId)
+  .query(({ ctx, input }) =>
+    ctx.transaction(async (tx) => {
+      const proposal = await findProposal(tx, ctx.org.id, "egress", input.proposalId);
+      if (!proposal?.policy) throw new Refusal("not_found", "No such egress proposal in this organization.");
+      return replayDecisions(tx, ctx.org.id, proposal.policy);
+    }),
+  );
+
+export const networkRouter = router({ ...network, propose: proposeEgress, effect });

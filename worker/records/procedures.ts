@@ -1,9 +1,10 @@
-// runs.list, runs.get and decisions.list (environments.view): the engine records a person reads,
+// runs.list, runs.get, decisions.list and checks.history (environments.view): the engine records a person reads,
 // projected from the engine's events (worker/records). Another organization's run answers NOT_FOUND.
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
 import { EngineRunId } from "./payloads";
 import { findRun, listDecisions, listRuns } from "./read";
+import { checksAcrossEnvironments } from "./checks";
 import { inOrganization, router } from "../trpc/builder";
 import { EnvIdInput } from "../environments";
 import { Paging } from "../http/paging";
@@ -33,5 +34,15 @@ const decisions = inOrganization
   .input(z.object({ envId: EnvIdInput, decision: z.enum(["allowed", "denied"]).optional(), ...Paging }))
   .query(({ ctx, input }) => ctx.transaction((tx) => listDecisions(tx, ctx.org.id, input.envId, input.decision ?? null, input.cursor, input.limit)));
 
+const history = inOrganization
+  .meta({
+    permission: "environments.view",
+    gate: "gated",
+    summary: "Each check that failed in the last days (7 by default, at most 30), with the environments it failed and passed on",
+  })
+  .input(z.object({ days: z.int().min(1).max(30).default(7) }))
+  .query(({ ctx, input }) => ctx.transaction((tx) => checksAcrossEnvironments(tx, ctx.org.id, input.days)));
+
 export const runsRouter = router({ list, get });
+export const checksRouter = router({ history });
 export const decisionsRouter = router({ list: decisions });

@@ -92,6 +92,11 @@ export async function findRun(tx: Tx, orgId: string, runId: string) {
     .from(goldens)
     .where(and(eq(goldens.orgId, orgId), eq(goldens.runId, runId)))
     .orderBy(goldens.name, goldens.version);
+  // What the run was refused on the network: beside a failed check, often why (the console's "Why it failed").
+  const refused = await tx.execute<{ host: string; port: number; requests: number }>(sql`
+    SELECT host, port, count(*)::int AS requests FROM network_decisions
+    WHERE org_id = ${orgId} ${rows[0].env_id === null ? sql`` : sql`AND env_id = ${rows[0].env_id}`} AND run_id = ${runId} AND NOT allowed
+    GROUP BY host, port ORDER BY requests DESC, host, port LIMIT ${DENIED_SHOWN}`);
   return {
     ...runView(rows[0]),
     verdictList: verdicts.map((v) => ({ name: v.name, verdict: v.verdict, detail: v.detail, recordedAt: v.recordedAt.toISOString() })),
@@ -104,8 +109,13 @@ export async function findRun(tx: Tx, orgId: string, runId: string) {
       storedAt: a.storedAt.toISOString(),
     })),
     goldens: published.map((g) => ({ name: g.name, version: g.version, digest: g.digest, location: g.location, publishedAt: g.publishedAt.toISOString() })),
+    /** The hosts and ports denied to this run, most requests first (at most DENIED_SHOWN). */
+    deniedConnections: refused.rows,
   };
 }
+
+/** How many of a run's denied destinations runs.get lists. */
+const DENIED_SHOWN = 20;
 
 /** A page of an environment's network decisions, newest first, after `after`'s seq. */
 export const decisionsPage = (tx: Tx, orgId: string, envId: string, decision: "allowed" | "denied" | null, after: readonly [number] | null, limit: number) =>

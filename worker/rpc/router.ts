@@ -22,7 +22,7 @@ import { sessionsRouter } from "../sessions/procedures";
 import { tokensRouter } from "../tokens/procedures";
 import { maskingRouter, networkRouter } from "../proposals/procedures";
 import { pullRequestsRouter } from "../pr-checks/procedures";
-import { decisionsRouter, runsRouter } from "../records/procedures";
+import { checksRouter, decisionsRouter, runsRouter } from "../records/procedures";
 import { runtimesRouter } from "../runtimes/procedures";
 import { router } from "../trpc/builder";
 import { adminRouter } from "../operators/procedures";
@@ -50,6 +50,7 @@ export const appRouter = router({
   pullRequests: pullRequestsRouter,
   runs: runsRouter,
   decisions: decisionsRouter,
+  checks: checksRouter,
   runtimes: runtimesRouter,
   connectedClients: connectedClientsRouter,
   analytics: analyticsRouter,

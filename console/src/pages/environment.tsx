@@ -151,7 +151,7 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
         </>
       )}
       <Activity orgId={org.id} envId={envId} />
-      <EngineRuns orgId={org.id} envId={envId} />
+      <EngineRuns view={view} envId={envId} />
       <NetworkDecisions orgId={org.id} envId={envId} />
       {can("workloads.view") && (
         <>

@@ -11,6 +11,8 @@ import { useLoad } from "../load";
 import { rpc, type Outputs } from "../rpc";
 import type { OrgView } from "../session";
 import { Status } from "../components/status-badge";
+import { useEffect, useRef } from "preact/hooks";
+import { useLocation } from "../router";
 
 type Proposal = Outputs["masking"]["proposals"]["items"][number];
 type Kind = "masking" | "egress";
@@ -33,10 +35,21 @@ function parseRules(text: string | undefined): Array<{ host: string; ports: numb
 const rulesText = (rules: Array<{ host: string; ports: number[] }> = []) =>
   rules.map((rule) => rule.host + (rule.ports.length ? `:${rule.ports.join(",")}` : "")).join("\n");
 
+/** The rules' text with `line` added at the end, unless it is there already. */
+const withLine = (text: string, line: string | null) => (!line || text.split("\n").includes(line) ? text : text ? `${text}\n${line}` : line);
+
 export function ProposalsPage({ view }: { view: OrgView }) {
   const { org, can } = view;
+  // Arriving from a run's "Why it failed": the denied destination to propose allowing, and its run.
+  const asked = useLocation().searchParams;
+  const allowing = asked.get("allow");
+  const fromRun = asked.get("run");
   const masking = useLoad(() => rpc.masking.current.query({ orgId: org.id }), [org.id]);
   const egress = useLoad(() => rpc.network.current.query({ orgId: org.id }), [org.id]);
+  const proposeForm = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (allowing && egress.data?.policy) proposeForm.current?.scrollIntoView({ block: "start" });
+  }, [allowing, egress.data?.policy]);
   const maskingProposals = usePaged((cursor) => rpc.masking.proposals.query({ orgId: org.id, cursor }), [org.id]);
   const egressProposals = usePaged((cursor) => rpc.network.proposals.query({ orgId: org.id, cursor }), [org.id]);
   const reload = () => {
@@ -119,7 +132,7 @@ export function ProposalsPage({ view }: { view: OrgView }) {
       )}
       {can("network.edit") && egress.data?.policy && (
         <>
-          <h2>Propose an egress policy</h2>
+          <h2 ref={proposeForm}>Propose an egress policy</h2>
           <ActionForm
             label="Propose egress policy"
             submit={async (fields) => {
@@ -141,7 +154,12 @@ export function ProposalsPage({ view }: { view: OrgView }) {
           >
             <label>
               Summary
-              <input name="summary" required maxLength={200} />
+              <input
+                name="summary"
+                required
+                maxLength={200}
+                defaultValue={allowing ? `Allow ${allowing}${fromRun ? ` (denied in run ${fromRun})` : ""}`.slice(0, 200) : undefined}
+              />
             </label>
             <label>
               Repository (blank: the claimed one)
@@ -156,7 +174,7 @@ export function ProposalsPage({ view }: { view: OrgView }) {
             </label>
             <label>
               Allowed hosts (one a line; host or host:443,80)
-              <textarea name="allow" rows={4} cols={40} defaultValue={rulesText(egress.data.policy.allow)} />
+              <textarea name="allow" rows={4} cols={40} defaultValue={withLine(rulesText(egress.data.policy.allow), allowing)} />
             </label>
             <label>
               Denied hosts (a deny wins)
@@ -215,6 +233,7 @@ function ProposalList({ kind, view, loaded, onChange }: { kind: Kind; view: OrgV
                         <strong class="flag danger">Loosens egress</strong> <span class="muted">allows {proposal.loosened.join(", ")}</span>
                       </>
                     )}
+                    {kind === "egress" && proposal.state === "proposed" && <EgressEffect orgId={org.id} proposalId={proposal.id} />}
                     <details>
                       <summary>Text</summary>
                       <pre class="file">{proposal.content}</pre>
@@ -353,5 +372,34 @@ function ForkCommits({ view }: { view: OrgView }) {
       </Show>
       <ShowMore paged={commits} />
     </section>
+  );
+}
+
+const requestsText = (count: number) => (count === 1 ? "1 request" : `${count} requests`);
+const environmentsText = (count: number) => (count === 1 ? "1 environment" : `${count} environments`);
+
+/**
+ * An egress proposal's effect before it is decided (network.effect): the recorded decisions of the
+ * last 30 days replayed against it. "Would have allowed 14 requests from 3 environments
+ * (api.payments.example:443); newly denies none."
+ */
+function EgressEffect({ orgId, proposalId }: { orgId: string; proposalId: string }) {
+  const effect = useLoad(() => rpc.network.effect.query({ orgId, proposalId }), [orgId, proposalId], { topics: ["records"] });
+  if (!effect.data) return null;
+  const { days, requests, newlyAllowed, newlyDenied } = effect.data;
+  const direction = (change: typeof newlyAllowed) =>
+    `${requestsText(change.requests)} from ${environmentsText(change.environments)} (${change.destinations.join(", ")})`;
+  return (
+    <p class="effect" data-testid="egress-effect">
+      {requests === 0 ? (
+        <>No network decisions recorded in the last {days} days to replay against it.</>
+      ) : (
+        <>
+          Replayed against the last {days} days' {requestsText(requests)}:{" "}
+          {newlyAllowed.requests > 0 ? `would have allowed ${direction(newlyAllowed)}` : "allows nothing more"};{" "}
+          {newlyDenied.requests > 0 ? `newly denies ${direction(newlyDenied)}` : "newly denies none"}.
+        </>
+      )}
+    </p>
   );
 }

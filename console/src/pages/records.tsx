@@ -10,12 +10,17 @@ import { rpc, type Outputs } from "../rpc";
 import { ShowMore, usePaged } from "../components/paged";
 import { byUrgency } from "../components/status";
 import { Status } from "../components/status-badge";
+import { Link } from "../components/link";
+import type { OrgView } from "../session";
 
 const PAGE = 20;
 
 type Run = Outputs["runs"]["list"]["items"][number];
 
-export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
+export function EngineRuns({ view, envId }: { view: OrgView; envId: string }) {
+  const orgId = view.org.id;
+  // Where a denied destination can be proposed for the egress policy, for whoever may propose one.
+  const proposals = view.can("network.edit") ? `/o/${encodeURIComponent(view.org.slug)}/proposals` : null;
   const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, cursor }), [orgId, envId], { topics: ["records"], envId });
   const [open, setOpen] = useState<string | null>(null);
   return (
@@ -35,7 +40,7 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
           rowProps={() => ({ "data-testid": "engine-run" })}
           empty="No runs reported here yet. The engine's run.started and run.finished events show up here."
           // A run's details open under its own row, not below the whole table.
-          under={(run) => (open === run.runId ? <RunDetail orgId={orgId} runId={run.runId} /> : null)}
+          under={(run) => (open === run.runId ? <RunDetail orgId={orgId} runId={run.runId} proposals={proposals} /> : null)}
           columns={[
             {
               header: "Run",
@@ -90,7 +95,7 @@ export function EngineRuns({ orgId, envId }: { orgId: string; envId: string }) {
   );
 }
 
-function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
+function RunDetail({ orgId, runId, proposals }: { orgId: string; runId: string; proposals: string | null }) {
   const run = useLoad(() => rpc.runs.get.query({ orgId, runId }), [orgId, runId], { topics: ["records"] });
   return (
     <section class="panel" aria-label={`Run ${runId}`}>
@@ -133,6 +138,7 @@ function RunDetail({ orgId, runId }: { orgId: string; runId: string }) {
                 ))}
               </ul>
             )}
+            <WhyItFailed runId={runId} detail={detail} proposals={proposals} />
             <h4>Artifacts</h4>
             {detail.artifacts.length === 0 ? (
               <p class="muted">None stored.</p>
@@ -221,5 +227,37 @@ function ArtifactLocation({ location }: { location: string }) {
     </a>
   ) : (
     <code>{location}</code>
+  );
+}
+
+/**
+ * A failed check beside what the same run was refused on the network ("checkout failed; 1 connection
+ * denied in this run: api.payments.example:443"), and for whoever may propose egress changes a way
+ * to propose allowing each destination, prefilled (pages/proposals.tsx reads `allow` and `run`).
+ */
+function WhyItFailed({ runId, detail, proposals }: { runId: string; detail: Outputs["runs"]["get"]; proposals: string | null }) {
+  const failed = detail.verdictList.filter((v) => v.verdict === "fail").map((v) => v.name);
+  const denied = detail.deniedConnections;
+  if (failed.length === 0 || denied.length === 0) return null;
+  const requests = denied.reduce((sum, connection) => sum + connection.requests, 0);
+  const destination = (connection: (typeof denied)[number]) => `${connection.host}:${connection.port}`;
+  return (
+    <section class="why" aria-label="Why it failed" data-testid="why-failed">
+      <p>
+        <strong>{failed.join(", ")}</strong> failed; {requests === 1 ? "1 connection" : `${requests} connections`} denied in this run:{" "}
+        {denied.map(destination).join(", ")}.
+      </p>
+      {proposals && (
+        <ul>
+          {denied.map((connection) => (
+            <li key={destination(connection)}>
+              <Link href={`${proposals}?${new URLSearchParams({ allow: destination(connection), run: runId })}`}>
+                Propose allowing {destination(connection)}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
