@@ -37,7 +37,7 @@ export interface PageDeclaration {
   permission: Permission | null;
   /** Shown only in the operating organization (SVC_ANALYTICS_OPERATOR_ORG; the session says which). */
   operatingOnly?: true;
-  /** Offered only while the server says it is on (the assistant: useAssistantOffered). */
+  /** Offered only while the server says it is on (the assistant: assistantOffered). */
   offeredWhenOn?: true;
   page: PageComponent;
   /** The page of one item, `/o/<slug>/<path>/<id>`. */

@@ -21,6 +21,8 @@ export interface Session {
   organizations: Membership[];
   waiting: boolean;
   installUrl: string | null;
+  /** The website assistant is on in this installation: offered to owners (pages/assistant.tsx). */
+  assistantOn: boolean;
 }
 
 /** The signed-in person, or null when nobody is. */

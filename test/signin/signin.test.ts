@@ -201,6 +201,15 @@ describe("a person with no organization", () => {
       await callWith({ SVC_CODEHOST_APP_INSTALL_URL: installUrl }, "/auth/session", { headers: { cookie: `svc_session=${sessionToken}` } })
     ).json();
     expect(session).toMatchObject({ organizations: [], waiting: true, installUrl });
+    // Whether the website assistant is on, so the console's navigation is whole from the first draw.
+    expect(
+      await (await callWith({ SVC_CMS_MODEL_API_KEY: "sk-test" }, "/auth/session", { headers: { cookie: `svc_session=${sessionToken}` } })).json(),
+    ).toMatchObject({ assistantOn: true });
+    expect(await (await callWith({ SVC_CMS_MODEL_API_KEY: "" }, "/auth/session", { headers: { cookie: `svc_session=${sessionToken}` } })).json()).toMatchObject(
+      {
+        assistantOn: false,
+      },
+    );
     expect(await (await browser(sessionToken!).get("/auth/session")).json()).toMatchObject({ waiting: true, installUrl: null });
   });
 });

@@ -1,4 +1,4 @@
-// GET /auth/session (the CSRF token, who is signed in, their organizations), POST /auth/signout, GET /auth/sessions.
+// GET /auth/session (the CSRF token, who is signed in, their organizations, whether the assistant is on), POST /auth/signout, GET /auth/sessions.
 import type { Hono } from "hono";
 import { inTransaction } from "../../db/transaction";
 import type { AppEnv } from "../http/context";
@@ -25,7 +25,17 @@ export function registerSessions(app: Hono<AppEnv>): void {
     // A person with no organization waits for an installation or an invitation; where the App's
     // install address is configured, they are offered it.
     const waiting = organizations.length === 0;
-    return c.json({ csrfToken: await csrfTokenFor(token), person, organizations, waiting, installUrl: waiting ? c.var.config.codehost.installUrl : null });
+    // Whether the website assistant is on here (its model key set), so the console draws its owners'
+    // navigation whole at once instead of adding an entry once a later call answers.
+    const assistantOn = c.var.config.cmsModelApiKey !== null;
+    return c.json({
+      csrfToken: await csrfTokenFor(token),
+      person,
+      organizations,
+      waiting,
+      installUrl: waiting ? c.var.config.codehost.installUrl : null,
+      assistantOn,
+    });
   });
 
   app.post("/auth/signout", planGate("reachable"), requireSession, async (c) => {

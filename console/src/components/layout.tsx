@@ -11,7 +11,7 @@ import { ActionButton } from "./actions";
 import { Link } from "./link";
 import { SuspensionBanner } from "./suspension";
 import { AnnounceContext } from "../announce";
-import { useAssistantOffered } from "../pages/assistant";
+import { assistantOffered } from "../pages/assistant";
 import { offeredPages, PAGES, type PageDeclaration, pageRefusal, SETTINGS_HOME } from "../pages";
 
 export function Layout({ view, section, children }: { view: OrgView | null; section: string; children: ComponentChildren }) {
@@ -29,7 +29,7 @@ export function Layout({ view, section, children }: { view: OrgView | null; sect
     setAnnounced(null);
     setMenuOpen(false);
   }, [section, view?.org.slug]);
-  const assistantOn = useAssistantOffered(view);
+  const assistantOn = assistantOffered(view, state.session);
   // The organization's live channel, for the topics this role may read (the server checks them again).
   const topics = view ? (Object.keys(LIVE_TOPICS) as LiveTopic[]).filter((topic) => view.can(LIVE_TOPICS[topic])) : [];
   const live = useLiveChannel(view?.org.id ?? null, topics);

@@ -1,37 +1,14 @@
 // The website assistant (owners only, while the operator set its model key): a question, the answer
 // as it streams in, the documentation pages it cites, and what is left of today's limits.
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { FailureNote, Show } from "../components/feedback";
 import { Time } from "../components/time";
 import { useLoad } from "../load";
 import { currentCsrfToken, describeFailure, rpc, type Failure } from "../rpc";
-import type { OrgView } from "../session";
+import type { OrgView, Session } from "../session";
 
-/** Whether the assistant is offered in the organization (on, and the person an owner): asked once per organization. */
-const offered = new Map<string, Promise<boolean>>();
-
-export function useAssistantOffered(view: OrgView | null): boolean {
-  const [shown, setShown] = useState(false);
-  const orgId = view?.org.role === "owner" ? view.org.id : null;
-  useEffect(() => {
-    setShown(false);
-    if (!orgId) return;
-    let current = true;
-    if (!offered.has(orgId))
-      offered.set(
-        orgId,
-        rpc.assistant.status.query({ orgId }).then(
-          (status) => status.available,
-          () => false,
-        ),
-      );
-    void offered.get(orgId)!.then((available) => current && setShown(available));
-    return () => {
-      current = false;
-    };
-  }, [orgId]);
-  return shown;
-}
+/** Whether the assistant is offered in the organization: on in this installation, and the person an owner there. */
+export const assistantOffered = (view: OrgView | null, session: Session): boolean => session.assistantOn && view?.org.role === "owner";
 
 interface Source {
   title: string;
