@@ -192,7 +192,12 @@ describe("a new owner's first hour", () => {
     await report(engineToken, "pr-1", "run.started", { runId: "pr-1-smoke", name: "smoke suite" });
     await report(engineToken, "pr-1", "run.finished", { runId: "pr-1-smoke", outcome: "failed" });
     await report(engineToken, "pr-1", "verdict.recorded", { runId: "pr-1-smoke", name: "login", verdict: "fail", detail: "500 on /login" });
-    await report(engineToken, "pr-2", "environment.failed", { repository, branch: "broken" });
+    await report(engineToken, "pr-2", "environment.failed", {
+      repository,
+      branch: "broken",
+      reason: "The database migration timed out after 300 s.",
+      workflow_run_url: `https://codehost.example/${repository}/actions/runs/42`,
+    });
     await page.getByRole("link", { name: "Go to the overview" }).click();
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
     await said(page, /Verdict login failed \(500 on \/login\)/);
@@ -229,7 +234,11 @@ describe("a new owner's first hour", () => {
     await page.getByTestId("needs-attention").getByRole("link", { name: "pr-2" }).click();
     const failed = page.getByTestId("env-failed");
     await failed.getByRole("heading", { name: "This environment failed" }).waitFor();
-    await failed.getByText(`${repository}'s workflow runs`).waitFor();
+    // Why, in the engine's words, and the workflow run whose log tells more.
+    await expect(failed.getByTestId("failure-reason").textContent()).resolves.toBe("The database migration timed out after 300 s.");
+    await expect(failed.getByRole("link", { name: "the workflow run that brought it up" }).getAttribute("href")).resolves.toBe(
+      `https://codehost.example/${repository}/actions/runs/42`,
+    );
     await expect(page.getByRole("button", { name: "Run load" }).count()).resolves.toBe(0);
     await expect(page.getByRole("button", { name: "Run agents" }).count()).resolves.toBe(0);
     await page.getByRole("button", { name: "Tear down" }).waitFor();

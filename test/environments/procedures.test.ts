@@ -15,7 +15,7 @@ import {
   workplace,
   type Workplace,
 } from "../support/engine-work";
-import { makeEvent, sendAccepted } from "../support/events";
+import { makeEvent, postEvents, sendAccepted } from "../support/events";
 import { rpcClient, rpcGet, rpcPost } from "../support/rpc";
 import { browser } from "../support/sessions";
 import { asRole } from "../support/sql";
@@ -58,6 +58,7 @@ describe("environments.list and environments.get", () => {
       lastHeardAt: expect.any(String),
       createdAt: expect.any(String),
       teardown: null,
+      failure: null,
     });
     const first = await viewer.environments.list.query({ orgId: place.orgId, limit: 1 });
     const second = await viewer.environments.list.query({ orgId: place.orgId, limit: 1, cursor: first.nextCursor! });
@@ -79,6 +80,30 @@ describe("environments.list and environments.get", () => {
     expect({ lastEventAt: after.lastEventAt, lastHeardAt: after.lastHeardAt }).toEqual({ lastEventAt: before.lastEventAt, lastHeardAt: ranAt });
     const { items } = await viewer.environments.list.query({ orgId: place.orgId, search: envId });
     expect(items.map((environment) => environment.lastHeardAt)).toEqual([ranAt]);
+  });
+
+  it("says why a failed environment failed, in its engine's words, with the workflow run that tells more; a run address that is no web address is refused", async () => {
+    const envId = newEnvId();
+    await reportEnvironment(place, envId);
+    const runUrl = `https://codehost.example/${place.repository.full}/actions/runs/42`;
+    await reportEnvironment(place, envId, { reason: "The database migration timed out after 300 s.", workflow_run_url: runUrl }, "environment.failed", 2);
+    const viewer = await rpcClient(place.sessions.viewer);
+    expect((await viewer.environments.get.query({ orgId: place.orgId, envId })).failure).toEqual({
+      reason: "The database migration timed out after 300 s.",
+      workflowRunUrl: runUrl,
+      at: expect.any(String),
+    });
+    // Up again: no failure to tell.
+    await reportEnvironment(place, envId, {}, "environment.ready", 3);
+    expect((await viewer.environments.get.query({ orgId: place.orgId, envId })).failure).toBeNull();
+    const refused = await postEvents(place.engine, [
+      makeEvent({ type: "environment.failed", envId, sequence: 4, payload: { workflow_run_url: "javascript:alert(1)" } }),
+    ]);
+    expect(refused.status).toBe(207);
+    expect(((await refused.json()) as { outcomes: Array<{ status: string; reason: string }> }).outcomes[0]).toMatchObject({
+      status: "rejected",
+      reason: expect.stringContaining("workflow_run_url"),
+    });
   });
 
   it("narrows the list to a state and to text in the envId, repository or branch, taking LIKE's wildcards as themselves", async () => {

@@ -10,7 +10,7 @@ import { text } from "../http/text";
 import type { Tx } from "../../db/transaction";
 import { appendAudit } from "../audit";
 import { attemptDispatch, recordDispatch } from "../codehost";
-import { findEnvironment, type EnvironmentView } from "./read";
+import { findEnvironment, type OneEnvironment } from "./read";
 import standardWorkflowSource from "./control-plane.yml";
 import type { OrgContext } from "../trpc/builder";
 
@@ -35,7 +35,7 @@ export const EnvIdInput = EnvId.describe("The environment, as its engine names i
 export type EngineCommand = "up" | "down" | "agents" | "load" | "workload";
 
 /** The environment, or NOT_FOUND (another organization's answers the same). */
-export async function environmentOf(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView> {
+export async function environmentOf(tx: Tx, orgId: string, envId: string): Promise<OneEnvironment> {
   const environment = await findEnvironment(tx, orgId, envId);
   if (!environment) throw new Refusal("not_found", "No such environment in this organization.");
   return environment;
@@ -57,7 +57,7 @@ export async function refuseWhileSuspended(tx: Tx, orgId: string): Promise<void>
 }
 
 /** An environment that can take new work: its organization not suspended, not torn down, and with a branch for the workflow to run on. */
-export async function workableEnvironment(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView & { branch: string }> {
+export async function workableEnvironment(tx: Tx, orgId: string, envId: string): Promise<OneEnvironment & { branch: string }> {
   await refuseWhileSuspended(tx, orgId);
   const environment = await environmentOf(tx, orgId, envId);
   if (environment.state === "torn_down") throw new Refusal("state_conflict", `Environment ${envId} is torn down; create a new one.`);

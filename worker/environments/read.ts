@@ -98,7 +98,24 @@ export async function listEnvironments(
   return pageOf(rows, limit, (row) => [row.key_at, row.env_id], view);
 }
 
-export async function findEnvironment(tx: Tx, orgId: string, envId: string): Promise<EnvironmentView | null> {
+/** One environment as its page shows it: the list's view, and why it failed when it did. */
+export type OneEnvironment = EnvironmentView & { failure: Awaited<ReturnType<typeof failureOf>> };
+
+export async function findEnvironment(tx: Tx, orgId: string, envId: string): Promise<OneEnvironment | null> {
   const { rows } = await tx.execute<Row>(sql`${SELECT_ENVIRONMENTS} WHERE e.org_id = ${orgId} AND e.env_id = ${envId}`);
-  return rows[0] ? view(rows[0]) : null;
+  if (!rows[0]) return null;
+  return { ...view(rows[0]), failure: rows[0].state === "failed" ? await failureOf(tx, orgId, envId) : null };
+}
+
+/**
+ * Why a failed environment failed, as its latest environment.failed event says (the event's own
+ * payload, kept in `events`; index events_env): the engine's reason and the workflow run whose log
+ * tells more, each null when the engine sent none.
+ */
+async function failureOf(tx: Tx, orgId: string, envId: string) {
+  const { rows } = await tx.execute<{ reason: string | null; workflow_run_url: string | null; occurred_at: Date }>(sql`
+    SELECT payload->>'reason' AS reason, payload->>'workflow_run_url' AS workflow_run_url, occurred_at FROM events
+    WHERE org_id = ${orgId} AND env_id = ${envId} AND type = 'environment.failed' ORDER BY occurred_at DESC LIMIT 1`);
+  const row = rows[0];
+  return row ? { reason: row.reason, workflowRunUrl: row.workflow_run_url, at: row.occurred_at.toISOString() } : null;
 }

@@ -5,7 +5,7 @@ import { RepositoryName } from "../http/repository-name";
 import { storable, text } from "../http/text";
 
 /** An environment's limits as events carry them (README: Limits). */
-export const ENVIRONMENT_LIMITS = { envId: 200, branch: 255, ttlSeconds: 10 * 365 * 86_400 } as const;
+export const ENVIRONMENT_LIMITS = { envId: 200, branch: 255, ttlSeconds: 10 * 365 * 86_400, reason: 1000 } as const;
 
 /** An environment's identifier as its engine names it (events, workload claims, console procedures). */
 export const EnvId = text({ min: 1, max: ENVIRONMENT_LIMITS.envId });
@@ -17,10 +17,13 @@ export const EnvironmentPayload = z.looseObject({
   pull_request: z.int().min(1).max(2_147_483_647).optional(),
   started_at: z.iso.datetime({ offset: true }).optional(),
   ttl_seconds: z.number().min(1).max(ENVIRONMENT_LIMITS.ttlSeconds).optional(),
-  // This service's own property: where the environment's web services answer.
+  // This service's own properties: where the environment's web services answer; and, on
+  // environment.failed, why in the engine's words and the workflow run whose log tells more.
   preview_urls: z
     .array(storable(z.url({ protocol: /^https?$/ }).max(2000)))
     .max(20)
     .optional(),
+  reason: text({ max: ENVIRONMENT_LIMITS.reason }).optional(),
+  workflow_run_url: storable(z.url({ protocol: /^https?$/ }).max(2000)).optional(),
 });
 export type EnvironmentPayload = z.infer<typeof EnvironmentPayload>;

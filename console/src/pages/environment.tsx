@@ -70,8 +70,24 @@ export function EnvironmentPage({ view, id }: { view: OrgView; id?: string }) {
               <section class="broken" aria-labelledby="failed-heading" data-testid="env-failed">
                 <h2 id="failed-heading">This environment failed</h2>
                 <p>
-                  Its engine reported it failed <Time at={env.lastEventAt} />. Why is in the log of the workflow run that brought it up, in{" "}
-                  <code>{env.repository}</code>'s workflow runs on the code host. Bring it up again for the same branch, or tear it down.
+                  Its engine reported it failed <Time at={env.lastEventAt} />.
+                </p>
+                {env.failure?.reason && (
+                  <blockquote data-testid="failure-reason">
+                    <p>{env.failure.reason}</p>
+                  </blockquote>
+                )}
+                <p>
+                  {env.failure?.workflowRunUrl ? (
+                    <>
+                      More is in the log of <a href={env.failure.workflowRunUrl}>the workflow run that brought it up</a>.
+                    </>
+                  ) : (
+                    <>
+                      More is in the log of the workflow run that brought it up, in <code>{env.repository}</code>'s workflow runs on the code host.
+                    </>
+                  )}{" "}
+                  Bring it up again for the same branch, or tear it down.
                 </p>
                 {can("environments.create") && env.branch !== null && (
                   <ActionButton
