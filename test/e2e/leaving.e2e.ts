@@ -135,7 +135,25 @@ describe("leaving", () => {
     await page.getByLabel(/Type the slug/).fill(slug);
     // Drawn as the destructive action it is, never as the page's primary blue.
     await expect(page.getByRole("button", { name: "Delete this organization" }).getAttribute("class")).resolves.toBe("danger");
-    await expect(page.getByRole("region", { name: "Delete the organization" }).getAttribute("class")).resolves.toBe("danger-zone");
+    // In the page's one red zone, at desktop and phone widths.
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      const zone = page.getByRole("region", { name: "Delete the organization" });
+      await expect(zone.getAttribute("class")).resolves.toBe("danger-zone");
+      await expect(
+        zone.evaluate(
+          (element) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { borderTopColor: string } }).getComputedStyle(element).borderTopColor,
+        ),
+      ).resolves.toBe(
+        await page
+          .getByRole("button", { name: "Delete this organization" })
+          .evaluate((element) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { color: string } }).getComputedStyle(element).color),
+      );
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole("button", { name: "Delete this organization" }).click();
     const link = await page.getByTestId("shown-once").textContent();
     expect(link).toMatch(/\/exports\/deletion\?token=/);

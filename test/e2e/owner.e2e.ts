@@ -207,11 +207,20 @@ describe("the owner", () => {
 
   it("reads the audit log and verifies its chain", async () => {
     await open("Audit log");
-    // In sentences: who did what to what, by name, the action's code on hover; details in words, no JSON.
+    // In sentences: who did what to what, by name, the action's code on hover; details in words, no JSON;
+    // at desktop and phone widths.
     const created = page.locator('td[data-action="token.created"]').first();
-    await expect(created.textContent()).resolves.toMatch(/ created the token \S/);
-    await expect(created.getAttribute("title")).resolves.toBe("token.created");
-    await expect(page.locator("main table").textContent()).resolves.not.toMatch(/[{}]/);
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await expect(created.textContent()).resolves.toMatch(/ created the token \S/);
+      await expect(created.getAttribute("title")).resolves.toBe("token.created");
+      await expect(page.locator("main table").textContent()).resolves.not.toMatch(/[{}]/);
+      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole("button", { name: "Verify the chain" }).click();
     await said(page, /^Intact: \d+ entries/);
     // The button keeps its own width under its long sentence.
@@ -235,10 +244,17 @@ describe("the owner", () => {
     await page.getByRole("link", { name: login }).click();
     await page.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
     await page.getByText("(this browser)").waitFor();
-    // The organization stays in the frame: its switcher names it, its sections are a click away.
+    // The organization stays in the frame: its switcher names it, its sections are a click away (on a
+    // phone, in the menu).
     const slug = orgPath.split("/")[2]!;
     await expect(page.getByLabel("Organization").inputValue()).resolves.toBe(slug);
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Environments" }).waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "Menu", exact: true }).click();
+    await expect(page.getByLabel("Organization").inputValue()).resolves.toBe(slug);
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Environments" }).waitFor();
+    await page.getByRole("button", { name: "Menu", exact: true }).click();
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByLabel(/to confirm/).fill(login);
     await expect(page.getByRole("button", { name: "Close my account" }).getAttribute("class")).resolves.toBe("danger");
     // What cannot be undone sits in the page's one red zone.
