@@ -185,6 +185,25 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await expect(form.getByLabel(/^Allowed hosts/).inputValue()).resolves.toMatch(/(^|\n)api\.payments\.example:443$/);
   });
 
+  it("narrows an environment's runs to those still running or of one outcome, at desktop and phone widths", async () => {
+    await open("Environments");
+    await page.getByRole("link", { name: "main-1", exact: true }).click();
+    const runs = page.getByRole("region", { name: "Runs" });
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await runs.getByLabel("Show").selectOption("failed");
+      await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).waitFor();
+      await runs.getByLabel("Show").selectOption("passed");
+      await runs.getByText(/^No run of this environment matches/).waitFor();
+      await runs.getByLabel("Show").selectOption("");
+      await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).waitFor();
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("adds an exploration to a workload and promotes it", async () => {
     await open("Workloads");
     const name = page.getByRole("form", { name: "Define workload" }).getByLabel("Name");
@@ -344,6 +363,11 @@ describe("engine records, workload lifecycle and runtimes", () => {
       return { display: style(td).display, label: style(td, "::before").content };
     });
     expect(stacked).toEqual({ display: "block", label: '"State: "' });
+    // A run's duration in units a person reads, stacked under its column's name on a phone too.
+    await page.goto(`${orgPath}/environments/main-1`);
+    await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).locator('td[data-label="Took"]').getByText("1 min 45 s").waitFor();
+    await page.goto(`${orgPath}/environments`);
+    await cell.waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
     // At desktop width the sections are always there, and no Menu button.
     await expect(menu.isVisible()).resolves.toBe(false);

@@ -47,6 +47,12 @@ describe("runs.list and runs.get", () => {
       verdicts: { pass: 1, fail: 1, warn: 0, skip: 0 },
       durationMs: expect.any(Number),
     });
+    // Narrowed: the runs still running, or those of one outcome.
+    const shown = async (show: "running" | "failed" | "passed") =>
+      (await viewer.runs.list.query({ orgId: place.orgId, envId, show })).items.map((run) => run.runId);
+    expect(await shown("failed")).toEqual([`${envId}-r5`]);
+    expect(await shown("running")).toEqual([`${envId}-r4`, `${envId}-r3`, `${envId}-r2`, `${envId}-r1`]);
+    expect(await shown("passed")).toEqual([]);
     const second = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2, cursor: first.nextCursor! });
     const third = await viewer.runs.list.query({ orgId: place.orgId, envId, limit: 2, cursor: second.nextCursor! });
     expect([...second.items, ...third.items].map((run) => run.runId)).toEqual([`${envId}-r3`, `${envId}-r2`, `${envId}-r1`]);

@@ -2,7 +2,7 @@
 // projected from the engine's events (worker/records). Another organization's run answers NOT_FOUND.
 import * as z from "zod";
 import { Refusal } from "../http/refusal";
-import { EngineRunId } from "./payloads";
+import { EngineRunId, RUN_OUTCOMES } from "./payloads";
 import { findRun, listDecisions, listRuns } from "./read";
 import { checksAcrossEnvironments } from "./checks";
 import { inOrganization, router } from "../trpc/builder";
@@ -10,9 +10,22 @@ import { EnvIdInput } from "../environments";
 import { Paging } from "../http/paging";
 
 const list = inOrganization
-  .meta({ permission: "environments.view", gate: "gated", summary: "Runs of an environment, newest first: outcome, timings, runtime, verdict counts (paged)" })
-  .input(z.object({ envId: EnvIdInput, ...Paging }))
-  .query(({ ctx, input }) => ctx.transaction((tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor, input.limit)));
+  .meta({
+    permission: "environments.view",
+    gate: "gated",
+    summary: "Runs of an environment, newest first: outcome, timings, runtime, verdict counts; only those still running or of one outcome on request (paged)",
+  })
+  .input(
+    z.object({
+      envId: EnvIdInput,
+      show: z
+        .enum(["running", ...RUN_OUTCOMES])
+        .optional()
+        .describe("Only the runs still running, or only those that ended with this outcome."),
+      ...Paging,
+    }),
+  )
+  .query(({ ctx, input }) => ctx.transaction((tx) => listRuns(tx, ctx.org.id, input.envId, input.cursor, input.limit, input.show ?? null)));
 
 const get = inOrganization
   .meta({ permission: "environments.view", gate: "gated", summary: "One run with its verdicts, artifacts (metadata only) and the goldens it published" })

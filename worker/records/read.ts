@@ -5,6 +5,7 @@
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { goldens, networkDecisions, runArtifacts, runVerdicts } from "../../db/schema/records";
 import type { Tx } from "../../db/transaction";
+import type { RUN_OUTCOMES } from "./payloads";
 import { decodeCursor, KeySeq, keyset, type Page, pageOf } from "../http/paging";
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -57,13 +58,25 @@ export type RunView = ReturnType<typeof runView>;
 const SeqKey = [KeySeq] as const;
 const page = <R extends { seq: string | number }, T>(rows: R[], limit: number, view: (row: R) => T) => pageOf(rows, limit, (row) => [Number(row.seq)], view);
 
-/** A page of an environment's runs, newest first, after `after`'s seq. */
-export const runsPage = (orgId: string, envId: string, after: readonly [number] | null, limit: number) =>
-  sql`SELECT ${RUN_COLUMNS} FROM engine_runs r
-     WHERE r.org_id = ${orgId} AND r.env_id = ${envId} AND ${keyset([sql`r.seq`], after, "desc")} ORDER BY r.seq DESC LIMIT ${limit}`;
+/** Which runs a list shows: those still running, or those that ended with one outcome; null: all. */
+export type RunsShown = "running" | (typeof RUN_OUTCOMES)[number] | null;
 
-export async function listRuns(tx: Tx, orgId: string, envId: string, cursor: string | undefined, limit: number): Promise<Page<RunView>> {
-  const { rows } = await tx.execute<RunRow>(runsPage(orgId, envId, decodeCursor(cursor, SeqKey), limit + 1));
+const shownOnly = (shown: RunsShown) => (shown === null ? sql`` : shown === "running" ? sql`AND r.outcome IS NULL` : sql`AND r.outcome = ${shown}`);
+
+/** A page of an environment's runs, newest first, after `after`'s seq. */
+export const runsPage = (orgId: string, envId: string, after: readonly [number] | null, limit: number, shown: RunsShown = null) =>
+  sql`SELECT ${RUN_COLUMNS} FROM engine_runs r
+     WHERE r.org_id = ${orgId} AND r.env_id = ${envId} ${shownOnly(shown)} AND ${keyset([sql`r.seq`], after, "desc")} ORDER BY r.seq DESC LIMIT ${limit}`;
+
+export async function listRuns(
+  tx: Tx,
+  orgId: string,
+  envId: string,
+  cursor: string | undefined,
+  limit: number,
+  shown: RunsShown = null,
+): Promise<Page<RunView>> {
+  const { rows } = await tx.execute<RunRow>(runsPage(orgId, envId, decodeCursor(cursor, SeqKey), limit + 1, shown));
   return page(rows, limit, runView);
 }
 

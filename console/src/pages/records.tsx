@@ -17,15 +17,40 @@ const PAGE = 20;
 
 type Run = Outputs["runs"]["list"]["items"][number];
 
+/** What the runs list can be narrowed to ("": every run), failures first after all. */
+const RUNS_SHOWN = [
+  ["", "all"],
+  ["failed", "failed only"],
+  ["errored", "errored only"],
+  ["running", "still running"],
+  ["passed", "passed only"],
+  ["cancelled", "cancelled only"],
+] as const;
+type RunsShown = (typeof RUNS_SHOWN)[number][0];
+
 export function EngineRuns({ view, envId }: { view: OrgView; envId: string }) {
   const orgId = view.org.id;
   // Where a denied destination can be proposed for the egress policy, for whoever may propose one.
   const proposals = view.can("network.edit") ? `/o/${encodeURIComponent(view.org.slug)}/proposals` : null;
-  const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, cursor }), [orgId, envId], { topics: ["records"], envId });
+  const [show, setShow] = useState<RunsShown>("");
+  const runs = usePaged((cursor) => rpc.runs.list.query({ orgId, envId, limit: PAGE, cursor, ...(show ? { show } : {}) }), [orgId, envId, show], {
+    topics: ["records"],
+    envId,
+  });
   const [open, setOpen] = useState<string | null>(null);
   return (
     <section aria-label="Runs">
       <h2>Runs</h2>
+      <label>
+        Show
+        <select value={show} onChange={(event) => setShow(event.currentTarget.value as RunsShown)}>
+          {RUNS_SHOWN.map(([value, words]) => (
+            <option key={value} value={value}>
+              {words}
+            </option>
+          ))}
+        </select>
+      </label>
       {runs.failure && <FailureNote failure={runs.failure} />}
       {runs.data === undefined ? (
         !runs.failure && (
@@ -38,7 +63,11 @@ export function EngineRuns({ view, envId }: { view: OrgView; envId: string }) {
           rows={runs.data}
           rowKey={(run: Run) => run.runId}
           rowProps={() => ({ "data-testid": "engine-run" })}
-          empty="No runs reported here yet. The engine's run.started and run.finished events show up here."
+          empty={
+            show
+              ? "No run of this environment matches; show all to see every run."
+              : "No runs reported here yet. The engine's run.started and run.finished events show up here."
+          }
           // A run's details open under its own row, not below the whole table.
           under={(run) => (open === run.runId ? <RunDetail orgId={orgId} runId={run.runId} proposals={proposals} /> : null)}
           columns={[
