@@ -1,6 +1,6 @@
 // The model proxy's added latency: the same chat-completions requests (plain and streamed) sent to
 // the fake provider directly and through `POST /byok/chat-provider/v1/chat/completions` on the local
-// stack (Worker under `wrangler dev`, neon driver, bridge, PostgreSQL), one at a time. Prints the
+// stack (the Worker's deploy bundle in workerd, `bench/local-worker.ts`: neon driver, bridge, PostgreSQL), one at a time. Prints the
 // median and 90th percentile of time to first byte and total time, and what the proxy adds.
 // Bounded: BENCH_REQUESTS requests per mode (default 60). Asserts nothing.
 import { sql } from "drizzle-orm";
