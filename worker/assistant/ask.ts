@@ -19,7 +19,7 @@ import { asSessionMember } from "../sessions";
 import { sourcesOf, sseEvent, textDelta } from "./events";
 import { nextReset, remaining } from "./limits";
 import { ASSISTANT_MODEL, buildRequest, chooseExcerpts, tokenBound } from "./prompt";
-import { unavailableReason } from "./status";
+import { assistantIsOn, unavailableReason } from "./status";
 import { dayUsage, reserve, settle, type Reservation } from "./store";
 
 const dialect = DIALECTS["messages-provider"];
@@ -30,7 +30,7 @@ export async function ask(c: AppContext, input: { orgId: string; question: strin
   const retrieval = import("./retrieval");
   const prepared = await asSessionMember(c, input.orgId, null, async (tx, grant) => {
     const reason = unavailableReason(config, grant.role);
-    if (reason) throw new Refusal(config.cmsModelApiKey === null ? "not_configured" : "forbidden", reason);
+    if (reason) throw new Refusal(assistantIsOn(config) ? "forbidden" : "not_configured", reason);
     const excerpts = chooseExcerpts((await retrieval).rankedSections(input.question));
     const body = JSON.stringify(buildRequest(input.question, excerpts));
     return { excerpts, body, reservation: await reserve(tx, grant.personId, tokenBound(body), now) };

@@ -36,14 +36,17 @@ export const KEY_VARIABLE = "SVC_CMS_MODEL_API_KEY";
 export const OFF_SENTENCE = `The website assistant is off: this installation has no model key for it (the operator sets ${KEY_VARIABLE}).`;
 export const OWNERS_SENTENCE = "The website assistant answers the organization's owners only.";
 
+/** Whether the assistant is on in this installation: the operator set its model key. */
+export const assistantIsOn = (config: Config): boolean => config.cmsModelApiKey !== null;
+
 /** Why `role` cannot ask here, or null when it can. */
 export const unavailableReason = (config: Config, role: Role): string | null =>
-  config.cmsModelApiKey === null ? OFF_SENTENCE : role !== "owner" ? OWNERS_SENTENCE : null;
+  !assistantIsOn(config) ? OFF_SENTENCE : role !== "owner" ? OWNERS_SENTENCE : null;
 
 export function statusOf(config: Config, role: Role, usage: DayUsage, now: Date): AssistantStatus {
   const reason = unavailableReason(config, role);
   return {
-    on: config.cmsModelApiKey !== null,
+    on: assistantIsOn(config),
     available: reason === null,
     reason,
     limits: { requests: DAILY_REQUESTS, tokens: DAILY_TOKENS },

@@ -25,8 +25,9 @@ export function registerSessions(app: Hono<AppEnv>): void {
     // A person with no organization waits for an installation or an invitation; where the App's
     // install address is configured, they are offered it.
     const waiting = organizations.length === 0;
-    // Whether the website assistant is on here (its model key set), so the console draws its owners'
-    // navigation whole at once instead of adding an entry once a later call answers.
+    // Whether the website assistant is on here (its model key set: worker/assistant's assistantIsOn,
+    // read from the configuration since the assistant depends on sessions), so the console draws its
+    // owners' navigation whole at once instead of adding an entry once a later call answers.
     const assistantOn = c.var.config.cmsModelApiKey !== null;
     return c.json({
       csrfToken: await csrfTokenFor(token),
