@@ -7,7 +7,7 @@
 import axe from "axe-core";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base, installedAccount, launch, openPage, said, screenshot, signedIn, unique } from "./support/browser";
+import { base, installedAccount, launch, openPage, said, screenshot, signedIn, unique, atBothWidths, pageWidth } from "./support/browser";
 import { report } from "./support/engine";
 
 let browser: Browser;
@@ -219,13 +219,9 @@ describe("a new owner's first hour", () => {
       expect.stringMatching(/^Failed Environment pr-2 /),
       expect.stringMatching(/^Failed Run smoke suite on pr-1, the latest there, /),
     ]);
-    for (const viewport of [
-      { width: 390, height: 844 },
-      { width: 1280, height: 800 },
-    ]) {
-      await page.setViewportSize(viewport);
-      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
-    }
+    await atBothWidths(page, async (viewport) => {
+      await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(viewport.width);
+    });
     await screenshot(page, "overview");
     expect(await violations()).toEqual([]);
   });
@@ -244,7 +240,7 @@ describe("a new owner's first hour", () => {
     await page.getByRole("button", { name: "Tear down" }).waitFor();
     expect(await violations()).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
-    await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(390);
+    await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(390);
     await failed.getByRole("button", { name: "Create it again" }).click();
     await failed.getByText(/^Requested environment \S+\./).waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -253,11 +249,7 @@ describe("a new owner's first hour", () => {
   it("shows every time one way, at desktop and phone widths: how far from now, the exact time on hover and on focus, a passed expiry as expired", async () => {
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
     await report(engineToken, "pr-3", "environment.ready", { repository, branch: "old", started_at: twoDaysAgo, ttl_seconds: 3600 });
-    for (const viewport of [
-      { width: 1280, height: 800 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async (viewport) => {
       await openPage(page, "Environments");
       const row = (envId: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: envId, exact: true }) });
       await row("pr-3").getByText("expired 2 days ago").waitFor();
@@ -272,9 +264,8 @@ describe("a new owner's first hour", () => {
       expect(shown).toMatch(/\(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)/);
       // No column of "none" on every row: a teardown under way is said beside the state.
       await expect(page.getByRole("columnheader", { name: "Teardown" }).count()).resolves.toBe(0);
-      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+      await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(viewport.width);
+    });
     expect(await violations()).toEqual([]);
   });
 

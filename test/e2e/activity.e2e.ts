@@ -3,7 +3,7 @@
 // each chart with its numbers on hover and in a table.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, openPage, said, screenshot, signedIn, unique, LANDED } from "./support/browser";
+import { installedAccount, launch, openPage, said, screenshot, signedIn, unique, LANDED, atBothWidths, pageWidth } from "./support/browser";
 import { report } from "./support/engine";
 import { svc } from "./support/svc";
 
@@ -63,17 +63,12 @@ describe("activity you can see", () => {
     const figure = page.locator("figure").filter({ has: runs });
     const first = new Date(Date.now() - 29 * 86_400_000);
     const dayText = (day: Date) => day.toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async (viewport) => {
       await expect(figure.locator(".scale span").allTextContents()).resolves.toEqual(["3", "0"]);
       const dates = await figure.locator(".dates span").allTextContents();
       expect([dates[0], dates[2]]).toEqual([dayText(first), dayText(new Date())]);
-      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+      await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(viewport.width);
+    });
     await screenshot(page, "overview-activity");
   });
 

@@ -4,7 +4,20 @@
 import type { Browser, Page } from "playwright-core";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, orgPathOf, openPage, sidebar, settingsNav } from "./support/browser";
+import {
+  installedAccount,
+  launch,
+  said,
+  screenshot,
+  signedIn,
+  unique,
+  LANDED,
+  orgPathOf,
+  openPage,
+  sidebar,
+  settingsNav,
+  atBothWidths,
+} from "./support/browser";
 import { joinedAsViewer } from "./support/people";
 import { asOrganization } from "./support/database";
 
@@ -136,11 +149,7 @@ describe("leaving", () => {
     // Drawn as the destructive action it is, never as the page's primary blue.
     await expect(page.getByRole("button", { name: "Delete this organization" }).getAttribute("class")).resolves.toBe("danger");
     // In the page's one red zone, at desktop and phone widths.
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async () => {
       const zone = page.getByRole("region", { name: "Delete the organization" });
       await expect(zone.getAttribute("class")).resolves.toBe("danger-zone");
       await expect(
@@ -152,8 +161,7 @@ describe("leaving", () => {
           .getByRole("button", { name: "Delete this organization" })
           .evaluate((element) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { color: string } }).getComputedStyle(element).color),
       );
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    });
     await page.getByRole("button", { name: "Delete this organization" }).click();
     const link = await page.getByTestId("shown-once").textContent();
     expect(link).toMatch(/\/exports\/deletion\?token=/);

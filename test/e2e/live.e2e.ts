@@ -2,7 +2,7 @@
 // catches up after the channel drops, and a member removed while watching stops hearing anything.
 import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, orgPathOf, said, signedIn, unique, LANDED, openPage, openSettled } from "./support/browser";
+import { installedAccount, launch, orgPathOf, said, signedIn, unique, LANDED, openPage, openSettled, atBothWidths } from "./support/browser";
 import { report } from "./support/engine";
 import { joinedAsViewer } from "./support/people";
 
@@ -65,11 +65,7 @@ describe("a console that changes as engines report", () => {
     await openSettled(page, "Environments");
     await isLive(page);
     const row = (envId: string) => page.getByRole("row").filter({ has: page.getByRole("link", { name: envId, exact: true }) });
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async () => {
       const envId = unique("lit");
       await report(engineToken, envId, "environment.creating", { repository, branch: "main" });
       await row(envId).and(page.locator("tr.lit")).waitFor(within2s);
@@ -84,8 +80,7 @@ describe("a console that changes as engines report", () => {
       await row(envId).getByText("Ready").waitFor(within2s);
       await row(envId).and(page.locator("tr.lit")).waitFor();
       await page.getByRole("status").filter({ hasText: "Updated: 1 row changed." }).waitFor();
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    });
   });
 
   it("catches up after the server drops the channel: what was reported meanwhile shows once it is open again", async () => {

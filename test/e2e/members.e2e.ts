@@ -17,6 +17,7 @@ import {
   signInFrom,
   unique,
   LANDED,
+  atBothWidths,
 } from "./support/browser";
 import { fake } from "./support/browser";
 
@@ -55,15 +56,10 @@ describe("inviting someone", () => {
     await said(owner, /No invitations yet/);
     // The only owner is offered no way to remove or demote themself, and is told why, at desktop and phone widths.
     const mine = owner.locator(`tr[data-login="${ownerLogin}"]`);
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await owner.setViewportSize(viewport);
+    await atBothWidths(owner, async () => {
       await mine.getByText("The only owner: make another member an owner first.").waitFor();
       await expect(mine.getByRole("button").count()).resolves.toBe(0);
-    }
-    await owner.setViewportSize({ width: 1280, height: 800 });
+    });
     await owner.getByLabel("Email address").fill(`${guestLogin}@example.test`);
     await owner.getByRole("form", { name: "Invite" }).getByLabel("Role").selectOption("viewer");
     await owner.getByRole("button", { name: "Invite", exact: true }).click();

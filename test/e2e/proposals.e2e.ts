@@ -18,6 +18,7 @@ import {
   LANDED,
   orgPathOf,
   openSettled,
+  atBothWidths,
 } from "./support/browser";
 import { report } from "./support/engine";
 
@@ -95,16 +96,11 @@ describe("proposals", () => {
     await form.getByRole("button", { name: "Propose egress policy" }).click();
     await said(member, /it loosens egress \(allows api\.payments\.example:443\)/);
     const row = member.getByTestId("proposal-Allow the payment API");
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await member.setViewportSize(viewport);
+    await atBothWidths(member, async () => {
       await expect(row.getByTestId("egress-effect").textContent()).resolves.toBe(
         "Replayed against the last 30 days' 3 requests: would have allowed 3 requests from 2 environments (api.payments.example:443); newly denies none.",
       );
-    }
-    await member.setViewportSize({ width: 1280, height: 800 });
+    });
     await row.getByText("Loosens egress").waitFor();
     await row.getByText("Yours: someone else decides it.").waitFor();
     expect(await row.getByRole("button", { name: "Approve" }).count()).toBe(0);

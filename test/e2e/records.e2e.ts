@@ -4,7 +4,7 @@
 // workload archived; a runtime is registered, labelled, seen by the engine and removed.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, openSettled } from "./support/browser";
+import { installedAccount, launch, said, screenshot, signedIn, unique, LANDED, openSettled, atBothWidths, pageWidth } from "./support/browser";
 import { report } from "./support/engine";
 
 let browser: Browser;
@@ -106,11 +106,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
     // desktop and phone widths.
     const verdicts = page.getByTestId("verdicts");
     await expect(verdicts.getByRole("listitem").first().textContent()).resolves.toMatch(/^Failed checkout/);
-    for (const viewport of [
-      { width: 1280, height: 800 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async () => {
       // In the page (the test's types know no DOM): each mark's class, colour and the shape of its mark.
       const marks = await verdicts.locator(".status").evaluateAll((statuses) =>
         statuses.map((status) => {
@@ -123,8 +119,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
       expect(marks.map(({ tone }) => tone)).toEqual(["status status-danger", "status status-ok"]);
       expect(marks[0]!.color).not.toBe(marks[1]!.color);
       expect(marks[0]!.mark).not.toBe(marks[1]!.mark);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    });
     // Sizes in units a person reads; a location on the web is a link, any other (s3://) its text.
     const artifacts = page.getByTestId("artifacts");
     await artifacts.getByText(/trace\.zip \(2 kB/).waitFor();
@@ -164,20 +159,15 @@ describe("engine records, workload lifecycle and runtimes", () => {
   });
 
   it("tells why a check failed, at desktop and phone widths: the run's denied connections beside it, and a proposal to allow one, prefilled", async () => {
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async (viewport) => {
       await open("Environments");
       await page.getByRole("link", { name: "main-1", exact: true }).click();
       const run = page.getByTestId("engine-run").filter({ hasText: "nightly-1" });
       await run.getByRole("button", { name: "Details" }).click();
       const why = page.getByTestId("why-failed");
       await expect(why.getByRole("paragraph").textContent()).resolves.toBe("checkout failed; 1 connection denied in this run: api.payments.example:443.");
-      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+      await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(viewport.width);
+    });
     await page.getByTestId("why-failed").getByRole("link", { name: "Propose allowing api.payments.example:443" }).click();
     await page.getByRole("heading", { level: 1, name: "Proposals" }).waitFor();
     const form = page.getByRole("form", { name: "Propose egress policy" });
@@ -189,19 +179,14 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await open("Environments");
     await page.getByRole("link", { name: "main-1", exact: true }).click();
     const runs = page.getByRole("region", { name: "Runs" });
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async () => {
       await runs.getByLabel("Show").selectOption("failed");
       await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).waitFor();
       await runs.getByLabel("Show").selectOption("passed");
       await runs.getByText(/^No run of this environment matches/).waitFor();
       await runs.getByLabel("Show").selectOption("");
       await page.getByTestId("engine-run").filter({ hasText: "nightly-1" }).waitFor();
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    });
   });
 
   it("adds an exploration to a workload and promotes it", async () => {
@@ -400,11 +385,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
     await report(engineToken, "side-1", "run.started", { runId: "side-run", name: "nightly suite" });
     await report(engineToken, "side-1", "verdict.recorded", { runId: "side-run", name: "checkout", verdict: "fail" });
     await report(engineToken, "side-1", "verdict.recorded", { runId: "side-run", name: "login", verdict: "fail" });
-    for (const viewport of [
-      { width: 1440, height: 900 },
-      { width: 390, height: 844 },
-    ]) {
-      await page.setViewportSize(viewport);
+    await atBothWidths(page, async (viewport) => {
       await openSettled(page, "Checks");
       const sentences = page.getByTestId("checks").getByRole("listitem");
       // The most recently failed first: login failed only on side-1 and passed on main-1; checkout failed on both.
@@ -413,8 +394,7 @@ describe("engine records, workload lifecycle and runtimes", () => {
         expect.stringMatching(/^checkout failed on main-1 and side-1 in the last 7 days\. Last failed /),
       ]);
       await sentences.first().getByRole("link", { name: "main-1" }).waitFor();
-      await expect(page.evaluate<number>("document.documentElement.scrollWidth")).resolves.toBeLessThanOrEqual(viewport.width);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+      await expect(pageWidth(page)).resolves.toBeLessThanOrEqual(viewport.width);
+    });
   });
 });

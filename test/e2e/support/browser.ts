@@ -73,6 +73,24 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Waits for the sentence an action reports (role=status) or a refusal (role=alert). */
+/** The widths every console page is tried at: a desktop's and a phone's. */
+const WIDTHS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+] as const;
+
+/** Runs `check` at a desktop's width, then a phone's, then puts the page back at the tests' usual size. */
+export async function atBothWidths(page: Page, check: (viewport: (typeof WIDTHS)[number]) => Promise<void>): Promise<void> {
+  for (const viewport of WIDTHS) {
+    await page.setViewportSize(viewport);
+    await check(viewport);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** How wide the document is: wider than the window, and the page scrolls sideways. */
+export const pageWidth = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth");
+
 export const said = (page: Page, text: string | RegExp) => page.getByText(text).first().waitFor();
 
 /** Where a signed-in person lands in an organization: getting started until an engine has reported, then the overview. */
