@@ -120,7 +120,7 @@ function useLitRows<T>(rows: readonly T[], rowKey: (row: T) => string | number):
 const rowsWord = (count: number) => (count === 1 ? "1 row" : `${count} rows`);
 
 /** "Updated: 1 row added, 2 rows changed." */
-export function changedSentence(added: number, changed: number): string {
+function changedSentence(added: number, changed: number): string {
   const parts = [added > 0 && `${rowsWord(added)} added`, changed > 0 && `${rowsWord(changed)} changed`].filter(Boolean);
   return `Updated: ${parts.join(", ")}.`;
 }

@@ -20,9 +20,10 @@ export function Time({ at, none = "never", lapsed }: { at: string | null; none?:
   if (!at) return <span class="muted">{none}</span>;
   const date = new Date(at);
   const words = relativeText(date, now);
+  const exact = exactText(date);
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: focusable so the exact time shows on focus as on hover (the stylesheet draws it from data-exact).
-    <time dateTime={date.toISOString()} title={exactText(date)} data-exact={exactText(date)} tabIndex={0}>
+    <time dateTime={date.toISOString()} title={exact} data-exact={exact} tabIndex={0}>
       {lapsed && date.getTime() < now.getTime() ? `${lapsed} ${words}` : words}
     </time>
   );
